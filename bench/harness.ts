@@ -1,0 +1,43 @@
+// The shared shape of benchmark figures. Every figure is a ratio against a baseline measured
+// in the same run on the same machine, so results mean the same on any hardware (SPEC §11).
+
+/** One printed row of `npm run bench`. */
+export interface BenchRow {
+  /** What was measured, e.g. "REST current_plan throughput". */
+  name: string;
+  /** The measured figure, in `unit`. */
+  value: number;
+  /** The baseline figure measured in the same run, in `unit`. */
+  baseline: number;
+  /** Unit of value and baseline, e.g. "req/s", "ms", "ops/s". */
+  unit: string;
+  /** The target from SPEC §11 in words, e.g. ">= 0.5x bare node:http". */
+  target: string;
+  /** Whether the target was met. A miss is reported, never a failure of the run. */
+  met: boolean;
+  /** value / baseline unless the benchmark reports another ratio. */
+  ratio?: number;
+}
+
+/** A benchmark module under bench/ exports `run`, returning its rows. */
+export type BenchRun = () => Promise<BenchRow[]>;
+
+/** Runs `fn` repeatedly for at least `minMs` and returns operations per second. */
+export async function opsPerSecond(fn: () => unknown | Promise<unknown>, minMs = 1000): Promise<number> {
+  const start = performance.now();
+  let count = 0;
+  let now = start;
+  while (now - start < minMs) {
+    await fn();
+    count++;
+    now = performance.now();
+  }
+  return (count * 1000) / (now - start);
+}
+
+/** Milliseconds taken by one call of `fn`. */
+export async function timeMs(fn: () => unknown | Promise<unknown>): Promise<number> {
+  const start = performance.now();
+  await fn();
+  return performance.now() - start;
+}

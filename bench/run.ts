@@ -1,0 +1,41 @@
+// `npm run bench`: runs every bench/*.bench.ts (or those named on the command line), prints one
+// table row per figure and never fails on a missed target: the figures are for people to read.
+import { readdirSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import type { BenchRow, BenchRun } from "./harness.ts";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const only = process.argv.slice(2);
+const files = readdirSync(here)
+  .filter((f) => f.endsWith(".bench.ts"))
+  .filter((f) => only.length === 0 || only.some((o) => f.includes(o)))
+  .sort();
+
+function fmt(n: number): string {
+  if (!Number.isFinite(n)) return String(n);
+  return Math.abs(n) >= 100 ? n.toFixed(0) : n.toPrecision(3);
+}
+
+console.log("| figure | value | baseline | ratio | target | |");
+console.log("|---|---|---|---|---|---|");
+const rows: BenchRow[] = [];
+for (const file of files) {
+  const mod = (await import(pathToFileURL(join(here, file)).href)) as { run: BenchRun };
+  try {
+    const got = await mod.run();
+    rows.push(...got);
+    for (const r of got) printRow(r);
+  } catch (err) {
+    console.log(`| ${file} | failed to run: ${(err as Error).message} |`);
+  }
+}
+
+function printRow(r: BenchRow): void {
+  const ratio = r.ratio ?? r.value / r.baseline;
+  console.log(
+    `| ${r.name} | ${fmt(r.value)} ${r.unit} | ${fmt(r.baseline)} ${r.unit} | ${fmt(ratio)}x | ${r.target} | ${r.met ? "met" : "MISSED"} |`,
+  );
+}
+
+console.log(`\n${rows.length} figures, ${rows.filter((r) => r.met).length} targets met`);
