@@ -1,0 +1,81 @@
+// ed25519 keys (validator consensus keys, node keys) signed and verified with node:crypto.
+import {
+  createPrivateKey,
+  createPublicKey,
+  generateKeyPairSync,
+  type KeyObject,
+  sign as nodeSign,
+  verify as nodeVerify,
+} from "node:crypto";
+import { KeyError } from "./errors.ts";
+
+/** Length of an ed25519 public key. */
+export const ED25519_PUBKEY_LENGTH = 32;
+/** Length of an ed25519 seed (the private scalar's source). */
+export const ED25519_SEED_LENGTH = 32;
+/** Length of an ed25519 signature. */
+export const ED25519_SIGNATURE_LENGTH = 64;
+
+// DER prefixes for wrapping raw keys: SubjectPublicKeyInfo and PKCS#8 with OID 1.3.101.112.
+const SPKI_PREFIX = Buffer.from("302a300506032b6570032100", "hex");
+const PKCS8_PREFIX = Buffer.from("302e020100300506032b657004220420", "hex");
+
+/** An ed25519 key pair as raw bytes. `privateKey` is CometBFT's 64-byte form: seed ‖ public key. */
+export interface Ed25519KeyPair {
+  seed: Uint8Array;
+  publicKey: Uint8Array;
+  privateKey: Uint8Array;
+}
+
+/** A new random ed25519 key pair. */
+export function generateEd25519KeyPair(): Ed25519KeyPair {
+  const { privateKey } = generateKeyPairSync("ed25519");
+  const pkcs8 = privateKey.export({ format: "der", type: "pkcs8" });
+  return ed25519KeyPairFromSeed(new Uint8Array(pkcs8.subarray(pkcs8.length - ED25519_SEED_LENGTH)));
+}
+
+/** The key pair of a 32-byte seed (or of CometBFT's 64-byte private key, whose first half is the seed). */
+export function ed25519KeyPairFromSeed(seedOrPrivateKey: Uint8Array): Ed25519KeyPair {
+  const seed = seedBytes(seedOrPrivateKey);
+  const publicDer = createPublicKey(privateKeyObject(seed)).export({ format: "der", type: "spki" });
+  const publicKey = new Uint8Array(publicDer.subarray(publicDer.length - ED25519_PUBKEY_LENGTH));
+  const privateKey = new Uint8Array(64);
+  privateKey.set(seed);
+  privateKey.set(publicKey, 32);
+  return { seed, publicKey, privateKey };
+}
+
+/** The 64-byte ed25519 signature of `message` by a 32-byte seed or 64-byte private key. */
+export function signEd25519(seedOrPrivateKey: Uint8Array, message: Uint8Array): Uint8Array {
+  return new Uint8Array(nodeSign(null, message, privateKeyObject(seedBytes(seedOrPrivateKey))));
+}
+
+/** True when `signature` is a valid ed25519 signature of `message` by `publicKey`; never throws. */
+export function verifyEd25519(publicKey: Uint8Array, message: Uint8Array, signature: Uint8Array): boolean {
+  if (publicKey.length !== ED25519_PUBKEY_LENGTH || signature.length !== ED25519_SIGNATURE_LENGTH) return false;
+  let key: KeyObject;
+  try {
+    key = createPublicKey({ key: Buffer.concat([SPKI_PREFIX, publicKey]), format: "der", type: "spki" });
+  } catch {
+    return false;
+  }
+  try {
+    return nodeVerify(null, message, key, signature);
+  } catch {
+    return false;
+  }
+}
+
+function privateKeyObject(seed: Uint8Array): KeyObject {
+  return createPrivateKey({ key: Buffer.concat([PKCS8_PREFIX, seed]), format: "der", type: "pkcs8" });
+}
+
+function seedBytes(seedOrPrivateKey: Uint8Array): Uint8Array {
+  if (seedOrPrivateKey.length === ED25519_SEED_LENGTH) return new Uint8Array(seedOrPrivateKey);
+  if (seedOrPrivateKey.length === 64) return new Uint8Array(seedOrPrivateKey.subarray(0, ED25519_SEED_LENGTH));
+  throw new KeyError(
+    "private-key-invalid",
+    `invalid ed25519 private key: expected a 32-byte seed or a 64-byte seed‖public key, got ${seedOrPrivateKey.length} bytes`,
+    { length: seedOrPrivateKey.length },
+  );
+}
