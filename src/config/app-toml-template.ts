@@ -1,0 +1,148 @@
+// The app.toml that `chaind init` writes: every key of SPEC §7 with its default and a comment in our
+// own words. The loader (app-config.ts) falls back to exactly these defaults for absent keys.
+import { renderTemplate, type TemplateOverrides, type TemplateSection } from "./toml-template.ts";
+
+const HEADER = [
+  "chaind node settings (app.toml).",
+  "",
+  "Every key below shows its default. A key left out keeps its default; a key chaind does not know is",
+  "ignored. A malformed value stops the node before it starts, naming this file and the key.",
+];
+
+/** The sections and keys of app.toml, with defaults. */
+export const APP_TOML_SECTIONS: readonly TemplateSection[] = [
+  {
+    name: "",
+    title: "Base settings",
+    entries: [
+      {
+        key: "minimum-gas-prices",
+        value: "",
+        comment: [
+          'The lowest fee per unit of gas this node accepts into its mempool, e.g. "0.025stake" or',
+          '"0.25token1,0.0001token2". A transaction must pay at least this much in one of the listed denoms.',
+          "Only this node's CheckTx applies it; blocks made by others are not checked against it.",
+        ],
+      },
+      {
+        key: "pruning",
+        value: "default",
+        comment: [
+          "Which old state versions to delete:",
+          '  "default"    keep the last 362880 versions, prune every 10 blocks',
+          '  "nothing"    keep every version (archive node)',
+          '  "everything" keep the last 2 versions, prune every 10 blocks',
+          '  "custom"     use pruning-keep-recent and pruning-interval below',
+          "Queries at a pruned height answer 404 with the earliest height still available.",
+        ],
+      },
+      {
+        key: "pruning-keep-recent",
+        value: "0",
+        comment: ['Versions kept besides the latest, when pruning = "custom" (at least 2).'],
+      },
+      {
+        key: "pruning-interval",
+        value: "0",
+        comment: ['Prune every this many blocks, when pruning = "custom" (at least 10).'],
+      },
+      {
+        key: "halt-height",
+        value: 0,
+        comment: ["Stop the node after committing this height. 0 turns it off."],
+      },
+      {
+        key: "halt-time",
+        value: 0,
+        comment: [
+          "Stop the node at the first block whose time is at or after this Unix time (seconds). 0 turns it off.",
+        ],
+      },
+      {
+        key: "min-retain-blocks",
+        value: 0,
+        comment: [
+          "Keep at least this many recent blocks in the block store; older blocks may be deleted.",
+          "This prunes blocks, not application state. 0 keeps every block.",
+        ],
+      },
+    ],
+  },
+  {
+    name: "api",
+    title: "REST gateway",
+    entries: [
+      { key: "enable", value: true, comment: ["Serve the REST gateway at all."] },
+      { key: "swagger", value: true, comment: ["Serve the Swagger specification and UI at /swagger."] },
+      {
+        key: "address",
+        value: "tcp://localhost:1317",
+        comment: ['Where the gateway listens: "tcp://<host>:<port>" or "unix:///<path>".'],
+      },
+      {
+        key: "max-open-connections",
+        value: 1000,
+        comment: ["Connections served at once; further ones wait until one closes. 0 means no limit."],
+      },
+      {
+        key: "rpc-read-timeout",
+        value: 10,
+        comment: ["Seconds allowed for reading a whole request, headers and body."],
+      },
+      {
+        key: "rpc-write-timeout",
+        value: 0,
+        comment: ["Seconds allowed for writing a response. 0 means no limit."],
+      },
+      {
+        key: "rpc-max-body-bytes",
+        value: 1000000,
+        comment: ["Largest request body accepted, in bytes; a larger one is refused with status 413."],
+      },
+      {
+        key: "enabled-unsafe-cors",
+        value: false,
+        comment: [
+          "Let web pages from any origin call the gateway. For development only: put a reverse proxy in",
+          "front of a public node instead.",
+        ],
+      },
+      {
+        key: "cors-allowed-origins",
+        value: [],
+        comment: ['Origins allowed to call the gateway from a browser, e.g. ["https://wallet.example.com"].'],
+      },
+    ],
+  },
+  {
+    name: "grpc",
+    title: "gRPC server",
+    entries: [
+      { key: "enable", value: true, comment: ["Serve gRPC at all."] },
+      {
+        key: "address",
+        value: "localhost:9090",
+        comment: ['Where gRPC listens: "<host>:<port>", without a scheme.'],
+      },
+      {
+        key: "max-recv-msg-size",
+        value: "10485760",
+        comment: ["Largest request message accepted, in bytes (default 10 MiB). 0 means the default."],
+      },
+      {
+        key: "max-send-msg-size",
+        value: "2147483647",
+        comment: ["Largest response message sent, in bytes (default 2147483647). 0 means the default."],
+      },
+    ],
+  },
+];
+
+/**
+ * The commented app.toml text with every default, or with `overrides` by dotted key.
+ *
+ * @example renderAppToml({ "minimum-gas-prices": "0stake", "api.address": "tcp://127.0.0.1:0" })
+ */
+export function renderAppToml(overrides: TemplateOverrides = {}): string {
+  return renderTemplate(HEADER, APP_TOML_SECTIONS, overrides);
+}

@@ -1,0 +1,75 @@
+import assert from "node:assert/strict";
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, describe, test } from "node:test";
+import { writeFileAtomic, writeFileAtomicSync } from "./atomic-file.ts";
+
+let dir: string;
+before(async () => {
+  dir = await mkdtemp(join(tmpdir(), "chaind-atomic-"));
+});
+after(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe("writeFileAtomic", () => {
+  test("writes new content, replaces old content, and leaves no temp file behind", async () => {
+    const file = join(dir, "a.json");
+    await writeFileAtomic(file, '{"v":1}');
+    assert.equal(await readFile(file, "utf8"), '{"v":1}');
+    await writeFileAtomic(file, new Uint8Array([1, 2, 3]));
+    assert.deepEqual(new Uint8Array(await readFile(file)), new Uint8Array([1, 2, 3]));
+    assert.deepEqual(await readdir(dir), ["a.json"]);
+  });
+
+  test("applies the mode exactly, whatever the previous file had", async () => {
+    const file = join(dir, "key.json");
+    await writeFile(file, "old", { mode: 0o644 });
+    await writeFileAtomic(file, "secret", 0o600);
+    assert.equal((await stat(file)).mode & 0o777, 0o600);
+    await writeFileAtomic(file, "public", 0o644);
+    assert.equal((await stat(file)).mode & 0o777, 0o644);
+  });
+
+  test("on failure the target is untouched and the temp file is removed", async () => {
+    const sub = join(dir, "fail");
+    await mkdir(sub);
+    const target = join(sub, "target");
+    await mkdir(target); // renaming a file over a non-empty directory fails
+    await writeFile(join(target, "inside"), "x");
+    await assert.rejects(writeFileAtomic(target, "data"));
+    assert.deepEqual(await readdir(sub), ["target"]);
+    assert.deepEqual(await readdir(target), ["inside"]);
+  });
+
+  test("a missing directory is an error, not a partial write", async () => {
+    await assert.rejects(writeFileAtomic(join(dir, "no", "such", "file"), "x"), { code: "ENOENT" });
+  });
+
+  test("concurrent writers each leave a whole file and no temp files", async () => {
+    const file = join(dir, "race.txt");
+    const contents = Array.from({ length: 20 }, (_, i) => `writer-${i}-${"x".repeat(1000 * i)}`);
+    await Promise.all(contents.map((content) => writeFileAtomic(file, content)));
+    assert.ok(contents.includes(await readFile(file, "utf8")));
+    assert.deepEqual(
+      (await readdir(dir)).filter((name) => name.includes(".tmp-")),
+      [],
+    );
+  });
+});
+
+describe("writeFileAtomicSync", () => {
+  test("writes, replaces and cleans up like the async version", async () => {
+    const file = join(dir, "sync.json");
+    writeFileAtomicSync(file, "one", 0o600);
+    writeFileAtomicSync(file, "two", 0o600);
+    assert.equal(await readFile(file, "utf8"), "two");
+    assert.equal((await stat(file)).mode & 0o777, 0o600);
+    const sub = join(dir, "sync-fail");
+    await mkdir(join(sub, "target"), { recursive: true });
+    await writeFile(join(sub, "target", "inside"), "x");
+    assert.throws(() => writeFileAtomicSync(join(sub, "target"), "data"));
+    assert.deepEqual(await readdir(sub), ["target"]);
+  });
+});
