@@ -1,0 +1,214 @@
+// Recognising and unpacking a downloaded release: a plain executable, a gzip-compressed executable, a tar (plain or
+// gzip) or a zip archive. Archives are checked before anything is written: no absolute paths, no `..`, no links
+// leading outside, no device files.
+import { createReadStream, createWriteStream } from "node:fs";
+import { mkdir, open, readdir, readFile, rename, stat, writeFile } from "node:fs/promises";
+import { dirname, join, posix } from "node:path";
+import { pipeline } from "node:stream/promises";
+import { createGunzip, gunzipSync, constants as zlibConstants } from "node:zlib";
+import { errorCode, VisorError } from "./errors.ts";
+
+/** What a downloaded artefact turned out to be. */
+export type ArtifactKind = "plain" | "gzip" | "tar" | "tar.gz" | "zip";
+
+const PEEK_BYTES = 64 * 1024;
+
+/**
+ * Looks at the first bytes of a downloaded file to tell an archive from a plain executable (the URL's suffix is not
+ * trusted: release servers often hide it behind redirects and query strings).
+ */
+export async function detectArtifact(path: string): Promise<ArtifactKind> {
+  const head = await readHead(path, PEEK_BYTES);
+  if (head[0] === 0x1f && head[1] === 0x8b) {
+    let inner: Buffer;
+    try {
+      inner = gunzipSync(head, { finishFlush: zlibConstants.Z_SYNC_FLUSH });
+    } catch (error) {
+      throw new VisorError("the download looks like gzip data but cannot be decompressed", { cause: error });
+    }
+    return isTar(inner) ? "tar.gz" : "gzip";
+  }
+  if (
+    head[0] === 0x50 &&
+    head[1] === 0x4b &&
+    (head[2] === 0x03 || head[2] === 0x05) &&
+    (head[3] === 0x04 || head[3] === 0x06)
+  ) {
+    return "zip";
+  }
+  if (isTar(head)) return "tar";
+  if (head.subarray(0, 3).toString("latin1") === "BZh") {
+    throw new VisorError("bzip2 archives are not supported", { details: ["publish a .tar.gz or .zip instead"] });
+  }
+  if (head.subarray(0, 6).equals(Buffer.from([0xfd, 0x37, 0x7a, 0x58, 0x5a, 0x00]))) {
+    throw new VisorError("xz archives are not supported", { details: ["publish a .tar.gz or .zip instead"] });
+  }
+  return "plain";
+}
+
+function isTar(block: Buffer): boolean {
+  return block.length >= 262 && block.subarray(257, 262).toString("latin1") === "ustar";
+}
+
+async function readHead(path: string, size: number): Promise<Buffer> {
+  const handle = await open(path, "r");
+  try {
+    const buffer = Buffer.alloc(size);
+    const { bytesRead } = await handle.read(buffer, 0, size, 0);
+    return buffer.subarray(0, bytesRead);
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * Unpacks (or, for a plain file, moves) the artefact into `destination`, which must not exist yet. A plain or gzip
+ * file becomes `destination/bin/<name>`; archives are unpacked as they are and located with {@link locateRelease}.
+ */
+export async function unpackArtifact(
+  kind: ArtifactKind,
+  artifact: string,
+  destination: string,
+  name: string,
+): Promise<void> {
+  await mkdir(destination, { recursive: true });
+  if (kind === "plain" || kind === "gzip") {
+    const target = join(destination, "bin", name);
+    await mkdir(dirname(target), { recursive: true });
+    if (kind === "plain") await rename(artifact, target);
+    else await pipeline(createReadStream(artifact), createGunzip(), createWriteStream(target));
+    return;
+  }
+  if (kind === "zip") return unpackZip(artifact, destination);
+  await checkTarEntries(artifact);
+  // Loaded on demand: chainvisor starts often (every command) and unpacks rarely.
+  const { extract: extractTar } = await import("tar");
+  await extractTar({ file: artifact, cwd: destination, strict: true, preserveOwner: false });
+}
+
+// Archive member names are untrusted: refuse anything that would land outside the release directory.
+function unsafeMemberPath(path: string): boolean {
+  const normalised = path.replace(/\\/g, "/");
+  if (normalised.startsWith("/") || /^[A-Za-z]:/.test(normalised)) return true;
+  return normalised.split("/").includes("..");
+}
+
+function escapesRoot(member: string, linkTarget: string): boolean {
+  if (linkTarget.startsWith("/")) return true;
+  const resolved = posix.normalize(posix.join(posix.dirname(member), linkTarget));
+  return resolved === ".." || resolved.startsWith("../");
+}
+
+async function checkTarEntries(file: string): Promise<void> {
+  const problems: string[] = [];
+  const { list: listTar } = await import("tar");
+  await listTar({
+    file,
+    strict: true,
+    onReadEntry: (entry) => {
+      const path = entry.path;
+      if (unsafeMemberPath(path)) problems.push(`${path}: path leaves the release directory`);
+      else if (entry.type === "SymbolicLink" && escapesRoot(path, entry.linkpath ?? "")) {
+        problems.push(`${path}: symbolic link to ${entry.linkpath} leaves the release directory`);
+      } else if (entry.type === "Link" && unsafeMemberPath(entry.linkpath ?? "")) {
+        problems.push(`${path}: hard link to ${entry.linkpath} leaves the release directory`);
+      } else if (!["File", "OldFile", "ContiguousFile", "Directory", "SymbolicLink", "Link"].includes(entry.type)) {
+        problems.push(`${path}: ${entry.type} entries are not allowed`);
+      }
+      entry.resume();
+    },
+  });
+  if (problems.length > 0) {
+    throw new VisorError("the archive holds unsafe entries", { details: problems.slice(0, 10) });
+  }
+}
+
+async function unpackZip(file: string, destination: string): Promise<void> {
+  const { unzipSync } = await import("fflate");
+  let members: Record<string, Uint8Array>;
+  try {
+    members = unzipSync(await readFile(file));
+  } catch (error) {
+    throw new VisorError("the zip archive cannot be read", { cause: error });
+  }
+  const unsafe = Object.keys(members).filter(unsafeMemberPath);
+  if (unsafe.length > 0) {
+    throw new VisorError("the archive holds unsafe entries", {
+      details: unsafe.slice(0, 10).map((path) => `${path}: path leaves the release directory`),
+    });
+  }
+  for (const [path, data] of Object.entries(members)) {
+    const target = join(destination, path);
+    if (path.endsWith("/")) {
+      await mkdir(target, { recursive: true });
+      continue;
+    }
+    await mkdir(dirname(target), { recursive: true });
+    await writeFile(target, data, { mode: 0o644 });
+  }
+}
+
+/**
+ * Finds the executable in an unpacked release and puts it at `bin/<name>`. Looks for, in order: `bin/<name>`,
+ * `<name>`, `bin/<name>.exe`, `<name>.exe`; then the same inside a single top-level directory (archives made with
+ * `tar czf x.tar.gz release-1.0/`); then, if the archive holds exactly one file, that file. Returns the release
+ * directory (the content directory itself, or its single top-level directory).
+ */
+export async function locateRelease(contentDir: string, name: string, url: string): Promise<string> {
+  const candidates = [join("bin", name), name, join("bin", `${name}.exe`), `${name}.exe`];
+  const tryIn = async (dir: string): Promise<string | undefined> => {
+    for (const candidate of candidates) {
+      if (await isRegularFile(join(dir, candidate))) {
+        await placeBinary(dir, candidate, name);
+        return dir;
+      }
+    }
+    return undefined;
+  };
+  const direct = await tryIn(contentDir);
+  if (direct !== undefined) return direct;
+  const top = await readdir(contentDir, { withFileTypes: true });
+  if (top.length === 1 && top[0].isDirectory()) {
+    const nested = await tryIn(join(contentDir, top[0].name));
+    if (nested !== undefined) return nested;
+  }
+  const files = await listFiles(contentDir, "");
+  if (files.length === 1) {
+    await placeBinary(contentDir, files[0], name);
+    return contentDir;
+  }
+  throw new VisorError(`url "${url}" result does not contain a bin/${name} or ${name} file`, {
+    details: [
+      files.length === 0
+        ? "the archive is empty"
+        : `the archive holds: ${files.slice(0, 10).join(", ")}${files.length > 10 ? ", ..." : ""}`,
+    ],
+  });
+}
+
+async function placeBinary(releaseDir: string, found: string, name: string): Promise<void> {
+  const target = join("bin", name);
+  if (found === target) return;
+  await mkdir(join(releaseDir, "bin"), { recursive: true });
+  await rename(join(releaseDir, found), join(releaseDir, target));
+}
+
+// Follows links: `bin/<name>` may be a link to a launcher elsewhere in the release (links were checked on unpacking).
+async function isRegularFile(path: string): Promise<boolean> {
+  try {
+    return (await stat(path)).isFile();
+  } catch (error) {
+    if (errorCode(error) === "ENOENT" || errorCode(error) === "ENOTDIR") return false;
+    throw error;
+  }
+}
+
+async function listFiles(dir: string, prefix: string): Promise<string[]> {
+  const out: string[] = [];
+  for (const entry of await readdir(dir, { withFileTypes: true })) {
+    const relative = prefix === "" ? entry.name : `${prefix}/${entry.name}`;
+    if (entry.isDirectory()) out.push(...(await listFiles(join(dir, entry.name), relative)));
+    else if (entry.isFile()) out.push(relative);
+  }
+  return out;
+}

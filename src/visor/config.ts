@@ -1,0 +1,180 @@
+// Configuration from the environment, with cosmovisor's variable names, defaults, parsing and error texts so an
+// operator can move a cosmovisor setup over unchanged. Every problem is collected and reported together.
+import { statSync } from "node:fs";
+import { isAbsolute, join } from "node:path";
+import { ConfigError, goPathError } from "./errors.ts";
+import { parseGoDuration } from "./go-duration.ts";
+
+/** The environment (or a test's stand-in for it). */
+export type Env = Readonly<Record<string, string | undefined>>;
+
+/** chainvisor's effective configuration. Durations are in milliseconds. */
+export interface VisorConfig {
+  /** DAEMON_HOME: the node's home; chainvisor's own files live in `<home>/chainvisor`. */
+  home: string;
+  /** DAEMON_NAME: the executable's file name inside every `bin/`. */
+  name: string;
+  allowDownloadBinaries: boolean;
+  /** Unlike cosmovisor this defaults to true: a download must carry a checksum unless explicitly allowed. */
+  downloadMustHaveChecksum: boolean;
+  restartAfterUpgrade: boolean;
+  restartDelayMs: number;
+  shutdownGraceMs: number;
+  pollIntervalMs: number;
+  dataBackupDir: string;
+  unsafeSkipBackup: boolean;
+  preUpgradeMaxRetries: number;
+  /** CHAINVISOR_API_URL: overrides the REST address read from `<home>/config/app.toml`. */
+  apiUrl: string | undefined;
+  /** CHAINVISOR_PLAN_POLL_INTERVAL: how often the node's current plan is read over REST to stage binaries. */
+  planPollIntervalMs: number;
+}
+
+/** How much of the configuration a command needs validated. */
+export type ConfigCheck = "full" | "init";
+
+/** The environment variable names chainvisor reads. */
+export const ENV = {
+  home: "DAEMON_HOME",
+  name: "DAEMON_NAME",
+  allowDownload: "DAEMON_ALLOW_DOWNLOAD_BINARIES",
+  mustHaveChecksum: "DAEMON_DOWNLOAD_MUST_HAVE_CHECKSUM",
+  restartAfterUpgrade: "DAEMON_RESTART_AFTER_UPGRADE",
+  restartDelay: "DAEMON_RESTART_DELAY",
+  shutdownGrace: "DAEMON_SHUTDOWN_GRACE",
+  pollInterval: "DAEMON_POLL_INTERVAL",
+  backupDir: "DAEMON_DATA_BACKUP_DIR",
+  skipBackup: "UNSAFE_SKIP_BACKUP",
+  preUpgradeMaxRetries: "DAEMON_PREUPGRADE_MAX_RETRIES",
+  apiUrl: "CHAINVISOR_API_URL",
+  planPollInterval: "CHAINVISOR_PLAN_POLL_INTERVAL",
+} as const;
+
+/** The directory chainvisor owns inside DAEMON_HOME. */
+export const ROOT_DIR_NAME = "chainvisor";
+
+const DEFAULT_POLL_INTERVAL_MS = 300;
+const DEFAULT_PLAN_POLL_INTERVAL_MS = 5_000;
+
+/**
+ * Reads and validates the configuration; throws a {@link ConfigError} listing every problem.
+ * `check: "init"` skips the checks that need an initialised home (the chainvisor directory and the backup directory).
+ * @example const config = loadConfig(process.env);
+ */
+export function loadConfig(env: Env, check: ConfigCheck = "full"): VisorConfig {
+  const problems: string[] = [];
+  const home = env[ENV.home] ?? "";
+  const name = env[ENV.name] ?? "";
+  const bool = (variable: string, fallback: boolean) => {
+    const value = (env[variable] ?? "").toLowerCase();
+    if (value === "") return fallback;
+    if (value === "true") return true;
+    if (value === "false") return false;
+    problems.push(`env variable "${variable}" must have a boolean value ("true" or "false"), got "${value}"`);
+    return false;
+  };
+  const duration = (variable: string, fallbackMs: number) => {
+    const value = env[variable] ?? "";
+    if (value === "") return fallbackMs;
+    let nanos: bigint;
+    try {
+      nanos = parseGoDuration(value);
+    } catch (error) {
+      problems.push(`invalid: ${variable}: could not parse '${value}' into a duration: ${(error as Error).message}`);
+      return fallbackMs;
+    }
+    if (nanos <= 0n) {
+      problems.push(`invalid: ${variable}: must be greater than 0`);
+      return fallbackMs;
+    }
+    return Number(nanos) / 1e6;
+  };
+
+  const allowDownloadBinaries = bool(ENV.allowDownload, false);
+  const downloadMustHaveChecksum = bool(ENV.mustHaveChecksum, true);
+  const restartAfterUpgrade = bool(ENV.restartAfterUpgrade, true);
+  const unsafeSkipBackup = bool(ENV.skipBackup, false);
+  const pollIntervalMs = duration(ENV.pollInterval, DEFAULT_POLL_INTERVAL_MS);
+  const restartDelayMs = duration(ENV.restartDelay, 0);
+  const shutdownGraceMs = duration(ENV.shutdownGrace, 0);
+  const preUpgradeMaxRetries = parseGoInt(env[ENV.preUpgradeMaxRetries] ?? "", problems);
+  const apiUrl = parseApiUrl(env[ENV.apiUrl] ?? "", problems);
+  const planPollIntervalMs = duration(ENV.planPollInterval, DEFAULT_PLAN_POLL_INTERVAL_MS);
+  const dataBackupDir = env[ENV.backupDir] || home;
+
+  if (name === "") problems.push(`${ENV.name} is not set`);
+  else if (name.includes("/") || name === "." || name === "..") {
+    problems.push(`${ENV.name} must be a plain file name, got "${name}"`);
+  }
+  if (home === "") problems.push(`${ENV.home} is not set`);
+  else if (!isAbsolute(home)) problems.push(`${ENV.home} must be an absolute path`);
+  else if (check === "full") {
+    const root = join(home, ROOT_DIR_NAME);
+    const stat = statOrError(root);
+    if (typeof stat === "string") problems.push(`cannot stat home dir: ${stat}`);
+    else if (!stat.isDirectory()) problems.push(`${root} is not a directory`);
+  }
+  if (check === "full" && !unsafeSkipBackup) {
+    if (dataBackupDir === "") problems.push(`${ENV.backupDir} must not be empty`);
+    else if (!isAbsolute(dataBackupDir)) problems.push(`${dataBackupDir} must be an absolute path`);
+    else {
+      const stat = statOrError(dataBackupDir);
+      if (typeof stat === "string") problems.push(`"${dataBackupDir}" must be a valid directory: ${stat}`);
+      else if (!stat.isDirectory()) problems.push(`"${dataBackupDir}" must be a valid directory`);
+    }
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
+  return {
+    home,
+    name,
+    allowDownloadBinaries,
+    downloadMustHaveChecksum,
+    restartAfterUpgrade,
+    restartDelayMs,
+    shutdownGraceMs,
+    pollIntervalMs,
+    dataBackupDir,
+    unsafeSkipBackup,
+    preUpgradeMaxRetries,
+    apiUrl,
+    planPollIntervalMs,
+  };
+}
+
+function statOrError(path: string) {
+  try {
+    return statSync(path);
+  } catch (error) {
+    return goPathError("stat", path, error);
+  }
+}
+
+// Go's strconv.Atoi: an optional sign and decimal digits, nothing else, within 64 bits. Empty means the default 0.
+function parseGoInt(value: string, problems: string[]): number {
+  if (value === "") return 0;
+  const fail = (reason: string) => {
+    problems.push(
+      `${ENV.preUpgradeMaxRetries} could not be parsed to int: strconv.Atoi: parsing "${value}": ${reason}`,
+    );
+    return 0;
+  };
+  if (!/^[+-]?[0-9]+$/.test(value)) return fail("invalid syntax");
+  const parsed = BigInt(value);
+  if (parsed > (1n << 63n) - 1n || parsed < -(1n << 63n)) return fail("value out of range");
+  return Number(parsed);
+}
+
+function parseApiUrl(value: string, problems: string[]): string | undefined {
+  if (value === "") return undefined;
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    url = new URL("invalid:");
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    problems.push(`${ENV.apiUrl} must be an http:// or https:// URL such as http://localhost:1317, got "${value}"`);
+    return undefined;
+  }
+  return value.replace(/\/+$/, "");
+}

@@ -1,0 +1,244 @@
+// `chainvisor run`: start the node, watch for an upgrade, switch releases, start again.
+import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import type { VisorConfig } from "./config.ts";
+import { describeError, errorMessage, VisorError } from "./errors.ts";
+import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "./http-fetch.ts";
+import { ensureBinary, type Layout, readCurrentRelease, upgradeDirName, visorLayout } from "./layout.ts";
+import type { Logger } from "./log.ts";
+import { fetchCurrentPlan, resolveApiEndpoint } from "./node-api.ts";
+import {
+  describeExit,
+  type ExitStatus,
+  exitCodeOf,
+  type RunningProcess,
+  startProcess,
+  stopProcess,
+} from "./node-process.ts";
+import { performUpgrade } from "./perform-upgrade.ts";
+import { UpgradeStager } from "./stager.ts";
+import { describePlan, readUpgradeInfo, type UpgradePlan } from "./upgrade-info.ts";
+import { UpgradeInfoWatcher } from "./watcher.ts";
+
+/** Parameters of {@link runNode}. */
+export interface RunNodeParameters {
+  config: VisorConfig;
+  /** Passed to the node unchanged. */
+  args: readonly string[];
+  log: Logger;
+  policy?: RetryPolicy;
+}
+
+/** The signals chainvisor passes on to the node. */
+export const FORWARDED_SIGNALS: readonly NodeJS.Signals[] = ["SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT"];
+
+type LaunchOutcome = { kind: "exited"; status: ExitStatus } | { kind: "upgrade"; plan: UpgradePlan };
+
+/**
+ * Runs the node under supervision until it exits for a reason other than an upgrade; resolves with the exit code
+ * chainvisor should end with (the node's own status, 0 after an upgrade with restarts off, 1 on a failed upgrade).
+ * @example process.exit(await runNode({ config: loadConfig(process.env), args: ["start"], log: createLogger() }))
+ */
+export async function runNode(parameters: RunNodeParameters): Promise<number> {
+  return new Supervisor(parameters).run();
+}
+
+/** Upgrade heights the node was told to skip (`--unsafe-skip-upgrades 10 20`, `--unsafe-skip-upgrades=10,20`). */
+export function skipHeights(args: readonly string[]): Set<bigint> {
+  const heights = new Set<bigint>();
+  const add = (value: string) => {
+    for (const part of value.split(",")) if (/^[0-9]+$/.test(part)) heights.add(BigInt(part));
+  };
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i];
+    if (arg.startsWith("--unsafe-skip-upgrades=")) add(arg.slice(arg.indexOf("=") + 1));
+    else if (arg === "--unsafe-skip-upgrades") {
+      while (i + 1 < args.length && !args[i + 1].startsWith("-")) add(args[++i]);
+    }
+  }
+  return heights;
+}
+
+class Supervisor {
+  readonly #parameters: RunNodeParameters;
+  readonly #layout: Layout;
+  readonly #log: Logger;
+  readonly #stop = new AbortController();
+  readonly #skip: Set<bigint>;
+  #stopSignal: NodeJS.Signals | undefined;
+  #child: RunningProcess | undefined;
+  #apiUrl: string | undefined;
+  #waitingFor = "";
+
+  constructor(parameters: RunNodeParameters) {
+    this.#parameters = parameters;
+    this.#layout = visorLayout(parameters.config.home, parameters.config.name);
+    this.#log = parameters.log;
+    this.#skip = skipHeights(parameters.args);
+  }
+
+  async run(): Promise<number> {
+    const { config } = this.#parameters;
+    const log = this.#log;
+    const onSignal = (signal: NodeJS.Signals) => this.#onSignal(signal);
+    for (const signal of FORWARDED_SIGNALS) process.on(signal, onSignal);
+    const stagerStop = new AbortController();
+    let stager: UpgradeStager | undefined;
+    try {
+      const current = await this.#currentBinary();
+      const watcher = new UpgradeInfoWatcher({
+        path: this.#layout.upgradeInfoFile,
+        log,
+        currentRelease: current.label,
+      });
+      const installedFor = await readUpgradeInfo(join(current.dir, "upgrade-info.json")).catch(() => undefined);
+      if (installedFor !== undefined) watcher.markHandled({ ...installedFor, name: installedFor.name.toLowerCase() });
+
+      const endpoint = await resolveApiEndpoint(config);
+      if ("disabled" in endpoint) log.info(`not asking the node over REST: ${endpoint.disabled}`);
+      else {
+        if (endpoint.warning !== undefined) log.warn(`${endpoint.warning}; using ${endpoint.url}`);
+        this.#apiUrl = endpoint.url;
+        if (config.allowDownloadBinaries) {
+          const policy = { ...(this.#parameters.policy ?? DEFAULT_RETRY_POLICY), signal: stagerStop.signal };
+          stager = new UpgradeStager({ config, layout: this.#layout, apiUrl: endpoint.url, log, policy });
+          stager.start(config.planPollIntervalMs);
+        }
+      }
+
+      for (;;) {
+        const release = await this.#currentBinary();
+        log.info(
+          `running ${release.binary}${this.#parameters.args.length > 0 ? ` ${this.#parameters.args.join(" ")}` : ""}`,
+        );
+        const node = await startProcess({ binary: release.binary, args: this.#parameters.args });
+        this.#child = node;
+        // A signal that arrived while the node was being started is passed on now.
+        if (this.#stopSignal !== undefined) node.child.kill(this.#stopSignal);
+        const outcome = await this.#supervise(node, watcher);
+        if (outcome.kind === "exited") {
+          log.info(`the node exited (${describeExit(outcome.status)}) and no upgrade is due; chainvisor exits too`);
+          return exitCodeOf(outcome.status);
+        }
+        const plan = outcome.plan;
+        log.info(`upgrade ${describePlan(plan)} detected; daemon shutting down in an attempt to restart`);
+        await stopProcess(node, config.shutdownGraceMs, log);
+        this.#child = undefined;
+        try {
+          await performUpgrade(
+            {
+              config,
+              layout: this.#layout,
+              log,
+              stager,
+              policy: { ...(this.#parameters.policy ?? DEFAULT_RETRY_POLICY), signal: this.#stop.signal },
+              signal: this.#stop.signal,
+              onChild: (running) => {
+                this.#child = running;
+              },
+            },
+            plan,
+          );
+        } catch (error) {
+          log.error(`upgrade ${describePlan(plan)} failed: ${describeError(error)}`);
+          return this.#stopSignal !== undefined ? exitCodeOf({ code: null, signal: this.#stopSignal }) : 1;
+        } finally {
+          this.#child = undefined;
+        }
+        watcher.markHandled(plan, upgradeDirName(plan.name));
+        if (this.#stopSignal !== undefined) return exitCodeOf({ code: null, signal: this.#stopSignal });
+        if (!config.restartAfterUpgrade) {
+          log.info(
+            "upgrade done, DAEMON_RESTART_AFTER_UPGRADE is off. Verify the new release and start chainvisor again.",
+          );
+          return 0;
+        }
+        log.info("upgrade done, relaunching the node");
+      }
+    } catch (error) {
+      log.error(describeError(error));
+      return 1;
+    } finally {
+      for (const signal of FORWARDED_SIGNALS) process.off(signal, onSignal);
+      stagerStop.abort();
+      await stager?.stop();
+    }
+  }
+
+  async #currentBinary() {
+    const release = await readCurrentRelease(this.#layout);
+    try {
+      await ensureBinary(release.binary);
+    } catch (error) {
+      throw new VisorError(`current binary is invalid: ${errorMessage(error)}`, { cause: error });
+    }
+    return release;
+  }
+
+  #onSignal(signal: NodeJS.Signals): void {
+    this.#log.info(`received ${signal}; passing it to the node and stopping`);
+    this.#stopSignal = signal;
+    this.#stop.abort();
+    if (this.#child !== undefined && !this.#child.hasExited()) this.#child.child.kill(signal);
+  }
+
+  // Waits for the node to exit or for an upgrade to be due, whichever comes first.
+  async #supervise(node: RunningProcess, watcher: UpgradeInfoWatcher): Promise<LaunchOutcome> {
+    const { config } = this.#parameters;
+    for (;;) {
+      const exited = await Promise.race([node.exited, sleep(config.pollIntervalMs).then(() => undefined)]);
+      if (exited !== undefined) {
+        if (this.#stopSignal !== undefined) return { kind: "exited", status: exited };
+        // The node may have written the file and exited between two polls: look once more, giving a file that
+        // is still being written a moment to settle.
+        const plan = await this.#finalCheck(watcher);
+        if (plan !== undefined && !this.#skipped(plan, watcher)) return { kind: "upgrade", plan };
+        return { kind: "exited", status: exited };
+      }
+      if (this.#stopSignal !== undefined) continue;
+      const plan = await watcher.check();
+      if (plan === undefined || this.#skipped(plan, watcher)) continue;
+      if (await this.#heightReached(plan, node)) return { kind: "upgrade", plan };
+    }
+  }
+
+  async #finalCheck(watcher: UpgradeInfoWatcher): Promise<UpgradePlan | undefined> {
+    const deadline = Date.now() + 2_000;
+    for (;;) {
+      const plan = await watcher.check();
+      if (plan !== undefined || !watcher.unsettled || Date.now() > deadline) return plan;
+      await sleep(Math.min(this.#parameters.config.pollIntervalMs, 100));
+    }
+  }
+
+  #skipped(plan: UpgradePlan, watcher: UpgradeInfoWatcher): boolean {
+    if (!this.#skip.has(plan.height)) return false;
+    this.#log.info(`upgrade ${describePlan(plan)} is skipped (--unsafe-skip-upgrades); not switching`);
+    watcher.markHandled(plan);
+    return true;
+  }
+
+  // A plan in the file while the node still runs (a manual `add-upgrade --upgrade-height`, or a node that stays up
+  // after halting) is acted on once the node has committed height H-1, as far as its REST API tells. Without an API
+  // it is acted on at once, as cosmovisor would.
+  async #heightReached(plan: UpgradePlan, node: RunningProcess): Promise<boolean> {
+    if (this.#apiUrl === undefined) return true;
+    let reason: string;
+    try {
+      const answer = await Promise.race([fetchCurrentPlan(this.#apiUrl, 2_000), node.exited.then(() => undefined)]);
+      if (answer === undefined) return false; // the node exited: the next round handles it
+      if (answer.height !== undefined && answer.height + 1n >= plan.height) return true;
+      reason = answer.height === undefined ? "its height is unknown" : `it is at height ${answer.height}`;
+    } catch (error) {
+      reason = `its height is unknown (${errorMessage(error)})`;
+    }
+    const key = `${plan.name}@${plan.height}`;
+    if (this.#waitingFor !== key) {
+      this.#waitingFor = key;
+      this.#log.info(
+        `upgrade ${describePlan(plan)} is in upgrade-info.json but the node is still running and ${reason}; waiting until it has committed height ${plan.height - 1n} or exits`,
+      );
+    }
+    return false;
+  }
+}

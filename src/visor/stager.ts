@@ -1,0 +1,139 @@
+// Staging ahead: as soon as the chain has a plan scheduled, download and verify its release into upgrades/<dir>, so
+// that at the halt the switch takes seconds. Used once by `prepare-upgrade` and continuously by `run` when downloads
+// are allowed. Failures here are reported, never fatal: the halt-time path downloads again if it must.
+import { join } from "node:path";
+import type { VisorConfig } from "./config.ts";
+import { downloadUpgrade } from "./download-upgrade.ts";
+import { errorMessage } from "./errors.ts";
+import type { RetryPolicy } from "./http-fetch.ts";
+import { hasBinary, type Layout, upgradeDirName } from "./layout.ts";
+import type { Logger } from "./log.ts";
+import { fetchCurrentPlan } from "./node-api.ts";
+import { resolveBinaryUrl } from "./plan-info.ts";
+import { describePlan, type UpgradePlan } from "./upgrade-info.ts";
+
+/** What staging a plan found or did. */
+export type StageOutcome =
+  | { status: "no-plan" }
+  | { status: "already-staged"; plan: UpgradePlan; dir: string }
+  | { status: "staged"; plan: UpgradePlan; dir: string; url: string };
+
+/** Parameters of {@link UpgradeStager}. */
+export interface UpgradeStagerParameters {
+  config: VisorConfig;
+  layout: Layout;
+  /** The node's REST API base URL. */
+  apiUrl: string;
+  log: Logger;
+  policy?: RetryPolicy;
+  /** After a failed attempt, wait this long before trying the same plan again. */
+  retryAfterMs?: number;
+}
+
+/** Stages the releases of scheduled plans; one download per upgrade directory at a time. */
+export class UpgradeStager {
+  readonly #parameters: UpgradeStagerParameters;
+  readonly #inFlight = new Map<string, Promise<StageOutcome>>();
+  readonly #lastFailure = new Map<string, number>();
+  #timer: NodeJS.Timeout | undefined;
+  #polling: Promise<void> | undefined;
+  #apiReachable: boolean | undefined;
+  #announced = new Set<string>();
+
+  constructor(parameters: UpgradeStagerParameters) {
+    this.#parameters = parameters;
+  }
+
+  /** Reads the node's current plan once and stages its release; throws what went wrong. */
+  async pollOnce(): Promise<StageOutcome> {
+    const { plan } = await fetchCurrentPlan(this.#parameters.apiUrl);
+    if (plan === null) return { status: "no-plan" };
+    return this.stagePlan(plan);
+  }
+
+  /** Stages one plan's release (joining a download of the same upgrade already under way). */
+  stagePlan(plan: UpgradePlan): Promise<StageOutcome> {
+    const dirName = upgradeDirName(plan.name);
+    const running = this.#inFlight.get(dirName);
+    if (running !== undefined) return running;
+    const work = this.#stage(plan, dirName).finally(() => this.#inFlight.delete(dirName));
+    this.#inFlight.set(dirName, work);
+    return work;
+  }
+
+  /** Waits for a staging download of this upgrade directory, if one is under way (its failure is ignored). */
+  async settle(dirName: string): Promise<void> {
+    await this.#inFlight.get(dirName)?.catch(() => undefined);
+  }
+
+  /** Polls the node's plan every `intervalMs` in the background until {@link stop}. */
+  start(intervalMs: number): void {
+    const tick = () => {
+      this.#polling = this.#backgroundPoll().finally(() => {
+        if (this.#timer !== undefined) this.#timer = setTimeout(tick, intervalMs);
+      });
+    };
+    this.#timer = setTimeout(tick, 0);
+  }
+
+  /** Stops polling and waits for a poll in progress. */
+  async stop(): Promise<void> {
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    await this.#polling;
+  }
+
+  async #stage(plan: UpgradePlan, dirName: string): Promise<StageOutcome> {
+    const { config, layout, log } = this.#parameters;
+    const dir = join(layout.upgradesDir, dirName);
+    if (await hasBinary(layout, dir)) return { status: "already-staged", plan, dir };
+    log.info(`staging the release of upgrade ${describePlan(plan)} ahead of the halt`);
+    const source = await resolveBinaryUrl({
+      info: plan.info,
+      mustHaveChecksum: config.downloadMustHaveChecksum,
+      log,
+      policy: this.#parameters.policy,
+    });
+    await downloadUpgrade({
+      layout,
+      dirName,
+      url: source.url,
+      mustHaveChecksum: config.downloadMustHaveChecksum,
+      policy: this.#parameters.policy,
+      log,
+    });
+    log.info(`upgrade ${describePlan(plan)} is staged and verified in ${dir}`);
+    return { status: "staged", plan, dir, url: source.url };
+  }
+
+  async #backgroundPoll(): Promise<void> {
+    const { log } = this.#parameters;
+    let plan: UpgradePlan | null;
+    try {
+      plan = (await fetchCurrentPlan(this.#parameters.apiUrl)).plan;
+      if (this.#apiReachable === false) log.info("the node's REST API answers again; staging ahead resumes");
+      this.#apiReachable = true;
+    } catch (error) {
+      // Normal while the node starts or stops; said once, not every few seconds.
+      if (this.#apiReachable !== false)
+        log.info(`staging ahead: cannot read the node's plan yet (${errorMessage(error)})`);
+      this.#apiReachable = false;
+      return;
+    }
+    if (plan === null) return;
+    const key = `${plan.name}\n${plan.height}\n${plan.info}`;
+    const failedAt = this.#lastFailure.get(key);
+    if (failedAt !== undefined && Date.now() - failedAt < (this.#parameters.retryAfterMs ?? 60_000)) return;
+    try {
+      const outcome = await this.stagePlan(plan);
+      this.#lastFailure.delete(key);
+      if (outcome.status === "already-staged" && !this.#announced.has(key)) {
+        log.info(`upgrade ${describePlan(plan)} is already staged in ${outcome.dir}`);
+      }
+      this.#announced.add(key);
+    } catch (error) {
+      this.#lastFailure.set(key, Date.now());
+      log.warn(`staging upgrade ${describePlan(plan)} ahead failed (will retry; not fatal): ${errorMessage(error)}`);
+    }
+  }
+}
