@@ -5,7 +5,8 @@ import { join } from "node:path";
 import { Readable } from "node:stream";
 import { after, before, describe, it } from "node:test";
 import { Command, CommanderError } from "commander";
-import { CliError, keysCommand } from "./keys-command.ts";
+import { CliError } from "./errors.ts";
+import { keysCommand } from "./keys-command.ts";
 
 const FAUCET_MNEMONIC =
   "economy stock theory fatal elder harbor betray wasp final emotion task crumble siren bottom lizard educate guess current outdoor pair theory focus wife stone";

@@ -3,8 +3,6 @@
 // output (JSON, addresses, YAML records) goes to stdout; prompts, notices and the new mnemonic to stderr.
 // Expected failures are thrown as CliError (message for the user, exit status 1); the root prints them.
 import { readFile } from "node:fs/promises";
-import { homedir } from "node:os";
-import { join } from "node:path";
 import { Command, Option } from "commander";
 import type { AddressKind } from "../client/crypto/bech32.ts";
 import { CryptoError } from "../client/crypto/errors.ts";
@@ -21,17 +19,8 @@ import {
   type LineReader,
   openKeyring,
 } from "../client/keyring/index.ts";
-
-/** An error meant for the user: the root CLI prints its message to stderr and exits with `exitCode`. */
-export class CliError extends Error {
-  readonly exitCode: number;
-
-  constructor(message: string, options: ErrorOptions & { exitCode?: number } = {}) {
-    super(message, options);
-    this.name = "CliError";
-    this.exitCode = options.exitCode ?? 1;
-  }
-}
+import { defaultHome } from "../config/home.ts";
+import { CliError } from "./errors.ts";
 
 /** Where a command reads and writes; defaults to the process's streams and environment. */
 export interface CommandIo {
@@ -42,9 +31,6 @@ export interface CommandIo {
 }
 
 /** The default home directory, `~/.chaind`. */
-export function defaultHome(): string {
-  return join(homedir(), ".chaind");
-}
 
 type OutputFormat = "text" | "json";
 

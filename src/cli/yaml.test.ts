@@ -11,7 +11,14 @@ test("renders a plan record as upstream's YAML", () => {
 });
 
 test("renders nested lists of objects and empty containers", () => {
-  const value = { module_versions: [{ name: "auth", version: "1" }, { name: "bank", version: "4" }], pagination: {}, list: [] };
+  const value = {
+    module_versions: [
+      { name: "auth", version: "1" },
+      { name: "bank", version: "4" },
+    ],
+    pagination: {},
+    list: [],
+  };
   assert.equal(
     toYaml(value),
     'module_versions:\n- name: auth\n  version: "1"\n- name: bank\n  version: "4"\npagination: {}\nlist: []\n',

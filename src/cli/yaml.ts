@@ -5,7 +5,8 @@ import { yamlScalar } from "../client/keyring/key-output.ts";
 // A string that a YAML reader would take for a number, boolean, null or timestamp is written
 // double-quoted (as upstream's YAML encoder does: `height: "130"`); other strings are plain when
 // safe and single-quoted otherwise.
-const NON_STRING = /^(?:|~|null|true|false|yes|no|on|off|y|n|[-+]?(?:\d[\d_]*)?\.?\d[\d_]*(?:[eE][-+]?\d+)?|0x[0-9a-fA-F]+|\d{4}-\d\d-\d\d(?:[Tt ].*)?)$/i;
+const NON_STRING =
+  /^(?:|~|null|true|false|yes|no|on|off|y|n|[-+]?(?:\d[\d_]*)?\.?\d[\d_]*(?:[eE][-+]?\d+)?|0x[0-9a-fA-F]+|\d{4}-\d\d-\d\d(?:[Tt ].*)?)$/i;
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
@@ -57,7 +58,9 @@ function render(value: Json, indent: number): string[] {
 }
 
 function isEmpty(value: Json): boolean {
-  return Array.isArray(value) ? value.length === 0 : typeof value === "object" && value !== null && Object.keys(value).length === 0;
+  return Array.isArray(value)
+    ? value.length === 0
+    : typeof value === "object" && value !== null && Object.keys(value).length === 0;
 }
 
 function emptyOf(value: Json): string {
