@@ -1,0 +1,55 @@
+// The unsigned base-128 varint (LEB128) that prefixes every ABCI message on a socket. CometBFT v0.37+
+// writes the length with Go's PutUvarint; v0.34 used a signed zigzag varint, which is NOT what we speak.
+// Lengths are plain JS numbers: they are checked against a frame limit far below 2^53 before any use,
+// and arithmetic uses multiplication, never 32-bit bit operations (a 3 GiB length must not wrap).
+
+/** The longest valid uvarint of a 64-bit value. */
+export const MAX_UVARINT_BYTES = 10;
+
+/** Encodes a non-negative safe integer as a uvarint. */
+export function encodeUvarint(value: number): Uint8Array {
+  if (!Number.isSafeInteger(value) || value < 0) {
+    throw new RangeError(`a uvarint holds a non-negative safe integer, got ${value}`);
+  }
+  const out: number[] = [];
+  let rest = value;
+  while (rest >= 0x80) {
+    out.push((rest % 0x80) + 0x80);
+    rest = Math.floor(rest / 0x80);
+  }
+  out.push(rest);
+  return Uint8Array.from(out);
+}
+
+/** A decoded uvarint and how many bytes it took. */
+export interface DecodedUvarint {
+  value: number;
+  length: number;
+}
+
+/** Why a byte sequence is not a usable uvarint. */
+export class UvarintError extends Error {
+  override name = "UvarintError";
+}
+
+/**
+ * Reads a uvarint starting at `offset` of `bytes`. Returns undefined while the terminating byte (high bit
+ * clear) has not arrived yet — callers feed more bytes and try again. Throws when the varint is longer than
+ * 10 bytes or its value exceeds `Number.MAX_SAFE_INTEGER`.
+ */
+export function readUvarint(bytes: Uint8Array, offset = 0): DecodedUvarint | undefined {
+  let value = 0;
+  let scale = 1;
+  for (let i = 0; i < MAX_UVARINT_BYTES; i++) {
+    const at = offset + i;
+    if (at >= bytes.length) return undefined;
+    const byte = bytes[at]!;
+    value += (byte & 0x7f) * scale;
+    if (!Number.isSafeInteger(value)) {
+      throw new UvarintError(`varint value exceeds ${Number.MAX_SAFE_INTEGER}`);
+    }
+    if (byte < 0x80) return { value, length: i + 1 };
+    scale *= 0x80;
+  }
+  throw new UvarintError(`varint longer than ${MAX_UVARINT_BYTES} bytes`);
+}
