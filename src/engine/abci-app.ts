@@ -1,0 +1,51 @@
+// The application interface the embedded engine drives: the ABCI 2.0 method set with the generated
+// tendermint.abci request/response messages, every method async. The App (src/app/base-app.ts) satisfies it;
+// the ABCI socket server drives the same object for CometBFT.
+import type {
+  RequestCheckTx,
+  RequestCommit,
+  RequestFinalizeBlock,
+  RequestInfo,
+  RequestInitChain,
+  RequestPrepareProposal,
+  RequestProcessProposal,
+  RequestQuery,
+  ResponseCheckTx,
+  ResponseCommit,
+  ResponseFinalizeBlock,
+  ResponseInfo,
+  ResponseInitChain,
+  ResponsePrepareProposal,
+  ResponseProcessProposal,
+  ResponseQuery,
+} from "../gen/tendermint/abci/types_pb.js";
+
+/** What the engine needs from an application. */
+export interface AbciApp {
+  info(request: RequestInfo): Promise<ResponseInfo>;
+  initChain(request: RequestInitChain): Promise<ResponseInitChain>;
+  checkTx(request: RequestCheckTx): Promise<ResponseCheckTx>;
+  prepareProposal(request: RequestPrepareProposal): Promise<ResponsePrepareProposal>;
+  processProposal(request: RequestProcessProposal): Promise<ResponseProcessProposal>;
+  finalizeBlock(request: RequestFinalizeBlock): Promise<ResponseFinalizeBlock>;
+  commit(request: RequestCommit): Promise<ResponseCommit>;
+  query(request: RequestQuery): Promise<ResponseQuery>;
+}
+
+/**
+ * An error that asks the node to stop (an upgrade halt, the downgrade guard, ...). The App throws it from
+ * finalizeBlock; the engine then saves nothing of that height, commits nothing, and reports `exitCode`.
+ */
+export interface HaltRequest {
+  exitCode: number;
+}
+
+/** True when `error` carries a numeric `exitCode` (duck-typed, so the App need not import engine code). */
+export function isHaltRequest(error: unknown): error is HaltRequest & Error {
+  return (
+    typeof error === "object" &&
+    error !== null &&
+    "exitCode" in error &&
+    typeof (error as { exitCode: unknown }).exitCode === "number"
+  );
+}

@@ -1,0 +1,238 @@
+import assert from "node:assert/strict";
+import { after, describe, it } from "node:test";
+import { create } from "@bufbuild/protobuf";
+import {
+  EventSchema,
+  ExecTxResultSchema,
+  ResponseFinalizeBlockSchema,
+  ResponseInitChainSchema,
+} from "../gen/tendermint/abci/types_pb.js";
+import { emptyCommit, genesisState, makeBlock, nextState } from "./block-execution.ts";
+import { type BlockStore, BlockStoreError } from "./block-store.ts";
+import { txHash } from "./hashing/hashes.ts";
+import { PrivValidator } from "./priv-validator.ts";
+import type { EngineState } from "./state.ts";
+import { makeTestChain, type TestChain } from "./test-support/fixtures.ts";
+import { parseTxQuery, TxQueryError } from "./tx-query.ts";
+import { BlockIdFlag, type Commit } from "./types.ts";
+
+const enc = (s: string) => new TextEncoder().encode(s);
+const hex = (b: Uint8Array) => Buffer.from(b).toString("hex");
+
+const chains: TestChain[] = [];
+after(async () => {
+  for (const c of chains) await c.cleanup();
+});
+
+function resultFor(tx: string, height: bigint) {
+  const [key, value] = tx.split("=");
+  return create(ExecTxResultSchema, {
+    code: key === "bad" ? 5 : 0,
+    gasUsed: 10n,
+    events: [
+      create(EventSchema, {
+        type: "transfer",
+        attributes: [
+          { key: "recipient", value: `chain1${key}`, index: true },
+          { key: "amount", value: String(Number(value) * 10), index: true },
+          { key: "memo", value: "hidden", index: false },
+        ],
+      }),
+      create(EventSchema, { type: "message", attributes: [{ key: "sender", value: `s${height % 2n}`, index: true }] }),
+    ],
+  });
+}
+
+/** Saves heights 1..blocks.length into the store, each with the given txs, and returns the states. */
+async function fill(store: BlockStore, chain: TestChain, blocks: string[][]): Promise<EngineState> {
+  const pv = PrivValidator.fromSeed(chain.seed);
+  let state = genesisState(chain.genesis, create(ResponseInitChainSchema, {}), 0n);
+  let last: Commit = emptyCommit();
+  for (const txsText of blocks) {
+    const txs = txsText.map(enc);
+    const time = { seconds: state.lastBlockTime.seconds + 1n, nanos: 0 };
+    const { block, blockId, blockBytes } = makeBlock(state, txs, last, time, pv.address);
+    const height = block.header.height;
+    const results = create(ResponseFinalizeBlockSchema, {
+      txResults: txsText.map((t) => resultFor(t, height)),
+      appHash: new Uint8Array(32).fill(Number(height)),
+    });
+    const after = nextState(state, block, blockId, results);
+    const seenCommit: Commit = {
+      height,
+      round: 0,
+      blockId,
+      signatures: [
+        {
+          blockIdFlag: BlockIdFlag.commit,
+          validatorAddress: pv.address,
+          timestamp: time,
+          signature: new Uint8Array(64).fill(9),
+        },
+      ],
+    };
+    await store.saveHeight({
+      block,
+      blockBytes,
+      blockId,
+      seenCommit,
+      results,
+      validators: state.validators,
+      state: after,
+    });
+    state = after;
+    last = seenCommit;
+  }
+  return state;
+}
+
+describe("block store", () => {
+  it("round-trips blocks, metas, commits, results and validator sets, across a reopen", async () => {
+    const chain = await makeTestChain();
+    chains.push(chain);
+    let store = await chain.openStore();
+    assert.equal(store.height, 0n);
+    assert.equal(store.state, undefined);
+    const state = await fill(store, chain, [["a=1", "b=2"], [], ["c=3"]]);
+    await store.close();
+    store = await chain.openStore();
+    assert.equal(store.height, 3n);
+    assert.equal(store.base, 1n);
+    assert.deepEqual(store.state, state);
+    const b1 = await store.block(1n);
+    assert.ok(b1);
+    assert.deepEqual(
+      b1.block.txs.map((t) => new TextDecoder().decode(t)),
+      ["a=1", "b=2"],
+    );
+    const meta = await store.blockMeta(1n);
+    assert.equal(meta?.numTxs, 2n);
+    assert.equal(meta?.blockSize, BigInt(b1.size));
+    assert.deepEqual(meta?.header, b1.block.header);
+    assert.equal(await store.heightOfHash(b1.blockId.hash), 1n);
+    const b3 = await store.block(3n);
+    assert.deepEqual(b3?.block.lastCommit, await store.seenCommit(2n), "block 3 carries the seen commit of 2");
+    assert.equal(hex((await store.results(3n))?.appHash ?? new Uint8Array()), "03".repeat(32));
+    assert.equal((await store.validatorsAt(2n))?.length, 1);
+    assert.equal(await store.block(4n), undefined);
+    const tx = await store.tx(txHash(enc("c=3")));
+    assert.deepEqual([tx?.height, tx?.index, new TextDecoder().decode(tx?.tx)], [3n, 0, "c=3"]);
+    assert.equal(await store.tx(txHash(enc("nope"))), undefined);
+    await store.close();
+  });
+
+  it("refuses out-of-order heights and result counts that do not match the block", async () => {
+    const chain = await makeTestChain();
+    chains.push(chain);
+    const store = await chain.openStore();
+    await fill(store, chain, [["a=1"]]);
+    const pv = PrivValidator.fromSeed(chain.seed);
+    const state = store.state as EngineState;
+    const { block, blockId, blockBytes } = makeBlock(
+      state,
+      [enc("x=1")],
+      emptyCommit(),
+      state.lastBlockTime,
+      pv.address,
+    );
+    const results = create(ResponseFinalizeBlockSchema, { txResults: [] });
+    await assert.rejects(
+      store.saveHeight({
+        block,
+        blockBytes,
+        blockId,
+        seenCommit: emptyCommit(),
+        results,
+        validators: [],
+        state: { ...state, lastBlockHeight: 2n },
+      }),
+      (e: unknown) =>
+        e instanceof BlockStoreError && /block 2 has 1 txs but FinalizeBlock returned 0 results/.test(e.message),
+    );
+    const skipped = { ...block, header: { ...block.header, height: 5n } };
+    await assert.rejects(
+      store.saveHeight({
+        block: skipped,
+        blockBytes,
+        blockId,
+        seenCommit: emptyCommit(),
+        results,
+        validators: [],
+        state,
+      }),
+      { message: "cannot save height 5: the next height to save is 2" },
+    );
+    assert.equal(store.height, 1n);
+    await store.close();
+  });
+
+  it("answers tx_search queries through its indexes", async () => {
+    const chain = await makeTestChain();
+    chains.push(chain);
+    const store = await chain.openStore();
+    await fill(store, chain, [["a=1", "b=2"], ["c=3"], ["bad=4", "a=5"], [], ["d=6"]]);
+    const search = async (q: string, page = 1, perPage = 30, descending = false) => {
+      const r = await store.searchTxs(parseTxQuery(q), { page, perPage, descending });
+      return { total: r.totalCount, txs: r.txs.map((t) => `${t.height}/${t.index}`) };
+    };
+    assert.deepEqual(await search("tx.height=3"), { total: 2, txs: ["3/0", "3/1"] });
+    assert.deepEqual(await search("tx.height >= 2 AND tx.height < 5"), { total: 3, txs: ["2/0", "3/0", "3/1"] });
+    assert.deepEqual(await search(`tx.hash='${hex(txHash(enc("c=3"))).toUpperCase()}'`), { total: 1, txs: ["2/0"] });
+    assert.deepEqual(await search("transfer.recipient='chain1a'"), { total: 2, txs: ["1/0", "3/1"] });
+    assert.deepEqual(await search("transfer.recipient='chain1a' AND tx.height=3"), { total: 1, txs: ["3/1"] });
+    assert.deepEqual(await search("message.sender='s1' AND transfer.amount > 20"), {
+      total: 3,
+      txs: ["3/0", "3/1", "5/0"],
+    });
+    assert.deepEqual(await search("transfer.recipient CONTAINS 'chain1b'"), { total: 2, txs: ["1/1", "3/0"] });
+    assert.deepEqual(await search("transfer.amount EXISTS", 2, 2), { total: 6, txs: ["2/0", "3/0"] });
+    assert.deepEqual(await search("transfer.amount EXISTS", 1, 2, true), { total: 6, txs: ["5/0", "3/1"] });
+    assert.deepEqual(
+      await search("transfer.memo='hidden'"),
+      { total: 0, txs: [] },
+      "non-indexed attributes are not searchable",
+    );
+    assert.deepEqual(await search("nothing.here='x'"), { total: 0, txs: [] });
+    const failed = await store.searchTxs(parseTxQuery("transfer.recipient='chain1bad'"), {
+      page: 1,
+      perPage: 30,
+      descending: false,
+    });
+    assert.equal(failed.txs[0]?.result?.code, 5, "failed txs are indexed too");
+    await store.close();
+  });
+});
+
+describe("tx query parser", () => {
+  it("parses conditions, operands and AND", () => {
+    assert.deepEqual(parseTxQuery("tx.height=5"), [
+      { key: "tx.height", op: "=", operand: { kind: "number", value: 5, integer: 5n } },
+    ]);
+    const q = parseTxQuery(
+      "message.sender = 'chain1x' AND tx.height>=7 AND a.b EXISTS AND t.x > TIME 2024-01-02T03:04:05Z",
+    );
+    assert.deepEqual(
+      q.map((c) => c.op),
+      ["=", ">=", "EXISTS", ">"],
+    );
+    assert.equal(q[3].operand?.kind, "time");
+  });
+
+  it("reports what was expected where", () => {
+    const cases: [string, RegExp][] = [
+      ["", /expected at least one condition/],
+      ["tx.height", /offset 9: expected an operator/],
+      ["tx.height=", /expected a 'quoted string', a number, TIME or DATE/],
+      ["a.b='x", /expected a closing quote/],
+      ["a.b='x' OR c.d='y'", /expected AND or the end of the query/],
+      ["a.b CONTAINS 5", /expected a quoted string after CONTAINS/],
+      ["a.b > DATE 2024-13-01", /expected a date like 2024-01-31/],
+    ];
+    for (const [text, re] of cases)
+      assert.throws(
+        () => parseTxQuery(text),
+        (e: unknown) => e instanceof TxQueryError && re.test(e.message),
+        text,
+      );
+  });
+});

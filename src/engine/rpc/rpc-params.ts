@@ -1,0 +1,120 @@
+// Converting request arguments to typed values, for both transports: JSON-RPC params (named or positional; int64
+// as strings, []byte as base64, HexBytes as hex) and the GET URI form (bare integers, 0x-hex or "quoted" strings).
+import { invalidParams } from "./rpc-error.ts";
+
+/** The argument types the consensus RPC uses. */
+export type ParamType = "int64" | "bytes" | "hexbytes" | "string" | "bool";
+
+/** One declared parameter of a method. */
+export interface ParamSpec {
+  name: string;
+  type: ParamType;
+}
+
+/** Converted arguments by name (absent ones undefined). */
+export type Args = Record<string, bigint | Uint8Array | string | boolean | undefined>;
+
+const INT = /^-?\d+$/;
+const HEX = /^([0-9a-fA-F]{2})*$/;
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+
+function fromJsonValue(spec: ParamSpec, v: unknown): bigint | Uint8Array | string | boolean | undefined {
+  if (v === undefined || v === null) return undefined;
+  const bad = (expected: string) =>
+    invalidParams(
+      `error converting json params to arguments: ${spec.name}: expected ${expected}, got ${JSON.stringify(v)}`,
+    );
+  switch (spec.type) {
+    case "int64":
+      if (typeof v === "string" && INT.test(v)) return BigInt(v);
+      if (typeof v === "number" && Number.isSafeInteger(v)) return BigInt(v);
+      throw bad('an integer as a JSON string (e.g. "5")');
+    case "bytes":
+      if (typeof v === "string" && BASE64.test(v) && v.length % 4 === 0)
+        return new Uint8Array(Buffer.from(v, "base64"));
+      throw bad("base64-encoded bytes");
+    case "hexbytes":
+      if (typeof v === "string" && HEX.test(v)) return new Uint8Array(Buffer.from(v, "hex"));
+      throw bad("hex-encoded bytes");
+    case "string":
+      if (typeof v === "string") return v;
+      throw bad("a string");
+    case "bool":
+      if (typeof v === "boolean") return v;
+      if (v === "true" || v === "false") return v === "true";
+      throw bad("true or false");
+  }
+}
+
+/** Arguments from JSON-RPC `params` (an object of named params, an array of positional ones, or absent). */
+export function argsFromJsonRpc(specs: readonly ParamSpec[], params: unknown): Args {
+  const args: Args = {};
+  if (params === undefined || params === null) return args;
+  if (Array.isArray(params)) {
+    if (params.length > specs.length) {
+      throw invalidParams(
+        `error converting json params to arguments: expected at most ${specs.length} params, got ${params.length}`,
+      );
+    }
+    specs.forEach((s, i) => {
+      args[s.name] = fromJsonValue(s, params[i]);
+    });
+    return args;
+  }
+  if (typeof params !== "object")
+    throw invalidParams("error converting json params to arguments: params must be an object or an array");
+  for (const s of specs) args[s.name] = fromJsonValue(s, (params as Record<string, unknown>)[s.name]);
+  return args;
+}
+
+function unquote(text: string): string | undefined {
+  if (text.length >= 2 && text.startsWith('"') && text.endsWith('"')) {
+    try {
+      return JSON.parse(text) as string;
+    } catch {
+      return text.slice(1, -1);
+    }
+  }
+  return undefined;
+}
+
+/** Arguments from a GET URI query string (`/block?height=5`, `/abci_query?path="/x"&data=0x0a`). */
+export function argsFromUri(specs: readonly ParamSpec[], query: URLSearchParams): Args {
+  const args: Args = {};
+  for (const s of specs) {
+    const raw = query.get(s.name);
+    if (raw === null || raw === "") {
+      args[s.name] = undefined;
+      continue;
+    }
+    const quoted = unquote(raw);
+    const bad = (expected: string) =>
+      invalidParams(`error converting http params to arguments: ${s.name}: expected ${expected}, got ${raw}`);
+    switch (s.type) {
+      case "int64": {
+        const t = quoted ?? raw;
+        if (!INT.test(t)) throw bad("an integer");
+        args[s.name] = BigInt(t);
+        break;
+      }
+      case "bytes":
+      case "hexbytes":
+        if (quoted !== undefined) args[s.name] = new TextEncoder().encode(quoted);
+        else if (/^0[xX]/.test(raw) && HEX.test(raw.slice(2)))
+          args[s.name] = new Uint8Array(Buffer.from(raw.slice(2), "hex"));
+        else throw bad('0x-prefixed hex or a "quoted string"');
+        break;
+      case "string":
+        if (quoted !== undefined) args[s.name] = quoted;
+        else if (/^0[xX]/.test(raw) && HEX.test(raw.slice(2)))
+          args[s.name] = Buffer.from(raw.slice(2), "hex").toString("utf8");
+        else args[s.name] = raw;
+        break;
+      case "bool":
+        if (raw !== "true" && raw !== "false") throw bad("true or false");
+        args[s.name] = raw === "true";
+        break;
+    }
+  }
+  return args;
+}

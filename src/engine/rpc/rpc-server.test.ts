@@ -1,0 +1,373 @@
+import assert from "node:assert/strict";
+import { createHash } from "node:crypto";
+import { after, before, describe, it } from "node:test";
+import { Comet38Client, connectComet, isComet38Client } from "@cosmjs/tendermint-rpc";
+import { Engine } from "../engine.ts";
+import { headerHash } from "../hashing/hashes.ts";
+import { makeTestChain, type TestChain, waitForHeight } from "../test-support/fixtures.ts";
+import { KvApp } from "../test-support/kv-app.ts";
+import { RpcServer } from "./rpc-server.ts";
+
+const enc = (s: string) => new TextEncoder().encode(s);
+const b64 = (s: string) => Buffer.from(s).toString("base64");
+const sha = (s: string) => createHash("sha256").update(s).digest("hex").toUpperCase();
+
+/** Parsed JSON answers, walked freely by the assertions. */
+// biome-ignore lint/suspicious/noExplicitAny: test code navigates arbitrary JSON-RPC answers
+type Answer = any;
+
+interface Fixture {
+  chain: TestChain;
+  engine: Engine;
+  server: RpcServer;
+  running: Promise<unknown>;
+}
+
+async function startNode(opts: {
+  run: boolean;
+  mempool?: { size?: number; maxTxBytes?: number };
+  maxBodyBytes?: number;
+}): Promise<Fixture> {
+  const chain = await makeTestChain({ appState: { seeded: "1" } });
+  const store = await chain.openStore();
+  const engine = await Engine.start({
+    app: new KvApp(),
+    store,
+    genesis: chain.genesis,
+    privValidator: await chain.privValidator(),
+    consensus: { timeoutCommitMs: 10, createEmptyBlocks: true, createEmptyBlocksIntervalMs: 0 },
+    mempool: opts.mempool,
+  });
+  const server = await RpcServer.listen({
+    context: {
+      engine,
+      node: {
+        moniker: "test-node",
+        nodeId: "0123456789abcdef0123456789abcdef01234567",
+        p2pListenAddr: "tcp://0.0.0.0:26656",
+        rpcListenAddr: "tcp://127.0.0.1:0",
+        timeoutBroadcastTxCommitMs: 5000,
+      },
+    },
+    listen: { host: "127.0.0.1", port: 0 },
+    maxBodyBytes: opts.maxBodyBytes,
+  });
+  const running = opts.run ? engine.run() : Promise.resolve();
+  return { chain, engine, server, running };
+}
+
+async function stopNode(f: Fixture) {
+  await f.server.close();
+  await f.engine.stop();
+  await f.running;
+  await f.engine.store.close();
+  await f.chain.cleanup();
+}
+
+async function post(f: Fixture, body: unknown): Promise<{ status: number; json: Answer }> {
+  const res = await fetch(f.server.url, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: typeof body === "string" ? body : JSON.stringify(body),
+  });
+  const text = await res.text();
+  return { status: res.status, json: text === "" ? undefined : JSON.parse(text) };
+}
+
+async function call(f: Fixture, method: string, params: unknown = {}) {
+  return (await post(f, { jsonrpc: "2.0", id: 7, method, params })).json;
+}
+
+async function get(f: Fixture, path: string): Promise<{ status: number; json: Answer }> {
+  const res = await fetch(`${f.server.url}${path}`);
+  return { status: res.status, json: JSON.parse(await res.text()) };
+}
+
+describe("consensus RPC over real sockets", () => {
+  let f: Fixture;
+  before(async () => {
+    f = await startNode({ run: true });
+    await waitForHeight(f.engine, 2n);
+  });
+  after(() => stopNode(f));
+
+  it("status has CometBFT's shape and a 0.38 version", async () => {
+    const r = await call(f, "status");
+    assert.equal(r.jsonrpc, "2.0");
+    assert.equal(r.id, 7);
+    const s = r.result;
+    assert.match(s.node_info.version, /^0\.38\./);
+    assert.equal(s.node_info.network, "test-chain");
+    assert.deepEqual(s.node_info.protocol_version, { p2p: "8", block: "11", app: "0" });
+    assert.match(s.sync_info.latest_block_height, /^\d+$/);
+    assert.match(s.sync_info.latest_block_hash, /^[0-9A-F]{64}$/);
+    assert.match(s.sync_info.latest_app_hash, /^[0-9A-F]{64}$/);
+    assert.equal(s.sync_info.earliest_block_height, "1");
+    assert.equal(s.sync_info.catching_up, false);
+    assert.equal(s.validator_info.voting_power, "10");
+    assert.equal(s.validator_info.pub_key.type, "tendermint/PubKeyEd25519");
+  });
+
+  it("block, header, commit and blockchain agree, with uppercase hex hashes and string int64s", async () => {
+    const block = (await get(f, "/block?height=2")).json;
+    assert.equal(block.id, -1);
+    const { block_id, block: b } = block.result;
+    assert.equal(b.header.height, "2");
+    assert.deepEqual(b.header.version, { block: "11" }, "app version 0 is left out");
+    assert.equal(typeof block_id.parts.total, "number");
+    assert.match(block_id.hash, /^[0-9A-F]{64}$/);
+    assert.equal(b.last_commit.height, "1");
+    assert.equal(b.last_commit.signatures[0].block_id_flag, 2);
+    assert.deepEqual(b.evidence, { evidence: [] });
+    const stored = await f.engine.store.block(2n);
+    assert.equal(block_id.hash, Buffer.from(headerHash(stored!.block.header)).toString("hex").toUpperCase());
+
+    const first = (await call(f, "block", { height: "1" })).result.block;
+    assert.deepEqual(first.header.last_block_id, { hash: "", parts: { total: 0, hash: "" } });
+    assert.deepEqual(first.last_commit, {
+      height: "0",
+      round: 0,
+      block_id: { hash: "", parts: { total: 0, hash: "" } },
+      signatures: [],
+    });
+    assert.deepEqual(first.data, { txs: [] });
+
+    const header = (await call(f, "header", { height: "2" })).result.header;
+    assert.deepEqual(header, b.header);
+    const commit = (await call(f, "commit", { height: "1" })).result;
+    assert.equal(commit.canonical, true);
+    assert.deepEqual(commit.signed_header.commit, b.last_commit);
+    const chain = (await call(f, "blockchain", { minHeight: "1", maxHeight: "2" })).result;
+    assert.deepEqual(
+      chain.block_metas.map((m: Answer) => m.header.height),
+      ["2", "1"],
+    );
+    assert.equal(chain.block_metas[0].block_id.hash, block_id.hash);
+    assert.equal(chain.block_metas[0].num_txs, "0");
+  });
+
+  it("broadcast_tx_commit, tx (with proof), tx_search and block_results", async () => {
+    const tx = "hello=world";
+    const committed = (await call(f, "broadcast_tx_commit", { tx: b64(tx) })).result;
+    assert.equal(committed.check_tx.code, 0);
+    assert.equal(committed.tx_result.code, 0);
+    assert.equal(committed.hash, sha(tx));
+    const height = committed.height;
+    assert.match(height, /^[1-9]\d*$/);
+
+    const found = (await call(f, "tx", { hash: Buffer.from(sha(tx), "hex").toString("base64"), prove: true })).result;
+    assert.equal(found.hash, sha(tx));
+    assert.equal(found.height, height);
+    assert.equal(found.index, 0);
+    assert.equal(found.tx, b64(tx));
+    assert.equal(found.tx_result.gas_used, String(tx.length));
+    assert.deepEqual(found.tx_result.events[0].attributes[0], { key: "key", value: "hello", index: true });
+    assert.equal(found.proof.proof.total, "1");
+    const uri = (await get(f, `/tx?hash=0x${sha(tx)}`)).json.result;
+    assert.equal(uri.hash, sha(tx));
+
+    const search = (await call(f, "tx_search", { query: `kv.key='hello' AND tx.height=${height}` })).result;
+    assert.equal(search.total_count, "1");
+    assert.equal(search.txs[0].hash, sha(tx));
+    const byUri = (await get(f, `/tx_search?query=%22message.sender='sender-hello'%22`)).json.result;
+    assert.equal(byUri.total_count, "1");
+
+    const results = (await call(f, "block_results", { height })).result;
+    assert.equal(results.height, height);
+    assert.equal(results.txs_results[0].code, 0);
+    assert.equal(results.txs_results[0].data, b64("world"));
+    assert.equal(typeof results.app_hash, "string");
+    assert.equal(results.finalize_block_events[0].type, "block");
+    assert.equal(results.validator_updates, null);
+  });
+
+  it("abci_query in both forms, abci_info, validators, genesis, health", async () => {
+    const q = (await call(f, "abci_query", { path: "/kv", data: Buffer.from("seeded").toString("hex") })).result
+      .response;
+    assert.equal(q.code, 0);
+    assert.equal(q.value, b64("1"));
+    assert.equal(q.proofOps, null);
+    assert.match(q.height, /^\d+$/);
+    const viaGet = (await get(f, `/abci_query?path="/kv"&data=0x${Buffer.from("seeded").toString("hex")}`)).json.result
+      .response;
+    assert.equal(viaGet.value, b64("1"));
+    const missing = (await get(f, `/abci_query?path="/kv"&data="absent"`)).json.result.response;
+    assert.equal(missing.code, 22);
+    assert.equal(missing.value, null);
+    const info = (await call(f, "abci_info")).result.response;
+    assert.equal(info.data, "kv");
+    assert.match(info.last_block_height, /^\d+$/);
+    const vals = (await call(f, "validators")).result;
+    assert.deepEqual(
+      [vals.count, vals.total, vals.validators[0].voting_power, vals.validators[0].proposer_priority],
+      ["1", "1", "10", "0"],
+    );
+    const genesis = (await call(f, "genesis")).result.genesis;
+    assert.equal(genesis.chain_id, "test-chain");
+    assert.equal(genesis.initial_height, "1");
+    assert.equal(genesis.consensus_params.block.max_bytes, "22020096");
+    assert.equal(genesis.consensus_params.evidence.max_age_duration, "172800000000000");
+    assert.deepEqual(genesis.app_state, { seeded: "1" });
+    assert.deepEqual((await call(f, "health")).result, {});
+  });
+
+  it("answers bad requests with CometBFT's error shape and keeps running", async () => {
+    const unknown = await post(f, { jsonrpc: "2.0", id: 1, method: "no_such_method", params: {} });
+    assert.equal(unknown.status, 200);
+    assert.deepEqual(unknown.json, { jsonrpc: "2.0", id: 1, error: { code: -32601, message: "Method not found" } });
+    const badParams = (await call(f, "block", { height: "five" })).error;
+    assert.equal(badParams.code, -32602);
+    assert.equal(badParams.message, "Invalid params");
+    assert.match(badParams.data, /height: expected an integer as a JSON string/);
+    const badB64 = (await call(f, "broadcast_tx_sync", { tx: "not base64!" })).error;
+    assert.equal(badB64.code, -32602);
+    const future = await get(f, "/block?height=999999");
+    assert.equal(future.status, 500);
+    assert.equal(future.json.id, -1);
+    assert.equal(future.json.error.code, -32603);
+    assert.match(
+      future.json.error.data,
+      /^height 999999 must be less than or equal to the current blockchain height \d+$/,
+    );
+    const negative = (await call(f, "block", { height: "-1" })).error;
+    assert.equal(negative.data, "height must be greater than 0, but got -1");
+    const notFound = (await call(f, "tx", { hash: Buffer.alloc(32).toString("base64") })).error;
+    assert.deepEqual(notFound, { code: -32603, message: "Internal error", data: `tx (${"00".repeat(32)}) not found` });
+    const badQuery = (await call(f, "tx_search", { query: "tx.height" })).error;
+    assert.match(badQuery.data, /failed to parse query/);
+    const badPage = (await call(f, "tx_search", { query: "tx.height>0", page: "99" })).error;
+    assert.match(badPage.data, /^page should be within \[1, \d+\] range, given 99$/);
+    const parse = await post(f, "{not json");
+    assert.equal(parse.status, 500);
+    assert.equal(parse.json.error.code, -32700);
+    const badGet = await get(f, "/no_such_method");
+    assert.equal(badGet.status, 404);
+    assert.equal(badGet.json.error.code, -32601);
+    const batch = await post(f, [
+      { jsonrpc: "2.0", id: "a", method: "health" },
+      { jsonrpc: "2.0", method: "health" },
+      { jsonrpc: "2.0", id: 2, method: "nope" },
+    ]);
+    assert.deepEqual(batch.json, [
+      { jsonrpc: "2.0", id: "a", result: {} },
+      { jsonrpc: "2.0", id: 2, error: { code: -32601, message: "Method not found" } },
+    ]);
+    const notification = await post(f, { jsonrpc: "2.0", method: "health" });
+    assert.equal(notification.json, undefined);
+    const tooMany = await post(
+      f,
+      Array.from({ length: 11 }, (_, i) => ({ jsonrpc: "2.0", id: i, method: "health" })),
+    );
+    assert.equal(tooMany.status, 400);
+    assert.equal(tooMany.json.error.data, "batch request exceeds maximum (10) allowed number of requests");
+    assert.match((await call(f, "status")).result.node_info.version, /^0\.38\./, "still serving");
+  });
+});
+
+describe("consensus RPC: mempool errors", () => {
+  let f: Fixture;
+  before(async () => {
+    f = await startNode({ run: false, mempool: { size: 2, maxTxBytes: 64 }, maxBodyBytes: 4096 });
+  });
+  after(() => stopNode(f));
+
+  it("duplicate, full pool, oversized tx and oversized body", async () => {
+    const bad = (await call(f, "broadcast_tx_sync", { tx: b64("garbage") })).result;
+    assert.equal(bad.code, 1);
+    assert.equal(bad.codespace, "kv");
+    assert.equal(bad.log, "invalid tx format: expected key=value");
+    const first = (await call(f, "broadcast_tx_sync", { tx: b64("a=1") })).result;
+    assert.deepEqual(first, { code: 0, data: "", log: "", codespace: "", hash: sha("a=1") });
+    const dup = (await call(f, "broadcast_tx_sync", { tx: b64("a=1") })).error;
+    assert.deepEqual(dup, { code: -32603, message: "Internal error", data: "tx already exists in cache" });
+    const commitDupEarly = (await call(f, "broadcast_tx_commit", { tx: b64("a=1") })).error;
+    assert.equal(commitDupEarly.data, "error on broadcastTxCommit: tx already exists in cache");
+    const async = (await call(f, "broadcast_tx_async", { tx: b64("b=2") })).result;
+    assert.deepEqual(async, { code: 0, data: "", log: "", codespace: "", hash: sha("b=2") });
+    const full = (await call(f, "broadcast_tx_async", { tx: b64("c=3") })).error;
+    assert.equal(full.data, "mempool is full: number of txs 2 (max: 2), total txs bytes 6 (max: 1073741824)");
+    // CometBFT checks fullness first, then size, then the cache.
+    const big = (await call(f, "broadcast_tx_sync", { tx: b64(`k=${"x".repeat(100)}`) })).error;
+    assert.equal(big.data, "mempool is full: number of txs 2 (max: 2), total txs bytes 6 (max: 1073741824)");
+    const commitDup = (await call(f, "broadcast_tx_commit", { tx: b64("a=1") })).error;
+    assert.equal(
+      commitDup.data,
+      "error on broadcastTxCommit: mempool is full: number of txs 2 (max: 2), total txs bytes 6 (max: 1073741824)",
+    );
+    const body = await post(f, {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "broadcast_tx_sync",
+      params: { tx: "A".repeat(8000) },
+    });
+    assert.equal(body.status, 400);
+    assert.equal(body.json.error.code, -32600);
+    assert.equal(body.json.error.data, "error reading request body: http: request body too large");
+    const pending = (await call(f, "num_unconfirmed_txs")).result;
+    assert.deepEqual(pending, { n_txs: "2", total: "2", total_bytes: "6", txs: null });
+  });
+
+  it("an oversized tx is refused before the app sees it", async () => {
+    await f.engine.mempool.update([enc("a=1"), enc("b=2")], [], async () => {
+      throw new Error("no recheck expected");
+    });
+    const big = (await call(f, "broadcast_tx_sync", { tx: b64(`k=${"x".repeat(100)}`) })).error;
+    assert.equal(big.data, "Tx too large. Max size is 64, but got 102");
+  });
+});
+
+describe("consensus RPC with @cosmjs/tendermint-rpc", () => {
+  let f: Fixture;
+  before(async () => {
+    f = await startNode({ run: true });
+    await waitForHeight(f.engine, 1n);
+  });
+  after(() => stopNode(f));
+
+  it("Comet38Client connects and reads status, blocks, queries, broadcasts and finds txs", async () => {
+    const detected = await connectComet(f.server.url);
+    assert.ok(isComet38Client(detected), "connectComet picks the 0.38 client");
+    detected.disconnect();
+    const client = await Comet38Client.connect(f.server.url);
+    try {
+      const status = await client.status();
+      assert.equal(status.nodeInfo.network, "test-chain");
+      assert.ok(status.syncInfo.latestBlockHeight >= 1);
+      const block = await client.block(1);
+      assert.equal(block.block.header.height, 1);
+      assert.equal(block.block.header.chainId, "test-chain");
+      const query = await client.abciQuery({ path: "/kv", data: enc("seeded") });
+      assert.equal(new TextDecoder().decode(query.value), "1");
+      assert.ok(query.height !== undefined && query.height > 0);
+
+      const tx = enc("cosmjs=yes");
+      const sent = await client.broadcastTxSync({ tx });
+      assert.equal(sent.code, 0);
+      assert.equal(Buffer.from(sent.hash).toString("hex").toUpperCase(), sha("cosmjs=yes"));
+      let found = await client.txSearch({ query: `tx.hash='${sha("cosmjs=yes")}'` });
+      while (found.totalCount === 0) {
+        await waitForHeight(f.engine, f.engine.store.height + 1n);
+        found = await client.txSearch({ query: `tx.hash='${sha("cosmjs=yes")}'` });
+      }
+      assert.equal(found.txs[0].result.code, 0);
+      const one = await client.tx({ hash: sent.hash });
+      assert.equal(one.result.code, 0);
+      assert.deepEqual(one.tx, tx);
+      const results = await client.blockResults(one.height);
+      assert.equal(results.results[0].gasUsed, BigInt(tx.length));
+      const vals = await client.validatorsAll();
+      assert.equal(vals.total, 1);
+      const commit = await client.commit(one.height);
+      assert.equal(commit.header.height, one.height);
+      const chain = await client.blockchain(1, 2);
+      assert.equal(chain.blockMetas.length, 2);
+      const info = await client.abciInfo();
+      assert.equal(info.data, "kv");
+      const genesis = await client.genesis();
+      assert.equal(genesis.chainId, "test-chain");
+      await client.health();
+    } finally {
+      client.disconnect();
+    }
+  });
+});

@@ -1,0 +1,264 @@
+// The consensus RPC over HTTP (node:http), as CometBFT v0.38 serves it: JSON-RPC 2.0 POSTed to "/" (single or
+// batch; a request without id is a notification and gets no answer; errors come back with HTTP 200), and the
+// GET URI form "/<method>?arg=value" (answers carry id -1; errors come back with HTTP 500). WebSocket
+// subscriptions are not served.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { EngineLogger } from "../engine.ts";
+import type { Json } from "./json-shapes.ts";
+import { RpcCode, RpcError } from "./rpc-error.ts";
+import { RPC_METHODS, type RpcContext } from "./rpc-methods.ts";
+import { argsFromJsonRpc, argsFromUri } from "./rpc-params.ts";
+
+/** Where and how to serve. */
+export interface RpcServerOptions {
+  context: RpcContext;
+  /** TCP host/port (port 0 picks one) or a unix socket path. */
+  listen: { host: string; port: number } | { path: string };
+  /** rpc.max_body_bytes (default 1000000). */
+  maxBodyBytes?: number;
+  /** rpc.max_request_batch_size (default 10; 0 = unlimited). */
+  maxBatchSize?: number;
+  logger?: EngineLogger;
+}
+
+type JsonRpcId = string | number | null;
+
+class BodyTooLargeError extends Error {}
+
+function readBody(req: IncomingMessage, limit: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let failed = false;
+    req.on("data", (chunk: Buffer) => {
+      if (failed) return;
+      size += chunk.length;
+      if (size > limit) {
+        failed = true;
+        reject(new BodyTooLargeError("http: request body too large"));
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on("end", () => {
+      if (!failed) resolve(Buffer.concat(chunks).toString("utf8"));
+    });
+    req.on("error", (e) => {
+      if (!failed) reject(e);
+    });
+  });
+}
+
+function send(res: ServerResponse, status: number, body: unknown): void {
+  const text = `${JSON.stringify(body, null, 2)}\n`;
+  res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text) });
+  res.end(text);
+}
+
+function errorResponse(id: JsonRpcId, error: RpcError): Json {
+  return { jsonrpc: "2.0", id, error: error.toJson() };
+}
+
+function endpointsPage(host: string): string {
+  const names = Object.keys(RPC_METHODS).sort();
+  const links = names.map((n) => `<a href="//${host}/${n}">//${host}/${n}</a></br>`).join("\n");
+  return `<html><body>\n<br>Available endpoints:<br>\n${links}\n</body></html>\n`;
+}
+
+/** The running RPC server. */
+export class RpcServer {
+  private readonly server: Server;
+  private readonly options: RpcServerOptions;
+
+  private constructor(server: Server, options: RpcServerOptions) {
+    this.server = server;
+    this.options = options;
+  }
+
+  /** Starts listening; resolves once the socket is bound. */
+  static async listen(options: RpcServerOptions): Promise<RpcServer> {
+    const server = createServer();
+    const rpc = new RpcServer(server, options);
+    server.on("request", (req, res) => {
+      rpc.handle(req, res).catch((error: unknown) => {
+        options.logger?.error({ err: error }, "RPC request failed");
+        if (!res.headersSent)
+          send(res, 500, errorResponse(null, new RpcError(RpcCode.internalError, (error as Error).message)));
+        else res.end();
+      });
+    });
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      const done = () => {
+        server.off("error", reject);
+        resolve();
+      };
+      if ("path" in options.listen) server.listen(options.listen.path, done);
+      else server.listen(options.listen.port, options.listen.host, done);
+    });
+    return rpc;
+  }
+
+  /** The bound TCP address (with the real port when 0 was asked), or undefined for a unix socket. */
+  get address(): { host: string; port: number } | undefined {
+    const a = this.server.address();
+    if (a === null || typeof a === "string") return undefined;
+    const info = a as AddressInfo;
+    return { host: info.address, port: info.port };
+  }
+
+  /** An http:// URL clients can use. */
+  get url(): string {
+    const a = this.address;
+    if (a === undefined) return `unix://${(this.options.listen as { path: string }).path}`;
+    const host = a.host === "0.0.0.0" || a.host === "::" ? "127.0.0.1" : a.host.includes(":") ? `[${a.host}]` : a.host;
+    return `http://${host}:${a.port}`;
+  }
+
+  /** Stops accepting connections; idle ones close now, busy ones (e.g. a waiting broadcast_tx_commit) after 500 ms. */
+  async close(): Promise<void> {
+    await new Promise<void>((resolve) => {
+      const force = setTimeout(() => this.server.closeAllConnections(), 500);
+      this.server.close(() => {
+        clearTimeout(force);
+        resolve();
+      });
+      this.server.closeIdleConnections();
+    });
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? "/", "http://localhost");
+    if (req.method === "GET" || req.method === "HEAD") {
+      await this.handleUri(url, req, res);
+      return;
+    }
+    if (req.method !== "POST") {
+      res.writeHead(405, { allow: "GET, POST", "content-type": "text/plain" });
+      res.end("method not allowed\n");
+      return;
+    }
+    if (url.pathname !== "/") {
+      res.writeHead(404, { "content-type": "text/plain; charset=utf-8" });
+      res.end("404 page not found\n");
+      return;
+    }
+    let body: string;
+    try {
+      body = await readBody(req, this.options.maxBodyBytes ?? 1000000);
+    } catch (error) {
+      if (error instanceof BodyTooLargeError) {
+        send(
+          res,
+          400,
+          errorResponse(null, new RpcError(RpcCode.invalidRequest, `error reading request body: ${error.message}`)),
+        );
+        req.resume();
+        return;
+      }
+      throw error;
+    }
+    if (body.trim() === "") {
+      res.writeHead(200, { "content-type": "text/html" });
+      res.end(endpointsPage(req.headers.host ?? "localhost"));
+      return;
+    }
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(body);
+    } catch (error) {
+      send(
+        res,
+        500,
+        errorResponse(
+          null,
+          new RpcError(RpcCode.parseError, `error unmarshaling request: ${(error as Error).message}`),
+        ),
+      );
+      return;
+    }
+    if (Array.isArray(parsed)) {
+      const max = this.options.maxBatchSize ?? 10;
+      if (parsed.length === 0) {
+        send(res, 400, errorResponse(null, new RpcError(RpcCode.invalidRequest, "empty batch request")));
+        return;
+      }
+      if (max > 0 && parsed.length > max) {
+        send(
+          res,
+          400,
+          errorResponse(
+            null,
+            new RpcError(RpcCode.invalidRequest, `batch request exceeds maximum (${max}) allowed number of requests`),
+          ),
+        );
+        return;
+      }
+      const responses: Json[] = [];
+      for (const r of parsed) {
+        const out = await this.handleOne(r);
+        if (out !== undefined) responses.push(out);
+      }
+      if (responses.length === 0) res.writeHead(200).end();
+      else send(res, 200, responses);
+      return;
+    }
+    const out = await this.handleOne(parsed);
+    if (out === undefined) res.writeHead(200).end();
+    else send(res, 200, out);
+  }
+
+  /** One JSON-RPC request; undefined for a notification. */
+  private async handleOne(request: unknown): Promise<Json | undefined> {
+    if (typeof request !== "object" || request === null || Array.isArray(request)) {
+      return errorResponse(null, new RpcError(RpcCode.invalidRequest, "a request must be a JSON object"));
+    }
+    const r = request as { id?: unknown; method?: unknown; params?: unknown };
+    if (r.id === undefined || r.id === null) return undefined;
+    if (typeof r.id !== "string" && typeof r.id !== "number") {
+      return errorResponse(
+        null,
+        new RpcError(RpcCode.invalidRequest, `invalid id ${JSON.stringify(r.id)}: expected a string or a number`),
+      );
+    }
+    const id = r.id;
+    const name = typeof r.method === "string" ? r.method : "";
+    const method = Object.hasOwn(RPC_METHODS, name) ? RPC_METHODS[name] : undefined;
+    if (method === undefined) return errorResponse(id, new RpcError(RpcCode.methodNotFound, ""));
+    try {
+      const args = argsFromJsonRpc(method.params, r.params);
+      const result = await method.handle(args, this.options.context);
+      return { jsonrpc: "2.0", id, result };
+    } catch (error) {
+      return errorResponse(id, this.asRpcError(error, name));
+    }
+  }
+
+  private asRpcError(error: unknown, method: string): RpcError {
+    if (error instanceof RpcError) return error;
+    this.options.logger?.error({ err: error, method }, "RPC handler failed");
+    return new RpcError(RpcCode.internalError, (error as Error).message ?? String(error), { cause: error });
+  }
+
+  private async handleUri(url: URL, req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (url.pathname === "/") {
+      res.writeHead(200, { "content-type": "text/html" });
+      res.end(endpointsPage(req.headers.host ?? "localhost"));
+      return;
+    }
+    const name = url.pathname.slice(1);
+    const method = Object.hasOwn(RPC_METHODS, name) ? RPC_METHODS[name] : undefined;
+    if (method === undefined) {
+      send(res, 404, errorResponse(-1, new RpcError(RpcCode.methodNotFound, `unknown method ${name}`)));
+      return;
+    }
+    try {
+      const args = argsFromUri(method.params, url.searchParams);
+      const result = await method.handle(args, this.options.context);
+      send(res, 200, { jsonrpc: "2.0", id: -1, result });
+    } catch (error) {
+      send(res, 500, errorResponse(-1, this.asRpcError(error, name)));
+    }
+  }
+}
