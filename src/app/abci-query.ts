@@ -1,0 +1,178 @@
+// ABCI Query routing, as upstream's baseapp answers it: gRPC method paths first (binary request and
+// response, errors mapped to sdk codes with upstream's `rpc error: code = … desc = …` log), then
+// `/app/simulate`, `/app/version`, `/store/<name>/key` (with ICS-23 proof ops when `prove`) and
+// `/store/<name>/subspace`; every answer at the requested committed height.
+import { create } from "@bufbuild/protobuf";
+import { BinaryWriter } from "@bufbuild/protobuf/wire";
+import { type RequestQuery, type ResponseQuery, ResponseQuerySchema } from "../gen/tendermint/abci/types_pb.js";
+import { ProofOpsSchema } from "../gen/tendermint/crypto/proof_pb.js";
+import { FutureVersionError, InvalidVersionError, PrunedVersionError, StoreNotFoundError } from "../store/errors.ts";
+import type { App } from "./base-app.ts";
+import type { Context } from "./context.ts";
+import {
+  abciInfo,
+  ChainError,
+  ErrInvalidHeight,
+  ErrInvalidRequest,
+  ErrKeyNotFound,
+  ErrUnauthorized,
+  ErrUnknownRequest,
+  GrpcCode,
+  grpcCodeName,
+  grpcCodeOf,
+  type RegisteredError,
+} from "./errors.ts";
+
+/** Answers one ABCI Query (see the file comment). Never throws: failures become a response code. */
+export async function handleAbciQuery(app: App, request: RequestQuery): Promise<ResponseQuery> {
+  const path = request.path.startsWith("/") ? request.path : `/${request.path}`;
+  if (path === "/chain.tx.v1beta1.Service/BroadcastTx" || path === "/cosmos.tx.v1beta1.Service/BroadcastTx") {
+    return failure(ErrInvalidRequest.wrap("can't route a broadcast tx message"), 0n);
+  }
+  const route = app.queryRouter.route(path);
+  if (route !== undefined) return grpcQuery(app, path, request);
+  const parts = path.slice(1).split("/");
+  try {
+    if (parts[0] === "app") return await appQuery(app, parts, request);
+    if (parts[0] === "store") return await storeQuery(app, parts, request);
+  } catch (err) {
+    return failure(err, 0n);
+  }
+  return failure(ErrUnknownRequest.wrap("unknown query path"), 0n);
+}
+
+async function grpcQuery(app: App, path: string, request: RequestQuery): Promise<ResponseQuery> {
+  let ctx: Context;
+  try {
+    ctx = await queryContext(app, request.height, request.prove);
+  } catch (err) {
+    return failure(err, 0n);
+  }
+  try {
+    const value = await app.queryRouter.queryBinary(path, request.data, ctx);
+    return create(ResponseQuerySchema, { code: 0, value, height: ctx.blockHeight });
+  } catch (err) {
+    return failure(grpcErrorToSdk(err), ctx.blockHeight);
+  }
+}
+
+async function appQuery(app: App, parts: string[], request: RequestQuery): Promise<ResponseQuery> {
+  switch (parts[1]) {
+    case "simulate": {
+      const simulation = await app.simulate(request.data);
+      const json = JSON.stringify(app.simulationResponseJson(simulation));
+      return create(ResponseQuerySchema, {
+        code: 0,
+        value: new TextEncoder().encode(json),
+        height: app.lastBlockHeight(),
+      });
+    }
+    case "version":
+      return create(ResponseQuerySchema, {
+        code: 0,
+        value: new TextEncoder().encode(app.version),
+        height: app.lastBlockHeight(),
+      });
+    default:
+      throw ErrUnknownRequest.wrap(`unknown query: /${parts.join("/")}`);
+  }
+}
+
+async function storeQuery(app: App, parts: string[], request: RequestQuery): Promise<ResponseQuery> {
+  const [, storeName, kind] = parts;
+  if (storeName === undefined || storeName === "" || (kind !== "key" && kind !== "subspace") || parts.length !== 3) {
+    throw ErrUnknownRequest.wrap(
+      `unknown query path /${parts.join("/")}: expected /store/<name>/key or /store/<name>/subspace`,
+    );
+  }
+  const height = await resolveHeight(app, request.height);
+  if (request.prove && height <= 1n) {
+    throw ErrInvalidRequest.wrap("cannot query with proof when height <= 1; please provide a valid height");
+  }
+  const view = await app.store.view(height);
+  if (!view.storeNames().includes(storeName)) throw ErrUnknownRequest.wrap(`no such store: ${storeName}`);
+  const store = view.store(storeName);
+  if (kind === "key") {
+    const value = (await store.get(request.data)) ?? new Uint8Array();
+    let proofOps: ResponseQuery["proofOps"];
+    if (request.prove) {
+      const proof = await app.store.prove(storeName, request.data, height);
+      proofOps = create(ProofOpsSchema, {
+        ops: proof.ops.map((op) => ({ type: op.type, key: op.key, data: op.data })),
+      });
+    }
+    return create(ResponseQuerySchema, { code: 0, key: request.data, value, proofOps, height });
+  }
+  // subspace: every pair under the prefix, as upstream's kv.Pairs{pairs: [{key, value}]}.
+  const writer = new BinaryWriter();
+  for await (const [key, value] of store.iterate({ prefix: request.data })) {
+    writer.uint32((1 << 3) | 2).fork();
+    writer.uint32((1 << 3) | 2).bytes(key);
+    writer.uint32((2 << 3) | 2).bytes(value);
+    writer.join();
+  }
+  return create(ResponseQuerySchema, { code: 0, key: request.data, value: writer.finish(), height });
+}
+
+async function queryContext(app: App, height: bigint, prove: boolean): Promise<Context> {
+  let ctx: Context;
+  try {
+    ctx = await app.createQueryContext(height);
+  } catch (err) {
+    throw heightError(err);
+  }
+  if (prove && ctx.blockHeight <= 1n) {
+    throw ErrInvalidRequest.wrap("cannot query with proof when height <= 1; please provide a valid height");
+  }
+  return ctx;
+}
+
+async function resolveHeight(app: App, height: bigint): Promise<bigint> {
+  const latest = app.lastBlockHeight();
+  if (height < 0n) throw heightError(new InvalidVersionError(height));
+  if (latest === 0n) throw ErrInvalidHeight.wrap(`${app.name} is not ready; please wait for first block`);
+  if (height > latest) throw heightError(new FutureVersionError(height, latest));
+  const resolved = height === 0n ? latest : height;
+  if (resolved < app.store.earliestVersion()) {
+    throw heightError(new PrunedVersionError(resolved, app.store.earliestVersion(), latest));
+  }
+  return resolved;
+}
+
+// Store height errors keep their texts; over ABCI they carry sdk codes (future/negative → 26, pruned → 18).
+function heightError(err: unknown): unknown {
+  if (err instanceof FutureVersionError || err instanceof InvalidVersionError) {
+    return ErrInvalidHeight.wrap(err.message, { cause: err });
+  }
+  if (err instanceof PrunedVersionError) return ErrInvalidRequest.wrap(err.message, { cause: err });
+  if (err instanceof StoreNotFoundError) return ErrUnknownRequest.wrap(err.message, { cause: err });
+  return err;
+}
+
+// Upstream gRPCErrorToSDKError: a handler's status becomes an sdk error whose log keeps the gRPC text.
+function grpcErrorToSdk(err: unknown): unknown {
+  const code = grpcCodeOf(err);
+  const message = err instanceof Error ? err.message : String(err);
+  const text = `rpc error: code = ${grpcCodeName(code)} desc = ${message}`;
+  let root: RegisteredError;
+  switch (code) {
+    case GrpcCode.NotFound:
+      root = ErrKeyNotFound;
+      break;
+    case GrpcCode.InvalidArgument:
+    case GrpcCode.FailedPrecondition:
+      root = ErrInvalidRequest;
+      break;
+    case GrpcCode.Unauthenticated:
+      root = ErrUnauthorized;
+      break;
+    default:
+      root = ErrUnknownRequest;
+  }
+  return new ChainError(root, `${text}: ${root.description}`, { cause: err });
+}
+
+function failure(err: unknown, height: bigint): ResponseQuery {
+  const info = abciInfo(err);
+  return create(ResponseQuerySchema, { code: info.code, codespace: info.codespace, log: info.log, height });
+}

@@ -1,0 +1,611 @@
+// The application: an ABCI 2.0-shaped object driven by the embedded engine or the ABCI socket
+// server. It knows nothing of sockets; every method takes and returns the generated
+// tendermint.abci Request*/Response* messages.
+//
+// Lifecycle: `createApp(...)` → `await app.load()` (opens the store through the store loader) →
+//   fresh chain: initChain → [finalizeBlock → commit]* ;  restart: info → [finalizeBlock → commit]* ;
+//   any time: checkTx, query, prepareProposal, processProposal.
+// FinalizeBlock works on one branch of state: PreBlock hooks, BeginBlock hooks, each tx on its own
+// nested branch, EndBlock hooks; then the branch is staged (app hash computed, nothing persisted).
+// Commit persists the staged version. A HaltError from a hook fails FinalizeBlock with nothing staged.
+import { createHash } from "node:crypto";
+import { create, type DescFile, type JsonValue, type Registry, toJson } from "@bufbuild/protobuf";
+import type { Timestamp } from "@bufbuild/protobuf/wkt";
+import type { Logger } from "pino";
+import { SimulationResponseSchema } from "../gen/chain/base/abci/v1beta1/abci_pb.js";
+import {
+  CheckTxType,
+  type RequestCheckTx,
+  type RequestFinalizeBlock,
+  type RequestInfo,
+  type RequestInitChain,
+  type RequestPrepareProposal,
+  type RequestProcessProposal,
+  type RequestQuery,
+  type ResponseCheckTx,
+  ResponseCheckTxSchema,
+  type ResponseCommit,
+  ResponseCommitSchema,
+  type ResponseFinalizeBlock,
+  ResponseFinalizeBlockSchema,
+  type ResponseInfo,
+  ResponseInfoSchema,
+  type ResponseInitChain,
+  ResponseInitChainSchema,
+  type ResponsePrepareProposal,
+  ResponsePrepareProposalSchema,
+  type ResponseProcessProposal,
+  ResponseProcessProposal_ProposalStatus,
+  ResponseProcessProposalSchema,
+  type ResponseQuery,
+} from "../gen/tendermint/abci/types_pb.js";
+import { ConsensusParamsSchema } from "../gen/tendermint/types/params_pb.js";
+import { FutureVersionError, InvalidVersionError } from "../store/errors.ts";
+import type { BranchMultiStore, CommitMultiStore, StoreUpgrades } from "../store/types.ts";
+import { toAbciEvents, toAbciValidatorUpdates, toExecTxResult } from "./abci-convert.ts";
+import { handleAbciQuery } from "./abci-query.ts";
+import type { AnteHandler } from "./ante.ts";
+import { Context, type ExecMode, zeroTimestamp } from "./context.ts";
+import type { DecCoin } from "./dec-coins.ts";
+import { ChainError, ErrInvalidHeight, lookupError } from "./errors.ts";
+import { type AbciEvent, appendAttributes, EventManager } from "./events.ts";
+import { KV_GAS_CONFIG, newInfiniteGasMeter } from "./gas.ts";
+import { CONFIG_HALT_EXIT_CODE, HaltError } from "./halt.ts";
+import type { ValidatorUpdate, VersionMap } from "./module.ts";
+import { GenesisError, type ModuleManager } from "./module-manager.ts";
+import { MsgRouter, QueryRouter, routerRegistrar } from "./router.ts";
+import {
+  type CommittedHeightReader,
+  defaultStoreLoader,
+  loadStore,
+  type StoreLoader,
+  type StoreOpener,
+} from "./store-loader.ts";
+import { type TxResult, TxRunner } from "./tx-runner.ts";
+import { buildTypeRegistry } from "./type-registry.ts";
+import { branchOverView } from "./view-branch.ts";
+
+/** Reads the protocol version (ABCI Info.app_version) from state; the upgrade module provides it. */
+export type AppVersionProvider = (ctx: Context) => Promise<bigint>;
+
+/** Called in InitChain after every module's InitGenesis with the full version map (the upgrade module stores it). */
+export type InitChainVersionMapHandler = (ctx: Context, versionMap: VersionMap) => Promise<void>;
+
+/** Options of createApp. */
+export interface AppOptions {
+  /** The chain id every block and signature is checked against. */
+  chainId: string;
+  /** The modules, their orders and migrations. */
+  moduleManager: ModuleManager;
+  /** The checks before a tx's messages (usually `createAnteHandler` of the auth module). */
+  anteHandler: AnteHandler;
+  /** Opens the multistore (memory for tests, LevelDB for a node). */
+  openStore: StoreOpener;
+  /**
+   * Reads the last committed height without opening the stores; needed for store loaders that add,
+   * rename or delete stores (e.g. `() => readCommittedHeight(dataDir)` from store-height.ts).
+   */
+  readCommittedHeight?: CommittedHeightReader;
+  logger: Logger;
+  /** App name (Info.data, query errors); default "chaind". */
+  name?: string;
+  /** Software version (Info.version, `/app/version`); default "0.0.0". */
+  version?: string;
+  /** app.toml minimum-gas-prices, enforced in CheckTx. */
+  minGasPrices?: readonly DecCoin[];
+  /** app.toml min-retain-blocks (0 = keep every block). */
+  minRetainBlocks?: bigint;
+  /** app.toml halt-height: FinalizeBlock of any later height fails with a HaltError (0 = off). */
+  haltHeight?: bigint;
+  /** app.toml halt-time in Unix seconds: blocks after it fail with a HaltError (0 = off). */
+  haltTime?: bigint;
+}
+
+/** Gas estimate and result of a simulated tx (chain.base.abci.v1beta1.SimulationResponse). */
+export interface SimulateResult {
+  gasInfo: { gasWanted: bigint; gasUsed: bigint };
+  result: TxResult;
+}
+
+/** Thrown for calls out of ABCI order (FinalizeBlock before load, Commit with nothing staged, ...). */
+export class AppStateError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "AppStateError";
+  }
+}
+
+interface BlockInProgress {
+  height: bigint;
+  header: Context["header"];
+}
+
+/**
+ * Builds the app: routers from every module's services, the type registry, the tx runner.
+ * Call `load()` before anything else.
+ */
+export function createApp(options: AppOptions): App {
+  return new App(options);
+}
+
+/** The application (see the file comment for the lifecycle). */
+export class App {
+  readonly name: string;
+  readonly version: string;
+  readonly chainId: string;
+  readonly moduleManager: ModuleManager;
+  readonly msgRouter = new MsgRouter();
+  readonly queryRouter = new QueryRouter();
+  /** Every message type that may appear in an Any (for decoding and proto JSON). */
+  readonly typeRegistry: Registry;
+  readonly txRunner: TxRunner;
+  readonly logger: Logger;
+  private readonly options: AppOptions;
+  private storeLoader: StoreLoader = defaultStoreLoader;
+  private appVersionProvider: AppVersionProvider | undefined;
+  private versionMapHandler: InitChainVersionMapHandler | undefined;
+  private multiStore: CommitMultiStore | undefined;
+  private loadedUpgrades: StoreUpgrades | undefined;
+  private checkState: BranchMultiStore | undefined;
+  private genesis: { branch: BranchMultiStore; initialHeight: bigint; time: Timestamp } | undefined;
+  private staged: BlockInProgress | undefined;
+  private lastHeader: Context["header"] | undefined;
+  private checkQueue: Promise<void> = Promise.resolve();
+
+  constructor(options: AppOptions) {
+    this.options = options;
+    this.name = options.name ?? "chaind";
+    this.version = options.version ?? "0.0.0";
+    this.chainId = options.chainId;
+    this.moduleManager = options.moduleManager;
+    this.logger = options.logger;
+    this.moduleManager.registerServices(routerRegistrar(this.msgRouter, this.queryRouter));
+    const files = new Set<DescFile>();
+    for (const route of this.msgRouter.routes()) files.add(route.service.file);
+    for (const route of this.queryRouter.routes()) files.add(route.service.file);
+    const extra = this.moduleManager.modules().flatMap((m) => [...(m.types ?? [])]);
+    this.typeRegistry = buildTypeRegistry([...files, ...extra]);
+    this.txRunner = new TxRunner({
+      typeRegistry: this.typeRegistry,
+      msgRouter: this.msgRouter,
+      anteHandler: options.anteHandler,
+    });
+  }
+
+  // ---- wiring hooks (call before load) ------------------------------------------------------
+
+  /** Sets the store loader consulted by `load()` (SPEC §2.6). */
+  setStoreLoader(loader: StoreLoader): void {
+    if (this.multiStore !== undefined) throw new AppStateError("setStoreLoader must be called before load()");
+    this.storeLoader = loader;
+  }
+
+  /** Sets where Info.app_version comes from (the upgrade module's protocol version). */
+  setAppVersionProvider(provider: AppVersionProvider): void {
+    this.appVersionProvider = provider;
+  }
+
+  /** Sets the handler that receives the full version map at InitChain (the upgrade module stores it). */
+  onInitChainVersionMap(handler: InitChainVersionMapHandler): void {
+    this.versionMapHandler = handler;
+  }
+
+  /** Opens the store (applying the store loader's upgrades, if any). */
+  async load(): Promise<void> {
+    if (this.multiStore !== undefined) throw new AppStateError("the app is already loaded");
+    const { store, upgrades } = await loadStore(
+      this.options.openStore,
+      this.moduleManager.storeKeys(),
+      this.storeLoader,
+      this.options.readCommittedHeight,
+    );
+    this.multiStore = store;
+    this.loadedUpgrades = upgrades;
+    if (upgrades !== undefined) this.logger.info({ upgrades }, "store upgrades will be applied with the next commit");
+    this.checkState = store.branch();
+  }
+
+  /** The opened multistore. */
+  get store(): CommitMultiStore {
+    if (this.multiStore === undefined) throw new AppStateError("the app is not loaded; call load() first");
+    return this.multiStore;
+  }
+
+  /** Store upgrades `load()` applied (undefined when none). */
+  get storeUpgrades(): StoreUpgrades | undefined {
+    return this.loadedUpgrades;
+  }
+
+  /** The last committed height (0 before the first commit). */
+  lastBlockHeight(): bigint {
+    return this.store.lastCommit().version;
+  }
+
+  /** Closes the store. */
+  async close(): Promise<void> {
+    if (this.multiStore === undefined) return;
+    const store = this.multiStore;
+    this.multiStore = undefined;
+    await store.close();
+  }
+
+  // ---- ABCI ---------------------------------------------------------------------------------
+
+  /** Info: last committed height and app hash, software version, protocol version. */
+  async info(_request?: RequestInfo): Promise<ResponseInfo> {
+    const last = this.store.lastCommit();
+    return create(ResponseInfoSchema, {
+      data: this.name,
+      version: this.version,
+      appVersion: await this.committedAppVersion(),
+      lastBlockHeight: last.version,
+      lastBlockAppHash: lastAppHash(this.store),
+    });
+  }
+
+  /**
+   * InitChain: parses `app_state_bytes`, validates every module's genesis (GenesisError naming the
+   * module), runs InitGenesis in order and the version-map handler. Nothing is committed: the first
+   * block builds on this state.
+   */
+  async initChain(request: RequestInitChain): Promise<ResponseInitChain> {
+    const store = this.store;
+    if (request.chainId !== this.chainId) {
+      throw new AppStateError(`invalid chain-id on InitChain; expected: ${this.chainId}, got: ${request.chainId}`);
+    }
+    if (store.lastCommit().version > 0n) {
+      throw new AppStateError(`InitChain called on a state that has committed height ${store.lastCommit().version}`);
+    }
+    if (this.staged !== undefined) {
+      store.discardStaged();
+      this.staged = undefined;
+    }
+    const appState = parseAppState(request.appStateBytes);
+    this.moduleManager.validateGenesis(appState);
+    const time = request.time ?? zeroTimestamp();
+    const branch = store.branch();
+    const ctx = this.newContext(branch, "genesis", {
+      height: 0n,
+      time,
+      chainId: this.chainId,
+      proposerAddress: new Uint8Array(),
+      lastAppHash: new Uint8Array(),
+      hash: new Uint8Array(),
+    });
+    const validators = await this.moduleManager.initGenesis(ctx, appState);
+    await this.versionMapHandler?.(ctx, this.moduleManager.getVersionMap());
+    if (request.validators.length > 0 && validators.length > 0) checkGenesisValidators(request.validators, validators);
+    this.genesis = { branch, initialHeight: request.initialHeight > 0n ? request.initialHeight : 1n, time };
+    this.checkState = store.branch();
+    return create(ResponseInitChainSchema, {
+      validators: toAbciValidatorUpdates(validators),
+      appHash: lastAppHash(store),
+    });
+  }
+
+  /**
+   * CheckTx: the ante handler only, against the check state (sequences advance there). Calls are
+   * serialised, so two txs of one account cannot both pass with the same sequence.
+   */
+  async checkTx(request: RequestCheckTx): Promise<ResponseCheckTx> {
+    const previous = this.checkQueue;
+    let release = (): void => {};
+    this.checkQueue = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    await previous;
+    try {
+      return await this.checkTxNow(request);
+    } finally {
+      release();
+    }
+  }
+
+  private async checkTxNow(request: RequestCheckTx): Promise<ResponseCheckTx> {
+    const mode: ExecMode = request.type === CheckTxType.RECHECK ? "recheck" : "check";
+    const checkState = this.checkState ?? this.store.branch();
+    const ctx = this.newContext(checkState, mode, this.checkHeader());
+    const result = await this.txRunner.run(ctx, request.tx);
+    return create(ResponseCheckTxSchema, {
+      code: result.code,
+      data: result.data,
+      log: result.log,
+      gasWanted: result.gasWanted,
+      gasUsed: result.gasUsed,
+      events: toAbciEvents(result.events),
+      codespace: result.codespace,
+    });
+  }
+
+  /** PrepareProposal: the txs in order, dropping from the end what does not fit max_tx_bytes. */
+  async prepareProposal(request: RequestPrepareProposal): Promise<ResponsePrepareProposal> {
+    const txs: Uint8Array[] = [];
+    let size = 0n;
+    for (const tx of request.txs) {
+      // Size of the tx inside the block's Data{txs} message: tag + length varint + bytes.
+      const entry = 1n + BigInt(varintLength(tx.length)) + BigInt(tx.length);
+      if (request.maxTxBytes > 0n && size + entry > request.maxTxBytes) break;
+      size += entry;
+      txs.push(tx);
+    }
+    return create(ResponsePrepareProposalSchema, { txs });
+  }
+
+  /** ProcessProposal: accepts (the app keeps no mempool of its own; txs are checked at execution). */
+  async processProposal(_request: RequestProcessProposal): Promise<ResponseProcessProposal> {
+    return create(ResponseProcessProposalSchema, { status: ResponseProcessProposal_ProposalStatus.ACCEPT });
+  }
+
+  /**
+   * FinalizeBlock: PreBlock → BeginBlock → txs → EndBlock on one branch, then stage it. Returns one
+   * result per tx, the block's events, validator updates and the new app hash. A thrown error
+   * (HaltError from the upgrade guard, or a failing hook) leaves nothing staged.
+   */
+  async finalizeBlock(request: RequestFinalizeBlock): Promise<ResponseFinalizeBlock> {
+    const store = this.store;
+    const height = request.height;
+    if (this.staged !== undefined) {
+      if (this.staged.height !== height) {
+        throw new AppStateError(`FinalizeBlock(${height}) while block ${this.staged.height} awaits Commit`);
+      }
+      // The engine reconnected and is replaying this height: forget the uncommitted result.
+      store.discardStaged();
+      this.staged = undefined;
+    }
+    const last = store.lastCommit();
+    const expected = last.version === 0n ? (this.genesis?.initialHeight ?? 1n) : last.version + 1n;
+    if (height !== expected) {
+      throw new AppStateError(`invalid height in FinalizeBlock: expected ${expected}, got ${height}`);
+    }
+    const time = request.time ?? zeroTimestamp();
+    this.checkHaltConfig(height, time);
+
+    let branch: BranchMultiStore;
+    if (last.version === 0n) {
+      if (this.genesis === undefined) throw new AppStateError("FinalizeBlock before InitChain on a fresh state");
+      branch = this.genesis.branch;
+    } else {
+      branch = store.branch();
+    }
+    const header: Context["header"] = {
+      height,
+      time,
+      chainId: this.chainId,
+      proposerAddress: request.proposerAddress,
+      lastAppHash: last.appHash,
+      hash: request.hash,
+    };
+    const blockCtx = this.newContext(branch, "finalize", header);
+    const versionBefore = await this.appVersionOf(blockCtx);
+
+    const blockEvents: AbciEvent[] = [];
+    const runHook = async <T>(mode: string, hook: (ctx: Context) => Promise<T>): Promise<T> => {
+      const events = new EventManager();
+      const result = await hook(blockCtx.with({ events }));
+      for (const event of events.events()) blockEvents.push(appendAttributes(event, { mode }));
+      return result;
+    };
+    await runHook("PreBlock", (ctx) => this.moduleManager.preBlock(ctx));
+    await runHook("BeginBlock", (ctx) => this.moduleManager.beginBlock(ctx));
+    const txResults = await this.txRunner.runBlock(blockCtx, request.txs);
+    const validatorUpdates = await runHook("EndBlock", (ctx) => this.moduleManager.endBlock(ctx));
+    const versionAfter = await this.appVersionOf(blockCtx);
+
+    const commitInfo = await store.stage(branch);
+    if (commitInfo.version !== height) {
+      store.discardStaged();
+      throw new AppStateError(
+        `the store would commit block ${height} as version ${commitInfo.version}; open it with initialVersion = the genesis initial_height`,
+      );
+    }
+    this.staged = { height, header };
+    this.genesis = undefined;
+    return create(ResponseFinalizeBlockSchema, {
+      events: toAbciEvents(blockEvents),
+      txResults: txResults.map(toExecTxResult),
+      validatorUpdates: toAbciValidatorUpdates(validatorUpdates),
+      // Only when the protocol version changed (an applied upgrade): the engine puts it in later headers.
+      consensusParamUpdates:
+        versionAfter === versionBefore ? undefined : create(ConsensusParamsSchema, { version: { app: versionAfter } }),
+      appHash: commitInfo.appHash,
+    });
+  }
+
+  /** Commit: persists the staged block; resets the check state; returns the retain height. */
+  async commit(): Promise<ResponseCommit> {
+    const staged = this.staged;
+    if (staged === undefined) throw new AppStateError("Commit without a finalized block");
+    const info = await this.store.commit();
+    this.staged = undefined;
+    this.lastHeader = staged.header;
+    this.checkState = this.store.branch();
+    const keep = this.options.minRetainBlocks ?? 0n;
+    const retainHeight = keep > 0n && info.version > keep ? info.version - keep : 0n;
+    return create(ResponseCommitSchema, { retainHeight });
+  }
+
+  /** Query: gRPC method paths, `/store/<name>/key|subspace`, `/app/simulate`, `/app/version`. */
+  async query(request: RequestQuery): Promise<ResponseQuery> {
+    return handleAbciQuery(this, request);
+  }
+
+  // ---- library API --------------------------------------------------------------------------
+
+  /**
+   * A read context at a committed height (0 or undefined = latest) for gRPC, REST and the CLI.
+   * Throws the store's InvalidVersionError (negative), FutureVersionError (above latest) and
+   * PrunedVersionError (pruned) with SPEC §7's texts, and ChainError sdk 26 before the first block.
+   */
+  async createQueryContext(height?: bigint): Promise<Context> {
+    const latest = this.store.lastCommit().version;
+    const requested = height ?? 0n;
+    if (requested < 0n) throw new InvalidVersionError(requested);
+    if (latest === 0n) throw ErrInvalidHeight.wrap(`${this.name} is not ready; please wait for first block`);
+    if (requested > latest) throw new FutureVersionError(requested, latest);
+    const version = requested === 0n ? latest : requested;
+    const view = await this.store.view(version);
+    return this.newContext(branchOverView(view), "query", {
+      height: version,
+      time: version === latest ? (this.lastHeader?.time ?? zeroTimestamp()) : zeroTimestamp(),
+      chainId: this.chainId,
+      proposerAddress: new Uint8Array(),
+      lastAppHash: new Uint8Array(),
+      hash: new Uint8Array(),
+    });
+  }
+
+  /**
+   * Simulates a tx against the latest state plus the mempool's changes: no signature checks, no gas
+   * limit, nothing kept. Throws the tx's error (ChainError with its code) when it fails.
+   */
+  async simulate(txBytes: Uint8Array): Promise<SimulateResult> {
+    const base = (this.checkState ?? this.store.branch()).branch();
+    const ctx = this.newContext(base, "simulate", this.checkHeader());
+    const result = await this.txRunner.run(ctx, txBytes);
+    if (result.code !== 0) throw toThrowable(result);
+    return { gasInfo: { gasWanted: result.gasWanted, gasUsed: result.gasUsed }, result };
+  }
+
+  /** The SimulationResponse JSON upstream's `/app/simulate` answers with. */
+  simulationResponseJson(simulation: SimulateResult): JsonValue {
+    return toJson(
+      SimulationResponseSchema,
+      create(SimulationResponseSchema, {
+        gasInfo: simulation.gasInfo,
+        result: {
+          data: simulation.result.data,
+          log: simulation.result.log,
+          events: toAbciEvents(simulation.result.events),
+          msgResponses: simulation.result.msgResponses,
+        },
+      }),
+      { useProtoFieldName: true, alwaysEmitImplicit: true, registry: this.typeRegistry },
+    );
+  }
+
+  /** Runs a genesis tx (a gentx) in InitChain's context: height 0, no gas limit, account number 0 in sign bytes. */
+  async deliverGenesisTx(ctx: Context, txBytes: Uint8Array): Promise<TxResult> {
+    return this.txRunner.run(ctx.with({ mode: "genesis" }), txBytes);
+  }
+
+  /** The app state at the latest height as genesis `app_state` JSON (module → genesis). */
+  async exportAppState(): Promise<Record<string, JsonValue>> {
+    const ctx = await this.createQueryContext();
+    return this.moduleManager.exportGenesis(ctx);
+  }
+
+  /** The protocol version at the latest committed state (0 without a provider or before the first commit). */
+  async committedAppVersion(): Promise<bigint> {
+    if (this.appVersionProvider === undefined || this.store.lastCommit().version === 0n) return 0n;
+    return this.appVersionOf(await this.createQueryContext());
+  }
+
+  /** A context over `multiStore` (tests and drivers; modules get theirs from the app). */
+  newContext(multiStore: BranchMultiStore, mode: ExecMode, header: Context["header"]): Context {
+    return new Context({
+      header,
+      mode,
+      multiStore,
+      gasMeter: newInfiniteGasMeter(),
+      events: new EventManager(),
+      logger: this.logger,
+      txBytes: new Uint8Array(),
+      minGasPrices: this.options.minGasPrices ?? [],
+      kvGasConfig: KV_GAS_CONFIG,
+    });
+  }
+
+  // ---- internals ----------------------------------------------------------------------------
+
+  private async appVersionOf(ctx: Context): Promise<bigint> {
+    if (this.appVersionProvider === undefined) return 0n;
+    return this.appVersionProvider(ctx.with({ gasMeter: newInfiniteGasMeter(), events: new EventManager() }));
+  }
+
+  private checkHeader(): Context["header"] {
+    const last = this.store.lastCommit();
+    return {
+      height: last.version,
+      time: this.lastHeader?.time ?? this.genesis?.time ?? zeroTimestamp(),
+      chainId: this.chainId,
+      proposerAddress: new Uint8Array(),
+      lastAppHash: last.appHash,
+      hash: new Uint8Array(),
+    };
+  }
+
+  // app.toml halt-height / halt-time, as upstream's checkHalt: blocks after them fail.
+  private checkHaltConfig(height: bigint, time: Timestamp): void {
+    const haltHeight = this.options.haltHeight ?? 0n;
+    const haltTime = this.options.haltTime ?? 0n;
+    if (haltHeight > 0n && height > haltHeight) {
+      throw new HaltError(`halt per configuration height ${haltHeight} time ${haltTime}`, {
+        exitCode: CONFIG_HALT_EXIT_CODE,
+        reason: "halt-height",
+      });
+    }
+    if (haltTime > 0n && time.seconds > haltTime) {
+      throw new HaltError(`halt per configuration height ${haltHeight} time ${haltTime}`, {
+        exitCode: CONFIG_HALT_EXIT_CODE,
+        reason: "halt-time",
+      });
+    }
+  }
+}
+
+// Before the first commit upstream reports sha256 of nothing as the app hash (clients reject an empty one).
+const EMPTY_APP_HASH = new Uint8Array(createHash("sha256").digest());
+
+function lastAppHash(store: CommitMultiStore): Uint8Array {
+  const last = store.lastCommit();
+  return last.version === 0n || last.appHash.length === 0 ? EMPTY_APP_HASH : last.appHash;
+}
+
+/** Parses genesis app_state bytes (empty → every module's default). */
+function parseAppState(bytes: Uint8Array): Record<string, JsonValue> {
+  if (bytes.length === 0) return {};
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(new TextDecoder().decode(bytes));
+  } catch (err) {
+    throw new GenesisError("app_state", `not valid JSON: ${(err as Error).message}`, { cause: err });
+  }
+  if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
+    throw new GenesisError("app_state", "expected a JSON object keyed by module name");
+  }
+  return parsed as Record<string, JsonValue>;
+}
+
+function checkGenesisValidators(
+  requested: RequestInitChain["validators"],
+  fromModules: readonly ValidatorUpdate[],
+): void {
+  const key = (type: string, pubKey: Uint8Array, power: bigint) =>
+    `${type}:${Buffer.from(pubKey).toString("hex")}:${power}`;
+  const a = requested
+    .map((v) => key(v.pubKey?.sum.case ?? "", v.pubKey?.sum.value ?? new Uint8Array(), v.power))
+    .sort();
+  const b = fromModules.map((v) => key(v.pubKey.type, v.pubKey.key, v.power)).sort();
+  if (a.length !== b.length) {
+    throw new AppStateError(`len(RequestInitChain.Validators) != len(GenesisValidators) (${a.length} != ${b.length})`);
+  }
+  for (let i = 0; i < a.length; i++) {
+    if (a[i] !== b[i]) throw new AppStateError(`genesisValidators[${i}] != req.Validators[${i}]`);
+  }
+}
+
+function toThrowable(result: TxResult): Error {
+  if (result.error instanceof Error) return result.error;
+  const root = lookupError(result.codespace, result.code);
+  return root === undefined ? new Error(result.log) : new ChainError(root, result.log);
+}
+
+function varintLength(value: number): number {
+  let n = 1;
+  let v = value;
+  while (v >= 0x80) {
+    v = Math.floor(v / 128);
+    n++;
+  }
+  return n;
+}

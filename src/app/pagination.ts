@@ -1,0 +1,87 @@
+// Pagination of store ranges for list queries, with upstream's rules (types/query/pagination.go):
+// either a key or an offset (not both); limit 0 means the default 100 and counts the total; the
+// response's next_key is the key (relative to the prefix) where the next page starts.
+import { concatBytes } from "../store/bytes.ts";
+import type { ReadableKVStore } from "../store/types.ts";
+import { GrpcCode, GrpcStatusError } from "./errors.ts";
+
+/** Default page size. */
+export const DEFAULT_PAGE_LIMIT = 100n;
+
+/** The fields of chain.base.query.v1beta1.PageRequest. */
+export interface PageRequestLike {
+  key: Uint8Array;
+  offset: bigint;
+  limit: bigint;
+  countTotal: boolean;
+  reverse: boolean;
+}
+
+/** The fields of chain.base.query.v1beta1.PageResponse. */
+export interface PageResponseLike {
+  nextKey: Uint8Array;
+  total: bigint;
+}
+
+/** One page of decoded items plus the page response. */
+export interface Page<T> {
+  items: T[];
+  pagination: PageResponseLike;
+}
+
+/**
+ * Pages through the entries of `store` under `prefix`. `decode` gets the key without the prefix and
+ * the value. Errors are InvalidArgument GrpcStatusErrors.
+ */
+export async function paginate<T>(
+  store: ReadableKVStore,
+  prefix: Uint8Array,
+  request: PageRequestLike | undefined,
+  decode: (key: Uint8Array, value: Uint8Array) => T | Promise<T>,
+): Promise<Page<T>> {
+  const key = request?.key ?? new Uint8Array();
+  const offset = request?.offset ?? 0n;
+  let limit = request?.limit ?? 0n;
+  let countTotal = request?.countTotal ?? false;
+  const reverse = request?.reverse ?? false;
+  if (offset > 0n && key.length > 0) {
+    throw new GrpcStatusError(GrpcCode.InvalidArgument, "invalid request, either offset or key is expected, got both");
+  }
+  if (limit === 0n) {
+    limit = DEFAULT_PAGE_LIMIT;
+    countTotal = true;
+  }
+
+  const items: T[] = [];
+  let nextKey = new Uint8Array();
+
+  if (key.length > 0) {
+    const start = concatBytes(prefix, key);
+    const iteration = reverse
+      ? store.iterate({ prefix, end: concatBytes(start, new Uint8Array([0])), reverse: true })
+      : store.iterate({ prefix, start });
+    let count = 0n;
+    for await (const [fullKey, value] of iteration) {
+      if (count === limit) {
+        nextKey = fullKey.slice(prefix.length);
+        break;
+      }
+      items.push(await decode(fullKey.slice(prefix.length), value));
+      count++;
+    }
+    return { items, pagination: { nextKey, total: 0n } };
+  }
+
+  const end = offset + limit;
+  let index = 0n;
+  for await (const [fullKey, value] of store.iterate({ prefix, reverse })) {
+    if (index >= offset && index < end) {
+      items.push(await decode(fullKey.slice(prefix.length), value));
+    } else if (index === end) {
+      nextKey = fullKey.slice(prefix.length);
+      if (!countTotal) break;
+    }
+    index++;
+  }
+  return { items, pagination: { nextKey, total: countTotal ? index : 0n } };
+}

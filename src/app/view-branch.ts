@@ -1,0 +1,126 @@
+// A writable branch over a read-only committed version, for query contexts. Queries may write (a
+// query that creates a module account on the fly, a tally that deletes votes as it counts): the
+// writes land in this overlay, are visible to the same query, and vanish with it.
+import { bytesToBinaryString, compareBytes, hasPrefix } from "../store/bytes.ts";
+import type { BranchMultiStore, IterateOptions, KVStore, ReadableKVStore, VersionView } from "../store/types.ts";
+
+/** Thrown by `write()` on the top level of a view branch: a committed version cannot change. */
+export class ReadOnlyViewError extends Error {
+  constructor() {
+    super("cannot write a query branch back into a committed version");
+    this.name = "ReadOnlyViewError";
+  }
+}
+
+interface Pending {
+  key: Uint8Array;
+  value: Uint8Array | null;
+}
+
+class OverlayStore implements KVStore {
+  readonly pending = new Map<string, Pending>();
+  private readonly parent: ReadableKVStore;
+
+  constructor(parent: ReadableKVStore) {
+    this.parent = parent;
+  }
+
+  async get(key: Uint8Array): Promise<Uint8Array | undefined> {
+    const entry = this.pending.get(bytesToBinaryString(key));
+    if (entry !== undefined) return entry.value ?? undefined;
+    return this.parent.get(key);
+  }
+
+  async has(key: Uint8Array): Promise<boolean> {
+    return (await this.get(key)) !== undefined;
+  }
+
+  set(key: Uint8Array, value: Uint8Array): void {
+    this.pending.set(bytesToBinaryString(key), { key: key.slice(), value: value.slice() });
+  }
+
+  delete(key: Uint8Array): void {
+    this.pending.set(bytesToBinaryString(key), { key: key.slice(), value: null });
+  }
+
+  async *iterate(options: IterateOptions = {}): AsyncIterable<[Uint8Array, Uint8Array]> {
+    const reverse = options.reverse ?? false;
+    const inRange = (key: Uint8Array): boolean =>
+      (options.prefix === undefined || hasPrefix(key, options.prefix)) &&
+      (options.start === undefined || compareBytes(key, options.start) >= 0) &&
+      (options.end === undefined || compareBytes(key, options.end) < 0);
+    const order = (a: Uint8Array, b: Uint8Array): number => (reverse ? -compareBytes(a, b) : compareBytes(a, b));
+    const mine = [...this.pending.values()].filter((p) => inRange(p.key)).sort((a, b) => order(a.key, b.key));
+    const limit = options.limit ?? Number.POSITIVE_INFINITY;
+    let emitted = 0;
+    let i = 0;
+    const parentOptions: IterateOptions = { ...options, limit: undefined };
+    for await (const [key, value] of this.parent.iterate(parentOptions)) {
+      while (i < mine.length && order(mine[i].key, key) < 0) {
+        const p = mine[i++];
+        if (p.value !== null) {
+          if (emitted++ >= limit) return;
+          yield [p.key, p.value];
+        }
+      }
+      if (i < mine.length && order(mine[i].key, key) === 0) {
+        const p = mine[i++];
+        if (p.value === null) continue;
+        if (emitted++ >= limit) return;
+        yield [p.key, p.value];
+        continue;
+      }
+      if (emitted++ >= limit) return;
+      yield [key, value];
+    }
+    for (; i < mine.length; i++) {
+      const p = mine[i];
+      if (p.value === null) continue;
+      if (emitted++ >= limit) return;
+      yield [p.key, p.value];
+    }
+  }
+}
+
+class ViewBranch implements BranchMultiStore {
+  private readonly stores = new Map<string, OverlayStore>();
+  private readonly source: VersionView | ViewBranch;
+
+  constructor(source: VersionView | ViewBranch) {
+    this.source = source;
+  }
+
+  store(name: string): KVStore {
+    let store = this.stores.get(name);
+    if (store === undefined) {
+      store = new OverlayStore(this.source.store(name));
+      this.stores.set(name, store);
+    }
+    return store;
+  }
+
+  branch(): BranchMultiStore {
+    return new ViewBranch(this);
+  }
+
+  write(): void {
+    if (!(this.source instanceof ViewBranch)) throw new ReadOnlyViewError();
+    for (const [name, store] of this.stores) {
+      const target = this.source.store(name);
+      for (const { key, value } of store.pending.values()) {
+        if (value === null) target.delete(key);
+        else target.set(key, value);
+      }
+      store.pending.clear();
+    }
+  }
+
+  storeNames(): string[] {
+    return this.source.storeNames();
+  }
+}
+
+/** A branch whose reads come from `view` and whose writes stay in memory (see the file comment). */
+export function branchOverView(view: VersionView): BranchMultiStore {
+  return new ViewBranch(view);
+}

@@ -1,0 +1,343 @@
+// The default ante handler: upstream's decorator chain (x/auth/ante/ante.go), in upstream's order,
+// with upstream's codes and texts. Each step is a small function; `createAnteHandler` runs them in
+// sequence on the tx's branch, so a failing step leaves nothing behind.
+import { create, toBinary } from "@bufbuild/protobuf";
+import type { AnteHandler } from "../../app/ante.ts";
+import { type Coin, coinsToString, isAnyGTE, isAnyNegative, isValidCoins } from "../../app/coins.ts";
+import type { Context } from "../../app/context.ts";
+import { isZeroDecCoins, requiredFees } from "../../app/dec-coins.ts";
+import {
+  ErrInsufficientFee,
+  ErrInsufficientFunds,
+  ErrInvalidAddress,
+  ErrInvalidGasLimit,
+  ErrInvalidPubKey,
+  ErrInvalidRequest,
+  ErrMemoTooLarge,
+  ErrNoSignatures,
+  ErrTooManySignatures,
+  ErrTxTimeoutHeight,
+  ErrUnauthorized,
+  ErrUnknownAddress,
+  ErrUnknownExtensionOptions,
+  ErrWrongSequence,
+} from "../../app/errors.ts";
+import { decodeSignerAddress } from "../../app/signers.ts";
+import type { DecodedTx, TxPubKey } from "../../app/tx-decode.ts";
+import { fromHex, toBase64, verifySecp256k1 } from "../../client/crypto/index.ts";
+import { SignMode } from "../../gen/chain/tx/signing/v1beta1/signing_pb.js";
+import { SignDocSchema } from "../../gen/chain/tx/v1beta1/tx_pb.js";
+import { type Account, type AccountPubKey, addressOfPubKey } from "./account.ts";
+import { type AccountKeeper, FEE_COLLECTOR_NAME } from "./keeper.ts";
+import { cachedOutcome, rememberOutcome, signatureKey } from "./sig-cache.ts";
+import { type VerifyJob, verifyBatch } from "./verify-pool.ts";
+
+/** What the fee step needs from the bank module. */
+export interface FeeBankKeeper {
+  sendCoinsFromAccountToModule(ctx: Context, from: Uint8Array, moduleName: string, amount: Coin[]): Promise<void>;
+}
+
+/** Dependencies of the default ante handler. */
+export interface AnteHandlerOptions {
+  accountKeeper: AccountKeeper;
+  bankKeeper: FeeBankKeeper;
+}
+
+// Upstream's stand-in key for simulation when an account has none yet (a fixed, valid secp256k1 point).
+const SIMULATION_PUBKEY: AccountPubKey = {
+  algorithm: "secp256k1",
+  key: fromHex("035ad6810a47f073553ff30d2fcc7e0d3b1c0b74b61a1aaa2582344037151e143a"),
+};
+// Length of the amino-encoded StdSignature{secp256k1 pubkey, 64-byte signature} upstream charges for
+// each missing signature while simulating, plus its fixed 6-byte allowance.
+const SIMULATED_SIGNATURE_BYTES = 106n + 6n;
+const MAX_GAS_WANTED = (1n << 63n) - 1n;
+
+type Step = (ctx: Context, tx: DecodedTx, env: StepEnv) => Promise<void>;
+
+interface StepEnv {
+  accountKeeper: AccountKeeper;
+  bankKeeper: FeeBankKeeper;
+}
+
+/**
+ * The default chain: extension options, validate basic, timeout height, memo, tx size gas, fee
+ * deduction (with the min-gas-price check in CheckTx), set pubkey, signature count, signature gas,
+ * signature verification (sequence, then signature), sequence increment.
+ */
+export function createAnteHandler(options: AnteHandlerOptions): AnteHandler {
+  const steps: Step[] = [
+    rejectExtensionOptions,
+    validateBasic,
+    checkTimeoutHeight,
+    validateMemo,
+    consumeTxSizeGas,
+    deductFee,
+    setPubKeys,
+    validateSigCount,
+    consumeSignatureGas,
+    verifySignatures,
+    incrementSequences,
+  ];
+  const env: StepEnv = { accountKeeper: options.accountKeeper, bankKeeper: options.bankKeeper };
+  const handler: AnteHandler = async (ctx, tx) => {
+    for (const step of steps) await step(ctx, tx, env);
+  };
+  handler.prepareBlock = (ctx, txs) => preverifySignatures(ctx, txs, env);
+  return handler;
+}
+
+async function rejectExtensionOptions(_ctx: Context, tx: DecodedTx): Promise<void> {
+  const option = tx.body.extensionOptions[0];
+  if (option !== undefined) {
+    throw ErrUnknownExtensionOptions.wrap(`rejecting unrecognized extension option: ${option.typeUrl}`);
+  }
+}
+
+async function validateBasic(ctx: Context, tx: DecodedTx): Promise<void> {
+  if (ctx.isReCheckTx) return;
+  const fee = tx.authInfo.fee;
+  if (fee === undefined) throw new Error("missing fee");
+  if (tx.gasLimit > MAX_GAS_WANTED) {
+    throw ErrInvalidRequest.wrap(`invalid gas supplied; ${tx.gasLimit} > ${MAX_GAS_WANTED}`);
+  }
+  if (isAnyNegative(tx.fee)) throw ErrInsufficientFee.wrap(`invalid fee provided: ${coinsToString(tx.fee)}`);
+  if (fee.payer !== "") {
+    try {
+      decodeSignerAddress(fee.payer, "fee payer");
+    } catch (err) {
+      throw ErrInvalidAddress.wrap(`Invalid fee payer address (${(err as Error).message})`);
+    }
+  }
+  const signatures = tx.raw.signatures;
+  if (signatures.length === 0) throw ErrNoSignatures.error();
+  if (signatures.length !== tx.signers.length) {
+    throw ErrUnauthorized.wrap(`wrong number of signers; expected ${tx.signers.length}, got ${signatures.length}`);
+  }
+}
+
+async function checkTimeoutHeight(ctx: Context, tx: DecodedTx): Promise<void> {
+  const timeout = tx.body.timeoutHeight;
+  if (timeout > 0n && ctx.blockHeight > timeout) {
+    throw ErrTxTimeoutHeight.wrap(`block height: ${ctx.blockHeight}, timeout height: ${timeout}`);
+  }
+}
+
+// Like upstream, each step that needs the params reads them (and pays the read gas) itself.
+async function validateMemo(ctx: Context, tx: DecodedTx, env: StepEnv): Promise<void> {
+  const params = await env.accountKeeper.getParams(ctx);
+  const length = BigInt(Buffer.byteLength(tx.body.memo, "utf8"));
+  if (length > 0n && length > params.maxMemoCharacters) {
+    throw ErrMemoTooLarge.wrap(
+      `maximum number of characters is ${params.maxMemoCharacters} but received ${length} characters`,
+    );
+  }
+}
+
+async function consumeTxSizeGas(ctx: Context, tx: DecodedTx, env: StepEnv): Promise<void> {
+  const params = await env.accountKeeper.getParams(ctx);
+  ctx.gasMeter.consume(params.txSizeCostPerByte * BigInt(ctx.txBytes.length), "txSize");
+  if (!ctx.isSimulate) return;
+  // A simulated tx usually comes without signatures; charge their size as if they were there.
+  for (let i = 0; i < tx.signers.length; i++) {
+    const signature = tx.raw.signatures[i];
+    if (signature !== undefined && signature.length > 0) continue;
+    ctx.gasMeter.consume(params.txSizeCostPerByte * SIMULATED_SIGNATURE_BYTES, "txSize");
+  }
+}
+
+async function deductFee(ctx: Context, tx: DecodedTx, env: StepEnv): Promise<void> {
+  if (!ctx.isSimulate && ctx.blockHeight > 0n && tx.gasLimit === 0n) {
+    throw ErrInvalidGasLimit.wrap("must provide positive gas");
+  }
+  if (!ctx.isSimulate && ctx.isCheckTx && !isZeroDecCoins(ctx.minGasPrices)) {
+    const required = requiredFees(ctx.minGasPrices, tx.gasLimit);
+    if (!isAnyGTE(tx.fee, required)) {
+      throw ErrInsufficientFee.wrap(
+        `insufficient fees; got: ${coinsToString(tx.fee)} required: ${coinsToString(required)}`,
+      );
+    }
+  }
+  if (tx.authInfo.fee !== undefined && tx.authInfo.fee.granter !== "") {
+    throw ErrInvalidRequest.wrap("fee grants are not enabled");
+  }
+  const payer = tx.feePayer;
+  const payerAccount = await env.accountKeeper.getAccount(ctx, payer);
+  if (payerAccount === undefined) {
+    throw ErrUnknownAddress.wrap(`fee payer address: ${env.accountKeeper.addressToString(payer)} does not exist`);
+  }
+  if (tx.fee.some((coin) => coin.amount !== 0n)) {
+    if (!isValidCoins(tx.fee)) throw ErrInsufficientFee.wrap(`invalid fee amount: ${coinsToString(tx.fee)}`);
+    try {
+      await env.bankKeeper.sendCoinsFromAccountToModule(ctx, payer, FEE_COLLECTOR_NAME, tx.fee);
+    } catch (err) {
+      throw ErrInsufficientFunds.wrap((err as Error).message, { cause: err });
+    }
+  }
+  ctx.events.emit("tx", { fee: coinsToString(tx.fee), fee_payer: env.accountKeeper.addressToString(payer) });
+}
+
+async function setPubKeys(ctx: Context, tx: DecodedTx, env: StepEnv): Promise<void> {
+  for (let i = 0; i < tx.pubKeys.length; i++) {
+    let pubKey: AccountPubKey | undefined = supported(tx.pubKeys[i]);
+    const carried = tx.pubKeys[i];
+    if (carried?.algorithm === "other") throw ErrInvalidPubKey.wrap(`unrecognized public key type: ${carried.typeUrl}`);
+    if (carried === undefined) {
+      if (!ctx.isSimulate) continue;
+      pubKey = SIMULATION_PUBKEY;
+    }
+    const signer = tx.signers[i];
+    if (signer === undefined) break; // count mismatch is reported by signature verification
+    if (!ctx.isSimulate) {
+      if (pubKey === undefined || !equalBytes(addressOfPubKey(pubKey), signer)) {
+        throw ErrInvalidPubKey.wrap(
+          `pubKey does not match signer address ${tx.signerAddresses[i]} with signer index: ${i}`,
+        );
+      }
+    }
+    const account = await signerAccount(ctx, env, signer, tx.signerAddresses[i]);
+    if (account.pubKey !== undefined || pubKey === undefined) continue;
+    env.accountKeeper.setAccount(ctx, { ...account, pubKey });
+  }
+  // Index the tx by `tx.acc_seq='<addr>/<seq>'` and by each signature.
+  for (let i = 0; i < tx.authInfo.signerInfos.length; i++) {
+    const address = tx.signerAddresses[i] ?? "";
+    ctx.events.emit("tx", { acc_seq: `${address}/${tx.authInfo.signerInfos[i].sequence}` });
+    const signature = tx.raw.signatures[i];
+    if (signature !== undefined) ctx.events.emit("tx", { signature: toBase64(signature) });
+  }
+}
+
+async function validateSigCount(ctx: Context, tx: DecodedTx, env: StepEnv): Promise<void> {
+  const params = await env.accountKeeper.getParams(ctx);
+  const count = BigInt(tx.pubKeys.filter((pk) => pk !== undefined).length);
+  if (count > params.txSigLimit) {
+    throw ErrTooManySignatures.wrap(`signatures: ${count}, limit: ${params.txSigLimit}`);
+  }
+}
+
+async function consumeSignatureGas(ctx: Context, tx: DecodedTx, env: StepEnv): Promise<void> {
+  const params = await env.accountKeeper.getParams(ctx);
+  for (let i = 0; i < tx.authInfo.signerInfos.length; i++) {
+    const signer = tx.signers[i];
+    if (signer === undefined) break;
+    const account = await signerAccount(ctx, env, signer, tx.signerAddresses[i]);
+    let pubKey = account.pubKey;
+    if (pubKey === undefined) {
+      if (!ctx.isSimulate) continue; // verifySignatures reports the missing key
+      pubKey = SIMULATION_PUBKEY;
+    }
+    if (pubKey.algorithm === "secp256k1") {
+      ctx.gasMeter.consume(params.sigVerifyCostSecp256k1, "ante verify: secp256k1");
+    } else {
+      ctx.gasMeter.consume(params.sigVerifyCostEd25519, "ante verify: ed25519");
+      throw ErrInvalidPubKey.wrap("ED25519 public keys are unsupported");
+    }
+  }
+}
+
+async function verifySignatures(ctx: Context, tx: DecodedTx, env: StepEnv): Promise<void> {
+  const signerInfos = tx.authInfo.signerInfos;
+  if (signerInfos.length !== tx.signers.length) {
+    throw ErrUnauthorized.wrap(`invalid number of signer;  expected: ${tx.signers.length}, got ${signerInfos.length}`);
+  }
+  for (let i = 0; i < signerInfos.length; i++) {
+    const info = signerInfos[i];
+    const account = await signerAccount(ctx, env, tx.signers[i], tx.signerAddresses[i]);
+    if (!ctx.isSimulate && account.pubKey === undefined) throw ErrInvalidPubKey.wrap("pubkey on account is not set");
+    if (info.sequence !== account.sequence) {
+      throw ErrWrongSequence.wrap(`account sequence mismatch, expected ${account.sequence}, got ${info.sequence}`);
+    }
+    if (ctx.isSimulate || ctx.isReCheckTx || account.pubKey === undefined) continue;
+    // Gentxs (height 0) are signed with account number 0, whatever number the account gets.
+    const accountNumber = ctx.blockHeight === 0n ? 0n : account.accountNumber;
+    const problem = checkSignature(ctx, tx, i, account.pubKey, accountNumber);
+    if (problem !== undefined) {
+      throw ErrUnauthorized.wrap(
+        `signature verification failed; please verify account number (${accountNumber}) and chain-id (${ctx.chainId}): (${problem})`,
+      );
+    }
+  }
+}
+
+async function incrementSequences(ctx: Context, tx: DecodedTx, env: StepEnv): Promise<void> {
+  for (let i = 0; i < tx.signers.length; i++) {
+    const account = await signerAccount(ctx, env, tx.signers[i], tx.signerAddresses[i]);
+    env.accountKeeper.setAccount(ctx, { ...account, sequence: account.sequence + 1n });
+  }
+}
+
+/** Returns undefined when signature `index` is valid, else why not. */
+function checkSignature(
+  ctx: Context,
+  tx: DecodedTx,
+  index: number,
+  pubKey: AccountPubKey,
+  accountNumber: bigint,
+): string | undefined {
+  const modeInfo = tx.authInfo.signerInfos[index].modeInfo;
+  if (modeInfo?.sum.case !== "single") return "unsupported sign mode: only single-signer SIGN_MODE_DIRECT is supported";
+  if (modeInfo.sum.value.mode !== SignMode.DIRECT) {
+    return `unsupported sign mode ${SignMode[modeInfo.sum.value.mode] ?? modeInfo.sum.value.mode}: only SIGN_MODE_DIRECT is supported`;
+  }
+  if (pubKey.algorithm !== "secp256k1") return "unable to verify single signer signature";
+  const signature = tx.raw.signatures[index];
+  if (signature === undefined) return "unable to verify single signer signature";
+  const signBytes = directSignBytes(tx, ctx.chainId, accountNumber);
+  const key = signatureKey(pubKey.key, signBytes, signature);
+  let valid = cachedOutcome(key);
+  if (valid === undefined) {
+    valid = verifySecp256k1(pubKey.key, signBytes, signature);
+    rememberOutcome(key, valid);
+  }
+  return valid ? undefined : "unable to verify single signer signature";
+}
+
+/** SIGN_MODE_DIRECT sign bytes: SignDoc{body_bytes, auth_info_bytes, chain_id, account_number}. */
+function directSignBytes(tx: DecodedTx, chainId: string, accountNumber: bigint): Uint8Array {
+  return toBinary(
+    SignDocSchema,
+    create(SignDocSchema, { bodyBytes: tx.raw.bodyBytes, authInfoBytes: tx.raw.authInfoBytes, chainId, accountNumber }),
+  );
+}
+
+// Before a block's txs run: verify every signature whose key and account number are already known
+// from the block's starting state, in parallel, so the per-tx check finds the outcome cached. Keys
+// or accounts that appear during the block are verified when their tx runs.
+async function preverifySignatures(ctx: Context, txs: readonly DecodedTx[], env: StepEnv): Promise<void> {
+  const jobs: VerifyJob[] = [];
+  const keys: string[] = [];
+  for (const tx of txs) {
+    for (let i = 0; i < tx.signers.length && i < tx.raw.signatures.length; i++) {
+      const modeInfo = tx.authInfo.signerInfos[i]?.modeInfo;
+      if (modeInfo?.sum.case !== "single" || modeInfo.sum.value.mode !== SignMode.DIRECT) continue;
+      const account = await env.accountKeeper.getAccount(ctx, tx.signers[i]);
+      if (account === undefined) continue;
+      const pubKey = account.pubKey ?? supported(tx.pubKeys[i]);
+      if (pubKey?.algorithm !== "secp256k1") continue;
+      const signBytes = directSignBytes(tx, ctx.chainId, ctx.blockHeight === 0n ? 0n : account.accountNumber);
+      const key = signatureKey(pubKey.key, signBytes, tx.raw.signatures[i]);
+      if (cachedOutcome(key) !== undefined) continue;
+      keys.push(key);
+      jobs.push({ publicKey: pubKey.key, message: signBytes, signature: tx.raw.signatures[i] });
+    }
+  }
+  if (jobs.length === 0) return;
+  const outcomes = await verifyBatch(jobs);
+  for (let i = 0; i < keys.length; i++) rememberOutcome(keys[i], outcomes[i]);
+}
+
+async function signerAccount(ctx: Context, env: StepEnv, signer: Uint8Array, address: string): Promise<Account> {
+  const account = await env.accountKeeper.getAccount(ctx, signer);
+  if (account === undefined) throw ErrUnknownAddress.wrap(`account ${address} does not exist`);
+  return account;
+}
+
+function supported(pubKey: TxPubKey | undefined): AccountPubKey | undefined {
+  if (pubKey === undefined || pubKey.algorithm === "other") return undefined;
+  return { algorithm: pubKey.algorithm, key: pubKey.key };
+}
+
+function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
+  return a.length === b.length && Buffer.compare(a, b) === 0;
+}
