@@ -1,0 +1,285 @@
+// Test harness: a real App (auth, bank, staking, gov, genutil, upgrade and the release's own modules) over a real
+// LevelDB store in a temporary home, one genesis validator created by a gentx, driven block by block, stopped and
+// restarted as a different "binary" (release). Proposals go through real gov: submitted with the full deposit by a
+// funded account, voted YES by the validator, executed by gov's EndBlock when the voting period ends. Not used by the
+// node.
+import { join } from "node:path";
+import { create, fromBinary, type JsonValue } from "@bufbuild/protobuf";
+import { type Any, timestampFromMs } from "@bufbuild/protobuf/wkt";
+import { pino } from "pino";
+import { type App, createApp } from "../../app/base-app.ts";
+import type { Context } from "../../app/context.ts";
+import type { AppModule, MigrationHandler } from "../../app/module.ts";
+import { ModuleManager } from "../../app/module-manager.ts";
+import { toProtoJson } from "../../app/proto-json.ts";
+import { readCommittedHeight } from "../../app/store-height.ts";
+import type { StoreOpener } from "../../app/store-loader.ts";
+import { genesisFor, packAny, signTx, type TestKey, testKey } from "../../app/testing.ts";
+import { TxMsgDataSchema } from "../../gen/chain/base/abci/v1beta1/abci_pb.js";
+import { type Proposal, VoteOption } from "../../gen/chain/gov/v1/gov_pb.js";
+import {
+  MsgSubmitProposalResponseSchema,
+  MsgSubmitProposalSchema,
+  MsgVoteSchema,
+} from "../../gen/chain/gov/v1/tx_pb.js";
+import { AuthInfoSchema, TxBodySchema, TxRawSchema, TxSchema } from "../../gen/chain/tx/v1beta1/tx_pb.js";
+import {
+  type ExecTxResult,
+  RequestFinalizeBlockSchema,
+  RequestInitChainSchema,
+  type ResponseFinalizeBlock,
+} from "../../gen/tendermint/abci/types_pb.js";
+import { openMultiStore } from "../../store/index.ts";
+import { createAnteHandler } from "../auth/ante.ts";
+import { AccountKeeper } from "../auth/keeper.ts";
+import { authModule } from "../auth/module.ts";
+import { BankKeeper } from "../bank/keeper.ts";
+import { bankModule } from "../bank/module.ts";
+import { GovKeeper } from "../gov/keeper.ts";
+import { govModule } from "../gov/module.ts";
+import { genutilModule } from "../staking/genutil.ts";
+import { StakingKeeper } from "../staking/keeper.ts";
+import { stakingModule } from "../staking/module.ts";
+import { createValidatorMsg } from "../staking/testing.ts";
+import { UpgradeKeeper } from "./keeper.ts";
+import { createUpgradeModule } from "./module.ts";
+import { type ReleaseUpgrade, wireUpgradeModule } from "./wiring.ts";
+
+/** gov periods of the test chain. */
+export const VOTING_PERIOD_MS = 20_000;
+export const DEPOSIT_PERIOD_MS = 20_000;
+/** The genesis validator (10M stake bonded) and a funded proposer. */
+export const VALIDATOR = testKey("upgrade-harness-validator");
+export const PROPOSER = testKey("upgrade-harness-proposer");
+const ACCOUNTS = [VALIDATOR, PROPOSER];
+const MIN_DEPOSIT = 10_000_000n;
+
+/** A "binary": the modules it has and the upgrades it knows. */
+export interface TestRelease {
+  /** Extra modules besides auth, bank, staking, gov, genutil and upgrade. */
+  modules?: () => AppModule[];
+  /** Names of upgrades this binary has handlers for (each runs the module manager's migrations). */
+  handlers?: string[];
+  /** The upgrade this release performs: its store upgrades are installed through upgrade-info.json. */
+  upgrade?: ReleaseUpgrade;
+}
+
+/** A running test node. */
+export interface TestNode {
+  app: App;
+  keeper: UpgradeKeeper;
+  govKeeper: GovKeeper;
+  moduleManager: ModuleManager;
+  /** Log messages since the node started. */
+  logs: string[];
+  /** Whether the release's store loader was installed at start. */
+  storeLoaderInstalled: boolean;
+  /** Runs FinalizeBlock at the next height (block time +1 s, or `advanceMs`) with `txs`, then commits. */
+  nextBlock(options?: { txs?: Uint8Array[]; advanceMs?: number }): Promise<ResponseFinalizeBlock>;
+  /** Signs and delivers one tx in its own block. */
+  deliver(key: TestKey, messages: Any[]): Promise<ExecTxResult>;
+  /** Submits a proposal with the full deposit (voting starts at once); returns its id. */
+  submitProposal(messages: Any[]): Promise<bigint>;
+  /** The validator votes YES. */
+  voteYes(id: bigint): Promise<void>;
+  /** Submit, vote, and one block past the voting period end: the proposal is tallied and executed. */
+  passProposal(messages: Any[]): Promise<Proposal>;
+  proposal(id: bigint): Promise<Proposal>;
+  /** A read context at the latest committed height. */
+  query(): Promise<Context>;
+  close(): Promise<void>;
+}
+
+// Block time per home, so a restarted node keeps a monotonic clock.
+const clocks = new Map<string, number>();
+
+/** Starts (or restarts) a node on `home` as `release`. A fresh home runs InitChain (gentx, gov periods of 20 s). */
+export async function startTestNode(parameters: {
+  home: string;
+  release: TestRelease;
+  skipUpgradeHeights?: bigint[];
+}): Promise<TestNode> {
+  const { home, release } = parameters;
+  const logs: string[] = [];
+  const logger = pino({ level: "debug" }, { write: (line: string) => logs.push(JSON.parse(line).msg) });
+  const keeper = new UpgradeKeeper({ home, skipUpgradeHeights: parameters.skipUpgradeHeights });
+  const accountKeeper = new AccountKeeper();
+  const bankKeeper = new BankKeeper({ accountKeeper });
+  const stakingKeeper = new StakingKeeper({ accountKeeper, bankKeeper });
+  const govKeeper = new GovKeeper({ accountKeeper, bankKeeper, stakingKeeper });
+  const gov = govModule(govKeeper);
+  const genutil = genutilModule({ stakingKeeper });
+  const moduleManager = new ModuleManager([
+    authModule(accountKeeper),
+    bankModule(bankKeeper),
+    stakingModule(stakingKeeper),
+    gov,
+    genutil,
+    createUpgradeModule({ keeper }),
+    ...(release.modules?.() ?? []),
+  ]);
+  moduleManager.setOrderPreBlockers(...["upgrade", ...moduleManager.orders().preBlock.filter((n) => n !== "upgrade")]);
+  const rest = moduleManager.orders().endBlock.filter((n) => n !== "gov" && n !== "upgrade");
+  moduleManager.setOrderEndBlockers("gov", "upgrade", ...rest);
+  for (const name of release.handlers ?? []) {
+    keeper.setUpgradeHandler(name, (ctx, _plan, fromVM) => moduleManager.runMigrations(ctx, fromVM));
+  }
+
+  const path = join(home, "data", "application.db");
+  const openStore: StoreOpener = (options) =>
+    openMultiStore({ path, storeNames: options.storeNames, upgrades: options.upgrades });
+  const app = createApp({
+    chainId: "upgrade-test",
+    moduleManager,
+    anteHandler: createAnteHandler({ accountKeeper, bankKeeper }),
+    openStore,
+    readCommittedHeight: () => readCommittedHeight(path),
+    logger,
+  });
+  gov.bind(app);
+  genutil.bind(app);
+  const storeLoaderInstalled = await wireUpgradeModule(app, keeper, release.upgrade);
+  await app.load();
+  let time = clocks.get(home) ?? 1_700_000_000_000;
+  if (app.lastBlockHeight() === 0n) await initChain(app, gov.defaultGenesis() as Record<string, JsonValue>, time);
+
+  const nextBlock: TestNode["nextBlock"] = async (options = {}) => {
+    const blockTime = time + (options.advanceMs ?? 1000);
+    const response = await app.finalizeBlock(
+      create(RequestFinalizeBlockSchema, {
+        height: app.lastBlockHeight() + 1n,
+        time: timestampFromMs(blockTime),
+        txs: options.txs ?? [],
+      }),
+    );
+    await app.commit();
+    time = blockTime;
+    clocks.set(home, time);
+    return response;
+  };
+  const deliver: TestNode["deliver"] = async (key, messages) => {
+    const ctx = await app.createQueryContext();
+    const account = await accountKeeper.getAccount(ctx, key.address);
+    if (account === undefined) throw new Error(`no account for ${key.bech32}`);
+    const tx = signTx({
+      key,
+      messages,
+      chainId: "upgrade-test",
+      accountNumber: account.accountNumber,
+      sequence: account.sequence,
+      gasLimit: 2_000_000n,
+    });
+    return (await nextBlock({ txs: [tx] })).txResults[0];
+  };
+  const proposal: TestNode["proposal"] = async (id) => {
+    const found = await govKeeper.getProposal(await app.createQueryContext(), id);
+    if (found === undefined) throw new Error(`no proposal ${id}`);
+    return found;
+  };
+  const submitProposal: TestNode["submitProposal"] = async (messages) => {
+    const submit = create(MsgSubmitProposalSchema, {
+      messages,
+      initialDeposit: [{ denom: "stake", amount: MIN_DEPOSIT.toString() }],
+      proposer: PROPOSER.bech32,
+      title: "upgrade test",
+      summary: "upgrade test",
+    });
+    const result = await deliver(PROPOSER, [packAny(MsgSubmitProposalSchema, submit)]);
+    if (result.code !== 0) throw new Error(`proposal rejected: ${result.log}`);
+    const data = fromBinary(TxMsgDataSchema, result.data);
+    return fromBinary(MsgSubmitProposalResponseSchema, data.msgResponses[0].value).proposalId;
+  };
+  const voteYes: TestNode["voteYes"] = async (id) => {
+    const vote = create(MsgVoteSchema, { proposalId: id, voter: VALIDATOR.bech32, option: VoteOption.YES });
+    const result = await deliver(VALIDATOR, [packAny(MsgVoteSchema, vote)]);
+    if (result.code !== 0) throw new Error(`vote rejected: ${result.log}`);
+  };
+  return {
+    app,
+    keeper,
+    govKeeper,
+    moduleManager,
+    logs,
+    storeLoaderInstalled,
+    nextBlock,
+    deliver,
+    submitProposal,
+    voteYes,
+    async passProposal(messages) {
+      const id = await submitProposal(messages);
+      await voteYes(id);
+      await nextBlock({ advanceMs: VOTING_PERIOD_MS });
+      return proposal(id);
+    },
+    proposal,
+    query: () => app.createQueryContext(),
+    close: () => app.close(),
+  };
+}
+
+async function initChain(app: App, defaultGov: Record<string, JsonValue>, time: number): Promise<void> {
+  const gentx = signTx({
+    key: VALIDATOR,
+    messages: [createValidatorMsg(VALIDATOR, 10_000_000n)],
+    chainId: "upgrade-test",
+    accountNumber: 0n,
+    sequence: 0n,
+  });
+  const raw = fromBinary(TxRawSchema, gentx);
+  const tx = create(TxSchema, {
+    body: fromBinary(TxBodySchema, raw.bodyBytes),
+    authInfo: fromBinary(AuthInfoSchema, raw.authInfoBytes),
+    signatures: raw.signatures,
+  });
+  const balances = Object.fromEntries(ACCOUNTS.map((key) => [key.bech32, [{ denom: "stake", amount: 100_000_000n }]]));
+  const appState = {
+    ...genesisFor(balances),
+    gov: {
+      ...defaultGov,
+      params: {
+        ...(defaultGov.params as Record<string, JsonValue>),
+        voting_period: `${VOTING_PERIOD_MS / 1000}s`,
+        max_deposit_period: `${DEPOSIT_PERIOD_MS / 1000}s`,
+        expedited_voting_period: "5s",
+      },
+    },
+    genutil: { gen_txs: [toProtoJson(TxSchema, tx, app.typeRegistry)] },
+  };
+  await app.initChain(
+    create(RequestInitChainSchema, {
+      chainId: "upgrade-test",
+      time: timestampFromMs(time),
+      initialHeight: 1n,
+      appStateBytes: new TextEncoder().encode(JSON.stringify(appState)),
+    }),
+  );
+}
+
+/** A small test module with its own store: genesis writes `genesis` → JSON, migrations as given. */
+export function testModule(parameters: {
+  name: string;
+  version: bigint;
+  storeKey?: string;
+  defaultGenesis?: JsonValue;
+  migrations?: Record<number, MigrationHandler>;
+}): AppModule {
+  const storeKey = parameters.storeKey ?? parameters.name;
+  return {
+    name: parameters.name,
+    consensusVersion: parameters.version,
+    storeKeys: [storeKey],
+    defaultGenesis: () => parameters.defaultGenesis ?? { note: `default genesis of ${parameters.name}` },
+    validateGenesis: () => {},
+    async initGenesis(ctx, genesis) {
+      ctx.kvStore(storeKey).set(new TextEncoder().encode("genesis"), new TextEncoder().encode(JSON.stringify(genesis)));
+      return undefined;
+    },
+    exportGenesis: async () => ({}),
+    registerServices: () => {},
+    registerMigrations(registrar) {
+      for (const [from, handler] of Object.entries(parameters.migrations ?? {})) {
+        registrar.registerMigration(parameters.name, BigInt(from), handler);
+      }
+    },
+  };
+}

@@ -1,0 +1,48 @@
+// The upgrade store layout (store key `upgrade`), exactly as SPEC §2.2 gives it:
+//   0x00               → the current Plan (binary protobuf), absent when none
+//   0x01 ‖ name        → block height at which that plan was applied (8-byte big-endian)
+//   0x02 ‖ module name → the module's consensus version (8-byte big-endian uint64)
+//   0x03               → the protocol version (8-byte big-endian uint64), absent at genesis
+import { concatBytes, utf8 } from "../../store/bytes.ts";
+
+/** Module name (also its genesis key). */
+export const UPGRADE_MODULE_NAME = "upgrade";
+/** Store key of the module's KV store. */
+export const UPGRADE_STORE_KEY = "upgrade";
+
+/** `0x00` → current Plan. */
+export const PLAN_KEY = new Uint8Array([0x00]);
+/** `0x01 ‖ name` → height at which the named plan was applied. */
+export const DONE_PREFIX = new Uint8Array([0x01]);
+/** `0x02 ‖ module` → consensus version of the module. */
+export const VERSION_MAP_PREFIX = new Uint8Array([0x02]);
+/** `0x03` → protocol version. */
+export const PROTOCOL_VERSION_KEY = new Uint8Array([0x03]);
+
+/** Store key of the done record of plan `name`. */
+export function doneKey(name: string): Uint8Array {
+  return concatBytes(DONE_PREFIX, utf8(name));
+}
+
+/** Store key of the version of module `moduleName`. */
+export function moduleVersionKey(moduleName: string): Uint8Array {
+  return concatBytes(VERSION_MAP_PREFIX, utf8(moduleName));
+}
+
+/** 8-byte big-endian encoding of an unsigned 64-bit integer; throws outside [0, 2^64). */
+export function encodeUint64(value: bigint): Uint8Array {
+  if (value < 0n || value >= 1n << 64n) throw new RangeError(`${value} does not fit an unsigned 64-bit integer`);
+  const out = new Uint8Array(8);
+  new DataView(out.buffer).setBigUint64(0, value);
+  return out;
+}
+
+/** Reads an 8-byte big-endian unsigned integer; `what` names the value in the error for a wrong length. */
+export function decodeUint64(bytes: Uint8Array, what: string): bigint {
+  if (bytes.length !== 8) {
+    throw new Error(
+      `corrupt upgrade store: ${what} holds ${bytes.length} bytes, expected an 8-byte big-endian integer`,
+    );
+  }
+  return new DataView(bytes.buffer, bytes.byteOffset, 8).getBigUint64(0);
+}

@@ -1,0 +1,56 @@
+// The upgrade guard, run in PreBlock of every block before any other module's hook and before any transaction
+// (SPEC §2.4, steps 1–3). It only reads state; it stops the node by throwing an UpgradeHaltError.
+import type { Context } from "../../app/context.ts";
+import { UpgradeHaltError } from "./errors.ts";
+import { haltForUpgrade } from "./halt.ts";
+import type { UpgradeKeeper } from "./keeper.ts";
+import { isDue } from "./plan.ts";
+
+/** `wrong app version <v>, upgrade handler is missing for <name> upgrade plan`. */
+export function wrongAppVersionMessage(protocolVersion: bigint, name: string): string {
+  return `wrong app version ${protocolVersion}, upgrade handler is missing for ${name} upgrade plan`;
+}
+
+/** `BINARY UPDATED BEFORE TRIGGER! UPGRADE "<name>" - in binary but not executed on chain. Downgrade your binary`. */
+export function binaryUpdatedBeforeTriggerMessage(name: string): string {
+  return `BINARY UPDATED BEFORE TRIGGER! UPGRADE "${name}" - in binary but not executed on chain. Downgrade your binary`;
+}
+
+/**
+ * PreBlock of the upgrade module. With H the block height:
+ * 1. once per process, unless a plan is due at H and H is not skipped: the last applied upgrade must have a
+ *    handler in this binary, else halt `wrong app version …` (exit 21);
+ * 2. a plan is due, H is not skipped and there is no handler: write upgrade-info.json, log
+ *    `UPGRADE "<name>" NEEDED at height: <h>: <info>` and halt (exit 20);
+ * 3. a plan is not yet due but this binary has its handler: halt `BINARY UPDATED BEFORE TRIGGER! …` (exit 21).
+ * A due plan with a handler, or a skipped one, is left to EndBlock.
+ */
+export async function upgradePreBlock(keeper: UpgradeKeeper, ctx: Context): Promise<void> {
+  const height = ctx.blockHeight;
+  const plan = await keeper.getUpgradePlan(ctx);
+  const due = plan !== undefined && isDue(plan, height);
+  const skipped = keeper.isSkipHeight(height);
+
+  if (!keeper.downgradeVerified) {
+    keeper.downgradeVerified = true;
+    if (!due || skipped) {
+      const last = await keeper.getLastCompletedUpgrade(ctx);
+      if (last !== undefined && !keeper.hasHandler(last.name)) {
+        const message = wrongAppVersionMessage(await keeper.getProtocolVersion(ctx), last.name);
+        ctx.logger.child({ module: "x/upgrade" }).error(message);
+        throw new UpgradeHaltError("wrongBinary", message, height);
+      }
+    }
+  }
+
+  if (plan === undefined) return;
+  if (due) {
+    if (!skipped && !keeper.hasHandler(plan.name)) await haltForUpgrade(keeper, ctx, plan);
+    return;
+  }
+  if (keeper.hasHandler(plan.name)) {
+    const message = binaryUpdatedBeforeTriggerMessage(plan.name);
+    ctx.logger.child({ module: "x/upgrade" }).error(message);
+    throw new UpgradeHaltError("wrongBinary", message, height);
+  }
+}

@@ -1,0 +1,36 @@
+// The upgrade Query service (SPEC §2.9). Transport-free: gRPC, REST, ABCI Query and the CLI call these handlers.
+import type { ServiceHandlers } from "../../app/module.ts";
+import type { Query } from "../../gen/chain/upgrade/v1beta1/query_pb.js";
+import { ErrNoModuleVersionFound } from "./errors.ts";
+import type { UpgradeKeeper } from "./keeper.ts";
+
+/**
+ * The Query service handlers:
+ * - CurrentPlan: `{plan}`, or no plan (`{"plan":null}` in JSON);
+ * - AppliedPlan: the height the named plan was applied at, 0 for an unknown name;
+ * - ModuleVersions: every stored version sorted by name, or the one of `module_name`; an unknown module is
+ *   `x/upgrade: QueryModuleVersions module <m> not found: module version not found` (upgrade 2, NotFound);
+ * - Authority: the authority address;
+ * - UpgradedConsensusState (deprecated) is left unimplemented.
+ */
+export function upgradeQueryServer(keeper: UpgradeKeeper): Partial<ServiceHandlers<typeof Query>> {
+  return {
+    async currentPlan(_request, ctx) {
+      return { plan: await keeper.getUpgradePlan(ctx) };
+    },
+    async appliedPlan(request, ctx) {
+      return { height: await keeper.getDoneHeight(ctx, request.name) };
+    },
+    async moduleVersions(request, ctx) {
+      if (request.moduleName === "") return { moduleVersions: await keeper.getModuleVersions(ctx) };
+      const version = await keeper.getModuleVersion(ctx, request.moduleName);
+      if (version === undefined) {
+        throw ErrNoModuleVersionFound.wrap(`x/upgrade: QueryModuleVersions module ${request.moduleName} not found`);
+      }
+      return { moduleVersions: [{ name: request.moduleName, version }] };
+    },
+    async authority() {
+      return { address: keeper.authority };
+    },
+  };
+}
