@@ -1,0 +1,392 @@
+// `chaind tx gov …` and `chaind query gov …` (upstream v0.50's command shapes). Thin: parse
+// arguments, build the Msg or request, hand it to the injected client, print what comes back. The
+// root command supplies the tx flags (--from, --fees, …) and the client plumbing.
+import { readFile } from "node:fs/promises";
+import {
+  create,
+  type DescMessage,
+  type DescMethod,
+  fromBinary,
+  type JsonObject,
+  type JsonValue,
+  type MessageInitShape,
+  type MessageShape,
+  type Registry,
+  toBinary,
+} from "@bufbuild/protobuf";
+import { type Any, AnySchema } from "@bufbuild/protobuf/wkt";
+import { Command } from "commander";
+import { coinsToProto, parseCoins } from "../../app/coins.ts";
+import { fromProtoJson, toProtoJson } from "../../app/proto-json.ts";
+import { methodPath } from "../../app/router.ts";
+import { ProposalStatus, ProposalStatusSchema, type VoteOption } from "../../gen/chain/gov/v1/gov_pb.js";
+import { Query } from "../../gen/chain/gov/v1/query_pb.js";
+import {
+  MsgCancelProposalSchema,
+  MsgDepositSchema,
+  MsgSubmitProposalSchema,
+  MsgVoteSchema,
+  MsgVoteWeightedSchema,
+} from "../../gen/chain/gov/v1/tx_pb.js";
+import { DecimalError, formatDecimal, parseDecimal } from "./dec.ts";
+import { parseVoteOption } from "./vote-options.ts";
+
+/** What the gov commands need from the CLI's plumbing (the same shape staking's commands use). */
+export interface ModuleCliClient {
+  /** Signs `msgs` as `--from` and broadcasts them (or prints them with --generate-only); returns what to print. */
+  broadcastMsgs(msgs: Any[], options: Record<string, unknown>): Promise<JsonValue>;
+  /** Runs a query by gRPC method path with a binary request; returns the binary response. */
+  query(methodPath: string, requestBytes: Uint8Array): Promise<Uint8Array>;
+  /** The bech32 account address of `--from` (a key name or an address). */
+  fromAddress(options: Record<string, unknown>): Promise<string>;
+  /** Prints a result in the chosen output format (`-o json|text`). */
+  print(value: JsonValue, options: Record<string, unknown>): void;
+  /** Resolves Any values for proto JSON (the messages inside proposals). */
+  typeRegistry: Registry;
+}
+
+/** Thrown for bad command-line input; the message says what was wrong and what was expected. */
+export class GovCliError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = "GovCliError";
+  }
+}
+
+/** `tx gov submit-proposal|deposit|vote|weighted-vote|cancel-proposal`. */
+export function govTxCommand(getClient: () => ModuleCliClient): Command {
+  const gov = new Command("gov").description("Governance transactions subcommands");
+  const send = async (command: Command, build: (from: string, client: ModuleCliClient) => Promise<Any> | Any) => {
+    const client = getClient();
+    const options = command.optsWithGlobals();
+    const msg = await build(await client.fromAddress(options), client);
+    client.print(await client.broadcastMsgs([msg], options), options);
+  };
+
+  gov
+    .command("submit-proposal")
+    .description(
+      'Submit a proposal along with some messages, metadata and deposit: {"messages":[…],"metadata":"…","deposit":"10stake","title":"…","summary":"…","expedited":false}',
+    )
+    .argument("<proposal-json>", "path to the proposal JSON file")
+    .action(async (file: string, _opts: unknown, command: Command) => {
+      await send(command, async (from, client) => {
+        const proposal = parseProposalJson(await readText(file, "proposal"), client.typeRegistry);
+        return pack(MsgSubmitProposalSchema, create(MsgSubmitProposalSchema, { ...proposal, proposer: from }));
+      });
+    });
+
+  gov
+    .command("deposit")
+    .description("Deposit tokens for an active proposal")
+    .argument("<proposal-id>")
+    .argument("<deposit>", "coins, e.g. 10000000stake")
+    .action(async (id: string, deposit: string, _opts: unknown, command: Command) => {
+      await send(command, (from) =>
+        pack(
+          MsgDepositSchema,
+          create(MsgDepositSchema, {
+            proposalId: proposalId(id),
+            depositor: from,
+            amount: coinsArg(deposit, "deposit"),
+          }),
+        ),
+      );
+    });
+
+  gov
+    .command("vote")
+    .description("Vote for an active proposal, options: yes/no/no_with_veto/abstain")
+    .argument("<proposal-id>")
+    .argument("<option>", "yes, no, no_with_veto or abstain")
+    .option("--metadata <metadata>", "metadata of the vote", "")
+    .action(async (id: string, option: string, opts: { metadata: string }, command: Command) => {
+      await send(command, (from) =>
+        pack(
+          MsgVoteSchema,
+          create(MsgVoteSchema, {
+            proposalId: proposalId(id),
+            voter: from,
+            option: voteOption(option),
+            metadata: opts.metadata,
+          }),
+        ),
+      );
+    });
+
+  gov
+    .command("weighted-vote")
+    .description("Vote for an active proposal with weights, e.g. yes=0.6,no=0.3,abstain=0.1")
+    .argument("<proposal-id>")
+    .argument("<weighted-options>")
+    .option("--metadata <metadata>", "metadata of the vote", "")
+    .action(async (id: string, options: string, opts: { metadata: string }, command: Command) => {
+      await send(command, (from) =>
+        pack(
+          MsgVoteWeightedSchema,
+          create(MsgVoteWeightedSchema, {
+            proposalId: proposalId(id),
+            voter: from,
+            options: parseWeightedOptions(options),
+            metadata: opts.metadata,
+          }),
+        ),
+      );
+    });
+
+  gov
+    .command("cancel-proposal")
+    .description("Cancel a governance proposal before the voting period ends (only the proposer)")
+    .argument("<proposal-id>")
+    .action(async (id: string, _opts: unknown, command: Command) => {
+      await send(command, (from) =>
+        pack(MsgCancelProposalSchema, create(MsgCancelProposalSchema, { proposalId: proposalId(id), proposer: from })),
+      );
+    });
+
+  return gov;
+}
+
+/** `query gov …`. */
+export function govQueryCommand(getClient: () => ModuleCliClient): Command {
+  const gov = new Command("gov").description("Querying commands for the gov module");
+  const run = async <I extends DescMessage, O extends DescMessage>(
+    command: Command,
+    method: DescMethod & { input: I; output: O },
+    request: MessageInitShape<I>,
+  ) => {
+    const client = getClient();
+    const bytes = await client.query(methodPath(method), toBinary(method.input, create(method.input, request)));
+    const response: MessageShape<O> = fromBinary(method.output, bytes);
+    client.print(toProtoJson(method.output, response, client.typeRegistry), command.optsWithGlobals());
+  };
+  const page = (command: Command) => {
+    const options = command.opts<{ limit?: string; offset?: string; countTotal?: boolean; reverse?: boolean }>();
+    return {
+      limit: wholeNumber(options.limit ?? "0", "--limit"),
+      offset: wholeNumber(options.offset ?? "0", "--offset"),
+      countTotal: options.countTotal ?? false,
+      reverse: options.reverse ?? false,
+    };
+  };
+  const withPaging = (command: Command) =>
+    command
+      .option("--limit <n>", "page size")
+      .option("--offset <n>", "entries to skip")
+      .option("--count-total", "count the total number of entries")
+      .option("--reverse", "results in descending order");
+
+  gov
+    .command("proposal")
+    .alias("proposer")
+    .description("Query details of a single proposal")
+    .argument("<proposal-id>")
+    .action(async (id: string, _opts: unknown, command: Command) => {
+      await run(command, Query.method.proposal, { proposalId: proposalId(id) });
+    });
+
+  withPaging(
+    gov
+      .command("proposals")
+      .description("Query proposals with optional filters")
+      .option("--status <status>", "deposit_period, voting_period, passed, rejected or failed")
+      .option("--voter <address>", "only proposals this address voted on")
+      .option("--depositor <address>", "only proposals this address deposited on"),
+  ).action(async (_opts: unknown, command: Command) => {
+    const options = command.opts<{ status?: string; voter?: string; depositor?: string }>();
+    await run(command, Query.method.proposals, {
+      proposalStatus: options.status === undefined ? ProposalStatus.UNSPECIFIED : proposalStatus(options.status),
+      voter: options.voter ?? "",
+      depositor: options.depositor ?? "",
+      pagination: page(command),
+    });
+  });
+
+  gov
+    .command("vote")
+    .description("Query details of a single vote")
+    .argument("<proposal-id>")
+    .argument("<voter-addr>")
+    .action(async (id: string, voter: string, _opts: unknown, command: Command) => {
+      await run(command, Query.method.vote, { proposalId: proposalId(id), voter });
+    });
+
+  withPaging(gov.command("votes").description("Query votes of a proposal").argument("<proposal-id>")).action(
+    async (id: string, _opts: unknown, command: Command) => {
+      await run(command, Query.method.votes, { proposalId: proposalId(id), pagination: page(command) });
+    },
+  );
+
+  gov
+    .command("deposit")
+    .description("Query details of a deposit")
+    .argument("<proposal-id>")
+    .argument("<depositor-addr>")
+    .action(async (id: string, depositor: string, _opts: unknown, command: Command) => {
+      await run(command, Query.method.deposit, { proposalId: proposalId(id), depositor });
+    });
+
+  withPaging(gov.command("deposits").description("Query deposits on a proposal").argument("<proposal-id>")).action(
+    async (id: string, _opts: unknown, command: Command) => {
+      await run(command, Query.method.deposits, { proposalId: proposalId(id), pagination: page(command) });
+    },
+  );
+
+  gov
+    .command("tally")
+    .description("Query the tally of a proposal (live while voting)")
+    .argument("<proposal-id>")
+    .action(async (id: string, _opts: unknown, command: Command) => {
+      await run(command, Query.method.tallyResult, { proposalId: proposalId(id) });
+    });
+
+  gov
+    .command("params")
+    .description("Query the parameters of the governance process")
+    .argument("[params-type]", "deposit, voting or tallying (legacy views)", "")
+    .action(async (paramsType: string, _opts: unknown, command: Command) => {
+      await run(command, Query.method.params, { paramsType });
+    });
+
+  gov
+    .command("constitution")
+    .description("Query the current chain constitution")
+    .action(async (_opts: unknown, command: Command) => {
+      await run(command, Query.method.constitution, {});
+    });
+
+  return gov;
+}
+
+/** The fields of a proposal file, ready for MsgSubmitProposal. */
+export interface ParsedProposal {
+  messages: Any[];
+  metadata: string;
+  initialDeposit: { denom: string; amount: string }[];
+  title: string;
+  summary: string;
+  expedited: boolean;
+}
+
+/** Parses upstream's proposal.json; errors name the field and the expected form. */
+export function parseProposalJson(text: string, registry: Registry): ParsedProposal {
+  let json: JsonValue;
+  try {
+    json = JSON.parse(text) as JsonValue;
+  } catch (err) {
+    throw new GovCliError(`proposal file is not valid JSON: ${(err as Error).message}`, { cause: err });
+  }
+  if (json === null || typeof json !== "object" || Array.isArray(json)) {
+    throw new GovCliError("proposal file must hold a JSON object with messages, metadata, deposit, title, summary");
+  }
+  const object = json as JsonObject;
+  const known = new Set(["messages", "metadata", "deposit", "title", "summary", "expedited"]);
+  for (const field of Object.keys(object)) {
+    if (!known.has(field)) {
+      throw new GovCliError(`unknown field "${field}" in proposal file (fields: ${[...known].join(", ")})`);
+    }
+  }
+  const messages = object.messages ?? [];
+  if (!Array.isArray(messages)) throw new GovCliError('"messages" must be a list of messages with "@type"');
+  const anys = messages.map((message, index) => {
+    try {
+      return fromProtoJson(AnySchema, message, registry);
+    } catch (err) {
+      throw new GovCliError(`cannot parse message ${index} of the proposal: ${(err as Error).message}`, { cause: err });
+    }
+  });
+  const deposit = stringField(object, "deposit");
+  let initialDeposit: { denom: string; amount: string }[];
+  try {
+    initialDeposit = coinsToProto(parseCoins(deposit));
+  } catch (err) {
+    throw new GovCliError(`invalid deposit: ${(err as Error).message}`, { cause: err });
+  }
+  const expedited = object.expedited ?? false;
+  if (typeof expedited !== "boolean") throw new GovCliError('"expedited" must be true or false');
+  return {
+    messages: anys,
+    metadata: stringField(object, "metadata"),
+    initialDeposit,
+    title: stringField(object, "title"),
+    summary: stringField(object, "summary"),
+    expedited,
+  };
+}
+
+/** Parses `yes=0.6,no=0.4` into weighted options (weights as 18-decimal text). */
+export function parseWeightedOptions(text: string): { option: VoteOption; weight: string }[] {
+  return text.split(",").map((part) => {
+    const [name, weight, extra] = part.split("=");
+    if (weight === undefined || extra !== undefined) {
+      throw new GovCliError(`invalid weighted vote option "${part}": expected <option>=<weight>, e.g. yes=0.6`);
+    }
+    let value: bigint;
+    try {
+      value = parseDecimal(weight.trim(), "weight");
+    } catch (err) {
+      if (err instanceof DecimalError) throw new GovCliError(err.message, { cause: err });
+      throw err;
+    }
+    return { option: voteOption(name), weight: formatDecimal(value) };
+  });
+}
+
+function voteOption(text: string): VoteOption {
+  const option = parseVoteOption(text);
+  if (option === undefined) {
+    throw new GovCliError(`'${text}' is not a valid vote option: expected yes, no, no_with_veto or abstain`);
+  }
+  return option;
+}
+
+function proposalStatus(text: string): ProposalStatus {
+  const normalized = text.trim().toUpperCase();
+  const name = normalized.startsWith("PROPOSAL_STATUS_") ? normalized : `PROPOSAL_STATUS_${normalized}`;
+  const value = ProposalStatusSchema.values.find((v) => v.name === name);
+  if (value === undefined || value.number === ProposalStatus.UNSPECIFIED) {
+    throw new GovCliError(
+      `'${text}' is not a valid proposal status: expected deposit_period, voting_period, passed, rejected or failed`,
+    );
+  }
+  return value.number as ProposalStatus;
+}
+
+function proposalId(text: string): bigint {
+  if (!/^\d+$/.test(text))
+    throw new GovCliError(`proposal-id ${text} not a valid uint, please input a valid proposal-id`);
+  return BigInt(text);
+}
+
+function wholeNumber(text: string, flag: string): bigint {
+  if (!/^\d+$/.test(text)) throw new GovCliError(`invalid ${flag} "${text}": expected a whole number`);
+  return BigInt(text);
+}
+
+function coinsArg(text: string, what: string) {
+  try {
+    const coins = parseCoins(text);
+    if (coins.length === 0) throw new Error("no coins given");
+    return coinsToProto(coins);
+  } catch (err) {
+    throw new GovCliError(`invalid ${what} "${text}": expected coins like 10000000stake`, { cause: err });
+  }
+}
+
+function stringField(object: JsonObject, field: string): string {
+  const value = object[field] ?? "";
+  if (typeof value !== "string") throw new GovCliError(`"${field}" must be a string`);
+  return value;
+}
+
+async function readText(file: string, what: string): Promise<string> {
+  try {
+    return await readFile(file, "utf8");
+  } catch (err) {
+    throw new GovCliError(`cannot read ${what} file ${file}: ${(err as Error).message}`, { cause: err });
+  }
+}
+
+function pack<D extends DescMessage>(schema: D, msg: MessageShape<D>): Any {
+  return create(AnySchema, { typeUrl: `/${schema.typeName}`, value: toBinary(schema, msg) });
+}

@@ -1,0 +1,68 @@
+// Pagination that counts only the entries a filter accepts (upstream query.FilteredPaginate), for
+// list queries with filters such as `status`. The framework's `paginate` counts every entry.
+
+import { GrpcCode, GrpcStatusError } from "../../app/errors.ts";
+import { DEFAULT_PAGE_LIMIT, type Page, type PageRequestLike } from "../../app/pagination.ts";
+import { concatBytes } from "../../store/bytes.ts";
+import type { ReadableKVStore } from "../../store/types.ts";
+
+/**
+ * Pages through `store` under `prefix`, keeping entries for which `accept` returns a value.
+ * Offsets, limits and totals count accepted entries only; next_key is the raw key (without the
+ * prefix) where the next page starts.
+ */
+export async function filteredPaginate<T>(
+  store: ReadableKVStore,
+  prefix: Uint8Array,
+  request: PageRequestLike | undefined,
+  accept: (key: Uint8Array, value: Uint8Array) => Promise<T | undefined>,
+): Promise<Page<T>> {
+  const key = request?.key ?? new Uint8Array();
+  const offset = request?.offset ?? 0n;
+  let limit = request?.limit ?? 0n;
+  let countTotal = request?.countTotal ?? false;
+  const reverse = request?.reverse ?? false;
+  if (offset > 0n && key.length > 0) {
+    throw new GrpcStatusError(GrpcCode.InvalidArgument, "invalid request, either offset or key is expected, got both");
+  }
+  if (limit === 0n) {
+    limit = DEFAULT_PAGE_LIMIT;
+    countTotal = true;
+  }
+  const items: T[] = [];
+  let nextKey = new Uint8Array();
+
+  if (key.length > 0) {
+    const start = concatBytes(prefix, key);
+    const iteration = reverse
+      ? store.iterate({ prefix, end: concatBytes(start, Uint8Array.of(0)), reverse: true })
+      : store.iterate({ prefix, start });
+    let hits = 0n;
+    for await (const [fullKey, value] of iteration) {
+      if (hits === limit) {
+        nextKey = fullKey.slice(prefix.length);
+        break;
+      }
+      const item = await accept(fullKey.slice(prefix.length), value);
+      if (item !== undefined) {
+        items.push(item);
+        hits++;
+      }
+    }
+    return { items, pagination: { nextKey, total: 0n } };
+  }
+
+  const end = offset + limit;
+  let hits = 0n;
+  for await (const [fullKey, value] of store.iterate({ prefix, reverse })) {
+    const item = await accept(fullKey.slice(prefix.length), value);
+    if (item === undefined) continue;
+    if (hits >= offset && hits < end) items.push(item);
+    hits++;
+    if (hits === end + 1n) {
+      nextKey = fullKey.slice(prefix.length);
+      if (!countTotal) break;
+    }
+  }
+  return { items, pagination: { nextKey, total: countTotal ? hits : 0n } };
+}

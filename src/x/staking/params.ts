@@ -1,0 +1,40 @@
+// Staking params: upstream v0.50 defaults and validation (x/staking/types/params.go).
+import { create } from "@bufbuild/protobuf";
+import { DurationSchema } from "@bufbuild/protobuf/wkt";
+import { isValidDenom } from "../../app/coins.ts";
+import { type Params, ParamsSchema } from "../../gen/chain/staking/v1beta1/staking_pb.js";
+import { DEC_ONE, formatDecimal, parseDecimal } from "./dec.ts";
+import { durationNanos } from "./time.ts";
+
+/** The default bond denom (SPEC §1). */
+export const DEFAULT_BOND_DENOM = "stake";
+/** Tokens per unit of consensus power (upstream DefaultPowerReduction). */
+export const DEFAULT_POWER_REDUCTION = 1_000_000n;
+
+/** Upstream's defaults: 21 days unbonding, 100 validators, 7 entries, 10000 historical entries, bond denom `stake`. */
+export function defaultStakingParams(): Params {
+  return create(ParamsSchema, {
+    unbondingTime: create(DurationSchema, { seconds: 1_814_400n, nanos: 0 }),
+    maxValidators: 100,
+    maxEntries: 7,
+    historicalEntries: 10_000,
+    bondDenom: DEFAULT_BOND_DENOM,
+    minCommissionRate: formatDecimal(0n),
+  });
+}
+
+/** Throws an Error saying which param is wrong (upstream Params.Validate texts). */
+export function validateStakingParams(params: Params): void {
+  if (durationNanos(params.unbondingTime) <= 0n) {
+    throw new Error(`unbonding time must be positive: ${durationNanos(params.unbondingTime)}`);
+  }
+  if (params.maxValidators === 0) throw new Error("max validators must be positive");
+  if (params.maxEntries === 0) throw new Error("max entries must be positive");
+  if (params.bondDenom.trim() === "") throw new Error("bond denom cannot be blank");
+  if (!isValidDenom(params.bondDenom)) throw new Error(`invalid denom: ${params.bondDenom}`);
+  const rate = parseDecimal(params.minCommissionRate, "minimum commission rate");
+  if (rate < 0n) throw new Error(`minimum commission rate cannot be negative: ${params.minCommissionRate}`);
+  if (rate > DEC_ONE) {
+    throw new Error(`minimum commission rate cannot be greater than 100%: ${params.minCommissionRate}`);
+  }
+}

@@ -1,0 +1,222 @@
+// Test wiring for staking and gov: the framework's test app plus staking, gov and genutil, with
+// validators created from real gentxs at InitChain, and helpers to sign and deliver txs block by
+// block. Used by this folder's and gov's tests; not used by the node.
+
+import { createHash } from "node:crypto";
+import {
+  create,
+  type DescMessage,
+  type DescMethod,
+  fromBinary,
+  type JsonValue,
+  type MessageInitShape,
+  type MessageShape,
+  toBinary,
+} from "@bufbuild/protobuf";
+import type { Any } from "@bufbuild/protobuf/wkt";
+import { timestampFromMs } from "@bufbuild/protobuf/wkt";
+import type { Coin } from "../../app/coins.ts";
+import { toProtoJson } from "../../app/proto-json.ts";
+import { methodPath } from "../../app/router.ts";
+import { createTestApp, genesisFor, packAny, signTx, type TestApp, type TestKey, testKey } from "../../app/testing.ts";
+import { addressToBech32, ed25519KeyPairFromSeed } from "../../client/crypto/index.ts";
+import { MsgCreateValidatorSchema } from "../../gen/chain/staking/v1beta1/tx_pb.js";
+import { AuthInfoSchema, TxBodySchema, TxRawSchema, TxSchema } from "../../gen/chain/tx/v1beta1/tx_pb.js";
+import {
+  type ExecTxResult,
+  RequestInitChainSchema,
+  type ResponseFinalizeBlock,
+} from "../../gen/tendermint/abci/types_pb.js";
+import { GovKeeper } from "../gov/keeper.ts";
+import { govModule } from "../gov/module.ts";
+import { genutilModule } from "./genutil.ts";
+import { StakingKeeper } from "./keeper.ts";
+import { stakingModule } from "./module.ts";
+import { ed25519PubKeyAny } from "./validator.ts";
+
+/** A validator to create at genesis with a gentx. */
+export interface GenesisValidator {
+  key: TestKey;
+  /** Self-delegation in stake. */
+  selfDelegation: bigint;
+  moniker?: string;
+}
+
+/** Options of createStakingTestChain. */
+export interface StakingTestChainOptions {
+  /** Genesis balances in stake, by key. */
+  accounts: { key: TestKey; stake: bigint }[];
+  validators: GenesisValidator[];
+  /** gov params overrides (proto JSON field names), e.g. `{ voting_period: "20s" }`. */
+  govParams?: Record<string, JsonValue>;
+  /** Extra app_state entries. */
+  appState?: Record<string, JsonValue>;
+  /** A complete app_state to start from instead (e.g. an exported one); accounts and validators are then only used for signing. */
+  fullAppState?: Record<string, JsonValue>;
+}
+
+/** The chain: the test app, the keepers, the genesis validator updates and tx helpers. */
+export interface StakingTestChain extends TestApp {
+  stakingKeeper: StakingKeeper;
+  govKeeper: GovKeeper;
+  /** The validator set InitChain returned. */
+  genesisValidators: { pubKey: Uint8Array; power: bigint }[];
+  /** Signs `messages` with `key` (its account number and sequence tracked here). */
+  sign(key: TestKey, messages: Any[], options?: { gasLimit?: bigint; fee?: Coin[] }): Promise<Uint8Array>;
+  /** Delivers one tx in a new block; returns its result and the block response. */
+  deliver(
+    key: TestKey,
+    messages: Any[],
+    options?: { gasLimit?: bigint; timeMs?: number },
+  ): Promise<{ result: ExecTxResult; block: ResponseFinalizeBlock }>;
+  /** Current block time in ms (the last block's). */
+  timeMs(): number;
+  /** Runs a query method (e.g. `Query.method.validators`) at the latest height, through the app's query router. */
+  query<I extends DescMessage, O extends DescMessage>(
+    method: DescMethod & { input: I; output: O },
+    request: MessageInitShape<I>,
+  ): Promise<MessageShape<O>>;
+}
+
+/** The ed25519 consensus key of a test validator (derived from its account key). */
+export function consensusKeyOf(key: TestKey): Uint8Array {
+  return ed25519KeyPairFromSeed(new Uint8Array(createHash("sha256").update(key.privateKey).digest())).publicKey;
+}
+
+/** A MsgCreateValidator for `key` self-delegating `amount` stake. */
+export function createValidatorMsg(key: TestKey, amount: bigint, moniker = "validator"): Any {
+  return packAny(
+    MsgCreateValidatorSchema,
+    create(MsgCreateValidatorSchema, {
+      description: { moniker },
+      commission: {
+        rate: "0.100000000000000000",
+        maxRate: "0.200000000000000000",
+        maxChangeRate: "0.010000000000000000",
+      },
+      minSelfDelegation: "1",
+      validatorAddress: addressToBech32(key.address, "val"),
+      pubkey: ed25519PubKeyAny(consensusKeyOf(key)),
+      value: { denom: "stake", amount: amount.toString() },
+    }),
+  );
+}
+
+/** A chain with auth, bank, staking, gov and genutil whose validators come from gentxs. */
+export async function createStakingTestChain(options: StakingTestChainOptions): Promise<StakingTestChain> {
+  let stakingKeeper: StakingKeeper | undefined;
+  let govKeeper: GovKeeper | undefined;
+  let gov: ReturnType<typeof govModule> | undefined;
+  let genutil: ReturnType<typeof genutilModule> | undefined;
+  const balances: Record<string, Coin[]> = {};
+  for (const { key, stake } of options.accounts) balances[key.bech32] = [{ denom: "stake", amount: stake }];
+
+  const chain = await createTestApp({
+    skipInitChain: true,
+    extraModules: ({ accountKeeper, bankKeeper }) => {
+      stakingKeeper = new StakingKeeper({ accountKeeper, bankKeeper });
+      govKeeper = new GovKeeper({ accountKeeper, bankKeeper, stakingKeeper });
+      gov = govModule(govKeeper);
+      genutil = genutilModule({ stakingKeeper });
+      return [stakingModule(stakingKeeper), gov, genutil];
+    },
+  });
+  gov!.bind(chain.app);
+  genutil!.bind(chain.app);
+
+  const accountNumbers = new Map<string, bigint>();
+  for (const [index, { key }] of options.accounts.entries()) accountNumbers.set(key.bech32, BigInt(index));
+  const sequences = new Map<string, bigint>();
+
+  const genTxs: JsonValue[] = [];
+  for (const validator of options.validators) {
+    const bytes = signTx({
+      key: validator.key,
+      messages: [createValidatorMsg(validator.key, validator.selfDelegation, validator.moniker)],
+      chainId: chain.chainId,
+      accountNumber: 0n,
+      sequence: 0n,
+    });
+    sequences.set(validator.key.bech32, 1n);
+    const raw = fromBinary(TxRawSchema, bytes);
+    const tx = create(TxSchema, {
+      body: fromBinary(TxBodySchema, raw.bodyBytes),
+      authInfo: fromBinary(AuthInfoSchema, raw.authInfoBytes),
+      signatures: raw.signatures,
+    });
+    genTxs.push(toProtoJson(TxSchema, tx, chain.app.typeRegistry));
+  }
+
+  const defaultGov = gov!.defaultGenesis() as Record<string, JsonValue>;
+  const appState: Record<string, JsonValue> = options.fullAppState ?? {
+    ...genesisFor(balances),
+    gov: {
+      ...defaultGov,
+      params: { ...(defaultGov.params as Record<string, JsonValue>), ...(options.govParams ?? {}) },
+    },
+    genutil: { gen_txs: genTxs },
+    ...(options.appState ?? {}),
+  };
+  let time = 1_700_000_000_000;
+  const init = await chain.app.initChain(
+    create(RequestInitChainSchema, {
+      chainId: chain.chainId,
+      time: timestampFromMs(time),
+      initialHeight: 1n,
+      appStateBytes: new TextEncoder().encode(JSON.stringify(appState)),
+    }),
+  );
+  const genesisValidators = init.validators.map((update) => ({
+    pubKey: update.pubKey?.sum.value as Uint8Array,
+    power: update.power,
+  }));
+
+  const sign = async (key: TestKey, messages: Any[], signOptions?: { gasLimit?: bigint; fee?: Coin[] }) => {
+    const sequence = sequences.get(key.bech32) ?? 0n;
+    sequences.set(key.bech32, sequence + 1n);
+    const accountNumber = accountNumbers.get(key.bech32);
+    if (accountNumber === undefined) throw new Error(`test key ${key.bech32} has no genesis account`);
+    return signTx({
+      key,
+      messages,
+      chainId: chain.chainId,
+      accountNumber,
+      sequence,
+      gasLimit: signOptions?.gasLimit ?? 2_000_000n,
+      fee: signOptions?.fee,
+    });
+  };
+
+  return {
+    ...chain,
+    stakingKeeper: stakingKeeper!,
+    govKeeper: govKeeper!,
+    genesisValidators,
+    sign,
+    async nextBlock(txs = [], timeMs) {
+      time = timeMs ?? time + 1000;
+      return chain.nextBlock(txs, time);
+    },
+    async deliver(key, messages, deliverOptions) {
+      const tx = await sign(key, messages, { gasLimit: deliverOptions?.gasLimit });
+      time = deliverOptions?.timeMs ?? time + 1000;
+      const block = await chain.nextBlock([tx], time);
+      return { result: block.txResults[0], block };
+    },
+    timeMs: () => time,
+    async query(method, request) {
+      const ctx = await chain.app.createQueryContext();
+      const bytes = await chain.app.queryRouter.queryBinary(
+        methodPath(method),
+        toBinary(method.input, create(method.input, request)),
+        ctx,
+      );
+      return fromBinary(method.output, bytes);
+    },
+  };
+}
+
+/** A deterministic test key. */
+export function key(seed: string): TestKey {
+  return testKey(seed);
+}
