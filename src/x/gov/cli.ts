@@ -17,6 +17,7 @@ import {
 import { type Any, AnySchema } from "@bufbuild/protobuf/wkt";
 import { Command } from "commander";
 import { coinsToProto, parseCoins } from "../../app/coins.ts";
+import { DecimalError, formatDecimal, parseDecimal } from "../../app/dec.ts";
 import { fromProtoJson, toProtoJson } from "../../app/proto-json.ts";
 import { methodPath } from "../../app/router.ts";
 import { ProposalStatus, ProposalStatusSchema, type VoteOption } from "../../gen/chain/gov/v1/gov_pb.js";
@@ -28,7 +29,6 @@ import {
   MsgVoteSchema,
   MsgVoteWeightedSchema,
 } from "../../gen/chain/gov/v1/tx_pb.js";
-import { DecimalError, formatDecimal, parseDecimal } from "./dec.ts";
 import { parseVoteOption } from "./vote-options.ts";
 
 /** What the gov commands need from the CLI's plumbing (the same shape staking's commands use). */

@@ -4,11 +4,11 @@
 import { create } from "@bufbuild/protobuf";
 import type { Context } from "../../app/context.ts";
 import { ErrUnknownRequest } from "../../app/errors.ts";
+import { addDuration } from "../../app/time.ts";
 import { type Proposal, ProposalSchema, ProposalStatus } from "../../gen/chain/gov/v1/gov_pb.js";
 import { decodeProposalMessage, type GovKeeper } from "./keeper.ts";
 import { ACTIVE_QUEUE_PREFIX, INACTIVE_QUEUE_PREFIX } from "./keys.ts";
 import { tally } from "./tally.ts";
-import { addDuration } from "./time.ts";
 
 /** `proposal_result` values of the inactive_proposal / active_proposal events. */
 export const ProposalResult = {

@@ -13,8 +13,10 @@ import {
   isZeroCoins,
 } from "../../app/coins.ts";
 import type { Context } from "../../app/context.ts";
+import { formatDecimal, mulDec, parseDecimal, truncateDec } from "../../app/dec.ts";
 import { ErrInvalidRequest } from "../../app/errors.ts";
 import { decodeSignerAddress, signerAddresses } from "../../app/signers.ts";
+import { addDuration, compareTimestamps } from "../../app/time.ts";
 import { CoinSchema, type Coin as ProtoCoin } from "../../gen/chain/base/v1beta1/coin_pb.js";
 import {
   type Deposit,
@@ -31,7 +33,6 @@ import {
 } from "../../gen/chain/gov/v1/gov_pb.js";
 import { MsgExecLegacyContentSchema } from "../../gen/chain/gov/v1/tx_pb.js";
 import { equalBytes, fromUtf8, utf8 } from "../../store/bytes.ts";
-import { formatDecimal, mulDec, parseDecimal, truncateDec } from "./dec.ts";
 import {
   ErrInactiveProposal,
   ErrInvalidDepositDenom,
@@ -70,7 +71,6 @@ import {
   votingPeriodKey,
 } from "./keys.ts";
 import { DEFAULT_GOV_CONFIG, defaultGovParams, type GovConfig, minDepositOf } from "./params.ts";
-import { addDuration, compareTimestamps } from "./time.ts";
 import { isValidWeightedOption, weightedOptionText } from "./vote-options.ts";
 
 /** What gov needs from the bank. Addresses are raw 20-byte account addresses. */

@@ -3,11 +3,11 @@
 import { create, toBinary } from "@bufbuild/protobuf";
 import { type Coin, CoinError, coinsFromProto, coinsToString, isValidCoins } from "../../app/coins.ts";
 import type { Context } from "../../app/context.ts";
+import { DEC_ONE, parseDecimal } from "../../app/dec.ts";
 import { ErrInvalidAddress, ErrInvalidCoins, ErrInvalidRequest } from "../../app/errors.ts";
 import type { ServiceHandlers } from "../../app/module.ts";
 import { ProposalSchema, WeightedVoteOptionSchema } from "../../gen/chain/gov/v1/gov_pb.js";
 import type { Msg, MsgSubmitProposal } from "../../gen/chain/gov/v1/tx_pb.js";
-import { DEC_ONE, parseDecimal } from "./dec.ts";
 import {
   ErrInvalidProposalContent,
   ErrInvalidSigner,

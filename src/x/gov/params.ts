@@ -2,10 +2,10 @@
 import { create } from "@bufbuild/protobuf";
 import { type Duration, DurationSchema } from "@bufbuild/protobuf/wkt";
 import { type Coin, coinsFromProto, coinsToString, isAllGTE, isValidCoins } from "../../app/coins.ts";
+import { DEC_ONE, DecimalError, formatDecimal, parseDecimal } from "../../app/dec.ts";
+import { durationNanos } from "../../app/time.ts";
 import { decodeBech32 } from "../../client/crypto/index.ts";
 import { type Params, ParamsSchema } from "../../gen/chain/gov/v1/gov_pb.js";
-import { DEC_ONE, DecimalError, formatDecimal, parseDecimal } from "./dec.ts";
-import { durationNanos } from "./time.ts";
 
 /** The denom of the default deposits (the default bond denom). */
 export const DEFAULT_GOV_DENOM = "stake";

@@ -3,6 +3,7 @@
 import { create, fromBinary } from "@bufbuild/protobuf";
 import type { Context } from "../../app/context.ts";
 import { GrpcCode, grpcError } from "../../app/errors.ts";
+import { filteredPaginate } from "../../app/filtered-page.ts";
 import type { ServiceHandlers } from "../../app/module.ts";
 import { paginate } from "../../app/pagination.ts";
 import {
@@ -16,7 +17,6 @@ import {
   VotingParamsSchema,
 } from "../../gen/chain/gov/v1/gov_pb.js";
 import type { Query } from "../../gen/chain/gov/v1/query_pb.js";
-import { filteredPaginate } from "./filtered-page.ts";
 import { emptyTallyResult, type GovKeeper } from "./keeper.ts";
 import { depositKey, depositsOfProposalPrefix, PROPOSALS_PREFIX, voteKey, votesOfProposalPrefix } from "./keys.ts";
 import { tally } from "./tally.ts";

@@ -3,6 +3,7 @@
 // veto and threshold. Votes are deleted as they are counted (run it on a branch to peek).
 import { create } from "@bufbuild/protobuf";
 import type { Context } from "../../app/context.ts";
+import { DEC_ONE, mulDec, parseDecimal, quoDec, truncateDec } from "../../app/dec.ts";
 import {
   type Proposal,
   type TallyResult,
@@ -11,7 +12,6 @@ import {
   type WeightedVoteOption,
 } from "../../gen/chain/gov/v1/gov_pb.js";
 import { toHex } from "../../store/bytes.ts";
-import { DEC_ONE, mulDec, parseDecimal, quoDec, truncateDec } from "./dec.ts";
 import type { GovKeeper } from "./keeper.ts";
 
 /** What the tally decides. */

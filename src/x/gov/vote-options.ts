@@ -1,7 +1,8 @@
 // Vote options: validity (upstream ValidVoteOption / ValidWeightedVoteOption) and the text forms
 // upstream prints in errors and in the proposal_vote event (Go's compact proto text).
+
+import { DEC_ONE, parseDecimal } from "../../app/dec.ts";
 import { VoteOption, VoteOptionSchema, type WeightedVoteOption } from "../../gen/chain/gov/v1/gov_pb.js";
-import { DEC_ONE, parseDecimal } from "./dec.ts";
 
 /** `VOTE_OPTION_YES`, or the bare number for a value outside the enum (as Go prints it). */
 export function voteOptionName(option: number): string {

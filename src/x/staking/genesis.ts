@@ -4,6 +4,7 @@
 import { create, type JsonObject, type JsonValue, type Registry } from "@bufbuild/protobuf";
 import { type Coin, coinsToString } from "../../app/coins.ts";
 import type { Context } from "../../app/context.ts";
+import { parseDecimal } from "../../app/dec.ts";
 import type { ValidatorUpdate } from "../../app/module.ts";
 import { fromProtoJson, toProtoJson } from "../../app/proto-json.ts";
 import { buildTypeRegistry } from "../../app/type-registry.ts";
@@ -14,7 +15,6 @@ import {
 } from "../../gen/chain/staking/v1beta1/genesis_pb.js";
 import { BondStatus } from "../../gen/chain/staking/v1beta1/staking_pb.js";
 import { fromUtf8, toHex, utf8 } from "../../store/bytes.ts";
-import { parseDecimal } from "./dec.ts";
 import type { StakingKeeper } from "./keeper.ts";
 import { BONDED_POOL_NAME, NOT_BONDED_POOL_NAME } from "./keys.ts";
 import { defaultStakingParams, validateStakingParams } from "./params.ts";

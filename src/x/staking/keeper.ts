@@ -5,8 +5,10 @@
 import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
 import type { Coin } from "../../app/coins.ts";
 import type { Context } from "../../app/context.ts";
+import { formatDecimal, parseDecimal } from "../../app/dec.ts";
 import { ErrLogic } from "../../app/errors.ts";
 import type { ValidatorUpdate } from "../../app/module.ts";
+import { addDuration, compareTimestamps } from "../../app/time.ts";
 import {
   BondStatus,
   type Delegation,
@@ -21,7 +23,6 @@ import {
 } from "../../gen/chain/staking/v1beta1/staking_pb.js";
 import { HeaderSchema } from "../../gen/tendermint/types/types_pb.js";
 import { compareBytes, fromUtf8, toHex, utf8 } from "../../store/bytes.ts";
-import { formatDecimal, parseDecimal } from "./dec.ts";
 import { ErrDelegatorShareExRateInvalid, ErrNoValidatorFound } from "./errors.ts";
 import {
   BONDED_POOL_NAME,
@@ -49,7 +50,6 @@ import {
   validatorQueueKey,
 } from "./keys.ts";
 import { DEFAULT_POWER_REDUCTION, defaultStakingParams } from "./params.ts";
-import { addDuration, compareTimestamps } from "./time.ts";
 import {
   addTokensFromDelegation,
   consensusAddress,

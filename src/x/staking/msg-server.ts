@@ -4,6 +4,7 @@
 import { create } from "@bufbuild/protobuf";
 import { isValidDenom } from "../../app/coins.ts";
 import type { Context } from "../../app/context.ts";
+import { DecimalError, formatDecimal, parseDecimal } from "../../app/dec.ts";
 import { ErrInvalidAddress, ErrInvalidRequest, ErrNotSupported } from "../../app/errors.ts";
 import type { ServiceHandlers } from "../../app/module.ts";
 import {
@@ -12,7 +13,6 @@ import {
   type Description,
 } from "../../gen/chain/staking/v1beta1/staking_pb.js";
 import type { Msg, MsgCreateValidator, MsgDelegate, MsgUpdateParams } from "../../gen/chain/staking/v1beta1/tx_pb.js";
-import { DecimalError, formatDecimal, parseDecimal } from "./dec.ts";
 import {
   ErrCommissionChangeRateGTMaxRate,
   ErrCommissionChangeRateNegative,

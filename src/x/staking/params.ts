@@ -2,9 +2,9 @@
 import { create } from "@bufbuild/protobuf";
 import { DurationSchema } from "@bufbuild/protobuf/wkt";
 import { isValidDenom } from "../../app/coins.ts";
+import { DEC_ONE, formatDecimal, parseDecimal } from "../../app/dec.ts";
+import { durationNanos } from "../../app/time.ts";
 import { type Params, ParamsSchema } from "../../gen/chain/staking/v1beta1/staking_pb.js";
-import { DEC_ONE, formatDecimal, parseDecimal } from "./dec.ts";
-import { durationNanos } from "./time.ts";
 
 /** The default bond denom (SPEC §1). */
 export const DEFAULT_BOND_DENOM = "stake";

@@ -3,7 +3,9 @@
 // chain's minimal staking never creates either.
 import { create, fromBinary } from "@bufbuild/protobuf";
 import type { Context } from "../../app/context.ts";
+import { parseDecimal, truncateDec } from "../../app/dec.ts";
 import { GrpcCode, grpcError } from "../../app/errors.ts";
+import { filteredPaginate } from "../../app/filtered-page.ts";
 import type { ServiceHandlers } from "../../app/module.ts";
 import { paginate } from "../../app/pagination.ts";
 import { CoinSchema } from "../../gen/chain/base/v1beta1/coin_pb.js";
@@ -18,9 +20,7 @@ import {
   PoolSchema,
   type Validator,
 } from "../../gen/chain/staking/v1beta1/staking_pb.js";
-import { parseDecimal, truncateDec } from "./dec.ts";
 import { ErrNoDelegation, ErrNoValidatorFound } from "./errors.ts";
-import { filteredPaginate } from "./filtered-page.ts";
 import type { StakingKeeper } from "./keeper.ts";
 import {
   delegationsOfDelegatorPrefix,

@@ -3,8 +3,10 @@
 // string fields here so the keeper never parses them by hand.
 import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
 import type { Any } from "@bufbuild/protobuf/wkt";
+import { DEC_ONE, decFromInt, formatDecimal, parseDecimal, quoDec } from "../../app/dec.ts";
 import { ErrInvalidAddress } from "../../app/errors.ts";
 import type { ValidatorUpdate } from "../../app/module.ts";
+import { timestampFromNanos } from "../../app/time.ts";
 import {
   addressFromBech32,
   addressToBech32,
@@ -22,9 +24,7 @@ import {
   type Validator,
   ValidatorSchema,
 } from "../../gen/chain/staking/v1beta1/staking_pb.js";
-import { DEC_ONE, decFromInt, formatDecimal, parseDecimal, quoDec } from "./dec.ts";
 import { ErrInsufficientShares, ErrValidatorPubKeyTypeNotSupported } from "./errors.ts";
-import { timestampFromNanos } from "./time.ts";
 
 /** Decodes a stored validator. */
 export function decodeValidator(bytes: Uint8Array): Validator {

@@ -1,6 +1,6 @@
-// The decimal arithmetic staking needs (upstream's LegacyDec: 18 decimal places, bigint scaled by
-// 10^18). Shares and commission rates travel as decimal text (`1000000.000000000000000000`).
-import { DEC_ONE, decToString, parseDec } from "../../app/dec-coins.ts";
+// The decimal arithmetic of upstream LegacyDec (18 decimal places, a bigint scaled by 10^18) that
+// staking (shares, commission rates) and gov (tally powers, weights, thresholds) share.
+import { DEC_ONE, decToString, parseDec } from "./dec-coins.ts";
 
 export { DEC_ONE };
 

@@ -1,10 +1,10 @@
 // Pagination that counts only the entries a filter accepts (upstream query.FilteredPaginate), for
-// list queries with filters such as `status`. The framework's `paginate` counts every entry.
+// list queries with filters (gov: status, voter, depositor; staking: status). The framework's `paginate` counts every entry.
 
-import { GrpcCode, GrpcStatusError } from "../../app/errors.ts";
-import { DEFAULT_PAGE_LIMIT, type Page, type PageRequestLike } from "../../app/pagination.ts";
-import { concatBytes } from "../../store/bytes.ts";
-import type { ReadableKVStore } from "../../store/types.ts";
+import { concatBytes } from "../store/bytes.ts";
+import type { ReadableKVStore } from "../store/types.ts";
+import { GrpcCode, GrpcStatusError } from "./errors.ts";
+import { DEFAULT_PAGE_LIMIT, type Page, type PageRequestLike } from "./pagination.ts";
 
 /**
  * Pages through `store` under `prefix`, keeping entries for which `accept` returns a value.
