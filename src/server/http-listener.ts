@@ -1,0 +1,111 @@
+// The gateway's socket side: an HTTP server with app.toml's read timeout that holds at most
+// `max-open-connections` connections open. As upstream's limited listener does, extra connections
+// are not refused: they wait, unread, until an open one closes.
+import { createServer as createHttpServer, type Server as HttpServer, type RequestListener } from "node:http";
+import type { AddressInfo, Socket } from "node:net";
+
+/** Socket-level settings from app.toml's `[api]`. */
+export interface HttpListenerOptions {
+  /** 0 = no limit. */
+  maxOpenConnections: number;
+  /** Time to receive a whole request (headers and body); 0 = no limit. */
+  readTimeoutSeconds: number;
+}
+
+/** An HTTP server for `handler` with the read timeout applied (it does not listen by itself). */
+export function createTimedHttpServer(handler: RequestListener, options: HttpListenerOptions): HttpServer {
+  const readMs = options.readTimeoutSeconds * 1000;
+  return createHttpServer(
+    {
+      requestTimeout: readMs,
+      headersTimeout: readMs,
+      // Timeouts are checked on this interval; the default (30 s) would let short timeouts overrun.
+      connectionsCheckingInterval: readMs > 0 ? Math.min(1000, readMs) : 30_000,
+      keepAliveTimeout: 5_000,
+    },
+    handler,
+  );
+}
+
+/** Where a listener is bound. */
+export type BoundAddress = { host: string; port: number } | { path: string };
+
+/**
+ * Makes `http` accept at most `maxOpenConnections` connections at once (0 = unlimited). Sockets are
+ * accepted paused and only read once admitted, so a waiting client's request is not read (and its
+ * read timeout not started) until a slot frees up. Call `listen`, then `close` to stop accepting.
+ */
+export class ConnectionGate {
+  private readonly http: HttpServer;
+  private readonly maxOpenConnections: number;
+  private readonly waiting: Socket[] = [];
+  private open = 0;
+
+  constructor(http: HttpServer, maxOpenConnections: number) {
+    this.http = http;
+    this.maxOpenConnections = maxOpenConnections;
+    // net.Server reads `pauseOnConnect` each time it accepts; http.createServer has no option for it.
+    (http as unknown as { pauseOnConnect: boolean }).pauseOnConnect = true;
+    // Runs after the HTTP server's own listener has attached its parser to the (paused) socket.
+    http.on("connection", (socket: Socket) => this.arrive(socket));
+  }
+
+  /** Connections being served now. */
+  get openConnections(): number {
+    return this.open;
+  }
+
+  /** Connections waiting for a free slot. */
+  get waitingConnections(): number {
+    return this.waiting.length;
+  }
+
+  /** Listens on a TCP host/port (port 0 picks one) or a unix socket path; resolves to the bound address. */
+  listen(address: { host: string; port: number } | { path: string }): Promise<BoundAddress> {
+    return new Promise((resolve, reject) => {
+      this.http.once("error", reject);
+      const done = () => {
+        this.http.off("error", reject);
+        if ("path" in address) resolve({ path: address.path });
+        else {
+          const bound = this.http.address() as AddressInfo;
+          resolve({ host: bound.address, port: bound.port });
+        }
+      };
+      if ("path" in address) this.http.listen(address.path, done);
+      else this.http.listen(address.port, address.host, done);
+    });
+  }
+
+  /** Stops accepting and drops waiting connections; open ones are left to the caller. */
+  close(): Promise<void> {
+    for (const socket of this.waiting.splice(0)) socket.destroy();
+    return new Promise((resolve) => {
+      if (!this.http.listening) resolve();
+      else this.http.close(() => resolve());
+    });
+  }
+
+  private arrive(socket: Socket): void {
+    if (this.maxOpenConnections === 0 || this.open < this.maxOpenConnections) this.admit(socket);
+    else this.waiting.push(socket);
+  }
+
+  private admit(socket: Socket): void {
+    this.open++;
+    socket.once("close", () => {
+      this.open--;
+      this.next();
+    });
+    socket.resume();
+  }
+
+  private next(): void {
+    while (this.waiting.length > 0) {
+      const socket = this.waiting.shift() as Socket;
+      if (socket.destroyed) continue;
+      this.admit(socket);
+      return;
+    }
+  }
+}

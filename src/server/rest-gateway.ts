@@ -1,0 +1,279 @@
+// The REST gateway (SPEC §7): fastify in front of the same served routes gRPC uses, called in
+// process. Routing is ours (rest-router.ts) so that unknown paths are 404, other methods 405 with
+// `Allow`, and routes come only from the annotations. Every answer is JSON; errors are
+// `{"code":<gRPC code>,"message":"...","details":[]}`.
+import type { Server as HttpServer, IncomingMessage, OutgoingHttpHeaders, ServerResponse } from "node:http";
+import { create, type JsonValue, type Message } from "@bufbuild/protobuf";
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
+import type { Logger } from "pino";
+import { GrpcCode } from "../app/errors.ts";
+import { type CorsPolicy, corsDecision } from "./cors.ts";
+import { gatewayJsonString, messageFromGatewayJson } from "./gateway-json.ts";
+import { GATEWAY_HEIGHT_HEADER, HEIGHT_HEADER, parseHeightHeader } from "./height.ts";
+import { createTimedHttpServer, type HttpListenerOptions } from "./http-listener.ts";
+import type { QueryBackend } from "./query-backend.ts";
+import { applyQueryParameters, setFieldFromText } from "./request-mapping.ts";
+import { type RestRoute, RestRouter } from "./rest-router.ts";
+import { callRoute, type ServedRoute } from "./served-routes.ts";
+import { RequestError, statusOf } from "./status.ts";
+import { type SwaggerDocument, swaggerDocument } from "./swagger.ts";
+import { prefersHtml, swaggerUiAsset, swaggerUiPage } from "./swagger-ui.ts";
+
+/** Settings of {@link buildRestGateway}. */
+export interface RestGatewayOptions extends HttpListenerOptions {
+  backend: QueryBackend;
+  /** The served routes in registration order (node services first, then module queries). */
+  routes: readonly ServedRoute[];
+  /** Serve /swagger (api.swagger). */
+  swagger: boolean;
+  /** CORS (see cors.ts); undefined = off. */
+  cors: CorsPolicy | undefined;
+  /** Largest request body in bytes (api.rpc-max-body-bytes). */
+  maxBodyBytes: number;
+  /** Time to write a whole response, from the end of the request headers; 0 = no limit. */
+  writeTimeoutSeconds: number;
+  /** Version written into the Swagger document. */
+  version?: string;
+  logger?: Logger;
+}
+
+/** A built gateway: the fastify app (inject() in tests), its HTTP server, its routes and document. */
+export interface RestGateway {
+  app: FastifyInstance;
+  server: HttpServer;
+  router: RestRouter;
+  swagger: SwaggerDocument;
+}
+
+const ALL_METHODS = ["GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS"] as const;
+const JSON_TYPE = "application/json; charset=utf-8";
+
+/**
+ * Builds the gateway. It does not listen: hand `server` to a ConnectionGate (servers.ts does),
+ * or call `app.inject()`.
+ *
+ * @example const { app } = buildRestGateway({ backend, routes, swagger: true, cors: undefined, ... });
+ */
+export function buildRestGateway(options: RestGatewayOptions): RestGateway {
+  const router = new RestRouter(options.routes);
+  const swagger = swaggerDocument(router.routes, { version: options.version ?? "1.0.0" });
+  const swaggerJson = JSON.stringify(swagger);
+  let server: HttpServer | undefined;
+  const app = Fastify({
+    serverFactory: (handler) => {
+      server = createTimedHttpServer(handler, options);
+      return server;
+    },
+    bodyLimit: options.maxBodyBytes,
+    logger: false,
+    return503OnClosing: true,
+    forceCloseConnections: true,
+    exposeHeadRoutes: false,
+  });
+
+  // Bodies reach the handler as raw bytes whatever their content type: the route decides.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser("*", { parseAs: "buffer" }, (_request, body, done) => done(null, body));
+
+  app.addHook("onRequest", async (request, reply) => {
+    if (options.writeTimeoutSeconds > 0) limitWriteTime(request.raw, reply.raw, options.writeTimeoutSeconds);
+    const cors = corsDecision(options.cors, request.method, request.headers);
+    if (cors.kind === "actual") reply.headers(cors.headers);
+    if (cors.kind === "preflight") {
+      reply.headers(cors.headers);
+      if (cors.status === 204) return reply.code(204).send();
+      return sendError(reply, new RequestError(GrpcCode.PermissionDenied, cors.refusal ?? "CORS request refused"));
+    }
+  });
+
+  const handle = async (request: FastifyRequest, reply: FastifyReply): Promise<unknown> => {
+    const url = request.raw.url ?? "/";
+    const queryStart = url.indexOf("?");
+    const path = queryStart < 0 ? url : url.slice(0, queryStart);
+    const query = queryStart < 0 ? "" : url.slice(queryStart + 1);
+    try {
+      if (path === "/swagger" || path.startsWith("/swagger/")) {
+        if (options.swagger) return await serveSwagger(path, request, reply, swaggerJson);
+        throw new RequestError(GrpcCode.NotFound, `unknown path ${path}: Swagger is disabled (api.swagger = false)`);
+      }
+      const match = router.match(request.method, splitPath(path));
+      if (match.kind === "none")
+        throw new RequestError(GrpcCode.NotFound, `unknown path ${path}: no REST route matches it`);
+      if (match.kind === "wrong-method") {
+        reply.header("allow", match.allow.join(", "));
+        throw new RequestError(
+          GrpcCode.Unimplemented,
+          `method ${request.method} is not allowed on ${path}; allowed: ${match.allow.join(", ")}`,
+          { httpStatus: 405 },
+        );
+      }
+      const message = requestMessage(match.rest, match.params, query, request.body, options.backend);
+      const route = match.rest.route;
+      const requested = parseHeightHeader(heightValues(request));
+      const result = await callRoute(options.backend, route, message, requested);
+      const body = gatewayJsonString(route.output, result.response, options.backend.registry);
+      const height = String(result.height);
+      // The hot path writes the answer itself: fastify's send pipeline (onSend hooks, payload checks)
+      // costs as much as the query; headers set earlier on the reply (CORS) are carried over.
+      reply.hijack();
+      reply.raw.writeHead(200, {
+        ...(reply.getHeaders() as OutgoingHttpHeaders),
+        "content-type": JSON_TYPE,
+        "content-length": Buffer.byteLength(body),
+        [HEIGHT_HEADER]: height,
+        [GATEWAY_HEIGHT_HEADER]: height,
+      });
+      reply.raw.end(body);
+      return reply;
+    } catch (err) {
+      return sendError(reply, err, options.logger);
+    }
+  };
+
+  app.route({ method: [...ALL_METHODS], url: "/*", handler: handle });
+  app.route({ method: [...ALL_METHODS], url: "/", handler: handle });
+  app.setNotFoundHandler((request, reply) =>
+    sendError(reply, new RequestError(GrpcCode.NotFound, `unknown path ${request.url.split("?")[0]}`)),
+  );
+  app.setErrorHandler((error, _request, reply) => sendError(reply, fastifyErrorStatus(error, options), options.logger));
+
+  if (server === undefined) {
+    // serverFactory runs synchronously inside Fastify(); this guards against a future change.
+    throw new Error("fastify did not create its HTTP server");
+  }
+  return { app, server, router, swagger };
+}
+
+function splitPath(path: string): string[] {
+  const raw = path.slice(1).split("/");
+  try {
+    return raw.map((segment) => decodeURIComponent(segment));
+  } catch {
+    throw new RequestError(GrpcCode.InvalidArgument, `malformed percent-encoding in the path ${path}`);
+  }
+}
+
+function heightValues(request: FastifyRequest): string[] {
+  const values: string[] = [];
+  for (const name of [HEIGHT_HEADER, GATEWAY_HEIGHT_HEADER]) {
+    const value = request.headers[name];
+    if (value === undefined) continue;
+    // Node joins a repeated custom header with ", ".
+    for (const part of (Array.isArray(value) ? value : [value]).flatMap((v) => v.split(","))) values.push(part);
+  }
+  return values;
+}
+
+function requestMessage(
+  rest: RestRoute,
+  params: Map<string, string>,
+  query: string,
+  body: unknown,
+  backend: QueryBackend,
+): Message {
+  const { input } = rest.route;
+  let message: Message;
+  if (rest.binding.body === "*") {
+    message = bodyMessage(rest, body, backend);
+  } else {
+    message = create(input);
+    // Parsed only when the request has fields left for it, as upstream does.
+    if (query !== "" && input.fields.length > rest.pathFields.size) {
+      applyQueryParameters(input, message, new URLSearchParams(query), rest.pathFields);
+    }
+  }
+  for (const [field, value] of params) setFieldFromText(input, message, field, [value], false);
+  return message;
+}
+
+function bodyMessage(rest: RestRoute, body: unknown, backend: QueryBackend): Message {
+  const { input } = rest.route;
+  const bytes = body instanceof Buffer ? body : Buffer.alloc(0);
+  const text = bytes.toString("utf8").trim();
+  // An empty body is an empty request: the method then says what is missing ("invalid empty tx").
+  if (text === "") return create(input);
+  let json: JsonValue;
+  try {
+    json = JSON.parse(text) as JsonValue;
+  } catch (err) {
+    throw new RequestError(GrpcCode.InvalidArgument, `the request body is not JSON: ${(err as Error).message}`);
+  }
+  try {
+    return messageFromGatewayJson(input, json, backend.registry);
+  } catch (err) {
+    throw new RequestError(
+      GrpcCode.InvalidArgument,
+      `the request body is not a valid ${input.typeName}: ${(err as Error).message}`,
+    );
+  }
+}
+
+async function serveSwagger(
+  path: string,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  swaggerJson: string,
+): Promise<FastifyReply> {
+  if (request.method !== "GET" && request.method !== "HEAD") {
+    reply.header("allow", "GET");
+    throw new RequestError(GrpcCode.Unimplemented, `method ${request.method} is not allowed on ${path}; allowed: GET`, {
+      httpStatus: 405,
+    });
+  }
+  const name = path.slice("/swagger/".length);
+  if (
+    path === "/swagger/swagger.json" ||
+    ((path === "/swagger" || path === "/swagger/") && !prefersHtml(request.headers.accept))
+  ) {
+    return reply.code(200).header("content-type", JSON_TYPE).send(swaggerJson);
+  }
+  if (path === "/swagger" || path === "/swagger/" || name === "index.html") {
+    return reply
+      .code(200)
+      .header("content-type", "text/html; charset=utf-8")
+      .send(swaggerUiPage("/swagger/swagger.json"));
+  }
+  const asset = await swaggerUiAsset(name);
+  if (asset === undefined) throw new RequestError(GrpcCode.NotFound, `unknown path ${path}`);
+  return reply
+    .code(200)
+    .header("content-type", asset.contentType)
+    .header("cache-control", "public, max-age=3600")
+    .send(asset.body);
+}
+
+/** Sends the error body for `err` with its status; 500s are logged, never shown with a stack. */
+function sendError(reply: FastifyReply, err: unknown, logger?: Logger): FastifyReply {
+  const status = statusOf(err);
+  if (status.httpStatus >= 500 && status.httpStatus !== 501) logger?.error({ err }, "REST request failed");
+  return reply
+    .code(status.httpStatus)
+    .header("content-type", JSON_TYPE)
+    .send(JSON.stringify({ code: status.grpcCode, message: status.message, details: [] }));
+}
+
+// Errors fastify raises before our handler runs (body too large, malformed framing, ...).
+function fastifyErrorStatus(error: unknown, options: RestGatewayOptions): unknown {
+  const code = (error as { code?: string }).code;
+  const statusCode = (error as { statusCode?: number }).statusCode ?? 500;
+  if (code === "FST_ERR_CTP_BODY_TOO_LARGE" || statusCode === 413) {
+    return new RequestError(
+      GrpcCode.ResourceExhausted,
+      `the request body is larger than ${options.maxBodyBytes} bytes (api.rpc-max-body-bytes)`,
+      { httpStatus: 413 },
+    );
+  }
+  if (statusCode >= 400 && statusCode < 500) {
+    return new RequestError(GrpcCode.InvalidArgument, (error as Error).message);
+  }
+  return error;
+}
+
+// Go's WriteTimeout: a response not written in time loses its connection.
+function limitWriteTime(request: IncomingMessage, response: ServerResponse, seconds: number): void {
+  const timer = setTimeout(() => {
+    if (!response.writableFinished) request.socket.destroy();
+  }, seconds * 1000);
+  timer.unref();
+  response.once("close", () => clearTimeout(timer));
+}
