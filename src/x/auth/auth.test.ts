@@ -6,6 +6,7 @@ import { createTestApp, genesisFor, testKey } from "../../app/testing.ts";
 import { addressToBech32, moduleAddress } from "../../client/crypto/index.ts";
 import { BaseAccountSchema, ModuleAccountSchema } from "../../gen/chain/auth/v1beta1/auth_pb.js";
 import {
+  AddressBytesToStringRequestSchema,
   QueryAccountAddressByIDRequestSchema,
   QueryAccountAddressByIDResponseSchema,
   QueryAccountRequestSchema,
@@ -47,6 +48,24 @@ describe("auth", () => {
     assert.equal(await number(bob.address), 1n);
     assert.equal(await number(carol.address), 5n);
     assert.equal(await number(moduleAddress("fee_collector")), 6n);
+  });
+
+  it("answers InvalidArgument, not an internal error, for address bytes of impossible length", async () => {
+    const t = await createTestApp();
+    await t.nextBlock();
+    const ctx = await t.app.createQueryContext();
+    const request = toBinary(
+      AddressBytesToStringRequestSchema,
+      create(AddressBytesToStringRequestSchema, { addressBytes: new Uint8Array(300) }),
+    );
+    await assert.rejects(
+      t.app.queryRouter.queryBinary("/chain.auth.v1beta1.Query/AddressBytesToString", request, ctx),
+      (err: Error & { code?: number }) => {
+        assert.match(err.message, /invalid address bytes/);
+        assert.equal(err.code, 3);
+        return true;
+      },
+    );
   });
 
   it("validates genesis with upstream's messages", () => {

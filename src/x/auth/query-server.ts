@@ -73,7 +73,12 @@ export function authQueryServer(keeper: AccountKeeper): ServiceHandlers<typeof Q
       if (request.addressBytes.length === 0) {
         throw new GrpcStatusError(GrpcCode.InvalidArgument, "empty address bytes is not allowed");
       }
-      return { addressString: keeper.addressToString(request.addressBytes) };
+      try {
+        return { addressString: keeper.addressToString(request.addressBytes) };
+      } catch (err) {
+        // Bytes of a length no address can have are the caller's mistake, not a server failure.
+        throw new GrpcStatusError(GrpcCode.InvalidArgument, `invalid address bytes: ${(err as Error).message}`);
+      }
     },
     async addressStringToBytes(request) {
       if (request.addressString.trim() === "") {
