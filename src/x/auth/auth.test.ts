@@ -60,9 +60,9 @@ describe("auth", () => {
     );
     await assert.rejects(
       t.app.queryRouter.queryBinary("/chain.auth.v1beta1.Query/AddressBytesToString", request, ctx),
-      (err: Error & { code?: number }) => {
+      (err: Error & { grpcCode?: number }) => {
         assert.match(err.message, /invalid address bytes/);
-        assert.equal(err.code, 3);
+        assert.equal(err.grpcCode, 3);
         return true;
       },
     );
