@@ -1,5 +1,6 @@
-// Typed gRPC-style queries carried over the consensus RPC's `abci_query`, as upstream's CLI does:
-// the path is the gRPC method path and the data is the request's binary encoding.
+// Typed queries of the node's Query services: the method's descriptor gives the path
+// (`/chain.bank.v1beta1.Query/AllBalances`) and the request/response codecs; a QueryTransport carries
+// the bytes (the consensus RPC's `abci_query`, as upstream's CLI does, or real gRPC).
 import {
   create,
   type DescMessage,
@@ -9,9 +10,10 @@ import {
   toBinary,
 } from "@bufbuild/protobuf";
 import type { GenMessage } from "@bufbuild/protobuf/codegenv2";
-import { type RpcClient, RpcError } from "./rpc-client.ts";
+import type { QueryTransport } from "./query-transport.ts";
+import { RpcError } from "./rpc-client.ts";
 
-/** A query answered with a non-zero ABCI code: carries the app's codespace, code and message. */
+/** A query the node answered with an error: the app's codespace and code (ABCI, or the gRPC status code) and its message. */
 export class QueryError extends RpcError {
   readonly codespace: string;
   readonly abciCode: number;
@@ -34,14 +36,29 @@ export interface QueryMethod<I extends DescMessage, O extends DescMessage> {
 
 /** Calls one query method at `height` (0 or undefined = latest); returns the response and the height used. */
 export async function grpcQuery<I extends GenMessage<never> | DescMessage, O extends DescMessage>(
-  rpc: RpcClient,
+  transport: Pick<QueryTransport, "query">,
   method: QueryMethod<I, O>,
   request: MessageInitShape<I>,
   height?: bigint,
 ): Promise<{ response: MessageShape<O>; height: bigint }> {
-  const path = `/${method.parent.typeName}/${method.name}`;
+  const path = queryMethodPath(method);
   const data = toBinary(method.input, create(method.input, request));
-  const result = await rpc.abciQuery(path, data, { height });
-  if (result.code !== 0) throw new QueryError(result.log || `query ${path} failed`, result.codespace, result.code);
-  return { response: fromBinary(method.output, result.value), height: result.height };
+  const answer = await transport.query(path, data, height);
+  let response: MessageShape<O>;
+  try {
+    response = fromBinary(method.output, answer.value);
+  } catch (err) {
+    throw new RpcError(`the node's answer to ${path} is not a ${method.output.typeName}: ${(err as Error).message}`, {
+      cause: err,
+    });
+  }
+  return { response, height: answer.height };
+}
+
+/** The gRPC method path of a query method: `/<service>/<Method>`. */
+export function queryMethodPath(method: {
+  readonly name: string;
+  readonly parent: { readonly typeName: string };
+}): string {
+  return `/${method.parent.typeName}/${method.name}`;
 }

@@ -24,11 +24,14 @@ export interface AbciQueryResult {
   height: bigint;
 }
 
-/** The result of `broadcast_tx_sync` (CheckTx outcome). */
+/** The result of `broadcast_tx_sync` (CheckTx outcome) or `broadcast_tx_async` (code 0, the hash). */
 export interface BroadcastResult {
   code: number;
   codespace: string;
   log: string;
+  /** Upper-case hex of CheckTx's data. */
+  data: string;
+  /** Upper-case hex tx hash. */
   hash: string;
 }
 
@@ -46,6 +49,62 @@ export function rpcBaseUrl(node: string): string {
   return `${scheme}://${match[2]}:${match[3]}`;
 }
 
+/** An ABCI event as the RPC prints it (CometBFT v0.38: keys and values are plain strings). */
+export interface RpcEvent {
+  type: string;
+  attributes?: { key: string; value: string; index?: boolean }[];
+}
+
+/** ExecTxResult as the RPC prints it (`data` base64 or null). */
+export interface RpcExecTxResult {
+  code: number;
+  data: string | null;
+  log: string;
+  info: string;
+  gas_wanted: string;
+  gas_used: string;
+  events: RpcEvent[];
+  codespace: string;
+}
+
+/** The result of `tx` and each entry of `tx_search`: the tx (base64) with its block height and result. */
+export interface RpcTxResult {
+  hash: string;
+  height: string;
+  index: number;
+  tx_result: RpcExecTxResult;
+  tx: string;
+}
+
+/** A block header as the RPC prints it (the fields the client reads; the rest passes through). */
+export interface RpcHeader {
+  chain_id: string;
+  height: string;
+  time: string;
+  [field: string]: unknown;
+}
+
+/** CometBFT's block-meta JSON (`blockchain`): block_id, block_size, header, num_txs. */
+export interface RpcBlockMeta {
+  block_id: { hash: string; parts: { total: number; hash: string } };
+  block_size: string;
+  header: RpcHeader;
+  num_txs: string;
+}
+
+/** The result of `status` (the fields the client reads). */
+export interface RpcStatus {
+  node_info: { network: string; version: string; [field: string]: unknown };
+  sync_info: { latest_block_height: string; latest_block_time: string; [field: string]: unknown };
+  [field: string]: unknown;
+}
+
+/** The result of `block`: block_id and the block (null when the node has no block at that height). */
+export interface RpcBlockResult {
+  block_id: unknown;
+  block: { header: RpcHeader; data: { txs: string[] | null }; [field: string]: unknown } | null;
+}
+
 /** A JSON-RPC client bound to one node. */
 export interface RpcClient {
   readonly url: string;
@@ -53,13 +112,24 @@ export interface RpcClient {
   abciQuery(path: string, data: Uint8Array, options?: { height?: bigint; prove?: boolean }): Promise<AbciQueryResult>;
   broadcastTxSync(tx: Uint8Array): Promise<BroadcastResult>;
   broadcastTxAsync(tx: Uint8Array): Promise<BroadcastResult>;
+  status(): Promise<RpcStatus>;
+  /** The block at `height` (latest when absent). */
+  block(height?: bigint): Promise<RpcBlockResult>;
+  /** Block metas of `minHeight..maxHeight`, newest first (the node returns at most 20). */
+  blockchain(minHeight: bigint, maxHeight: bigint): Promise<{ last_height: string; block_metas: RpcBlockMeta[] }>;
+  /** The indexed tx with this hash (64 hex characters); rejects with RpcError `tx (<HASH>) not found` when unknown. */
+  tx(hash: string): Promise<RpcTxResult>;
+  /** Txs matching a CometBFT query such as `tx.height=5` or `message.sender='chain1…'`. */
+  txSearch(
+    query: string,
+    options?: { page?: number; perPage?: number; orderBy?: "asc" | "desc" },
+  ): Promise<{ txs: RpcTxResult[]; total_count: string }>;
 }
-
-let nextId = 1;
 
 /** Connects (lazily: nothing happens until the first call) to the RPC at `node`. */
 export function createRpcClient(node: string): RpcClient {
   const url = rpcBaseUrl(node);
+  let nextId = 1;
 
   async function call<T>(method: string, params: Record<string, unknown> = {}): Promise<T> {
     let response: Response;
@@ -87,17 +157,25 @@ export function createRpcClient(node: string): RpcClient {
       );
     }
     if (body.error !== undefined) {
-      const detail = body.error.data ? `: ${body.error.data}` : "";
-      throw new RpcError(`${method}: ${body.error.message}${detail}`, { code: body.error.code, data: body.error.data });
+      // CometBFT puts the useful text ("tx (…) not found", "height 9 must be less than …") in `data`;
+      // `message` is the generic JSON-RPC one ("Internal error").
+      const text = body.error.data ? body.error.data : `${method}: ${body.error.message}`;
+      throw new RpcError(text, { code: body.error.code, data: body.error.data });
     }
     return body.result as T;
   }
 
   async function broadcast(method: string, tx: Uint8Array): Promise<BroadcastResult> {
-    const result = await call<{ code: number; codespace?: string; log?: string; hash: string }>(method, {
+    const result = await call<{ code: number; codespace?: string; log?: string; data?: string; hash: string }>(method, {
       tx: Buffer.from(tx).toString("base64"),
     });
-    return { code: result.code, codespace: result.codespace ?? "", log: result.log ?? "", hash: result.hash };
+    return {
+      code: result.code,
+      codespace: result.codespace ?? "",
+      log: result.log ?? "",
+      data: (result.data ?? "").toUpperCase(),
+      hash: result.hash.toUpperCase(),
+    };
   }
 
   return {
@@ -124,5 +202,24 @@ export function createRpcClient(node: string): RpcClient {
     },
     broadcastTxSync: (tx) => broadcast("broadcast_tx_sync", tx),
     broadcastTxAsync: (tx) => broadcast("broadcast_tx_async", tx),
+    status: () => call<RpcStatus>("status"),
+    block: (height) => call<RpcBlockResult>("block", height === undefined ? {} : { height: height.toString() }),
+    blockchain: (minHeight, maxHeight) =>
+      call("blockchain", { minHeight: minHeight.toString(), maxHeight: maxHeight.toString() }),
+    tx(hash) {
+      if (!/^[0-9a-fA-F]{64}$/.test(hash)) {
+        return Promise.reject(
+          new RpcError(`invalid tx hash "${hash}": expected 64 hexadecimal characters (the sha256 of the tx bytes)`),
+        );
+      }
+      return call<RpcTxResult>("tx", { hash: Buffer.from(hash, "hex").toString("base64") });
+    },
+    txSearch: (query, options = {}) =>
+      call("tx_search", {
+        query,
+        page: String(options.page ?? 1),
+        per_page: String(options.perPage ?? 30),
+        order_by: options.orderBy ?? "asc",
+      }),
   };
 }

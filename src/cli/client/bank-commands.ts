@@ -1,0 +1,145 @@
+// `chaind query bank …` and `chaind tx bank send` (upstream v0.50's shapes). Thin: parse, query or
+// build the Msg, print.
+import { create } from "@bufbuild/protobuf";
+import { Command } from "commander";
+import { type CoinError, coinsToProto, parseCoins } from "../../app/coins.ts";
+import { addressFromBech32 } from "../../client/crypto/index.ts";
+import { packAny } from "../../client/tx/index.ts";
+import { Query } from "../../gen/chain/bank/v1beta1/query_pb.js";
+import { MsgSendSchema } from "../../gen/chain/bank/v1beta1/tx_pb.js";
+import { CliError } from "../errors.ts";
+import { runTx } from "../tx-sender.ts";
+import { addQueryFlags, addTxFlags, readTxFlags } from "./flags.ts";
+import { addPagingFlags, readPageRequest } from "./paging.ts";
+import type { ClientSession } from "./session.ts";
+
+/** `query bank balances|balance|total|denom-metadata|params`. */
+export function bankQueryCommand(session: ClientSession): Command {
+  const bank = new Command("bank").description("Querying commands for the bank module");
+
+  addPagingFlags(
+    addQueryFlags(
+      bank
+        .command("balances")
+        .description("Query all the balances of an account (or one denom's with --denom)")
+        .argument("<address>", "the account's bech32 address")
+        .option("--denom <denom>", "only this denom's balance"),
+    ),
+  ).action(async (address: string, options: { denom?: string }, command: Command) => {
+    const ctx = session.open(command.optsWithGlobals());
+    if (options.denom !== undefined) {
+      ctx.printMessage(
+        Query.method.balance.output,
+        await ctx.query(Query.method.balance, { address, denom: options.denom }),
+      );
+      return;
+    }
+    const response = await ctx.query(Query.method.allBalances, { address, pagination: readPageRequest(options) });
+    ctx.printMessage(Query.method.allBalances.output, response);
+  });
+
+  addQueryFlags(
+    bank
+      .command("balance")
+      .description("Query one denom's balance of an account")
+      .argument("<address>", "the account's bech32 address")
+      .argument("<denom>", "the denom"),
+  ).action(async (address: string, denom: string, _options: unknown, command: Command) => {
+    const ctx = session.open(command.optsWithGlobals());
+    ctx.printMessage(Query.method.balance.output, await ctx.query(Query.method.balance, { address, denom }));
+  });
+
+  addPagingFlags(
+    addQueryFlags(
+      bank
+        .command("total")
+        .alias("total-supply")
+        .description("Query the total supply of coins of the chain (or one denom's with --denom)")
+        .option("--denom <denom>", "only this denom's supply"),
+    ),
+  ).action(async (options: { denom?: string }, command: Command) => {
+    const ctx = session.open(command.optsWithGlobals());
+    if (options.denom !== undefined) {
+      ctx.printMessage(Query.method.supplyOf.output, await ctx.query(Query.method.supplyOf, { denom: options.denom }));
+      return;
+    }
+    const response = await ctx.query(Query.method.totalSupply, { pagination: readPageRequest(options) });
+    ctx.printMessage(Query.method.totalSupply.output, response);
+  });
+
+  addPagingFlags(
+    addQueryFlags(
+      bank
+        .command("denom-metadata")
+        .alias("denoms-metadata")
+        .description("Query the client metadata of every registered coin denom (or one with --denom)")
+        .option("--denom <denom>", "only this denom's metadata"),
+    ),
+  ).action(async (options: { denom?: string }, command: Command) => {
+    const ctx = session.open(command.optsWithGlobals());
+    if (options.denom !== undefined) {
+      const one = await ctx.query(Query.method.denomMetadata, { denom: options.denom });
+      ctx.printMessage(Query.method.denomMetadata.output, one);
+      return;
+    }
+    const response = await ctx.query(Query.method.denomsMetadata, { pagination: readPageRequest(options) });
+    ctx.printMessage(Query.method.denomsMetadata.output, response);
+  });
+
+  addQueryFlags(bank.command("params").description("Query the bank module's parameters")).action(
+    async (_options: unknown, command: Command) => {
+      const ctx = session.open(command.optsWithGlobals());
+      ctx.printMessage(Query.method.params.output, await ctx.query(Query.method.params, {}));
+    },
+  );
+
+  return bank;
+}
+
+/** `tx bank send <from> <to> <coins>`: `<from>` is a key name or address and also serves as --from. */
+export function bankTxCommand(session: ClientSession): Command {
+  const bank = new Command("bank").description("Bank transaction subcommands");
+  addTxFlags(
+    bank
+      .command("send")
+      .description("Send coins from one account to another")
+      .argument("<from>", "key name or address of the sender (used as --from)")
+      .argument("<to>", "bech32 address of the recipient")
+      .argument("<amount>", "coins to send, e.g. 1000stake or 10stake,5atom"),
+  ).action(async (from: string, to: string, amount: string, _options: unknown, command: Command) => {
+    const options = { ...command.optsWithGlobals(), from };
+    const ctx = session.open(options);
+    const flags = readTxFlags(options);
+    checkAddress(to, "to");
+    const coins = coinsArgument(amount);
+    const sender = await ctx.fromAddress(from, flags.keyringBackend, flags.generateOnly);
+    const msg = create(MsgSendSchema, { fromAddress: sender, toAddress: to, amount: coinsToProto(coins) });
+    ctx.print(await runTx(ctx, flags, [packAny(MsgSendSchema, msg)]));
+  });
+  return bank;
+}
+
+/** Parses a coins argument (`1000stake`, `10stake,5atom`): at least one positive coin. */
+export function coinsArgument(text: string) {
+  let coins: ReturnType<typeof parseCoins>;
+  try {
+    coins = parseCoins(text);
+  } catch (err) {
+    throw new CliError(
+      `invalid coins "${text}": ${(err as CoinError).message}; expected e.g. 1000stake or 10stake,5atom`,
+      {
+        cause: err,
+      },
+    );
+  }
+  if (coins.length === 0) throw new CliError(`invalid coins "${text}": no positive amount; expected e.g. 1000stake`);
+  return coins;
+}
+
+function checkAddress(address: string, what: string): void {
+  try {
+    addressFromBech32(address);
+  } catch (err) {
+    throw new CliError(`invalid ${what} address "${address}": ${(err as Error).message}`, { cause: err });
+  }
+}

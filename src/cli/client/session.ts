@@ -1,0 +1,101 @@
+// One CLI invocation's client plumbing. Every client command's action runs inside `session.run`: the
+// contexts it opens are closed afterwards (a gRPC channel left open would keep the process alive), and
+// the module command builders' own error classes (GovCliError, StakingCliError, coin and key errors)
+// become CliError, so the root prints their message — not a stack trace — and exits non-zero.
+import type { Command } from "commander";
+import { CoinError } from "../../app/coins.ts";
+import { CryptoError } from "../../client/crypto/index.ts";
+import { KeyringError } from "../../client/keyring/index.ts";
+import { RpcError } from "../../client/rpc/rpc-client.ts";
+import { TxClientError } from "../../client/tx/index.ts";
+import { GovCliError } from "../../x/gov/cli.ts";
+import { StakingCliError } from "../../x/staking/cli.ts";
+import { CliError } from "../errors.ts";
+import { ClientContext, type ClientIo } from "./context.ts";
+import { readQueryFlags } from "./flags.ts";
+
+/** Error classes whose message is meant for the user as it is. */
+const USER_ERRORS = [GovCliError, StakingCliError, CoinError, CryptoError, KeyringError, RpcError, TxClientError];
+
+/** Opens client contexts for the running command and closes them when its action ends. */
+export class ClientSession {
+  readonly io: ClientIo;
+  #open: ClientContext[] = [];
+  #current: Command | undefined;
+
+  constructor(io: ClientIo) {
+    this.io = io;
+  }
+
+  /** A context for the flags of a command (`command.optsWithGlobals()`). */
+  open(options: Record<string, unknown>): ClientContext {
+    const context = new ClientContext(readQueryFlags(options), this.io);
+    this.#open.push(context);
+    return context;
+  }
+
+  /** A context for the command whose action is running (for builders that ask without saying which). */
+  openCurrent(): ClientContext {
+    if (this.#current === undefined) throw new Error("no client command is running");
+    return this.open(this.#current.optsWithGlobals());
+  }
+
+  /** Runs a command's action: errors for the user become CliError; opened contexts are closed. */
+  async run(command: Command, action: () => unknown): Promise<void> {
+    this.#current = command;
+    try {
+      await action();
+    } catch (err) {
+      throw asCliError(err);
+    } finally {
+      this.#current = undefined;
+      for (const context of this.#open.splice(0)) context.close();
+    }
+  }
+
+  /**
+   * Routes the action of every command under `root` through `run`. Commander has no public way to wrap an
+   * action that someone else set, so this replaces its (long-stable) `_actionHandler`; a commander
+   * release that renames it fails here, loudly, on the first command with an action.
+   *
+   * `defaultOutput` is the `-o` format these commands use when the user gave none: upstream prints tx
+   * results (and `--generate-only` documents) as JSON by default and query results as text.
+   */
+  wrapActions(root: Command, defaultOutput?: "json"): Command {
+    const visit = (command: Command) => {
+      const internal = command as unknown as { _actionHandler: ((args: unknown[]) => unknown) | null };
+      if (!("_actionHandler" in command)) throw new Error("commander no longer has _actionHandler: update session.ts");
+      const original = internal._actionHandler;
+      if (original !== null) {
+        internal._actionHandler = (args: unknown[]) =>
+          this.run(command, () => {
+            if (defaultOutput !== undefined) applyDefaultOutput(command, defaultOutput);
+            return original.call(command, args);
+          });
+      }
+      for (const sub of command.commands) visit(sub);
+    };
+    visit(root);
+    return root;
+  }
+}
+
+/** Sets `-o` on the command that declares it (the root) to `format` unless the user gave `-o`. */
+function applyDefaultOutput(command: Command, format: "json"): void {
+  for (let at: Command | null = command; at !== null; at = at.parent) {
+    if (at.options.some((option) => option.attributeName() === "output")) {
+      if (at.getOptionValueSource("output") !== "cli" && at.getOptionValueSource("output") !== "env") {
+        at.setOptionValueWithSource("output", format, "default");
+      }
+      return;
+    }
+  }
+}
+
+/** `err` as an error the root prints without a stack: CliError and errors with an exit code pass through. */
+export function asCliError(err: unknown): unknown {
+  if (!(err instanceof Error)) return err;
+  if (err instanceof CliError || typeof (err as { exitCode?: unknown }).exitCode === "number") return err;
+  if (USER_ERRORS.some((kind) => err instanceof kind)) return new CliError(err.message, { cause: err });
+  return err;
+}

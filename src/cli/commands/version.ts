@@ -1,0 +1,19 @@
+// `chaind version`: the software version and the release this process runs as.
+import { Command } from "commander";
+import { releaseNamed } from "../../../app/releases.ts";
+import type { CliIo } from "../root.ts";
+
+/** `chaind version [--long]`. */
+export function versionCommand(io: CliIo): Command {
+  return new Command("version")
+    .description("Print the version of this binary and the release it runs as")
+    .option("--long", "print the release, version and runtime")
+    .action((flags: { long?: boolean }, command: Command) => {
+      const release = releaseNamed(process.env.CHAIND_RELEASE);
+      const { output } = command.optsWithGlobals() as { output: string };
+      const info = { name: "chaind", release: release.name, version: release.version, node: process.version };
+      if (output === "json") io.stdout.write(`${JSON.stringify(flags.long ? info : { version: release.version })}\n`);
+      else if (flags.long) io.stdout.write(`name: chaind\nrelease: ${info.release}\nversion: ${info.version}\nnode: ${info.node}\n`);
+      else io.stdout.write(`${release.version}\n`);
+    });
+}
