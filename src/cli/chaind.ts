@@ -20,7 +20,12 @@ try {
   } else {
     const error = err as Error & { exitCode?: unknown };
     const exitCode = typeof error.exitCode === "number" ? error.exitCode : 1;
-    const known = typeof error.exitCode === "number" || ["CliError", "ConfigError", "RpcError", "QueryError"].includes(error.name);
+    // Errors meant for the user carry an exit code or are one of the CLI-facing error classes
+    // (every module's *CliError, config and RPC errors); anything else is a bug worth its stack.
+    const known =
+      typeof error.exitCode === "number" ||
+      /CliError$/.test(error.name) ||
+      ["ConfigError", "RpcError", "QueryError", "KeyringError"].includes(error.name);
     process.stderr.write(`Error: ${known ? error.message : (error.stack ?? String(error))}\n`);
     process.exitCode = exitCode;
   }

@@ -2,10 +2,10 @@
 // Global flags (SPEC §8) live here; every subcommand reads them with `optsWithGlobals()`.
 import { Command, Option } from "commander";
 import { defaultHome } from "../config/home.ts";
-import { keysCommand } from "./keys-command.ts";
-import { nodeCommands } from "./commands/node-commands.ts";
 import { clientCommands } from "./commands/client-commands.ts";
+import { nodeCommands } from "./commands/node-commands.ts";
 import { versionCommand } from "./commands/version.ts";
+import { keysCommand } from "./keys-command.ts";
 
 /** Where commands write; tests pass their own buffers. */
 export interface CliIo {
@@ -18,7 +18,11 @@ export function rootCommand(io: CliIo = { stdout: process.stdout, stderr: proces
   const program = new Command("chaind")
     .description("chaind: a Cosmos-SDK-shaped chain node and client whose heart is the software-upgrade module")
     .option("--home <dir>", "directory for config and data", defaultHome())
-    .addOption(new Option("--log_level <level>", "log level").choices(["trace", "debug", "info", "warn", "error", "fatal"]).default("info"))
+    .addOption(
+      new Option("--log_level <level>", "log level")
+        .choices(["trace", "debug", "info", "warn", "error", "fatal"])
+        .default("info"),
+    )
     .addOption(new Option("--log_format <format>", "log format").choices(["json", "plain"]).default("plain"))
     .addOption(new Option("-o, --output <format>", "output format").choices(["text", "json"]).default("text"))
     .showHelpAfterError()

@@ -13,7 +13,8 @@ export function versionCommand(io: CliIo): Command {
       const { output } = command.optsWithGlobals() as { output: string };
       const info = { name: "chaind", release: release.name, version: release.version, node: process.version };
       if (output === "json") io.stdout.write(`${JSON.stringify(flags.long ? info : { version: release.version })}\n`);
-      else if (flags.long) io.stdout.write(`name: chaind\nrelease: ${info.release}\nversion: ${info.version}\nnode: ${info.node}\n`);
+      else if (flags.long)
+        io.stdout.write(`name: chaind\nrelease: ${info.release}\nversion: ${info.version}\nnode: ${info.node}\n`);
       else io.stdout.write(`${release.version}\n`);
     });
 }
