@@ -1,0 +1,162 @@
+// The reference chain: every release's module wiring in one place. `buildChainApp` gives a loaded
+// App (store open, store loader applied when this release's upgrade is due) that either engine —
+// the embedded one or CometBFT through the ABCI server — can drive, plus the keepers the node and
+// its tools use.
+import type { Logger } from "pino";
+import { type App, createApp } from "../src/app/base-app.ts";
+import { parseDecCoins } from "../src/app/dec-coins.ts";
+import type { AppModule } from "../src/app/module.ts";
+import { ModuleManager } from "../src/app/module-manager.ts";
+import { readCommittedHeight } from "../src/app/store-height.ts";
+import type { StoreOpener } from "../src/app/store-loader.ts";
+import { homePaths } from "../src/config/home.ts";
+import { openMultiStore } from "../src/store/index.ts";
+import type { PruningOptions } from "../src/store/types.ts";
+import { createAnteHandler } from "../src/x/auth/ante.ts";
+import { AccountKeeper } from "../src/x/auth/keeper.ts";
+import { authModule } from "../src/x/auth/module.ts";
+import { BankKeeper } from "../src/x/bank/keeper.ts";
+import { bankModule } from "../src/x/bank/module.ts";
+import { GovKeeper } from "../src/x/gov/keeper.ts";
+import { govModule } from "../src/x/gov/module.ts";
+import { genutilModule } from "../src/x/staking/genutil.ts";
+import { StakingKeeper } from "../src/x/staking/keeper.ts";
+import { stakingModule } from "../src/x/staking/module.ts";
+import { UpgradeKeeper } from "../src/x/upgrade/keeper.ts";
+import { createUpgradeModule } from "../src/x/upgrade/module.ts";
+import { wireUpgradeModule } from "../src/x/upgrade/wiring.ts";
+import { type Release, releaseNamed } from "./releases.ts";
+
+/** Options of buildChainApp. */
+export interface ChainAppOptions {
+  home: string;
+  chainId: string;
+  logger: Logger;
+  /** The release to run as (default: CHAIND_RELEASE, else v1). */
+  release?: Release;
+  /** app.toml minimum-gas-prices text, e.g. "0.025stake". */
+  minimumGasPrices?: string;
+  pruning?: PruningOptions;
+  haltHeight?: bigint;
+  haltTime?: bigint;
+  minRetainBlocks?: bigint;
+  /** `--unsafe-skip-upgrades`. */
+  skipUpgradeHeights?: bigint[];
+  /** "memory" for tests and dry runs that must not touch disk; default LevelDB at data/application.db. */
+  backend?: "leveldb" | "memory";
+  /** Overrides where the state store lives (the dry run opens a copy). */
+  storePath?: string;
+  /** Do not load (a caller that wants to inspect before opening). */
+  deferLoad?: boolean;
+}
+
+/** A wired reference-chain App with its keepers. */
+export interface ChainApp {
+  app: App;
+  release: Release;
+  accountKeeper: AccountKeeper;
+  bankKeeper: BankKeeper;
+  stakingKeeper: StakingKeeper;
+  govKeeper: GovKeeper;
+  upgradeKeeper: UpgradeKeeper;
+  moduleManager: ModuleManager;
+  /** Whether this start applies the release's store upgrades (its upgrade is due now). */
+  storeUpgradesInstalled: boolean;
+}
+
+/** Builds (and, unless deferred, loads) the reference chain's App for one release. */
+export async function buildChainApp(options: ChainAppOptions): Promise<ChainApp> {
+  const release = options.release ?? releaseNamed(process.env.CHAIND_RELEASE);
+  const paths = homePaths(options.home);
+  const storePath = options.storePath ?? paths.applicationDb;
+
+  const accountKeeper = new AccountKeeper();
+  const bankKeeper = new BankKeeper({ accountKeeper });
+  const stakingKeeper = new StakingKeeper({ accountKeeper, bankKeeper });
+  const govKeeper = new GovKeeper({ accountKeeper, bankKeeper, stakingKeeper });
+  const upgradeKeeper = new UpgradeKeeper({ home: options.home, skipUpgradeHeights: options.skipUpgradeHeights });
+
+  const bank: AppModule = {
+    ...bankModule(bankKeeper),
+    consensusVersion: release.bank.consensusVersion,
+    registerMigrations(registrar) {
+      for (const step of release.bank.migrations) {
+        registrar.registerMigration("bank", step.from, (ctx) => step.run(ctx, bankKeeper));
+      }
+    },
+  };
+  const gov = govModule(govKeeper);
+  const genutil = genutilModule({ stakingKeeper });
+  const upgrade = createUpgradeModule({ keeper: upgradeKeeper });
+  const extras = release.extraModules();
+  const modules = [authModule(accountKeeper), bank, stakingModule(stakingKeeper), gov, upgrade, ...extras, genutil];
+  const moduleManager = new ModuleManager(modules);
+  const names = (...list: string[]) => list.filter((n) => modules.some((m) => m.name === n));
+  const withHook = (hook: "preBlock" | "beginBlock" | "endBlock") =>
+    modules.filter((m) => typeof m[hook] === "function").map((m) => m.name);
+  // The upgrade guard runs before anything else in a block; in EndBlock gov executes passed
+  // proposals first, then the upgrade module looks at the (possibly just scheduled) plan, then
+  // staking reports the validator set so the engine sees post-upgrade power.
+  moduleManager.setOrderPreBlockers(...withHook("preBlock"));
+  moduleManager.setOrderBeginBlockers(...withHook("beginBlock"));
+  moduleManager.setOrderEndBlockers(...orderFirst(withHook("endBlock"), ["gov", "upgrade", "staking"]));
+  moduleManager.setOrderInitGenesis(
+    ...names("auth", "bank", "staking", "gov", "upgrade", ...extras.map((m) => m.name), "genutil"),
+  );
+
+  const openStore: StoreOpener =
+    options.backend === "memory"
+      ? (o) =>
+          openMultiStore({
+            backend: "memory",
+            storeNames: o.storeNames,
+            upgrades: o.upgrades,
+            pruning: options.pruning,
+          })
+      : (o) =>
+          openMultiStore({ path: storePath, storeNames: o.storeNames, upgrades: o.upgrades, pruning: options.pruning });
+  const app = createApp({
+    chainId: options.chainId,
+    moduleManager,
+    anteHandler: createAnteHandler({ accountKeeper, bankKeeper }),
+    openStore,
+    logger: options.logger,
+    name: "chaind",
+    version: release.version,
+    minGasPrices: parseDecCoins(options.minimumGasPrices ?? ""),
+    minRetainBlocks: options.minRetainBlocks,
+    haltHeight: options.haltHeight,
+    haltTime: options.haltTime,
+    readCommittedHeight: options.backend === "memory" ? undefined : () => readCommittedHeight(storePath),
+  });
+  gov.bind(app);
+  genutil.bind(app);
+
+  for (const known of release.upgrades) {
+    upgradeKeeper.setUpgradeHandler(known.name, (ctx, plan, fromVM) => known.handler(ctx, plan, fromVM, moduleManager));
+  }
+  const performs = release.upgrades.at(-1);
+  const storeUpgradesInstalled = await wireUpgradeModule(
+    app,
+    upgradeKeeper,
+    performs === undefined ? undefined : { upgradeName: performs.name, storeUpgrades: performs.storeUpgrades },
+  );
+  if (!options.deferLoad) await app.load();
+  return {
+    app,
+    release,
+    accountKeeper,
+    bankKeeper,
+    stakingKeeper,
+    govKeeper,
+    upgradeKeeper,
+    moduleManager,
+    storeUpgradesInstalled,
+  };
+}
+
+/** `names` with the listed ones first, in that order, and the rest after, in their order. */
+function orderFirst(names: string[], first: string[]): string[] {
+  const head = first.filter((n) => names.includes(n));
+  return [...head, ...names.filter((n) => !head.includes(n))];
+}

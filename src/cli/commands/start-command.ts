@@ -1,0 +1,148 @@
+// `chaind start`: run the node in the foreground until a signal, a halt or a fault, and exit with the
+// node's status (0 on SIGINT/SIGTERM and on app.toml's halt-height/halt-time; the upgrade halt's own
+// status, see `chaind start --help`; 1 on errors). Thin: flags → src/node/start-node.ts.
+import { Command, Option } from "commander";
+import { globalFlags, guarded } from "../../node/cli-support.ts";
+import { createNodeLogger } from "../../node/logger.ts";
+import type { NodeOverrides } from "../../node/node-settings.ts";
+import { type NodeEndpoints, type RunningNode, startNode } from "../../node/start-node.ts";
+import { UPGRADE_EXIT_CODES } from "../../x/upgrade/errors.ts";
+import { CliError } from "../errors.ts";
+import type { CliIo } from "../root.ts";
+
+/** Flags shared by `start` and `dev`. */
+export interface NodeFlags {
+  "rpc.laddr"?: string;
+  "api.address"?: string;
+  "grpc.address"?: string;
+  minimumGasPrices?: string;
+  haltHeight?: string;
+  haltTime?: string;
+  unsafeSkipUpgrades?: string;
+}
+
+const EXIT_STATUS_HELP = `
+Exit status:
+  0   stopped by SIGINT/SIGTERM (after finishing the block in progress), or app.toml's halt-height/halt-time reached
+  1   an error (bad configuration, a port in use, a fault)
+  ${UPGRADE_EXIT_CODES.needed}  halted for an upgrade this binary has no handler for; data/upgrade-info.json names it
+      (chainvisor switches to the new release and restarts)
+  ${UPGRADE_EXIT_CODES.wrongBinary}  this binary does not fit the chain (an upgrade binary started before its height, or a downgrade)
+  ${UPGRADE_EXIT_CODES.upgradeFailed}  this binary's upgrade handler or a migration failed at the upgrade height
+`;
+
+/** Adds the listener/config override flags to a command. */
+export function addNodeFlags(command: Command): Command {
+  return command
+    .option("--rpc.laddr <address>", "consensus RPC listen address (config.toml rpc.laddr), e.g. tcp://127.0.0.1:26657")
+    .option("--api.address <address>", "REST gateway address (app.toml api.address), e.g. tcp://localhost:1317")
+    .option("--grpc.address <address>", "gRPC server address (app.toml grpc.address), e.g. localhost:9090")
+    .option("--minimum-gas-prices <prices>", 'minimum gas prices a tx must pay (app.toml), e.g. "0.025stake"')
+    .option("--halt-height <height>", "stop after committing this height (app.toml halt-height; 0 = off)")
+    .option(
+      "--halt-time <unix-seconds>",
+      "stop after the first block at or past this time (app.toml halt-time; 0 = off)",
+    )
+    .option(
+      "--unsafe-skip-upgrades <heights>",
+      "comma-separated heights whose upgrade plans are skipped instead of halting",
+    );
+}
+
+/** The overrides and skip heights the node flags give. */
+export function nodeOptionsOf(flags: NodeFlags): { overrides: NodeOverrides; skipUpgradeHeights: bigint[] } {
+  const skipUpgradeHeights: bigint[] = [];
+  for (const part of (flags.unsafeSkipUpgrades ?? "")
+    .split(",")
+    .map((s) => s.trim())
+    .filter((s) => s !== "")) {
+    if (!/^[0-9]+$/.test(part) || BigInt(part) <= 0n) {
+      throw new CliError(
+        `invalid --unsafe-skip-upgrades "${flags.unsafeSkipUpgrades}": expected positive heights separated by commas, e.g. 120,340`,
+      );
+    }
+    skipUpgradeHeights.push(BigInt(part));
+  }
+  return {
+    overrides: {
+      rpcLaddr: flags["rpc.laddr"],
+      apiAddress: flags["api.address"],
+      grpcAddress: flags["grpc.address"],
+      minimumGasPrices: flags.minimumGasPrices,
+      haltHeight: flags.haltHeight,
+      haltTime: flags.haltTime,
+    },
+    skipUpgradeHeights,
+  };
+}
+
+/** The endpoint lines of the start banner. */
+export function endpointLines(endpoints: NodeEndpoints): string[] {
+  const rows: [string, string | undefined][] = [
+    ["consensus RPC", endpoints.rpc],
+    ["ABCI (CometBFT)", endpoints.abci],
+    ["REST", endpoints.rest],
+    ["gRPC", endpoints.grpc],
+    ["Swagger", endpoints.swagger],
+  ];
+  return rows
+    .filter((row): row is [string, string] => row[1] !== undefined)
+    .map(([name, url]) => `  ${name.padEnd(16)}${url}`);
+}
+
+/**
+ * Waits for the node to stop, stopping it gracefully on SIGINT/SIGTERM (a second signal kills the
+ * process the default way), and turns a non-zero exit into a CliError carrying that status.
+ */
+export async function runUntilStopped(node: RunningNode): Promise<void> {
+  const onSignal = () => {
+    process.off("SIGINT", onSignal);
+    process.off("SIGTERM", onSignal);
+    void node.stop();
+  };
+  process.on("SIGINT", onSignal);
+  process.on("SIGTERM", onSignal);
+  let exit: Awaited<RunningNode["done"]>;
+  try {
+    exit = await node.done;
+  } finally {
+    process.off("SIGINT", onSignal);
+    process.off("SIGTERM", onSignal);
+    // Everything is closed by now; should a stray handle still hold the event loop, do not hang a supervisor.
+    setTimeout(() => process.exit(), 5000).unref();
+  }
+  if (exit.exitCode !== 0) {
+    throw new CliError(exit.error?.message ?? `the node stopped (${exit.reason})`, {
+      cause: exit.error,
+      exitCode: exit.exitCode,
+    });
+  }
+}
+
+/** `start`. */
+export function startCommand(io: CliIo): Command {
+  const command = new Command("start")
+    .description(
+      "Run the node: the embedded single-validator engine (default) or, with --abci, the ABCI server for CometBFT; plus the gRPC server and REST gateway",
+    )
+    .addOption(new Option("--abci", "serve the app to CometBFT over ABCI at config.toml's proxy_app"))
+    .addHelpText("after", EXIT_STATUS_HELP);
+  addNodeFlags(command).action(
+    guarded(async (flags: NodeFlags & { abci?: boolean }, cmd: Command) => {
+      const { home, logLevel, logFormat } = globalFlags(cmd);
+      const logger = createNodeLogger({ level: logLevel, format: logFormat });
+      const { overrides, skipUpgradeHeights } = nodeOptionsOf(flags);
+      const node = await startNode({ home, logger, abci: flags.abci, overrides, skipUpgradeHeights });
+      const { genesis } = node.settings;
+      io.stdout.write(
+        [
+          `chaind ${node.chain.release.version} (release ${node.chain.release.name}) running chain "${genesis.chainId}" from ${home}`,
+          ...endpointLines(node.endpoints),
+          "",
+        ].join("\n"),
+      );
+      await runUntilStopped(node);
+    }),
+  );
+  return command;
+}

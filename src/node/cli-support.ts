@@ -1,0 +1,129 @@
+// Small pieces the node-side commands share: the global flags, turning expected failures into the
+// CLI's CliError (printed without a stack, exit status 1), upstream's sorted-JSON printing, and how
+// to show the command a user should type to run this same binary.
+import { existsSync, realpathSync } from "node:fs";
+import { dirname, isAbsolute, join, relative } from "node:path";
+import type { Command } from "commander";
+import { CliError } from "../cli/errors.ts";
+import { resolveHome } from "../config/index.ts";
+
+/** The root's global flags as a command sees them. */
+export interface GlobalFlags {
+  home: string;
+  logLevel: string;
+  logFormat: "json" | "plain";
+  output: "text" | "json";
+}
+
+/** Reads the global flags (`--home` resolved to an absolute path, `~` expanded). */
+export function globalFlags(command: Command): GlobalFlags {
+  const options = command.optsWithGlobals() as Record<string, unknown>;
+  return {
+    home: resolveHome(typeof options.home === "string" ? options.home : undefined),
+    logLevel: typeof options.log_level === "string" ? options.log_level : "info",
+    logFormat: options.log_format === "json" ? "json" : "plain",
+    output: options.output === "json" ? "json" : "text",
+  };
+}
+
+// Errors that describe a mistake in input, files or environment: shown as a message, not a stack.
+const USER_ERROR_NAMES = new Set([
+  "CliError",
+  "ConfigError",
+  "FlagError",
+  "GenTxBuildError",
+  "GenTxError",
+  "GenesisAccountError",
+  "CollectGenTxsError",
+  "GenesisValidationError",
+  "GenesisError",
+  "InitNodeError",
+  "KeyringError",
+  "CryptoError",
+  "Bech32Error",
+  "MnemonicError",
+  "CoinError",
+  "DecimalError",
+  "EngineStartError",
+  "UpgradeInfoFileError",
+  "ServerStartError",
+  "AbciServerError",
+  "DataDirectoryLockedError",
+  "DataDirectoryCorruptError",
+  "DataDirectoryMissingError",
+  "DryRunError",
+  "DevChainError",
+  "NodeStartError",
+]);
+const USER_ERRNO = new Set(["EADDRINUSE", "EADDRNOTAVAIL", "EACCES", "ENOENT", "EPERM"]);
+
+/** `err` as a CliError when it is an expected failure; otherwise `err` itself (a bug: printed with its stack). */
+export function asCliError(err: unknown): unknown {
+  if (err instanceof CliError) return err;
+  if (!(err instanceof Error)) return err;
+  const errno = (err as NodeJS.ErrnoException).code;
+  if (USER_ERROR_NAMES.has(err.name) || (typeof errno === "string" && USER_ERRNO.has(errno))) {
+    return new CliError(err.message, { cause: err });
+  }
+  return err;
+}
+
+/** Wraps a command action so expected failures reach the root as CliErrors. */
+export function guarded<Args extends unknown[]>(
+  action: (...args: Args) => Promise<void>,
+): (...args: Args) => Promise<void> {
+  return async (...args: Args) => {
+    try {
+      await action(...args);
+    } catch (err) {
+      throw asCliError(err);
+    }
+  };
+}
+
+/** JSON with object keys sorted at every level and one-space indentation (upstream's init output). */
+export function sortedJson(value: unknown): string {
+  return JSON.stringify(sortKeys(value), null, 1);
+}
+
+function sortKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortKeys);
+  if (value !== null && typeof value === "object") {
+    return Object.fromEntries(
+      Object.keys(value)
+        .sort()
+        .map((key) => [key, sortKeys((value as Record<string, unknown>)[key])]),
+    );
+  }
+  return value;
+}
+
+/**
+ * How to run this same binary from the current directory: a release archive's `bin/chaind` launcher
+ * (which runs `<root>/lib/node/bin/node`), otherwise the Node binary and the script, relative when
+ * they are under the working directory (`node_modules/.bin/node src/cli/chaind.ts`).
+ */
+export function chaindInvocation(): string {
+  const launcher = join(dirname(process.execPath), "..", "..", "..", "bin", "chaind");
+  if (process.execPath.endsWith(join("lib", "node", "bin", "node")) && existsSync(launcher)) return shownPath(launcher);
+  const script = process.argv[1] ?? "chaind";
+  if (!script.endsWith(".ts") && !script.endsWith(".js")) return shownPath(script);
+  return `${shownNode()} ${shownPath(script)}`;
+}
+
+// node_modules/.bin/node (a symlink to the pinned runtime) reads better than the runtime's real path.
+function shownNode(): string {
+  const pinned = join(process.cwd(), "node_modules", ".bin", "node");
+  try {
+    if (realpathSync(pinned) === realpathSync(process.execPath)) return join("node_modules", ".bin", "node");
+  } catch {
+    // No pinned runtime here: show the one running.
+  }
+  return shownPath(process.execPath);
+}
+
+function shownPath(path: string): string {
+  if (!isAbsolute(path)) return path;
+  const fromCwd = relative(process.cwd(), path);
+  return fromCwd !== "" && !fromCwd.startsWith("..") && !isAbsolute(fromCwd) ? fromCwd : path;
+}

@@ -1,0 +1,250 @@
+// `chaind upgrade dry-run <name>` (SPEC §10): what the upgrade `<name>` would do to this node's state,
+// without touching it. The state store is copied to a temporary directory; the release of this binary
+// that performs `<name>` opens the copy with its store loader (store additions, renames, deletions, as
+// the real restart at the upgrade height does), runs the upgrade handler and its migrations at the next
+// height in a branch, and stages the result to get the app hash. Reported: key counts per store before
+// and after, the module-version diff, the store changes, the time taken and both app hashes.
+import { cp, mkdir, mkdtemp, rm, stat } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { performance } from "node:perf_hooks";
+import { timestampFromMs } from "@bufbuild/protobuf/wkt";
+import { pino } from "pino";
+import { buildChainApp } from "../../app/chain-app.ts";
+import { RELEASE_NAMES, type Release, releaseNamed } from "../../app/releases.ts";
+import type { VersionMap } from "../app/module.ts";
+import { readCommittedHeight } from "../app/store-height.ts";
+import { homePaths, loadGenesis } from "../config/index.ts";
+import type { Plan } from "../gen/chain/upgrade/v1beta1/upgrade_pb.js";
+import type { ReadableKVStore, StoreUpgrades } from "../store/types.ts";
+import { closeVerifyPool } from "../x/auth/verify-pool.ts";
+import { newPlan } from "../x/upgrade/plan.ts";
+import { dumpUpgradeInfoToDisk } from "../x/upgrade/upgrade-info-file.ts";
+import { hexUpper } from "./tx-response.ts";
+
+/** Thrown when a dry run cannot be done; the message says why and what would work. */
+export class DryRunError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = "DryRunError";
+  }
+}
+
+/** Options of {@link dryRunUpgrade}. */
+export interface DryRunParameters {
+  home: string;
+  /** The upgrade (plan) name. */
+  name: string;
+  /** The state height to start from; must be the store's latest committed height (the default). */
+  height?: bigint;
+  /** Where the temporary copy goes (default os.tmpdir()); removed afterwards. */
+  tempRoot?: string;
+}
+
+/** One store's key counts. */
+export interface DryRunStore {
+  name: string;
+  /** Keys before (undefined for a store the upgrade adds). */
+  keysBefore: number | undefined;
+  /** Keys after (undefined for a store the upgrade deletes). */
+  keysAfter: number | undefined;
+  /** The store's name before a rename. */
+  renamedFrom?: string;
+}
+
+/** One module's consensus version before and after. */
+export interface DryRunModuleVersion {
+  name: string;
+  before: bigint | undefined;
+  after: bigint | undefined;
+}
+
+/** What the dry run found. */
+export interface DryRunReport {
+  name: string;
+  release: { name: string; version: string };
+  /** The state height the copy held. */
+  height: bigint;
+  /** The height the upgrade was applied at in the simulation (the plan's, when scheduled). */
+  appliedAt: bigint;
+  /** The plan as scheduled on chain, or undefined when none with this name is scheduled. */
+  scheduledPlan: { name: string; height: bigint; info: string } | undefined;
+  storeUpgrades: StoreUpgrades;
+  stores: DryRunStore[];
+  moduleVersions: DryRunModuleVersion[];
+  protocolVersion: { before: bigint; after: bigint };
+  appHashBefore: string;
+  appHashAfter: string;
+  durations: { copyMs: number; loadMs: number; upgradeMs: number; commitMs: number; totalMs: number };
+}
+
+/** The release of this binary whose upgrade is `name`. */
+export function releaseForUpgrade(name: string): Release {
+  for (const releaseName of RELEASE_NAMES) {
+    const release = releaseNamed(releaseName);
+    if (release.upgrades.at(-1)?.name === name) return release;
+  }
+  const known = RELEASE_NAMES.map((r) => releaseNamed(r).upgrades.at(-1)?.name).filter(
+    (n): n is string => n !== undefined,
+  );
+  throw new DryRunError(
+    `no release in this binary performs the upgrade "${name}" (it knows: ${known.length === 0 ? "none" : known.join(", ")})`,
+  );
+}
+
+/**
+ * Runs the dry run. The node's own `data/` is only read (copied); everything written goes to the copy,
+ * which is removed before this resolves.
+ *
+ * @example const report = await dryRunUpgrade({ home, name: "v2" }); report.appHashAfter
+ */
+export async function dryRunUpgrade(parameters: DryRunParameters): Promise<DryRunReport> {
+  const started = performance.now();
+  const release = releaseForUpgrade(parameters.name);
+  const releaseUpgrade = release.upgrades.at(-1) as Release["upgrades"][number];
+  const paths = homePaths(parameters.home);
+  const genesis = await loadGenesis(paths.genesis);
+  try {
+    await stat(paths.applicationDb);
+  } catch (err) {
+    throw new DryRunError(
+      `there is no state to dry-run on: ${paths.applicationDb} does not exist (has the node run?)`,
+      {
+        cause: err,
+      },
+    );
+  }
+
+  const temp = await mkdtemp(join(parameters.tempRoot ?? tmpdir(), "chaind-dry-run-"));
+  const copyHome = join(temp, "home");
+  const copyDb = join(copyHome, "data", "application.db");
+  try {
+    await mkdir(join(copyHome, "data"), { recursive: true });
+    await cp(paths.applicationDb, copyDb, { recursive: true });
+    const copied = performance.now();
+
+    const latest = await readCommittedHeight(copyDb);
+    if (latest === 0n) throw new DryRunError(`${paths.applicationDb} holds no committed state yet`);
+    if (parameters.height !== undefined && parameters.height !== latest) {
+      throw new DryRunError(
+        parameters.height > latest
+          ? `--height ${parameters.height} is in the future: the latest committed height is ${latest}`
+          : `--height ${parameters.height}: the store cannot be opened at an older height than its latest (${latest}); run the dry run while the node is at ${parameters.height} (e.g. stop it there with --halt-height ${parameters.height})`,
+      );
+    }
+    // The store loader applies a release's store changes when the store opens at (upgrade height − 1),
+    // which is what upgrade-info.json at latest+1 tells it: exactly the state the real restart sees.
+    await dumpUpgradeInfoToDisk(copyHome, latest + 1n, { name: parameters.name, info: "" });
+
+    const chain = await buildChainApp({
+      home: copyHome,
+      chainId: genesis.chainId,
+      logger: pino({ level: "silent" }),
+      release,
+      storePath: copyDb,
+    });
+    const app = chain.app;
+    try {
+      const loaded = performance.now();
+      const view = await app.store.view(latest);
+      const before = new Map<string, number>();
+      for (const name of view.storeNames()) before.set(name, await countKeys(view.store(name)));
+      const queryCtx = await app.createQueryContext();
+      const versionsBefore = await chain.upgradeKeeper.getModuleVersionMap(queryCtx);
+      const protocolBefore = await chain.upgradeKeeper.getProtocolVersion(queryCtx);
+      const scheduled = await chain.upgradeKeeper.getUpgradePlan(queryCtx);
+      const matching = scheduled?.name === parameters.name ? scheduled : undefined;
+      const appliedAt = matching !== undefined && matching.height > latest ? matching.height : latest + 1n;
+      const plan: Plan = matching ?? newPlan({ name: parameters.name, height: appliedAt });
+
+      const branch = app.store.branch();
+      const ctx = app.newContext(branch, "finalize", {
+        height: appliedAt,
+        time: timestampFromMs(Date.now()),
+        chainId: genesis.chainId,
+        proposerAddress: new Uint8Array(),
+        lastAppHash: app.store.lastCommit().appHash,
+        hash: new Uint8Array(),
+      });
+      try {
+        await chain.upgradeKeeper.applyUpgrade(ctx, plan);
+      } catch (err) {
+        throw new DryRunError(`the upgrade handler of "${parameters.name}" failed: ${(err as Error).message}`, {
+          cause: err,
+        });
+      }
+      const versionsAfter = await chain.upgradeKeeper.getModuleVersionMap(ctx);
+      const protocolAfter = await chain.upgradeKeeper.getProtocolVersion(ctx);
+      const upgraded = performance.now();
+      const staged = await app.store.stage(branch);
+      const committed = performance.now();
+
+      const afterBranch = app.store.branch();
+      const after = new Map<string, number>();
+      for (const name of afterBranch.storeNames()) after.set(name, await countKeys(afterBranch.store(name)));
+      app.store.discardStaged();
+
+      return {
+        name: parameters.name,
+        release: { name: release.name, version: release.version },
+        height: latest,
+        appliedAt,
+        scheduledPlan:
+          matching === undefined ? undefined : { name: matching.name, height: matching.height, info: matching.info },
+        storeUpgrades: chain.storeUpgradesInstalled
+          ? releaseUpgrade.storeUpgrades
+          : { added: [], renamed: [], deleted: [] },
+        stores: storeRows(before, after, chain.storeUpgradesInstalled ? releaseUpgrade.storeUpgrades : undefined),
+        moduleVersions: versionRows(versionsBefore, versionsAfter),
+        protocolVersion: { before: protocolBefore, after: protocolAfter },
+        appHashBefore: hexUpper(view.appHash ?? app.store.lastCommit().appHash),
+        appHashAfter: hexUpper(staged.appHash),
+        durations: {
+          copyMs: copied - started,
+          loadMs: loaded - copied,
+          upgradeMs: upgraded - loaded,
+          commitMs: committed - upgraded,
+          totalMs: performance.now() - started,
+        },
+      };
+    } finally {
+      await app.close();
+      await closeVerifyPool();
+    }
+  } finally {
+    await rm(temp, { recursive: true, force: true });
+  }
+}
+
+async function countKeys(store: ReadableKVStore): Promise<number> {
+  let count = 0;
+  for await (const _entry of store.iterate()) count++;
+  return count;
+}
+
+function storeRows(
+  before: Map<string, number>,
+  after: Map<string, number>,
+  upgrades: StoreUpgrades | undefined,
+): DryRunStore[] {
+  const renamedTo = new Map((upgrades?.renamed ?? []).map((r) => [r.newKey, r.oldKey]));
+  const renamedAway = new Set((upgrades?.renamed ?? []).map((r) => r.oldKey));
+  const rows: DryRunStore[] = [];
+  for (const [name, keysAfter] of after) {
+    const from = renamedTo.get(name);
+    rows.push(
+      from === undefined
+        ? { name, keysBefore: before.get(name), keysAfter }
+        : { name, keysBefore: before.get(from), keysAfter, renamedFrom: from },
+    );
+  }
+  for (const [name, keysBefore] of before) {
+    if (!after.has(name) && !renamedAway.has(name)) rows.push({ name, keysBefore, keysAfter: undefined });
+  }
+  return rows.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}
+
+function versionRows(before: VersionMap, after: VersionMap): DryRunModuleVersion[] {
+  const names = [...new Set([...before.keys(), ...after.keys()])].sort();
+  return names.map((name) => ({ name, before: before.get(name), after: after.get(name) }));
+}

@@ -1,0 +1,264 @@
+// `chaind start` as a library call: load the settings (nothing starts when they are wrong), build the
+// reference chain's App for this release, drive it with the embedded engine (default) or serve it to
+// CometBFT over ABCI (`abci: true`), start the gRPC server and REST gateway when app.toml enables them,
+// and report one exit status when the node stops: 0 after a signal or app.toml's halt-height/halt-time,
+// the upgrade halt's own status (src/x/upgrade/errors.ts UPGRADE_EXIT_CODES), 1 after a fault.
+// Everything started is closed before `done` resolves: servers, engine or ABCI server, the App's store
+// and the signature-verification workers.
+import type { Logger } from "pino";
+import { buildChainApp, type ChainApp } from "../../app/chain-app.ts";
+import type { Release } from "../../app/releases.ts";
+import { AbciServer } from "../abci/server.ts";
+import { formatDecCoins, loadNodeKey } from "../config/index.ts";
+import { type EmbeddedNode, startEmbeddedNode } from "../engine/embedded-node.ts";
+import { appNodeHooks, appQueryBackend } from "../server/app-backend.ts";
+import type { NodeHooks } from "../server/query-backend.ts";
+import { type RunningServers, startServers } from "../server/servers.ts";
+import { closeVerifyPool } from "../x/auth/verify-pool.ts";
+import { cometNodeHooks, cometRpcAddress } from "./comet-hooks.ts";
+import { engineNodeHooks } from "./engine-hooks.ts";
+import { loadNodeSettings, type NodeOverrides, type NodeSettings } from "./node-settings.ts";
+
+/** A listener could not start (a port in use, an address not on this machine); the message names the setting. */
+export class NodeStartError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = "NodeStartError";
+  }
+}
+
+const LISTEN_ERRNO = new Set(["EADDRINUSE", "EADDRNOTAVAIL", "EACCES", "ENOTFOUND"]);
+
+/** `err` as a NodeStartError naming `what` when it is a failure to listen; otherwise `err`. */
+function listenError(err: unknown, what: string): unknown {
+  if (!(err instanceof Error)) return err;
+  const errno = (err as NodeJS.ErrnoException).code;
+  const listening =
+    (typeof errno === "string" && LISTEN_ERRNO.has(errno)) ||
+    /cannot listen|EADDRINUSE|EADDRNOTAVAIL/.test(err.message);
+  return listening ? new NodeStartError(`cannot start ${what}: ${err.message}`, { cause: err }) : err;
+}
+
+/** Options of {@link startNode}. */
+export interface StartNodeOptions {
+  home: string;
+  logger: Logger;
+  /** Serve the App to CometBFT over ABCI (proxy_app) instead of running the embedded engine. */
+  abci?: boolean;
+  /** `--unsafe-skip-upgrades`: plans due at these heights are skipped instead of halting. */
+  skipUpgradeHeights?: bigint[];
+  /** Command-line values over the config files. */
+  overrides?: NodeOverrides;
+  /** Already loaded settings (otherwise loaded from `home` with `overrides`). */
+  settings?: NodeSettings;
+  /** The release to run as (default CHAIND_RELEASE, else v1). */
+  release?: Release;
+}
+
+/** Where the node can be reached. Absent entries are disabled. */
+export interface NodeEndpoints {
+  /** Consensus RPC (the embedded engine's, or CometBFT's in ABCI mode), http://host:port. */
+  rpc?: string;
+  /** The ABCI socket CometBFT connects to (ABCI mode only). */
+  abci?: string;
+  /** REST gateway base URL. */
+  rest?: string;
+  /** Swagger UI / document URL. */
+  swagger?: string;
+  /** gRPC host:port. */
+  grpc?: string;
+}
+
+/** Why the node stopped and the status the process should exit with. */
+export interface NodeExit {
+  exitCode: number;
+  reason: "stopped" | "halt-height" | "halt-time" | "app-halt" | "fault";
+  /** The last committed height when it stopped (embedded engine; ABCI mode: the App's). */
+  height: bigint;
+  error?: Error;
+}
+
+/** A started node. */
+export interface RunningNode {
+  chain: ChainApp;
+  settings: NodeSettings;
+  endpoints: NodeEndpoints;
+  /** The embedded engine (undefined in ABCI mode). */
+  embedded?: EmbeddedNode;
+  /** The ABCI server (ABCI mode only). */
+  abciServer?: AbciServer;
+  servers: RunningServers;
+  /** Resolves once the node has stopped and everything is closed. */
+  done: Promise<NodeExit>;
+  /** Graceful stop (finishes the block in progress); resolves like `done`. */
+  stop(): Promise<NodeExit>;
+}
+
+/**
+ * Starts a node on `home`. Rejects (having closed whatever it opened) when the settings are wrong or a
+ * listener cannot bind; afterwards, every outcome arrives through `done`.
+ *
+ * @example
+ * const node = await startNode({ home, logger });
+ * process.once("SIGTERM", () => void node.stop());
+ * process.exitCode = (await node.done).exitCode;
+ */
+export async function startNode(options: StartNodeOptions): Promise<RunningNode> {
+  const { logger } = options;
+  const settings = options.settings ?? (await loadNodeSettings(options.home, options.overrides));
+  const { appConfig, nodeConfig, genesis } = settings;
+  for (const key of settings.unknownKeys) logger.warn({ key }, "unknown configuration key (ignored)");
+
+  const chain = await buildChainApp({
+    home: settings.home,
+    chainId: genesis.chainId,
+    logger,
+    release: options.release,
+    minimumGasPrices: formatDecCoins(appConfig.minimumGasPrices),
+    pruning: appConfig.pruning,
+    haltHeight: appConfig.haltHeight,
+    haltTime: appConfig.haltTime,
+    minRetainBlocks: appConfig.minRetainBlocks,
+    skipUpgradeHeights: options.skipUpgradeHeights,
+  });
+  const app = chain.app;
+  const cleanups: (() => Promise<void>)[] = [() => app.close(), () => closeVerifyPool()];
+  const cleanup = async () => {
+    for (const step of cleanups.splice(0).reverse()) {
+      try {
+        await step();
+      } catch (err) {
+        logger.error({ err }, "error while shutting down");
+      }
+    }
+  };
+
+  try {
+    let hooks: NodeHooks;
+    let embedded: EmbeddedNode | undefined;
+    let abciServer: AbciServer | undefined;
+    const endpoints: NodeEndpoints = {};
+    if (options.abci === true) {
+      abciServer = await AbciServer.listen({ app, address: nodeConfig.proxyApp, logger });
+      const server = abciServer;
+      cleanups.push(async () => void (await server.close()));
+      endpoints.abci = server.address;
+      const rpcAddress = cometRpcAddress(nodeConfig.rpc.laddr);
+      endpoints.rpc = rpcAddress.replace(/^tcp:/, "http:");
+      hooks = cometNodeHooks(app, rpcAddress);
+      logger.info({ address: server.address, cometbftRpc: endpoints.rpc }, "ABCI server listening for CometBFT");
+    } else {
+      try {
+        embedded = await startEmbeddedNode({
+          home: settings.home,
+          app,
+          nodeConfig,
+          haltHeight: appConfig.haltHeight,
+          haltTime: appConfig.haltTime,
+          logger,
+        });
+      } catch (err) {
+        throw listenError(
+          err,
+          `the consensus RPC on ${nodeConfig.rpc.laddr.address} (config.toml rpc.laddr, or --rpc.laddr)`,
+        );
+      }
+      const node = embedded;
+      endpoints.rpc = node.rpc.url;
+      hooks = engineNodeHooks(
+        node.engine,
+        {
+          moniker: nodeConfig.moniker,
+          nodeId: await nodeIdOf(nodeConfig.nodeKeyFile),
+          p2pListenAddr: nodeConfig.p2p.laddr.address,
+          rpcAddress: nodeConfig.rpc.laddr.address,
+          txIndex: nodeConfig.txIndex.indexer !== "null",
+          appVersion: app.version,
+        },
+        app.typeRegistry,
+      );
+    }
+
+    let servers: RunningServers;
+    try {
+      servers = await startServers({
+        backend: appQueryBackend(app),
+        hooks: { ...appNodeHooks(app), ...hooks },
+        config: appConfig,
+        logger,
+        version: chain.release.version,
+      });
+    } catch (err) {
+      // The engine has handshaken but not run: close its RPC server and block store through stop+run.
+      if (embedded !== undefined) {
+        await embedded.stop();
+        await embedded.run().catch(() => undefined);
+      }
+      throw listenError(err, "the REST gateway or the gRPC server (app.toml api.address / grpc.address, or the flags)");
+    }
+    cleanups.push(() => servers.stop());
+    if (servers.rest !== undefined) {
+      endpoints.rest = servers.rest.url;
+      if (appConfig.api.swagger) endpoints.swagger = `${servers.rest.url}/swagger`;
+    }
+    if (servers.grpc !== undefined) endpoints.grpc = servers.grpc.address;
+
+    logger.info({ chainId: genesis.chainId, release: chain.release.name, ...endpoints }, "node started");
+    let stopRequested = false;
+    const done = (async (): Promise<NodeExit> => {
+      let exit: NodeExit;
+      if (embedded !== undefined) {
+        try {
+          const result = await embedded.run();
+          exit =
+            result.reason === "app-halt"
+              ? { exitCode: result.exitCode, reason: "app-halt", height: result.height, error: result.error }
+              : { exitCode: 0, reason: result.reason, height: result.height };
+        } catch (err) {
+          logger.error({ err }, "the consensus engine failed");
+          exit = { exitCode: 1, reason: "fault", height: embedded.engine.store.height, error: err as Error };
+        }
+      } else {
+        const result = await (abciServer as AbciServer).done;
+        const height = app.lastBlockHeight();
+        exit =
+          result.reason === "closed"
+            ? { exitCode: 0, reason: "stopped", height }
+            : result.reason === "app-halt"
+              ? { exitCode: result.exitCode, reason: "app-halt", height, error: result.error }
+              : { exitCode: 1, reason: "fault", height, error: result.error };
+      }
+      if (stopRequested && exit.reason === "stopped") logger.info({ height: exit.height.toString() }, "node stopped");
+      await cleanup();
+      return exit;
+    })();
+
+    return {
+      chain,
+      settings,
+      endpoints,
+      embedded,
+      abciServer,
+      servers,
+      done,
+      async stop() {
+        stopRequested = true;
+        if (embedded !== undefined) await embedded.stop();
+        else await abciServer?.close();
+        return done;
+      },
+    };
+  } catch (err) {
+    await cleanup();
+    throw err;
+  }
+}
+
+/** The node ID from node_key.json ("" when the file is missing: the engine then reports its own fallback). */
+async function nodeIdOf(nodeKeyFile: string): Promise<string> {
+  try {
+    return (await loadNodeKey(nodeKeyFile)).id;
+  } catch {
+    return "";
+  }
+}

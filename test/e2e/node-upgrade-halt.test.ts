@@ -1,0 +1,145 @@
+// The upgrade halt through `chaind start` as real processes (SPEC §2.4): governance on a fast chain
+// schedules upgrade "v2"; the v1 node halts at its height with the upgrade-halt exit status, the NEEDED
+// line and data/upgrade-info.json; restarting v1 halts again at the same place; starting the v2 release
+// (CHAIND_RELEASE=v2) applies the upgrade at that height and carries on.
+import assert from "node:assert/strict";
+import { readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { after, before, test } from "node:test";
+import { create, type DescMessage, type MessageShape } from "@bufbuild/protobuf";
+import { openKeyring } from "../../src/client/keyring/index.ts";
+import { packAny, signTx } from "../../src/client/tx/index.ts";
+import { homePaths, loadGenesis, saveGenesis, setTomlValues } from "../../src/config/index.ts";
+import { VoteOption } from "../../src/gen/chain/gov/v1/gov_pb.js";
+import { MsgSubmitProposalSchema, MsgVoteSchema } from "../../src/gen/chain/gov/v1/tx_pb.js";
+import { MsgSoftwareUpgradeSchema } from "../../src/gen/chain/upgrade/v1beta1/tx_pb.js";
+import { type DevHome, prepareDevHome } from "../../src/node/dev-chain.ts";
+import {
+  bannerEndpoints,
+  killAllChaind,
+  LOOPBACK_PORT_FLAGS,
+  latestHeight,
+  pollUntil,
+  rpcCall,
+  spawnChaind,
+  tempDir,
+  waitForHeight,
+} from "../../src/node/test-support.ts";
+import { UPGRADE_EXIT_CODES } from "../../src/x/upgrade/errors.ts";
+
+const GOV_AUTHORITY = "chain10d07y265gmmuvt4z0w9aw880jnsr700j0q8wax";
+let dir: Awaited<ReturnType<typeof tempDir>>;
+let dev: DevHome;
+let userHome: string;
+
+before(async () => {
+  dir = await tempDir("chaind-node-upgrade-halt-");
+  userHome = join(dir.path, "user");
+  // A dev chain made fast for the test: 150 ms blocks, 2 s deposit and voting periods (expedited 1 s).
+  dev = await prepareDevHome({ home: join(dir.path, "home") });
+  const paths = homePaths(dev.home);
+  const genesis = await loadGenesis(paths.genesis);
+  const appState = structuredClone(genesis.appState ?? {}) as { gov: { params: Record<string, unknown> } };
+  appState.gov.params.voting_period = "2s";
+  appState.gov.params.max_deposit_period = "2s";
+  appState.gov.params.expedited_voting_period = "1s";
+  await saveGenesis(paths.genesis, { ...genesis, appState: appState as never });
+  await writeFile(
+    paths.configToml,
+    setTomlValues(await readFile(paths.configToml, "utf8"), { "consensus.timeout_commit": "150ms" }),
+  );
+});
+
+after(async () => {
+  await killAllChaind();
+  await dir?.remove();
+});
+
+const start = (env?: Record<string, string>) =>
+  spawnChaind(["--home", dev.home, "start", ...LOOPBACK_PORT_FLAGS], { userHome, env });
+
+async function broadcast<D extends DescMessage>(
+  rpc: string,
+  rest: string,
+  schema: D,
+  message: MessageShape<D>,
+  signerAddress: string,
+): Promise<void> {
+  const account = (await (await fetch(`${rest}/chain/auth/v1beta1/accounts/${signerAddress}`)).json()) as {
+    account: { account_number: string; sequence: string };
+  };
+  const signed = await signTx({
+    messages: [packAny(schema, message)],
+    fee: { amount: [], gasLimit: 2_000_000n },
+    chainId: dev.chainId,
+    accountNumber: BigInt(account.account.account_number),
+    sequence: BigInt(account.account.sequence),
+    signer: await openKeyring({ home: dev.home, backend: "test" }).signer("validator"),
+  });
+  const checked = await rpcCall<{ code: number; log: string }>(rpc, "broadcast_tx_sync", {
+    tx: Buffer.from(signed.txBytes).toString("base64"),
+  });
+  assert.equal(checked.code, 0, checked.log);
+  const result = await pollUntil(
+    () =>
+      rpcCall<{ tx_result: { code: number; log: string } }>(rpc, "tx", {
+        hash: Buffer.from(signed.txHash, "hex").toString("base64"),
+      }),
+    { what: `${schema.typeName} to be included` },
+  );
+  assert.equal(result.tx_result.code, 0, result.tx_result.log);
+}
+
+test("a v1 node halts for upgrade v2 with its exit status, halts again on restart, and v2 carries on from there", async () => {
+  const validator = dev.keys.find((key) => key.name === "validator")?.address as string;
+  let node = start();
+  const { rpc, rest } = await bannerEndpoints(node);
+  await waitForHeight(rpc, 1n);
+  const upgradeHeight = (await latestHeight(rpc)) + 40n;
+  const upgrade = create(MsgSoftwareUpgradeSchema, {
+    authority: GOV_AUTHORITY,
+    plan: { name: "v2", height: upgradeHeight, info: "" },
+  });
+  await broadcast(
+    rpc,
+    rest as string,
+    MsgSubmitProposalSchema,
+    create(MsgSubmitProposalSchema, {
+      messages: [packAny(MsgSoftwareUpgradeSchema, upgrade)],
+      initialDeposit: [{ denom: "stake", amount: "10000000" }],
+      proposer: validator,
+      title: "upgrade to v2",
+      summary: "node e2e",
+    }),
+    validator,
+  );
+  await broadcast(
+    rpc,
+    rest as string,
+    MsgVoteSchema,
+    create(MsgVoteSchema, { proposalId: 1n, voter: validator, option: VoteOption.YES }),
+    validator,
+  );
+
+  const halted = await node.exited;
+  assert.equal(halted.code, UPGRADE_EXIT_CODES.needed, halted.stderr.slice(-3000));
+  assert.match(halted.stderr, new RegExp(`UPGRADE "v2" NEEDED at height: ${upgradeHeight}: `));
+  const info = JSON.parse(await readFile(homePaths(dev.home).upgradeInfo, "utf8"));
+  assert.deepEqual(info, { name: "v2", time: "0001-01-01T00:00:00Z", height: Number(upgradeHeight) });
+
+  // The same binary again: it halts at the same place, having committed nothing of that height.
+  const again = await start().exited;
+  assert.equal(again.code, UPGRADE_EXIT_CODES.needed, again.stderr.slice(-3000));
+  assert.match(again.stderr, new RegExp(`UPGRADE "v2" NEEDED at height: ${upgradeHeight}`));
+
+  node = start({ CHAIND_RELEASE: "v2" });
+  const resumed = await bannerEndpoints(node);
+  assert.match(node.stdout, /\(release v2\)/);
+  await waitForHeight(resumed.rpc, upgradeHeight + 1n);
+  const applied = (await (await fetch(`${resumed.rest}/chain/upgrade/v1beta1/applied_plan/v2`)).json()) as {
+    height: string;
+  };
+  assert.equal(applied.height, upgradeHeight.toString());
+  node.signal("SIGTERM");
+  assert.equal((await node.exited).code, 0);
+});

@@ -1,0 +1,136 @@
+// The node-side upgrade tools as real processes: `chaind upgrade dry-run` on a dev chain's state
+// reports the v2 release's store changes, migrations and app hash and leaves the node's data
+// byte-for-byte untouched (checked by hashing every file); bad requests exit 1 with the reason; and
+// `chaind pre-upgrade` exits 0 quietly, as the sidecar's protocol expects.
+import assert from "node:assert/strict";
+import { createHash } from "node:crypto";
+import { readdir, readFile } from "node:fs/promises";
+import { join, relative } from "node:path";
+import { after, before, test } from "node:test";
+import { homePaths } from "../../src/config/index.ts";
+import {
+  killAllChaind,
+  LOOPBACK_PORT_FLAGS,
+  runChaind,
+  runChaindInProcess,
+  tempDir,
+} from "../../src/node/test-support.ts";
+
+let dir: Awaited<ReturnType<typeof tempDir>>;
+let home: string;
+let userHome: string;
+
+before(async () => {
+  dir = await tempDir("chaind-node-upgrade-tools-");
+  home = join(dir.path, "home");
+  userHome = join(dir.path, "user");
+  // A dev chain that stops by itself after block 3: a real state store to dry-run on.
+  const dev = await runChaind(["dev", "--home", home, "--halt-height", "3", ...LOOPBACK_PORT_FLAGS], { userHome });
+  assert.equal(dev.code, 0, dev.stderr.slice(-2000));
+});
+
+after(async () => {
+  await killAllChaind();
+  await dir?.remove();
+});
+
+async function hashTree(root: string): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  const walk = async (path: string) => {
+    for (const entry of await readdir(path, { withFileTypes: true })) {
+      const full = join(path, entry.name);
+      if (entry.isDirectory()) await walk(full);
+      else
+        out.set(
+          relative(root, full),
+          createHash("sha256")
+            .update(await readFile(full))
+            .digest("hex"),
+        );
+    }
+  };
+  await walk(root);
+  return out;
+}
+
+interface DryRunJson {
+  name: string;
+  release: { name: string };
+  height: string;
+  applied_at: string;
+  scheduled_plan: unknown;
+  store_upgrades: { added: string[]; renamed: { old_key: string; new_key: string }[]; deleted: string[] };
+  stores: { name: string; keys_before: number | null; keys_after: number | null; renamed_from: string | null }[];
+  module_versions: { name: string; before: string | null; after: string | null }[];
+  protocol_version: { before: string; after: string };
+  app_hash_before: string;
+  app_hash_after: string;
+}
+
+test("upgrade dry-run reports the v2 upgrade on a copy and leaves the node's data untouched", async () => {
+  const dataDir = homePaths(home).dataDir;
+  const hashesBefore = await hashTree(dataDir);
+  assert.ok([...hashesBefore.keys()].some((file) => file.startsWith("application.db")));
+
+  const [asJson, asText] = await Promise.all([
+    runChaind(["--home", home, "upgrade", "dry-run", "v2", "-o", "json"], { userHome }),
+    runChaind(["--home", home, "upgrade", "dry-run", "v2", "--height", "3"], { userHome }),
+  ]);
+  assert.equal(asJson.code, 0, asJson.stderr);
+  const report = JSON.parse(asJson.stdout) as DryRunJson;
+  assert.equal(report.release.name, "v2");
+  assert.equal(report.height, "3");
+  assert.equal(report.applied_at, "4");
+  assert.equal(report.scheduled_plan, null);
+  assert.deepEqual(report.store_upgrades, {
+    added: ["beacon"],
+    renamed: [{ old_key: "notes_v1", new_key: "notes" }],
+    deleted: ["legacy"],
+  });
+  const store = (name: string) => report.stores.find((s) => s.name === name);
+  assert.deepEqual(store("beacon"), { name: "beacon", keys_before: null, keys_after: 1, renamed_from: null });
+  assert.equal(store("legacy")?.keys_after, null);
+  assert.equal(store("notes")?.renamed_from, "notes_v1");
+  assert.equal(store("notes_v1"), undefined);
+  assert.ok((store("acc")?.keys_before ?? 0) > 0);
+  const version = (name: string) => report.module_versions.find((m) => m.name === name);
+  assert.deepEqual(version("bank"), { name: "bank", before: "1", after: "2" });
+  assert.deepEqual(version("beacon"), { name: "beacon", before: null, after: "1" });
+  assert.deepEqual(version("auth"), { name: "auth", before: "1", after: "1" });
+  assert.deepEqual(report.protocol_version, { before: "0", after: "1" });
+  assert.match(report.app_hash_before, /^[0-9A-F]{64}$/);
+  assert.match(report.app_hash_after, /^[0-9A-F]{64}$/);
+  assert.notEqual(report.app_hash_after, report.app_hash_before);
+
+  assert.equal(asText.code, 0, asText.stderr);
+  assert.match(asText.stdout, /^ {2}bank +1 -> 2 +\*$/m);
+  assert.match(asText.stdout, /^ {2}beacon +- -> 1 +\(added\)$/m);
+  assert.match(asText.stdout, new RegExp(`^app hash after: +${report.app_hash_after}`, "m"));
+  assert.match(asText.stdout, /^took [0-9.]+ ms/m);
+
+  assert.deepEqual(await hashTree(dataDir), hashesBefore);
+});
+
+test("upgrade dry-run refuses an unknown upgrade and a height it cannot open, with status 1", async () => {
+  // The binary's command tree in this process: these checks need no process of their own.
+  const unknown = await runChaindInProcess(["--home", home, "upgrade", "dry-run", "v9"]);
+  const older = await runChaindInProcess(["--home", home, "upgrade", "dry-run", "v2", "--height", "2"]);
+  const future = await runChaindInProcess(["--home", home, "upgrade", "dry-run", "v2", "--height", "9"]);
+  assert.equal(unknown.code, 1);
+  assert.match(unknown.stderr, /no release in this binary performs the upgrade "v9" \(it knows: v2\)/);
+  assert.equal(older.code, 1);
+  assert.match(older.stderr, /--height 2: .*latest \(3\)/);
+  assert.equal(future.code, 1);
+  assert.match(future.stderr, /--height 9 is in the future: the latest committed height is 3/);
+});
+
+test("pre-upgrade exits 0 without output and documents the protocol in its help", async () => {
+  const [run, help] = await Promise.all([
+    runChaind(["pre-upgrade"], { userHome }),
+    runChaind(["pre-upgrade", "--help"], { userHome }),
+  ]);
+  assert.deepEqual([run.code, run.stdout, run.stderr], [0, "", ""]);
+  assert.equal(help.code, 0, help.stderr);
+  assert.match(help.stdout, /30 +fatal/);
+  assert.match(help.stdout, /31 +retry/);
+});
