@@ -48,6 +48,8 @@ export interface BranchMultiStore {
 /** A read-only view of every store at one committed version (historical or latest). */
 export interface VersionView {
   readonly version: bigint;
+  /** The app hash of this version (added by the store helper; proofs at this version verify against it). */
+  readonly appHash?: Uint8Array;
   store(name: string): ReadableKVStore;
   storeNames(): string[];
 }

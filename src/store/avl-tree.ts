@@ -1,0 +1,245 @@
+// Copy-on-write updates of the AVL+ commitment tree. Every node on the path of a change is
+// copied into the working version (its old record becomes an "orphan" of that version), so all
+// older versions stay intact on disk; a commit then writes only the new nodes. Cost per change:
+// O(log n) node visits and hashes, never proportional to the tree size.
+import { compareBytes, equalBytes } from "./bytes.ts";
+import {
+  hashOf,
+  heightOf,
+  type InnerNode,
+  type LeafNode,
+  leafHash,
+  MAX_NODES_PER_VERSION,
+  packRef,
+  type StubNode,
+  sizeOf,
+  type TreeNode,
+  toStub,
+} from "./tree-node.ts";
+
+/** Loads persisted inner nodes (through a cache). */
+export interface NodeLoader {
+  load(stub: StubNode): InnerNode;
+}
+
+/** Resolves a stub to its loaded node; other nodes are returned as they are. */
+export function resolve(loader: NodeLoader, node: TreeNode): LeafNode | InnerNode {
+  return node.kind === 2 ? loader.load(node) : node;
+}
+
+/** Applies the writes of one version to one store's tree. */
+export class TreeWriter {
+  readonly version: number;
+  private readonly loader: NodeLoader;
+  /** Packed refs of persisted nodes this version replaced (prunable once the version before is gone). */
+  readonly orphans: number[] = [];
+  root: TreeNode | undefined;
+  /** The leaf the current set() replaced (a field rather than a tuple: set() is the hot path). */
+  private replaced: LeafNode | undefined;
+
+  constructor(root: TreeNode | undefined, version: number, loader: NodeLoader) {
+    this.root = root;
+    this.version = version;
+    this.loader = loader;
+  }
+
+  /** Sets `key` to a value with hash `valueHash`; returns the new leaf and the leaf it replaced. */
+  set(key: Uint8Array, valueHash: Uint8Array): { leaf: LeafNode; old: LeafNode | undefined } {
+    const leaf: LeafNode = {
+      kind: 0,
+      key,
+      version: this.version,
+      writeNo: 0,
+      hash: leafHash(key, valueHash, this.version),
+    };
+    this.replaced = undefined;
+    this.root = this.root === undefined ? leaf : this.setIn(this.root, leaf);
+    return { leaf, old: this.replaced };
+  }
+
+  /** Removes `key`; returns the removed leaf, or undefined when the key is not in the tree. */
+  remove(key: Uint8Array): LeafNode | undefined {
+    if (this.root === undefined) return undefined;
+    const result = this.removeIn(this.root, key);
+    if (result === undefined) return undefined;
+    this.root = result.node;
+    return result.removed;
+  }
+
+  private newInner(key: Uint8Array, left: TreeNode, right: TreeNode): InnerNode {
+    return {
+      kind: 1,
+      height: 1 + Math.max(heightOf(left), heightOf(right)),
+      size: sizeOf(left) + sizeOf(right),
+      version: this.version,
+      key,
+      left,
+      right,
+      hash: undefined,
+      ref: -1,
+    };
+  }
+
+  /** A node this version may modify: new nodes are modified in place, persisted ones copied. */
+  private writable(node: TreeNode): InnerNode {
+    const n = resolve(this.loader, node);
+    if (n.kind !== 1) throw new Error("internal: expected an inner node");
+    if (n.ref < 0) {
+      n.hash = undefined;
+      return n;
+    }
+    this.orphans.push(n.ref);
+    return {
+      kind: 1,
+      height: n.height,
+      size: n.size,
+      version: this.version,
+      key: n.key,
+      left: n.left,
+      right: n.right,
+      hash: undefined,
+      ref: -1,
+    };
+  }
+
+  private setIn(node: TreeNode, leaf: LeafNode): TreeNode {
+    if (node.kind === 0) {
+      const c = compareBytes(leaf.key, node.key);
+      if (c === 0) {
+        this.replaced = node;
+        return leaf;
+      }
+      if (c < 0) return this.newInner(node.key, leaf, node);
+      return this.newInner(leaf.key, node, leaf);
+    }
+    const n = this.writable(node);
+    if (compareBytes(leaf.key, n.key) < 0) n.left = this.setIn(n.left, leaf);
+    else n.right = this.setIn(n.right, leaf);
+    // An update keeps the shape; an insert may unbalance the path.
+    if (this.replaced !== undefined) return n;
+    refresh(n);
+    return this.balance(n);
+  }
+
+  private removeIn(
+    node: TreeNode,
+    key: Uint8Array,
+  ): { node: TreeNode | undefined; newKey: Uint8Array | undefined; removed: LeafNode } | undefined {
+    if (node.kind === 0) {
+      return equalBytes(node.key, key) ? { node: undefined, newKey: undefined, removed: node } : undefined;
+    }
+    const current = resolve(this.loader, node) as InnerNode;
+    if (compareBytes(key, current.key) < 0) {
+      const r = this.removeIn(current.left, key);
+      if (r === undefined) return undefined;
+      if (r.node === undefined) {
+        // The left leaf is gone: the right subtree takes this node's place; its smallest key is ours.
+        if (current.ref >= 0) this.orphans.push(current.ref);
+        return { node: current.right, newKey: current.key, removed: r.removed };
+      }
+      const n = this.writable(current);
+      n.left = r.node;
+      refresh(n);
+      return { node: this.balance(n), newKey: r.newKey, removed: r.removed };
+    }
+    const r = this.removeIn(current.right, key);
+    if (r === undefined) return undefined;
+    if (r.node === undefined) {
+      if (current.ref >= 0) this.orphans.push(current.ref);
+      return { node: current.left, newKey: undefined, removed: r.removed };
+    }
+    const n = this.writable(current);
+    n.right = r.node;
+    if (r.newKey !== undefined) n.key = r.newKey;
+    refresh(n);
+    return { node: this.balance(n), newKey: undefined, removed: r.removed };
+  }
+
+  private balanceOf(node: TreeNode): number {
+    if (node.kind === 0) return 0;
+    const n = resolve(this.loader, node) as InnerNode;
+    return heightOf(n.left) - heightOf(n.right);
+  }
+
+  private balance(n: InnerNode): InnerNode {
+    const b = heightOf(n.left) - heightOf(n.right);
+    if (b > 1) {
+      if (this.balanceOf(n.left) < 0) n.left = this.rotateLeft(this.writable(n.left));
+      return this.rotateRight(n);
+    }
+    if (b < -1) {
+      if (this.balanceOf(n.right) > 0) n.right = this.rotateRight(this.writable(n.right));
+      return this.rotateLeft(n);
+    }
+    return n;
+  }
+
+  /** `n` must be writable. Rotations keep every inner key: each subtree keeps its smallest key. */
+  private rotateRight(n: InnerNode): InnerNode {
+    const l = this.writable(n.left);
+    n.left = l.right;
+    refresh(n);
+    l.right = n;
+    refresh(l);
+    return l;
+  }
+
+  private rotateLeft(n: InnerNode): InnerNode {
+    const r = this.writable(n.right);
+    n.right = r.left;
+    refresh(n);
+    r.left = n;
+    refresh(r);
+    return r;
+  }
+}
+
+function refresh(n: InnerNode): void {
+  n.height = 1 + Math.max(heightOf(n.left), heightOf(n.right));
+  n.size = sizeOf(n.left) + sizeOf(n.right);
+  n.hash = undefined;
+}
+
+/** The nodes a commit writes for one store's tree, and the tree as it will be once written. */
+export interface PersistedTree {
+  /** Every new node in persisted form (inner children as stubs), numbered children first by seq. */
+  nodes: InnerNode[];
+  /** The root in its persisted form. */
+  root: TreeNode | undefined;
+}
+
+/**
+ * Numbers the new nodes of `root` children first and builds their persisted form, without
+ * touching the working nodes, so a failed write can simply be retried.
+ */
+export function persistTree(root: TreeNode | undefined, version: number): PersistedTree {
+  const nodes: InnerNode[] = [];
+  const visit = (node: TreeNode): TreeNode => {
+    if (node.kind !== 1 || node.ref >= 0) return node;
+    const left = visit(node.left);
+    const right = visit(node.right);
+    const seq = nodes.length;
+    if (seq >= MAX_NODES_PER_VERSION) {
+      throw new Error(`one store changed too many tree nodes in one version (limit ${MAX_NODES_PER_VERSION})`);
+    }
+    const frozen: InnerNode = {
+      kind: 1,
+      height: node.height,
+      size: node.size,
+      version: node.version,
+      key: node.key,
+      left: toStub(left),
+      right: toStub(right),
+      hash: hashOf(node),
+      ref: packRef(version, seq),
+    };
+    nodes.push(frozen);
+    return frozen;
+  };
+  return { nodes, root: root === undefined ? undefined : visit(root) };
+}
+
+/** The root hash of a tree (sha256 of nothing for an empty tree, as IAVL). */
+export function rootHash(root: TreeNode | undefined, emptyHash: Uint8Array): Uint8Array {
+  return root === undefined ? emptyHash : hashOf(root);
+}

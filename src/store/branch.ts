@@ -1,0 +1,73 @@
+// Cache-wrapped branches over the multistore: one CacheLayer per store, created on first use,
+// nested as deep as needed. A top-level branch writes into the multistore's working set.
+import type { CacheLayer } from "./cache-layer.ts";
+import type { BranchMultiStore, KVStore } from "./types.ts";
+
+/** What a branch needs from the multistore that made it. */
+export interface BranchOwner {
+  /** Throws when the multistore is closed. */
+  assertOpen(): void;
+  /** Throws when the working set must not change (a version is staged). */
+  assertWritable(): void;
+  /** The layer of `name` in the working set; throws StoreNotFoundError for an unknown name. */
+  workingLayer(name: string): CacheLayer;
+  /** The mounted store names, sorted. */
+  storeNames(): string[];
+  /** Makes an empty cache layer over `parent`. */
+  newLayer(parent: CacheLayer): CacheLayer;
+}
+
+/** A branch: per-store pending writes over a parent (another branch or the working set). */
+export class Branch implements BranchMultiStore {
+  readonly owner: BranchOwner;
+  /** The enclosing branch, or undefined for a branch over the working set. */
+  readonly parent: Branch | undefined;
+  private readonly layers = new Map<string, CacheLayer>();
+
+  constructor(owner: BranchOwner, parent: Branch | undefined) {
+    this.owner = owner;
+    this.parent = parent;
+  }
+
+  private parentLayer(name: string): CacheLayer {
+    return this.parent === undefined ? this.owner.workingLayer(name) : this.parent.layer(name);
+  }
+
+  /** The layer of `name` in this branch (created on first use). */
+  layer(name: string): CacheLayer {
+    let layer = this.layers.get(name);
+    if (layer === undefined) {
+      this.owner.assertOpen();
+      layer = this.owner.newLayer(this.parentLayer(name));
+      this.layers.set(name, layer);
+    }
+    return layer;
+  }
+
+  store(name: string): KVStore {
+    return this.layer(name);
+  }
+
+  branch(): BranchMultiStore {
+    this.owner.assertOpen();
+    return new Branch(this.owner, this);
+  }
+
+  /** True when any store of this branch has pending writes. */
+  hasPendingWrites(): boolean {
+    for (const layer of this.layers.values()) if (layer.size > 0) return true;
+    return false;
+  }
+
+  write(): void {
+    this.owner.assertOpen();
+    if (this.parent === undefined && this.hasPendingWrites()) this.owner.assertWritable();
+    for (const [name, layer] of this.layers) {
+      if (layer.size > 0) layer.flushInto(this.parentLayer(name));
+    }
+  }
+
+  storeNames(): string[] {
+    return this.owner.storeNames();
+  }
+}

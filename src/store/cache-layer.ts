@@ -1,0 +1,191 @@
+// One cache-wrapped layer of a store: pending sets and deletes over a parent layer. Reads see the
+// pending writes first; iteration merges the pending writes (kept sorted incrementally) with the
+// parent's scan, in order, hiding deleted keys. `flushInto` hands the writes to the parent as a whole.
+import { bytesToBinaryString, compareBytes } from "./bytes.ts";
+import {
+  assertKey,
+  assertValue,
+  isEmptyRange,
+  type KVSource,
+  limited,
+  type ScanRange,
+  toScanRange,
+} from "./kv-source.ts";
+import type { IterateOptions, KVStore } from "./types.ts";
+
+/** A pending write; `value` null marks a delete. */
+export interface PendingWrite {
+  readonly sk: string;
+  readonly key: Uint8Array;
+  value: Uint8Array | null;
+}
+
+/** Something that can absorb a layer's writes. */
+export interface WriteTarget {
+  applyWrite(sk: string, key: Uint8Array, value: Uint8Array | null): void;
+}
+
+function lowerBound(entries: PendingWrite[], sk: string): number {
+  let lo = 0;
+  let hi = entries.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (entries[mid].sk < sk) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** A store layer holding pending writes over a parent source. */
+export class CacheLayer implements KVStore, KVSource, WriteTarget {
+  private readonly parent: KVSource;
+  private readonly pending = new Map<string, PendingWrite>();
+  /** Entries in key order (every pending key except those in `unsorted`). */
+  private sorted: PendingWrite[] = [];
+  /** Keys added since the last sort; merged into `sorted` on the next scan. */
+  private unsorted: PendingWrite[] = [];
+  /** Called before any write; lets the owner refuse writes (e.g. while a version is staged). */
+  private readonly guard: (() => void) | undefined;
+
+  constructor(parent: KVSource, guard?: () => void) {
+    this.parent = parent;
+    this.guard = guard;
+  }
+
+  /** Number of pending writes (sets and deletes). */
+  get size(): number {
+    return this.pending.size;
+  }
+
+  readSync(key: Uint8Array, sk?: string): Uint8Array | undefined {
+    const s = sk ?? bytesToBinaryString(key);
+    const entry = this.pending.get(s);
+    if (entry !== undefined) return entry.value ?? undefined;
+    return this.parent.readSync(key, s);
+  }
+
+  async get(key: Uint8Array): Promise<Uint8Array | undefined> {
+    assertKey(key, "get");
+    return this.readSync(key);
+  }
+
+  async has(key: Uint8Array): Promise<boolean> {
+    assertKey(key, "has");
+    return this.readSync(key) !== undefined;
+  }
+
+  set(key: Uint8Array, value: Uint8Array): void {
+    assertKey(key, "set");
+    assertValue(value, "set");
+    this.applyWrite(bytesToBinaryString(key), key, value);
+  }
+
+  delete(key: Uint8Array): void {
+    assertKey(key, "delete");
+    this.applyWrite(bytesToBinaryString(key), key, null);
+  }
+
+  applyWrite(sk: string, key: Uint8Array, value: Uint8Array | null): void {
+    this.guard?.();
+    const entry = this.pending.get(sk);
+    if (entry !== undefined) {
+      entry.value = value;
+      return;
+    }
+    const created: PendingWrite = { sk, key, value };
+    this.pending.set(sk, created);
+    this.unsorted.push(created);
+  }
+
+  /** Pending writes in key order. */
+  sortedWrites(): PendingWrite[] {
+    if (this.unsorted.length > 0) {
+      const fresh = this.unsorted.sort((a, b) => (a.sk < b.sk ? -1 : a.sk > b.sk ? 1 : 0));
+      this.unsorted = [];
+      if (this.sorted.length === 0) {
+        this.sorted = fresh;
+      } else {
+        const merged: PendingWrite[] = new Array(this.sorted.length + fresh.length);
+        let i = 0;
+        let j = 0;
+        let k = 0;
+        while (i < this.sorted.length && j < fresh.length) {
+          merged[k++] = this.sorted[i].sk < fresh[j].sk ? this.sorted[i++] : fresh[j++];
+        }
+        while (i < this.sorted.length) merged[k++] = this.sorted[i++];
+        while (j < fresh.length) merged[k++] = fresh[j++];
+        this.sorted = merged;
+      }
+    }
+    return this.sorted;
+  }
+
+  /** Hands every pending write to `target` and empties this layer. */
+  flushInto(target: WriteTarget): void {
+    for (const entry of this.pending.values()) target.applyWrite(entry.sk, entry.key, entry.value);
+    this.clear();
+  }
+
+  /** Drops every pending write. */
+  clear(): void {
+    this.pending.clear();
+    this.sorted = [];
+    this.unsorted = [];
+  }
+
+  iterate(options?: IterateOptions): AsyncIterable<[Uint8Array, Uint8Array]> {
+    const { range, limit } = toScanRange(options);
+    return limited(this.scan(range), limit);
+  }
+
+  scan(range: ScanRange): AsyncIterable<[Uint8Array, Uint8Array]> {
+    if (isEmptyRange(range)) return emptyScan();
+    // Snapshot the pending part now, so writes made while iterating do not disturb the iteration.
+    const writes = this.sortedWrites();
+    const from = range.lo === undefined ? 0 : lowerBound(writes, bytesToBinaryString(range.lo));
+    const to = range.hi === undefined ? writes.length : lowerBound(writes, bytesToBinaryString(range.hi));
+    const snapshot: [Uint8Array, Uint8Array | null][] = [];
+    if (range.reverse) {
+      for (let i = to - 1; i >= from; i--) snapshot.push([writes[i].key, writes[i].value]);
+    } else {
+      for (let i = from; i < to; i++) snapshot.push([writes[i].key, writes[i].value]);
+    }
+    if (snapshot.length === 0) return this.parent.scan(range);
+    return mergeScan(this.parent.scan(range), snapshot, range.reverse);
+  }
+}
+
+async function* emptyScan(): AsyncIterable<[Uint8Array, Uint8Array]> {}
+
+/**
+ * Merges a parent scan with pending writes (both in scan order). A pending write shadows the
+ * parent entry with the same key; pending deletes hide keys.
+ */
+export async function* mergeScan(
+  parent: AsyncIterable<[Uint8Array, Uint8Array]>,
+  pending: [Uint8Array, Uint8Array | null][],
+  reverse: boolean,
+): AsyncIterable<[Uint8Array, Uint8Array]> {
+  const dir = reverse ? -1 : 1;
+  let p = 0;
+  for await (const entry of parent) {
+    while (p < pending.length) {
+      const c = compareBytes(pending[p][0], entry[0]) * dir;
+      if (c > 0) break;
+      const [key, value] = pending[p++];
+      if (c === 0) {
+        if (value !== null) yield [key, value];
+        // The parent entry is shadowed.
+        continue;
+      }
+      if (value !== null) yield [key, value];
+    }
+    // Emit the parent entry unless a pending write with the same key was just consumed.
+    if (p > 0 && compareBytes(pending[p - 1][0], entry[0]) === 0) continue;
+    yield entry;
+  }
+  for (; p < pending.length; p++) {
+    const [key, value] = pending[p];
+    if (value !== null) yield [key, value];
+  }
+}

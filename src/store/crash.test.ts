@@ -1,0 +1,94 @@
+// Crash safety: a child process commits versions in a loop and is killed with SIGKILL at random
+// moments. After every kill the store must open at a whole version — the app hash and every key
+// exactly as an in-memory replica computes them for that version — never at something in between.
+import assert from "node:assert/strict";
+import { type ChildProcess, spawn } from "node:child_process";
+import { once } from "node:events";
+import { describe, test } from "node:test";
+import { setTimeout as sleep } from "node:timers/promises";
+import { fileURLToPath } from "node:url";
+import { toHex } from "./bytes.ts";
+import { CRASH_PRUNING, CRASH_STORES, crashWorkload } from "./crash-workload.ts";
+import { type MultiStore, openMultiStore } from "./multistore.ts";
+import { tempDir } from "./test-support.ts";
+import type { ReadableKVStore } from "./types.ts";
+
+const child = fileURLToPath(new URL("./test-child.ts", import.meta.url));
+const KILLS = 24;
+
+async function waitForReady(proc: ChildProcess): Promise<void> {
+  let text = "";
+  for await (const chunk of proc.stdout as AsyncIterable<Buffer>) {
+    text += chunk.toString();
+    if (text.includes("ready\n")) return;
+  }
+  throw new Error(`writer exited before it was ready (exit ${proc.exitCode})`);
+}
+
+async function dump(store: ReadableKVStore): Promise<string[]> {
+  const out: string[] = [];
+  for await (const [k, v] of store.iterate()) out.push(`${toHex(k)}=${toHex(v)}`);
+  return out;
+}
+
+async function sameState(actual: MultiStore, replica: MultiStore, version: bigint): Promise<void> {
+  const a = await actual.view(version);
+  const r = await replica.view(version);
+  assert.deepEqual(a.appHash, r.appHash, `app hash at ${version}`);
+  for (const name of CRASH_STORES) {
+    assert.deepEqual(await dump(a.store(name)), await dump(r.store(name)), `store ${name} at ${version}`);
+  }
+}
+
+describe("crash safety", () => {
+  test(`SIGKILL during commits ${KILLS} times: every restart is at a whole version`, async () => {
+    const dir = await tempDir("chaind-crash-");
+    const replica = await openMultiStore({ backend: "memory", storeNames: CRASH_STORES, pruning: CRASH_PRUNING });
+    let last = 0n;
+    let advanced = 0;
+    try {
+      for (let kill = 0; kill < KILLS; kill++) {
+        const writer = spawn(process.execPath, [child, "writer", dir.path], { stdio: ["ignore", "pipe", "inherit"] });
+        await waitForReady(writer);
+        await sleep(5 + Math.floor(Math.random() * 120));
+        writer.kill("SIGKILL");
+        if (writer.exitCode === null && writer.signalCode === null) await once(writer, "exit");
+        assert.equal(writer.signalCode, "SIGKILL", "the writer was killed, it did not stop on its own");
+
+        const store = await openMultiStore({ path: dir.path, storeNames: CRASH_STORES, pruning: CRASH_PRUNING });
+        try {
+          const { version } = store.lastCommit();
+          assert.ok(version >= last, `version went back from ${last} to ${version}`);
+          if (version > last) advanced++;
+          last = version;
+          while (replica.lastCommit().version < version) {
+            const block = replica.branch();
+            crashWorkload(Number(replica.lastCommit().version) + 1, block);
+            await replica.stage(block);
+            await replica.commit();
+          }
+          assert.equal(
+            toHex(store.lastCommit().appHash),
+            toHex(replica.lastCommit().appHash),
+            `app hash at ${version}`,
+          );
+          if (version === 0n) continue;
+          assert.equal(store.earliestVersion(), replica.earliestVersion());
+          await sameState(store, replica, version);
+          await sameState(store, replica, store.earliestVersion());
+          // Every few rounds let leftover pruning finish, then check again.
+          if (kill % 4 === 3) {
+            await store.idle();
+            await sameState(store, replica, store.earliestVersion());
+          }
+        } finally {
+          await store.close();
+        }
+      }
+      assert.ok(advanced >= KILLS / 3, `the writer made progress between kills (${advanced} of ${KILLS})`);
+    } finally {
+      await replica.close();
+      await dir.remove();
+    }
+  });
+});

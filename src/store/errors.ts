@@ -1,0 +1,135 @@
+// Errors of the state store. Each has a stable `code` callers can branch on, a short message
+// that says what was wrong and what to do, the details as fields, and a `cause` chain.
+
+/** Base class of every error the store raises. */
+export class StoreError extends Error {
+  /** Stable identifier, e.g. "STORE_VERSION_PRUNED". */
+  readonly code: string;
+
+  constructor(code: string, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.code = code;
+    this.name = new.target.name;
+  }
+}
+
+/** A read or proof at a version that pruning has removed. */
+export class PrunedVersionError extends StoreError {
+  readonly version: bigint;
+  readonly earliest: bigint;
+  readonly latest: bigint;
+
+  constructor(version: bigint, earliest: bigint, latest: bigint) {
+    super(
+      "STORE_VERSION_PRUNED",
+      `failed to load state at height ${version}; version pruned (earliest available height: ${earliest}, latest height: ${latest})`,
+    );
+    this.version = version;
+    this.earliest = earliest;
+    this.latest = latest;
+  }
+}
+
+/** A read or proof at a version above the latest committed one. */
+export class FutureVersionError extends StoreError {
+  readonly version: bigint;
+  readonly latest: bigint;
+
+  constructor(version: bigint, latest: bigint) {
+    super(
+      "STORE_VERSION_IN_FUTURE",
+      `cannot query with height in the future; please provide a valid height (latest height: ${latest})`,
+    );
+    this.version = version;
+    this.latest = latest;
+  }
+}
+
+/** A negative or otherwise unusable version number. */
+export class InvalidVersionError extends StoreError {
+  readonly version: bigint;
+
+  constructor(version: bigint) {
+    super("STORE_VERSION_INVALID", `invalid height ${version}: expected a non-negative integer (0 means latest)`);
+    this.version = version;
+  }
+}
+
+/** A store name that is not mounted (or not present at the requested version). */
+export class StoreNotFoundError extends StoreError {
+  readonly storeName: string;
+  readonly available: string[];
+
+  constructor(storeName: string, available: string[], detail?: string) {
+    super(
+      "STORE_NOT_FOUND",
+      detail ??
+        `store "${storeName}" not found; the stores are: ${available.length > 0 ? available.join(", ") : "(none)"}`,
+    );
+    this.storeName = storeName;
+    this.available = available;
+  }
+}
+
+/** The data directory does not exist and the caller asked not to create it. */
+export class DataDirectoryMissingError extends StoreError {
+  readonly path: string;
+
+  constructor(path: string, options?: { cause?: unknown }) {
+    super(
+      "STORE_DIR_MISSING",
+      `state store directory ${path} does not exist; initialise the node first (chaind init) or check --home`,
+      options,
+    );
+    this.path = path;
+  }
+}
+
+/** Another process (or another open handle in this one) holds the LevelDB lock. */
+export class DataDirectoryLockedError extends StoreError {
+  readonly path: string;
+
+  constructor(path: string, options?: { cause?: unknown }) {
+    super(
+      "STORE_DIR_LOCKED",
+      `state store ${path} is locked by another process; stop the other chaind (or chainvisor child) using this home, then retry`,
+      options,
+    );
+    this.path = path;
+  }
+}
+
+/** The data directory exists but cannot be read as a chaind state store. */
+export class DataDirectoryCorruptError extends StoreError {
+  readonly path: string;
+
+  constructor(path: string, reason: string, options?: { cause?: unknown }) {
+    super(
+      "STORE_DIR_CORRUPT",
+      `state store ${path} is corrupt or not a chaind state store (${reason}); restore it from a backup or snapshot, or remove it and sync again`,
+      options,
+    );
+    this.path = path;
+  }
+}
+
+/** The store was used out of order (e.g. commit without stage) or after close. */
+export class StoreUsageError extends StoreError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super("STORE_USAGE", message, options);
+  }
+}
+
+/** Store upgrades that do not fit the stores on disk or the stores the app declares. */
+export class StoreUpgradeError extends StoreError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super("STORE_UPGRADE_INVALID", message, options);
+  }
+}
+
+/** Pruning options that cannot be applied. */
+export class PruningOptionsError extends StoreError {
+  constructor(message: string) {
+    super("STORE_PRUNING_INVALID", message);
+  }
+}

@@ -1,0 +1,335 @@
+// The flat state: what reads use (the tree is only for commitments and proofs).
+//
+//   l‖sid‖key → writeNo, version, prevVersion, value    the latest value (one point read)
+//   d‖sid‖key → writeNo, version, prevVersion           a key whose latest write was a delete
+//   h‖sid‖key‖writeNo → version, prevVersion, kind, value  every write, numbered 1, 2, 3, ...
+//
+// `prevVersion` is the version of the key's previous write (0 for the first). A read at an older
+// version v reads the latest row; if its version ≤ v that is the answer, and if its previous
+// write is ≤ v the answer is that one history row. Otherwise it searches the key's numbered
+// history for the last write at or before v: versions grow with the write number, so an
+// interpolation search (bisection when it stalls) finds it with point reads only — never a scan,
+// never a tree walk. Each probed row also tells its predecessor's version, which often ends the
+// search one step early.
+import { type Arena, ByteReader, compareBytes, uvarintLength } from "./bytes.ts";
+import { StoreError } from "./errors.ts";
+import { historyKey, storeKey, storePrefix, TABLE } from "./keys.ts";
+import type { KeyRange, KVBackend } from "./kv-backend.ts";
+import type { KVSource, ScanRange } from "./kv-source.ts";
+
+/** A parsed latest or deleted row. */
+export interface LatestRow {
+  writeNo: number;
+  version: number;
+  /** Version of the key's previous write (0 when this is the first). */
+  prevVersion: number;
+  /** The value (latest rows) or undefined (deleted rows). */
+  value: Uint8Array | undefined;
+}
+
+function putUvarint(out: Uint8Array, offset: number, value: number): number {
+  while (value >= 0x80) {
+    out[offset++] = (value % 128) | 0x80;
+    value = Math.floor(value / 128);
+  }
+  out[offset++] = value;
+  return offset;
+}
+
+function allocate(size: number, arena: Arena | undefined): Uint8Array {
+  return arena === undefined ? new Uint8Array(size) : arena.alloc(size);
+}
+
+/** Encodes a latest row (into `arena` when given). */
+export function encodeLatestRow(
+  writeNo: number,
+  version: number,
+  prevVersion: number,
+  value: Uint8Array,
+  arena?: Arena,
+): Uint8Array {
+  const out = allocate(
+    uvarintLength(writeNo) + uvarintLength(version) + uvarintLength(prevVersion) + value.length,
+    arena,
+  );
+  out.set(value, putUvarint(out, putUvarint(out, putUvarint(out, 0, writeNo), version), prevVersion));
+  return out;
+}
+
+/** Encodes a deleted-key row. */
+export function encodeDeletedRow(writeNo: number, version: number, prevVersion: number): Uint8Array {
+  const out = new Uint8Array(uvarintLength(writeNo) + uvarintLength(version) + uvarintLength(prevVersion));
+  putUvarint(out, putUvarint(out, putUvarint(out, 0, writeNo), version), prevVersion);
+  return out;
+}
+
+/** Encodes a history row (into `arena` when given); a null value records a delete. */
+export function encodeHistoryRow(
+  version: number,
+  prevVersion: number,
+  value: Uint8Array | null,
+  arena?: Arena,
+): Uint8Array {
+  const out = allocate(uvarintLength(version) + uvarintLength(prevVersion) + 1 + (value?.length ?? 0), arena);
+  const o = putUvarint(out, putUvarint(out, 0, version), prevVersion);
+  out[o] = value === null ? 0 : 1;
+  if (value !== null) out.set(value, o + 1);
+  return out;
+}
+
+/** Parses a latest (or deleted) row. */
+export function decodeLatestRow(row: Uint8Array, hasValue: boolean): LatestRow {
+  const r = new ByteReader(row);
+  const writeNo = r.uvarint();
+  const version = r.uvarint();
+  const prevVersion = r.uvarint();
+  return { writeNo, version, prevVersion, value: hasValue ? tail(row, r.offset) : undefined };
+}
+
+/**
+ * The bytes of `row` from `start` on, as a plain Uint8Array view (LevelDB hands out Buffers;
+ * callers get ordinary byte arrays that compare equal to any other).
+ */
+function tail(row: Uint8Array, start: number): Uint8Array {
+  return new Uint8Array(row.buffer, row.byteOffset + start, row.length - start);
+}
+
+/** Offset just past the varint starting at `i`. */
+function skipVarint(row: Uint8Array, i: number): number {
+  while (row[i] & 0x80) i++;
+  return i + 1;
+}
+
+function latestValue(row: Uint8Array): Uint8Array {
+  // Skip three varints without allocating a reader (the hottest read path).
+  return tail(row, skipVarint(row, skipVarint(row, skipVarint(row, 0))));
+}
+
+class HistoryMissingError extends StoreError {
+  constructor(sid: number, writeNo: number) {
+    super(
+      "STORE_HISTORY_MISSING",
+      `history row ${writeNo} of a key in store #${sid} is missing though its version is retained`,
+    );
+  }
+}
+
+/** The value of `key` at `version`, reading the latest row first and the history only when needed. */
+export function readAt(
+  backend: KVBackend,
+  sid: number,
+  key: Uint8Array,
+  version: number,
+  latestIsExact: boolean,
+): Uint8Array | undefined {
+  const row = backend.getSync(storeKey(TABLE.latest, sid, key));
+  let top: LatestRow;
+  if (row !== undefined) {
+    // Fast path without allocating a reader: skip the write number, read the version.
+    let i = skipVarint(row, 0);
+    let rowVersion = 0;
+    let scale = 1;
+    for (;;) {
+      const byte = row[i++];
+      rowVersion += (byte & 0x7f) * scale;
+      if (byte < 0x80) break;
+      scale *= 128;
+    }
+    if (rowVersion <= version) return tail(row, skipVarint(row, i));
+    top = decodeLatestRow(row, true);
+  } else {
+    // At the latest version a missing latest row means absent; older versions may have had it.
+    if (latestIsExact) return undefined;
+    const del = backend.getSync(storeKey(TABLE.deleted, sid, key));
+    if (del === undefined) return undefined;
+    top = decodeLatestRow(del, false);
+    if (top.version <= version) return undefined;
+  }
+  return searchHistory(backend, sid, key, version, top);
+}
+
+interface HistoryRow {
+  version: number;
+  prevVersion: number;
+  value: Uint8Array | undefined;
+}
+
+function parseHistory(row: Uint8Array): HistoryRow {
+  const r = new ByteReader(row);
+  const version = r.uvarint();
+  const prevVersion = r.uvarint();
+  const kind = r.byte();
+  return { version, prevVersion, value: kind === 1 ? tail(row, r.offset) : undefined };
+}
+
+function historyValue(backend: KVBackend, sid: number, key: Uint8Array, writeNo: number): Uint8Array | undefined {
+  const row = backend.getSync(historyKey(sid, key, writeNo));
+  if (row === undefined) throw new HistoryMissingError(sid, writeNo);
+  return parseHistory(row).value;
+}
+
+/**
+ * The value of the last write of `key` at or before `version`, given a newer write `top`. Rows
+ * below the retained range are gone (pruned); a missing row counts as "older than `version`".
+ */
+function searchHistory(
+  backend: KVBackend,
+  sid: number,
+  key: Uint8Array,
+  version: number,
+  top: LatestRow,
+): Uint8Array | undefined {
+  if (top.writeNo <= 1) return undefined;
+  // The previous write is the answer: one read.
+  if (top.prevVersion <= version) return historyValue(backend, sid, key, top.writeNo - 1);
+  // Invariant: the answer is write number `lo` (0 = none); writes ≥ hi are newer than `version`.
+  let lo = 0;
+  let loVersion = 0;
+  let loFound: HistoryRow | undefined;
+  let hi = top.writeNo - 1;
+  let hiVersion = top.prevVersion;
+  let interpolate = true;
+  while (hi - lo > 1) {
+    let probe: number;
+    if (interpolate) {
+      const fraction = (version - loVersion) / Math.max(1, hiVersion - loVersion);
+      probe = lo + Math.round(fraction * (hi - lo));
+      // Writes have distinct versions, so the answer is at most `version - loVersion` writes above lo
+      // and at least `hiVersion - version` writes below hi.
+      probe = Math.min(probe, lo + (version - loVersion), hi - 1);
+      probe = Math.max(probe, hi - (hiVersion - version), lo + 1);
+    } else {
+      probe = lo + Math.floor((hi - lo) / 2);
+    }
+    const before = hi - lo;
+    const row = backend.getSync(historyKey(sid, key, probe));
+    if (row === undefined) {
+      lo = probe;
+      loFound = undefined;
+    } else {
+      const parsed = parseHistory(row);
+      if (parsed.version <= version) {
+        lo = probe;
+        loVersion = parsed.version;
+        loFound = parsed;
+        if (parsed.version === version) break;
+      } else if (parsed.prevVersion <= version) {
+        // The write just before this one is the answer.
+        return probe - 1 === 0 ? undefined : historyValue(backend, sid, key, probe - 1);
+      } else {
+        hi = probe - 1;
+        hiVersion = parsed.prevVersion;
+      }
+    }
+    // Interpolation is fast on steady write rates; bisect when it stops halving the interval.
+    interpolate = hi - lo <= before / 2;
+  }
+  if (lo === 0) return undefined;
+  return loFound === undefined ? historyValue(backend, sid, key, lo) : loFound.value;
+}
+
+function scanBounds(table: number, sid: number, range: ScanRange): KeyRange {
+  const prefix = storePrefix(table, sid);
+  const gte = range.lo === undefined ? prefix : storeKey(table, sid, range.lo);
+  const lt = range.hi === undefined ? storePrefix(table, sid + 1) : storeKey(table, sid, range.hi);
+  return { gte, lt, reverse: range.reverse };
+}
+
+/** The committed latest state of one store (no history lookups). */
+export class LatestSource implements KVSource {
+  private readonly backend: KVBackend;
+  private readonly sid: number;
+
+  constructor(backend: KVBackend, sid: number) {
+    this.backend = backend;
+    this.sid = sid;
+  }
+
+  readSync(key: Uint8Array): Uint8Array | undefined {
+    const row = this.backend.getSync(storeKey(TABLE.latest, this.sid, key));
+    return row === undefined ? undefined : latestValue(row);
+  }
+
+  async *scan(range: ScanRange): AsyncIterable<[Uint8Array, Uint8Array]> {
+    for await (const [k, row] of this.backend.iterate(scanBounds(TABLE.latest, this.sid, range))) {
+      yield [tail(k, 5), latestValue(row)];
+    }
+  }
+}
+
+/** One store at one committed version. `check` runs before every read (it rejects pruned versions). */
+export class VersionSource implements KVSource {
+  private readonly backend: KVBackend;
+  private readonly sid: number;
+  private readonly version: number;
+  /** True while `version` is the latest committed version and no commit is being written. */
+  private readonly isExactLatest: () => boolean;
+  private readonly check: () => void;
+
+  constructor(backend: KVBackend, sid: number, version: number, isExactLatest: () => boolean, check: () => void) {
+    this.backend = backend;
+    this.sid = sid;
+    this.version = version;
+    this.isExactLatest = isExactLatest;
+    this.check = check;
+  }
+
+  readSync(key: Uint8Array): Uint8Array | undefined {
+    this.check();
+    return readAt(this.backend, this.sid, key, this.version, this.isExactLatest());
+  }
+
+  async *scan(range: ScanRange): AsyncIterable<[Uint8Array, Uint8Array]> {
+    this.check();
+    if (this.isExactLatest()) {
+      for await (const [k, row] of this.backend.iterate(scanBounds(TABLE.latest, this.sid, range))) {
+        yield [tail(k, 5), latestValue(row)];
+      }
+      return;
+    }
+    // Keys that existed at this version are live now (latest rows) or deleted since (deleted rows).
+    const live = this.backend.iterate(scanBounds(TABLE.latest, this.sid, range));
+    const gone = this.backend.iterate(scanBounds(TABLE.deleted, this.sid, range));
+    for await (const [key, row, isLive] of mergeByKey(live, gone, range.reverse)) {
+      this.check();
+      const top = decodeLatestRow(row, isLive);
+      let value: Uint8Array | undefined;
+      if (top.version <= this.version) value = top.value;
+      else value = searchHistory(this.backend, this.sid, key, this.version, top);
+      if (value !== undefined) yield [key, value];
+    }
+  }
+}
+
+/**
+ * Merges two key-ordered scans of per-store tables (over disjoint key sets), stripping the
+ * table and store prefix, tagging entries from the first.
+ */
+async function* mergeByKey(
+  a: AsyncIterable<[Uint8Array, Uint8Array]>,
+  b: AsyncIterable<[Uint8Array, Uint8Array]>,
+  reverse: boolean,
+): AsyncIterable<[Uint8Array, Uint8Array, boolean]> {
+  const ia = a[Symbol.asyncIterator]();
+  const ib = b[Symbol.asyncIterator]();
+  let na = await ia.next();
+  let nb = await ib.next();
+  try {
+    while (!na.done || !nb.done) {
+      let takeA: boolean;
+      if (na.done) takeA = false;
+      else if (nb.done) takeA = true;
+      else takeA = compareBytes(na.value[0].subarray(5), nb.value[0].subarray(5)) * (reverse ? -1 : 1) <= 0;
+      if (takeA && !na.done) {
+        yield [tail(na.value[0], 5), na.value[1], true];
+        na = await ia.next();
+      } else if (!nb.done) {
+        yield [tail(nb.value[0], 5), nb.value[1], false];
+        nb = await ib.next();
+      }
+    }
+  } finally {
+    if (!na.done) await ia.return?.();
+    if (!nb.done) await ib.return?.();
+  }
+}

@@ -1,0 +1,28 @@
+// Public entry point of the state store.
+export {
+  DataDirectoryCorruptError,
+  DataDirectoryLockedError,
+  DataDirectoryMissingError,
+  FutureVersionError,
+  InvalidVersionError,
+  PrunedVersionError,
+  PruningOptionsError,
+  StoreError,
+  StoreNotFoundError,
+  StoreUpgradeError,
+  StoreUsageError,
+} from "./errors.ts";
+export {
+  type CommitmentProof,
+  decodeCommitmentProof,
+  type ExistenceProof,
+  encodeCommitmentProof,
+  IAVL_SPEC,
+  type NonExistenceProof,
+  TENDERMINT_SPEC,
+} from "./ics23.ts";
+export { appHash, merkleRoot } from "./merkle.ts";
+export { MultiStore, type OpenMultiStoreOptions, openMultiStore, readLastCommittedVersion } from "./multistore.ts";
+export { PROOF_OP_IAVL, PROOF_OP_SIMPLE, verifyStoreProof } from "./proofs.ts";
+export { PRUNING_PRESETS, type ResolvedPruning, resolvePruning } from "./pruning.ts";
+export type * from "./types.ts";

@@ -1,0 +1,703 @@
+// The versioned multistore: named module stores over one KV backend, with per-version
+// commitments, historical reads, proofs, pruning and store upgrades. README.md explains the design.
+import { existsSync } from "node:fs";
+import { persistTree, rootHash, TreeWriter } from "./avl-tree.ts";
+import { BackgroundWork } from "./background.ts";
+import { Branch, type BranchOwner } from "./branch.ts";
+import { Arena, fromUtf8, utf8 } from "./bytes.ts";
+import { CacheLayer } from "./cache-layer.ts";
+import {
+  DataDirectoryCorruptError,
+  DataDirectoryMissingError,
+  FutureVersionError,
+  InvalidVersionError,
+  PrunedVersionError,
+  StoreError,
+  StoreNotFoundError,
+  StoreUsageError,
+} from "./errors.ts";
+import {
+  decodeLatestRow,
+  encodeDeletedRow,
+  encodeHistoryRow,
+  encodeLatestRow,
+  LatestSource,
+  readAt,
+  VersionSource,
+} from "./flat-state.ts";
+import { EMPTY_HASH, sha256 } from "./hash.ts";
+import { changelogKey, commitKey, FORMAT_MARKER, historyKey, META, metaKey, nodeKey, storeKey, TABLE } from "./keys.ts";
+import { type BatchOp, type KVBackend, openLevelBackend, openMemoryBackend } from "./kv-backend.ts";
+import { appHash, appHashItems, merklePath } from "./merkle.ts";
+import { NodeStore } from "./node-store.ts";
+import { proveMultistore } from "./proofs.ts";
+import { earliestAfterCommit, type ResolvedPruning, resolvePruning } from "./pruning.ts";
+import { ReadOnlyStore } from "./read-only-store.ts";
+import {
+  type Changelog,
+  type CommitRecord,
+  decodeCommit,
+  decodeRegistry,
+  decodeSidList,
+  decodeVersion,
+  encodeChangelog,
+  encodeCommit,
+  encodeRegistry,
+  encodeSidList,
+  encodeVersion,
+  type StoreCommit,
+  type StoreRegistry,
+} from "./records.ts";
+import { encodePage, type LeafNode, PAGE_NODES, type TreeNode } from "./tree-node.ts";
+import type {
+  BranchMultiStore,
+  CommitInfo,
+  CommitMultiStore,
+  PruningOptions,
+  ReadableKVStore,
+  StoreProof,
+  StoreUpgrades,
+  VersionView,
+} from "./types.ts";
+import { planStores } from "./upgrades.ts";
+
+/** Options of openMultiStore. */
+export interface OpenMultiStoreOptions {
+  /** LevelDB directory (the default backend). Required unless `backend` is "memory". */
+  path?: string;
+  /** "leveldb" (default, on disk at `path`) or "memory" (nothing persisted; for tests). */
+  backend?: "leveldb" | "memory";
+  /** The module stores the app declares. */
+  storeNames: string[];
+  /** Pruning as in app.toml (default strategy "default"). */
+  pruning?: PruningOptions;
+  /**
+   * Store upgrades applied atomically with the next commit. A function is called with the last
+   * committed version once the store is read, so a store loader can apply upgrades only when the
+   * next commit is the upgrade height (SPEC 2.6); it returns undefined for none.
+   */
+  upgrades?: StoreUpgrades | ((lastCommitted: bigint) => StoreUpgrades | undefined);
+  /** Create the directory when missing (default true); false turns a missing directory into an error. */
+  createIfMissing?: boolean;
+  /** Version of the first commit of a fresh store (genesis initial height; default 1). */
+  initialVersion?: bigint;
+  /** Flush each commit to stable storage before it resolves (default true). */
+  sync?: boolean;
+  /** Inner nodes of the commitment trees kept in memory (default 100,000, about 60 MB). */
+  nodeCacheSize?: number;
+  /** Rows deleted per pruning or reclamation batch (default 5,000). */
+  backgroundBatchSize?: number;
+}
+
+interface WorkingStore {
+  name: string;
+  sid: number;
+  root: TreeNode | undefined;
+  layer: CacheLayer;
+}
+
+interface FlatChange {
+  key: Uint8Array;
+  value: Uint8Array | null;
+  writeNo: number;
+  /** Version of the key's previous write (0 for the first). */
+  prevVersion: number;
+  /** The key had a deleted row (it was deleted before and is set again). */
+  clearsDeleted: boolean;
+}
+
+interface StagedStore {
+  name: string;
+  sid: number;
+  root: TreeNode | undefined;
+  rootHash: Uint8Array;
+  changes: FlatChange[];
+  orphans: number[];
+}
+
+interface Staged {
+  version: number;
+  appHash: Uint8Array;
+  stores: StagedStore[];
+}
+
+/** The multistore, also exported for callers that want its extra members (idle, pruning state). */
+export class MultiStore implements CommitMultiStore, BranchOwner {
+  readonly backend: KVBackend;
+  private readonly nodes: NodeStore;
+  private readonly pruning: ResolvedPruning;
+  private readonly sync: boolean;
+  private readonly firstVersion: number;
+  private readonly background: BackgroundWork;
+
+  private latest: number;
+  private earliest: number;
+  private lastRecord: CommitRecord;
+  private registry: StoreRegistry;
+  /** Registry to write with the next commit (fresh state or store upgrades). */
+  private plannedRegistry: StoreRegistry | undefined;
+  private plannedDeletes: number[] = [];
+  private reclaim: number[];
+  private readonly working = new Map<string, WorkingStore>();
+  private sortedNames: string[] = [];
+  private staged: Staged | undefined;
+  private writing = false;
+  private closed = false;
+  private readonly commitCache = new Map<number, CommitRecord>();
+
+  private constructor(
+    backend: KVBackend,
+    options: OpenMultiStoreOptions,
+    state: { latest: number; earliest: number; record: CommitRecord; registry: StoreRegistry; reclaim: number[] },
+  ) {
+    this.backend = backend;
+    this.nodes = new NodeStore(backend, options.nodeCacheSize ?? 100_000);
+    this.pruning = resolvePruning(options.pruning);
+    this.sync = options.sync ?? true;
+    this.firstVersion = Math.max(1, Number(options.initialVersion ?? 1n));
+    this.latest = state.latest;
+    this.earliest = state.earliest;
+    this.lastRecord = state.record;
+    this.registry = state.registry;
+    this.reclaim = state.reclaim;
+    this.background = new BackgroundWork(backend, options.backgroundBatchSize ?? 5000, {
+      earliest: () => this.earliest,
+      reclaimList: () => this.reclaim,
+      setReclaimList: (sids) => {
+        this.reclaim = sids;
+      },
+    });
+  }
+
+  /** Opens the store (see openMultiStore). */
+  static async open(options: OpenMultiStoreOptions): Promise<MultiStore> {
+    if (options === null || typeof options !== "object") throw new TypeError("openMultiStore: options are required");
+    if (!Array.isArray(options.storeNames)) throw new TypeError("openMultiStore: storeNames must be a list of names");
+    // Reject bad pruning settings before touching the disk.
+    resolvePruning(options.pruning);
+    if (
+      options.initialVersion !== undefined &&
+      (typeof options.initialVersion !== "bigint" || options.initialVersion < 0n)
+    ) {
+      throw new TypeError(
+        `openMultiStore: initialVersion must be a non-negative bigint, got ${String(options.initialVersion)}`,
+      );
+    }
+    let backend: KVBackend;
+    if (options.backend === "memory") {
+      backend = await openMemoryBackend();
+    } else {
+      if (typeof options.path !== "string" || options.path.length === 0) {
+        throw new TypeError('openMultiStore: path (the data directory) is required unless backend is "memory"');
+      }
+      backend = await openLevelBackend(options.path, { createIfMissing: options.createIfMissing ?? true });
+    }
+    try {
+      const state = await readState(backend);
+      const store = new MultiStore(backend, options, state);
+      const upgrades =
+        typeof options.upgrades === "function" ? options.upgrades(BigInt(state.latest)) : options.upgrades;
+      store.mount(options.storeNames, upgrades, state.fresh);
+      store.background.start(state.latest > 0);
+      return store;
+    } catch (err) {
+      await backend.close();
+      throw err;
+    }
+  }
+
+  private mount(declared: string[], upgrades: StoreUpgrades | undefined, fresh: boolean): void {
+    const nextVersion = this.latest === 0 ? this.firstVersion : this.latest + 1;
+    const plan = planStores(this.registry, declared, upgrades, nextVersion, fresh);
+    const roots = new Map(this.lastRecord.stores.map((s) => [s.sid, s.root]));
+    for (const { name, sid } of plan.registry.mounted) {
+      const layer = new CacheLayer(new LatestSource(this.backend, sid), () => this.assertWritable());
+      this.working.set(name, { name, sid, root: roots.get(sid), layer });
+    }
+    this.sortedNames = plan.registry.mounted.map((m) => m.name);
+    if (plan.changed) {
+      this.plannedRegistry = plan.registry;
+      this.plannedDeletes = plan.deletedSids;
+    }
+  }
+
+  // ---- BranchOwner ------------------------------------------------------------------------
+
+  assertOpen(): void {
+    if (this.closed) throw new StoreUsageError("the state store is closed");
+  }
+
+  assertWritable(): void {
+    this.assertOpen();
+    if (this.staged !== undefined) {
+      throw new StoreUsageError(
+        `version ${this.staged.version} is staged; call commit() or discardStaged() before writing more changes`,
+      );
+    }
+  }
+
+  workingLayer(name: string): CacheLayer {
+    const ws = this.working.get(name);
+    if (ws === undefined) throw new StoreNotFoundError(name, this.sortedNames);
+    return ws.layer;
+  }
+
+  storeNames(): string[] {
+    return [...this.sortedNames];
+  }
+
+  newLayer(parent: CacheLayer): CacheLayer {
+    return new CacheLayer(parent);
+  }
+
+  // ---- CommitMultiStore ---------------------------------------------------------------------
+
+  lastCommit(): CommitInfo {
+    return { version: BigInt(this.latest), appHash: this.lastRecord.appHash };
+  }
+
+  earliestVersion(): bigint {
+    return BigInt(this.latest === 0 ? 0 : this.earliest);
+  }
+
+  branch(): BranchMultiStore {
+    this.assertOpen();
+    return new Branch(this, undefined);
+  }
+
+  async stage(writes: BranchMultiStore): Promise<CommitInfo> {
+    this.assertOpen();
+    if (this.staged !== undefined) {
+      throw new StoreUsageError(
+        `version ${this.staged.version} is already staged; call commit() or discardStaged() first`,
+      );
+    }
+    if (!(writes instanceof Branch) || writes.owner !== this) {
+      throw new StoreUsageError("stage() takes a branch made by this store's branch()");
+    }
+    if (writes.parent !== undefined) {
+      throw new StoreUsageError("stage() takes a top-level branch (from branch()), not a nested one");
+    }
+    writes.write();
+    const version = this.latest === 0 ? this.firstVersion : this.latest + 1;
+    const stores: StagedStore[] = [];
+    for (const name of this.sortedNames) {
+      const ws = this.working.get(name) as WorkingStore;
+      stores.push(this.stageStore(ws, version));
+    }
+    const hash = appHash(stores.map((s) => ({ name: s.name, root: s.rootHash })));
+    this.staged = { version, appHash: hash, stores };
+    return { version: BigInt(version), appHash: hash };
+  }
+
+  private stageStore(ws: WorkingStore, version: number): StagedStore {
+    const tree = new TreeWriter(ws.root, version, this.nodes.loader(ws.sid));
+    const changes: FlatChange[] = [];
+    for (const w of ws.layer.sortedWrites()) {
+      if (w.value !== null) {
+        const { leaf, old } = tree.set(w.key, sha256(w.value));
+        let writeNo = 1;
+        let prevVersion = 0;
+        let clearsDeleted = false;
+        if (old !== undefined) {
+          writeNo = old.writeNo + 1;
+          prevVersion = old.version;
+        } else {
+          const del = this.backend.getSync(storeKey(TABLE.deleted, ws.sid, w.key));
+          if (del !== undefined) {
+            const row = decodeLatestRow(del, false);
+            clearsDeleted = true;
+            writeNo = row.writeNo + 1;
+            prevVersion = row.version;
+          }
+        }
+        (leaf as LeafNode).writeNo = writeNo;
+        changes.push({ key: w.key, value: w.value, writeNo, prevVersion, clearsDeleted });
+      } else {
+        const removed = tree.remove(w.key);
+        if (removed === undefined) continue;
+        changes.push({
+          key: w.key,
+          value: null,
+          writeNo: removed.writeNo + 1,
+          prevVersion: removed.version,
+          clearsDeleted: false,
+        });
+      }
+    }
+    return {
+      name: ws.name,
+      sid: ws.sid,
+      root: tree.root,
+      rootHash: rootHash(tree.root, EMPTY_HASH),
+      changes,
+      orphans: tree.orphans,
+    };
+  }
+
+  async commit(): Promise<CommitInfo> {
+    this.assertOpen();
+    const result = await this.background.exclusive(() => this.writeStaged());
+    this.background.kick();
+    return result;
+  }
+
+  private async writeStaged(): Promise<CommitInfo> {
+    this.assertOpen();
+    const staged = this.staged;
+    if (staged === undefined) throw new StoreUsageError("nothing is staged; call stage() before commit()");
+    const v = staged.version;
+    const ops: BatchOp[] = [];
+    const arena = new Arena();
+    const persisted: { sid: number; root: TreeNode | undefined; nodes: ReturnType<typeof persistTree>["nodes"] }[] = [];
+    const storeCommits: StoreCommit[] = [];
+    for (const s of staged.stores) {
+      const changelog: Changelog = { superseded: [], tombstones: [], orphans: s.orphans };
+      for (const c of s.changes) {
+        if (c.value !== null) {
+          ops.push({
+            key: storeKey(TABLE.latest, s.sid, c.key),
+            value: encodeLatestRow(c.writeNo, v, c.prevVersion, c.value, arena),
+          });
+          if (c.clearsDeleted) ops.push({ key: storeKey(TABLE.deleted, s.sid, c.key), value: undefined });
+        } else {
+          ops.push({ key: storeKey(TABLE.latest, s.sid, c.key), value: undefined });
+          ops.push({
+            key: storeKey(TABLE.deleted, s.sid, c.key),
+            value: encodeDeletedRow(c.writeNo, v, c.prevVersion),
+          });
+          changelog.tombstones.push({ key: c.key, writeNo: c.writeNo });
+        }
+        ops.push({
+          key: historyKey(s.sid, c.key, c.writeNo),
+          value: encodeHistoryRow(v, c.prevVersion, c.value, arena),
+        });
+        if (c.writeNo > 1) changelog.superseded.push({ key: c.key, writeNo: c.writeNo - 1 });
+      }
+      const tree = persistTree(s.root, v);
+      for (let from = 0, page = 0; from < tree.nodes.length; from += PAGE_NODES, page++) {
+        const to = Math.min(tree.nodes.length, from + PAGE_NODES);
+        ops.push({ key: nodeKey(s.sid, v, page), value: encodePage(tree.nodes, from, to) });
+      }
+      if (changelog.superseded.length + changelog.tombstones.length + changelog.orphans.length > 0) {
+        ops.push({ key: changelogKey(v, s.sid), value: encodeChangelog(changelog) });
+      }
+      persisted.push({ sid: s.sid, root: tree.root, nodes: tree.nodes });
+      storeCommits.push({ name: s.name, sid: s.sid, root: tree.root, rootHash: s.rootHash });
+    }
+    const record: CommitRecord = { version: v, appHash: staged.appHash, stores: storeCommits };
+    ops.push({ key: commitKey(v), value: encodeCommit(record) });
+    ops.push({ key: metaKey(META.latest), value: encodeVersion(v) });
+    let earliest = this.latest === 0 ? v : this.earliest;
+    earliest = earliestAfterCommit(v, this.pruning, earliest) ?? earliest;
+    if (earliest !== this.earliest || this.latest === 0) {
+      ops.push({ key: metaKey(META.earliest), value: encodeVersion(earliest) });
+    }
+    if (this.latest === 0) ops.push({ key: metaKey(META.format), value: utf8(FORMAT_MARKER) });
+    const registry = this.plannedRegistry;
+    let reclaim = this.reclaim;
+    if (registry !== undefined) {
+      ops.push({ key: metaKey(META.stores), value: encodeRegistry(registry) });
+      if (this.plannedDeletes.length > 0) {
+        reclaim = [...this.reclaim, ...this.plannedDeletes];
+        ops.push({ key: metaKey(META.reclaim), value: encodeSidList(reclaim) });
+      }
+    }
+
+    this.writing = true;
+    try {
+      await this.backend.write(ops, this.sync);
+    } catch (err) {
+      this.writing = false;
+      throw new StoreError("STORE_COMMIT_FAILED", `failed to write version ${v} to the state store`, { cause: err });
+    }
+    // From here on everything is synchronous: readers never see a half-switched state.
+    for (const p of persisted) {
+      this.nodes.insert(p.sid, p.nodes);
+    }
+    const rootsBySid = new Map(persisted.map((p) => [p.sid, p.root]));
+    for (const ws of this.working.values()) {
+      ws.root = rootsBySid.get(ws.sid);
+      ws.layer.clear();
+    }
+    this.lastRecord = record;
+    this.latest = v;
+    if (earliest !== this.earliest) {
+      this.earliest = earliest;
+      this.background.pruneTargetRaised();
+    }
+    if (registry !== undefined) {
+      this.registry = registry;
+      this.plannedRegistry = undefined;
+      this.plannedDeletes = [];
+      this.reclaim = reclaim;
+    }
+    this.staged = undefined;
+    this.writing = false;
+    return { version: BigInt(v), appHash: staged.appHash };
+  }
+
+  discardStaged(): void {
+    this.assertOpen();
+    this.staged = undefined;
+    for (const ws of this.working.values()) ws.layer.clear();
+  }
+
+  /** The version number a caller asked for, checked against what is retained. */
+  private resolveVersion(version: bigint | undefined): number {
+    if (version !== undefined && typeof version !== "bigint") {
+      throw new TypeError(`version must be a bigint, got ${typeof version}`);
+    }
+    if (version !== undefined && version < 0n) throw new InvalidVersionError(version);
+    if (version === undefined || version === 0n) return this.latest;
+    if (version > BigInt(this.latest)) throw new FutureVersionError(version, BigInt(this.latest));
+    const v = Number(version);
+    this.checkRetained(v);
+    return v;
+  }
+
+  private checkRetained(v: number): void {
+    this.assertOpen();
+    if (v !== 0 && v < this.earliest) {
+      throw new PrunedVersionError(BigInt(v), BigInt(this.earliest), BigInt(this.latest));
+    }
+  }
+
+  private commitRecord(v: number): CommitRecord {
+    if (v === this.latest) return this.lastRecord;
+    const cached = this.commitCache.get(v);
+    if (cached !== undefined) return cached;
+    const bytes = this.backend.getSync(commitKey(v));
+    if (bytes === undefined) {
+      // Pruning deletes commit infos only below the earliest version; anything else is damage.
+      this.checkRetained(v);
+      throw new DataDirectoryCorruptError(this.backend.location, `the commit info of version ${v} is missing`);
+    }
+    const record = decodeCommit(bytes);
+    if (this.commitCache.size >= 64) {
+      const oldest = this.commitCache.keys().next().value;
+      if (oldest !== undefined) this.commitCache.delete(oldest);
+    }
+    this.commitCache.set(v, record);
+    return record;
+  }
+
+  /** The store entry of `name` at a committed version; renamed stores answer to their new name too. */
+  private storeAt(record: CommitRecord, name: string): StoreCommit {
+    let entry = record.stores.find((s) => s.name === name);
+    if (entry === undefined) {
+      const current = this.registry.mounted.find((m) => m.name === name) ?? this.plannedSid(name);
+      if (current !== undefined) entry = record.stores.find((s) => s.sid === current.sid);
+    }
+    if (entry === undefined) {
+      throw new StoreNotFoundError(
+        name,
+        record.stores.map((s) => s.name),
+        `store "${name}" not found at version ${record.version}; the stores at that version are: ${record.stores.map((s) => s.name).join(", ") || "(none)"}`,
+      );
+    }
+    const gone = this.registry.deleted.find((d) => d.sid === entry.sid);
+    if (gone !== undefined) {
+      throw new StoreNotFoundError(
+        name,
+        record.stores.map((s) => s.name),
+        `store "${name}" was deleted by a store upgrade at version ${gone.version}; its history is no longer kept`,
+      );
+    }
+    return entry;
+  }
+
+  private plannedSid(name: string): { sid: number } | undefined {
+    return this.plannedRegistry?.mounted.find((m) => m.name === name);
+  }
+
+  async view(version?: bigint): Promise<VersionView> {
+    this.assertOpen();
+    const v = this.resolveVersion(version);
+    if (v === 0) return this.emptyView();
+    const record = this.commitRecord(v);
+    const names = record.stores.map((s) => s.name);
+    return {
+      version: BigInt(v),
+      appHash: record.appHash,
+      storeNames: () => [...names],
+      store: (name: string): ReadableKVStore => {
+        const entry = this.storeAt(record, name);
+        const source = new VersionSource(
+          this.backend,
+          entry.sid,
+          v,
+          () => v === this.latest && !this.writing,
+          () => this.checkRetained(v),
+        );
+        return new ReadOnlyStore(source);
+      },
+    };
+  }
+
+  private emptyView(): VersionView {
+    const names = this.storeNames();
+    const empty: ReadableKVStore = {
+      get: async () => undefined,
+      has: async () => false,
+      iterate: async function* () {},
+    };
+    return {
+      version: 0n,
+      appHash: new Uint8Array(0),
+      storeNames: () => [...names],
+      store: (name: string) => {
+        if (!names.includes(name)) throw new StoreNotFoundError(name, names);
+        return empty;
+      },
+    };
+  }
+
+  async prove(name: string, key: Uint8Array, version?: bigint): Promise<StoreProof> {
+    this.assertOpen();
+    if (!(key instanceof Uint8Array) || key.length === 0)
+      throw new TypeError("prove: key must be a non-empty Uint8Array");
+    const v = this.resolveVersion(version);
+    if (v === 0) throw new StoreUsageError("nothing is committed yet; there is no state to prove");
+    const record = this.commitRecord(v);
+    const entry = this.storeAt(record, name);
+    const exact = v === this.latest && !this.writing;
+    const valueAt = (k: Uint8Array): Uint8Array => {
+      const value = readAt(this.backend, entry.sid, k, v, exact);
+      if (value === undefined) {
+        throw new DataDirectoryCorruptError(
+          this.backend.location,
+          `a key in the tree of "${name}" has no value at ${v}`,
+        );
+      }
+      return value;
+    };
+    const value = readAt(this.backend, entry.sid, key, v, exact);
+    const { items } = appHashItems(record.stores.map((s) => ({ name: s.name, root: s.rootHash })));
+    const index = record.stores.findIndex((s) => s.sid === entry.sid);
+    return proveMultistore({
+      storeName: entry.name,
+      key,
+      value,
+      version: BigInt(v),
+      root: entry.root,
+      rootHash: entry.rootHash,
+      loader: this.nodes.loader(entry.sid),
+      valueAt,
+      storePath: merklePath(items, index),
+    });
+  }
+
+  /** Resolves once background pruning and reclamation have nothing left to do. */
+  async idle(): Promise<void> {
+    await this.background.idle();
+  }
+
+  /** Compacts the backend (e.g. after pruning or deleting a large store); waits for pending batches first. */
+  async compact(): Promise<void> {
+    this.assertOpen();
+    await this.background.idle();
+    await this.background.exclusive(() => this.backend.compact());
+  }
+
+  /** The pruning settings in force. */
+  pruningSettings(): ResolvedPruning {
+    return { ...this.pruning };
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    await this.background.stop();
+    this.closed = true;
+    this.staged = undefined;
+    await this.backend.close();
+  }
+}
+
+/** What openMultiStore reads from disk before mounting the stores. */
+async function readState(backend: KVBackend): Promise<{
+  fresh: boolean;
+  latest: number;
+  earliest: number;
+  record: CommitRecord;
+  registry: StoreRegistry;
+  reclaim: number[];
+}> {
+  const corrupt = (reason: string, cause?: unknown): never => {
+    throw new DataDirectoryCorruptError(backend.location, reason, cause === undefined ? undefined : { cause });
+  };
+  const format = backend.getSync(metaKey(META.format));
+  if (format === undefined) {
+    for await (const _ of backend.iterate({ limit: 1 })) {
+      corrupt("it holds data but no chaind format marker");
+    }
+    return {
+      fresh: true,
+      latest: 0,
+      earliest: 0,
+      record: { version: 0, appHash: new Uint8Array(0), stores: [] },
+      registry: { nextSid: 1, mounted: [], deleted: [] },
+      reclaim: [],
+    };
+  }
+  let marker: string;
+  try {
+    marker = fromUtf8(format);
+  } catch (err) {
+    return corrupt("its format marker is not text", err);
+  }
+  if (marker !== FORMAT_MARKER) corrupt(`its format is "${marker}", expected "${FORMAT_MARKER}"`);
+  try {
+    const latestBytes = backend.getSync(metaKey(META.latest));
+    const earliestBytes = backend.getSync(metaKey(META.earliest));
+    const registryBytes = backend.getSync(metaKey(META.stores));
+    if (latestBytes === undefined || earliestBytes === undefined || registryBytes === undefined) {
+      return corrupt("its version metadata is missing");
+    }
+    const latest = decodeVersion(latestBytes);
+    const commitBytes = backend.getSync(commitKey(latest));
+    if (commitBytes === undefined) return corrupt(`the commit info of its latest version ${latest} is missing`);
+    const record = decodeCommit(commitBytes);
+    if (record.version !== latest) return corrupt(`commit info ${latest} says it is version ${record.version}`);
+    const reclaimBytes = backend.getSync(metaKey(META.reclaim));
+    return {
+      fresh: false,
+      latest,
+      earliest: decodeVersion(earliestBytes),
+      record,
+      registry: decodeRegistry(registryBytes),
+      reclaim: reclaimBytes === undefined ? [] : decodeSidList(reclaimBytes),
+    };
+  } catch (err) {
+    if (err instanceof DataDirectoryCorruptError) throw err;
+    return corrupt("its metadata cannot be decoded", err);
+  }
+}
+
+/**
+ * The last committed version of the LevelDB store at `path` without mounting it (0n when the
+ * directory does not exist or nothing was committed). Fails with DataDirectoryLockedError while
+ * another process has the store open.
+ */
+export async function readLastCommittedVersion(path: string): Promise<bigint> {
+  if (!existsSync(path)) return 0n;
+  let backend: KVBackend;
+  try {
+    backend = await openLevelBackend(path, { createIfMissing: false });
+  } catch (err) {
+    // An existing but empty directory: nothing committed yet.
+    if (err instanceof DataDirectoryMissingError) return 0n;
+    throw err;
+  }
+  try {
+    const latest = backend.getSync(metaKey(META.latest));
+    return latest === undefined ? 0n : BigInt(decodeVersion(latest));
+  } finally {
+    await backend.close();
+  }
+}
+
+/** Opens (or creates) a versioned multistore. */
+export async function openMultiStore(options: OpenMultiStoreOptions): Promise<MultiStore> {
+  return MultiStore.open(options);
+}

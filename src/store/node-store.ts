@@ -1,0 +1,136 @@
+// Loads inner nodes of the commitment trees from their page records through bounded caches, so
+// memory stays flat however large the state grows (the trees themselves live on disk).
+import type { NodeLoader } from "./avl-tree.ts";
+import { DataDirectoryCorruptError } from "./errors.ts";
+import { nodeKey } from "./keys.ts";
+import type { KVBackend } from "./kv-backend.ts";
+import { decodePageNode, type InnerNode, pageOf, refSeq, refVersion, type StubNode } from "./tree-node.ts";
+
+/**
+ * A two-generation cache: entries go into the young generation; when it is full it becomes the
+ * old one (the previous old one is dropped). A hit in the old generation moves the entry back to
+ * the young one. Constant time per operation, approximately least-recently-used.
+ */
+class GenerationCache<K, V> {
+  private young = new Map<K, V>();
+  private old = new Map<K, V>();
+  private readonly half: number;
+
+  constructor(capacity: number) {
+    this.half = Math.max(1, Math.floor(capacity / 2));
+  }
+
+  get(key: K): V | undefined {
+    const hit = this.young.get(key);
+    if (hit !== undefined) return hit;
+    const aged = this.old.get(key);
+    if (aged !== undefined) this.set(key, aged);
+    return aged;
+  }
+
+  set(key: K, value: V): void {
+    if (this.young.size >= this.half) {
+      this.old = this.young;
+      this.young = new Map();
+    }
+    this.young.set(key, value);
+  }
+
+  clear(): void {
+    this.young.clear();
+    this.old.clear();
+  }
+}
+
+/** Committed nodes of at least this height go into the cache (they are few and hot). */
+const CACHED_MIN_HEIGHT = 1;
+
+/** Node and page caches over one backend, shared by every store. */
+export class NodeStore {
+  private readonly backend: KVBackend;
+  private readonly enabled: boolean;
+  /** Per store id: decoded nodes by packed ref. */
+  private readonly nodes = new Map<number, GenerationCache<number, InnerNode>>();
+  private readonly nodeCapacity: number;
+  /** Raw page records, so a walk down one subtree reads its page once. */
+  private readonly pages: GenerationCache<string, Uint8Array>;
+  private readonly loaders = new Map<number, NodeLoader>();
+
+  constructor(backend: KVBackend, capacity: number) {
+    this.backend = backend;
+    this.enabled = capacity > 0;
+    this.nodeCapacity = Math.max(2, capacity);
+    this.pages = new GenerationCache(256);
+  }
+
+  /** The loader for one store's nodes. */
+  loader(sid: number): NodeLoader {
+    let loader = this.loaders.get(sid);
+    if (loader === undefined) {
+      const cache = this.cacheOf(sid);
+      loader = {
+        load: (stub: StubNode) => {
+          const hit = cache.get(stub.ref);
+          if (hit !== undefined) return hit;
+          const node = this.read(sid, stub);
+          if (this.enabled) cache.set(stub.ref, node);
+          return node;
+        },
+      };
+      this.loaders.set(sid, loader);
+    }
+    return loader;
+  }
+
+  private cacheOf(sid: number): GenerationCache<number, InnerNode> {
+    let cache = this.nodes.get(sid);
+    if (cache === undefined) {
+      cache = new GenerationCache(this.nodeCapacity);
+      this.nodes.set(sid, cache);
+    }
+    return cache;
+  }
+
+  private read(sid: number, stub: StubNode): InnerNode {
+    const version = refVersion(stub.ref);
+    const { page, slot } = pageOf(refSeq(stub.ref));
+    const pageId = `${sid}/${version}/${page}`;
+    let record = this.pages.get(pageId);
+    if (record === undefined) {
+      record = this.backend.getSync(nodeKey(sid, version, page));
+      if (record === undefined) {
+        throw new DataDirectoryCorruptError(
+          this.backend.location,
+          `commitment tree page ${version}/${page} of store #${sid} is missing`,
+        );
+      }
+      this.pages.set(pageId, record);
+    }
+    try {
+      return decodePageNode(record, slot, stub.ref, stub.hash);
+    } catch (err) {
+      throw new DataDirectoryCorruptError(
+        this.backend.location,
+        `commitment tree node ${version}/${refSeq(stub.ref)} of store #${sid} cannot be decoded`,
+        { cause: err },
+      );
+    }
+  }
+
+  /**
+   * Adds freshly committed nodes near the top of the tree: the next block walks through them
+   * again, while the bottom levels of a large tree are mostly read once per block anyway.
+   */
+  insert(sid: number, nodes: InnerNode[]): void {
+    if (!this.enabled) return;
+    const cache = this.cacheOf(sid);
+    for (const node of nodes) if (node.height >= CACHED_MIN_HEIGHT) cache.set(node.ref, node);
+  }
+
+  /** Forgets a store's cached nodes (after it was deleted). */
+  forget(sid: number): void {
+    this.nodes.delete(sid);
+    this.loaders.delete(sid);
+    this.pages.clear();
+  }
+}

@@ -1,0 +1,282 @@
+// Nodes of the commitment tree (an IAVL-style AVL+ tree), their hashes and their records on disk.
+//
+// Hashing follows IAVL so that proofs are ICS-23 proofs under the standard IAVL spec:
+//   leaf  = sha256(svarint(0) svarint(1) svarint(version) uvarint(len key) key uvarint(32) sha256(value))
+//   inner = sha256(svarint(height) svarint(size) svarint(version) uvarint(32) leftHash uvarint(32) rightHash)
+// (svarint = zig-zag varint, uvarint = protobuf varint.)
+//
+// Leaves are never stored on their own: a leaf lives inline in its parent's record (or in the
+// commit info when the tree has one key). An inner node record holds, for each child, either the
+// leaf (key, version, write number, hash) or a reference to the child's record plus its height,
+// size and hash, so a path can be rebuilt and rehashed without loading the siblings.
+import { ByteReader, ByteWriter, copyBytes, equalBytes } from "./bytes.ts";
+import { sha256 } from "./hash.ts";
+
+/** A key with its last write: IAVL's leaf. `writeNo` numbers the key's writes (flat history). */
+export interface LeafNode {
+  readonly kind: 0;
+  readonly key: Uint8Array;
+  /** Version of the last write (part of the hash). */
+  readonly version: number;
+  /** 1 for the first write of the key, then +1 per write (set or delete). Not hashed. */
+  writeNo: number;
+  readonly hash: Uint8Array;
+}
+
+/** An inner node: loaded from disk (ref ≥ 0, immutable) or new in the working tree (ref = -1). */
+export interface InnerNode {
+  readonly kind: 1;
+  height: number;
+  size: number;
+  version: number;
+  /** The smallest key of the right subtree (IAVL's inner key): keys < key go left. */
+  key: Uint8Array;
+  left: TreeNode;
+  right: TreeNode;
+  /** Undefined while the node is new and not hashed yet. */
+  hash: Uint8Array | undefined;
+  /** Packed (version, seq) of the node's record, or -1 for a node not persisted yet. */
+  ref: number;
+}
+
+/** A persisted inner node that has not been loaded: enough to hash and balance around it. */
+export interface StubNode {
+  readonly kind: 2;
+  readonly ref: number;
+  readonly hash: Uint8Array;
+  readonly height: number;
+  readonly size: number;
+}
+
+export type TreeNode = LeafNode | InnerNode | StubNode;
+
+/** Bits of a packed node reference used for the sequence number within a version. */
+const SEQ_BITS = 23;
+const SEQ_SCALE = 2 ** SEQ_BITS;
+/** Most nodes one store can create in one version. */
+export const MAX_NODES_PER_VERSION = SEQ_SCALE;
+
+/** Packs a node's (version, seq) into one number (exact below 2^53). */
+export function packRef(version: number, seq: number): number {
+  return version * SEQ_SCALE + seq;
+}
+
+/** The version of a packed reference. */
+export function refVersion(ref: number): number {
+  return Math.floor(ref / SEQ_SCALE);
+}
+
+/** The sequence number of a packed reference. */
+export function refSeq(ref: number): number {
+  return ref % SEQ_SCALE;
+}
+
+/** Height of any node (leaves are 0). */
+export function heightOf(node: TreeNode): number {
+  return node.kind === 0 ? 0 : node.height;
+}
+
+/** Number of leaves under any node. */
+export function sizeOf(node: TreeNode): number {
+  return node.kind === 0 ? 1 : node.size;
+}
+
+// Hash inputs are assembled in one reused buffer: hashing runs for every changed node, and
+// allocating a fresh buffer per hash costs more than the hash itself.
+let scratch = new Uint8Array(1024);
+
+function ensureScratch(size: number): Uint8Array {
+  if (scratch.length < size) scratch = new Uint8Array(Math.max(size, scratch.length * 2));
+  return scratch;
+}
+
+/** Writes a zig-zag varint of a non-negative number; returns the new offset. */
+function putSvarint(buf: Uint8Array, offset: number, value: number): number {
+  return putUvarint(buf, offset, value * 2);
+}
+
+function putUvarint(buf: Uint8Array, offset: number, value: number): number {
+  while (value >= 0x80) {
+    buf[offset++] = (value % 128) | 0x80;
+    value = Math.floor(value / 128);
+  }
+  buf[offset++] = value;
+  return offset;
+}
+
+/** The IAVL leaf hash of `key` = `valueHash` written at `version`. */
+export function leafHash(key: Uint8Array, valueHash: Uint8Array, version: number): Uint8Array {
+  const buf = ensureScratch(key.length + 64);
+  buf[0] = 0; // svarint(height 0)
+  buf[1] = 2; // svarint(size 1)
+  let o = putSvarint(buf, 2, version);
+  o = putUvarint(buf, o, key.length);
+  buf.set(key, o);
+  o += key.length;
+  buf[o++] = 32;
+  buf.set(valueHash, o);
+  return sha256(buf.subarray(0, o + 32));
+}
+
+/** The IAVL inner hash from the node's fields and its children's hashes. */
+export function innerHash(
+  height: number,
+  size: number,
+  version: number,
+  leftHash: Uint8Array,
+  rightHash: Uint8Array,
+): Uint8Array {
+  const buf = ensureScratch(128);
+  let o = putSvarint(buf, 0, height);
+  o = putSvarint(buf, o, size);
+  o = putSvarint(buf, o, version);
+  buf[o++] = 32;
+  buf.set(leftHash, o);
+  o += 32;
+  buf[o++] = 32;
+  buf.set(rightHash, o);
+  return sha256(buf.subarray(0, o + 32));
+}
+
+/** The node's hash, computing (and caching) it for new inner nodes, children first. */
+export function hashOf(node: TreeNode): Uint8Array {
+  if (node.kind !== 1) return node.hash;
+  if (node.hash !== undefined) return node.hash;
+  const h = innerHash(node.height, node.size, node.version, hashOf(node.left), hashOf(node.right));
+  node.hash = h;
+  return h;
+}
+
+// Child slot tags inside a record.
+const CHILD_INNER = 0;
+const CHILD_LEAF = 1;
+/** A leaf whose key equals the parent's key (the usual right leaf), so the key is not repeated. */
+const CHILD_LEAF_SAME_KEY = 2;
+const CHILD_NONE = 3;
+
+function writeChild(w: ByteWriter, child: TreeNode | undefined, parentKey: Uint8Array | undefined): void {
+  if (child === undefined) {
+    w.byte(CHILD_NONE);
+    return;
+  }
+  if (child.kind === 0) {
+    if (parentKey !== undefined && equalBytes(child.key, parentKey)) {
+      w.byte(CHILD_LEAF_SAME_KEY);
+    } else {
+      w.byte(CHILD_LEAF).lengthPrefixed(child.key);
+    }
+    w.uvarint(child.version).uvarint(child.writeNo).bytes(child.hash);
+    return;
+  }
+  if (child.ref < 0) throw new Error("internal: child node has no record yet");
+  w.byte(CHILD_INNER)
+    .uvarint(refVersion(child.ref))
+    .uvarint(refSeq(child.ref))
+    .uvarint(child.height)
+    .uvarint(child.size)
+    .bytes(hashOf(child));
+}
+
+function readChild(r: ByteReader, parentKey: Uint8Array | undefined): TreeNode | undefined {
+  const tag = r.byte();
+  switch (tag) {
+    case CHILD_NONE:
+      return undefined;
+    case CHILD_LEAF:
+    case CHILD_LEAF_SAME_KEY: {
+      const key = tag === CHILD_LEAF ? copyBytes(r.lengthPrefixed()) : parentKey;
+      if (key === undefined) throw new Error("leaf refers to a missing parent key");
+      const version = r.uvarint();
+      const writeNo = r.uvarint();
+      const hash = copyBytes(r.bytes(32));
+      return { kind: 0, key, version, writeNo, hash };
+    }
+    case CHILD_INNER: {
+      const version = r.uvarint();
+      const seq = r.uvarint();
+      const height = r.uvarint();
+      const size = r.uvarint();
+      const hash = copyBytes(r.bytes(32));
+      return { kind: 2, ref: packRef(version, seq), hash, height, size };
+    }
+    default:
+      throw new Error(`unknown child tag ${tag}`);
+  }
+}
+
+function writeInner(w: ByteWriter, node: InnerNode): void {
+  w.uvarint(node.height).uvarint(node.size).uvarint(node.version).lengthPrefixed(node.key);
+  writeChild(w, node.left, undefined);
+  writeChild(w, node.right, node.key);
+}
+
+function readInner(r: ByteReader, ref: number, hash: Uint8Array): InnerNode {
+  const height = r.uvarint();
+  const size = r.uvarint();
+  const version = r.uvarint();
+  const key = copyBytes(r.lengthPrefixed());
+  const left = readChild(r, undefined);
+  const right = readChild(r, key);
+  if (left === undefined || right === undefined) throw new Error("inner node without two children");
+  return { kind: 1, height, size, version, key, left, right, hash, ref };
+}
+
+/**
+ * Nodes per page. A version's new nodes are numbered children-first and stored PAGE_NODES to a
+ * record, so a commit writes a few large records instead of one per node, and the nodes of one
+ * subtree tend to share a page (one disk read serves a walk down it).
+ */
+export const PAGE_NODES = 64;
+
+/** Page number and slot of a node's sequence number. */
+export function pageOf(seq: number): { page: number; slot: number } {
+  return { page: Math.floor(seq / PAGE_NODES), slot: seq % PAGE_NODES };
+}
+
+/** Encodes consecutive nodes (by seq) as one page record: count, then each node length-prefixed. */
+export function encodePage(nodes: InnerNode[], from: number, to: number): Uint8Array {
+  const w = new ByteWriter((to - from) * 200);
+  w.uvarint(to - from);
+  const inner = new ByteWriter(256);
+  for (let i = from; i < to; i++) {
+    inner.length = 0;
+    writeInner(inner, nodes[i]);
+    w.lengthPrefixed(inner.view());
+  }
+  return w.finish();
+}
+
+/** Number of nodes in a page record. */
+export function pageSize(page: Uint8Array): number {
+  return new ByteReader(page).uvarint();
+}
+
+/** Decodes the node in `slot` of a page; `ref` and `hash` come from whoever pointed at it. */
+export function decodePageNode(page: Uint8Array, slot: number, ref: number, hash: Uint8Array): InnerNode {
+  const r = new ByteReader(page);
+  const count = r.uvarint();
+  if (slot >= count) throw new Error(`page has ${count} nodes, no slot ${slot}`);
+  for (let i = 0; i < slot; i++) {
+    const skip = r.uvarint();
+    r.offset += skip;
+  }
+  r.uvarint();
+  // Fields are copied out (see readInner/readChild): cached nodes must not pin whole pages.
+  return readInner(r, ref, hash);
+}
+
+/** Encodes a tree root (or its absence) for the commit info. */
+export function writeRoot(w: ByteWriter, root: TreeNode | undefined): void {
+  writeChild(w, root, undefined);
+}
+
+/** Decodes a root written by writeRoot. */
+export function readRoot(r: ByteReader): TreeNode | undefined {
+  return readChild(r, undefined);
+}
+
+/** A persisted view of a node: inner children become stubs so loaded nodes hold no subtrees. */
+export function toStub(node: TreeNode): LeafNode | StubNode {
+  if (node.kind !== 1) return node;
+  return { kind: 2, ref: node.ref, hash: hashOf(node), height: node.height, size: node.size };
+}
