@@ -10,6 +10,8 @@ import { type ServiceImpl, serviceRoutes } from "./service-routes.ts";
 import { RequestError } from "./status.ts";
 
 const DEFAULT_LIMIT = 100n;
+const AMINO_UNSUPPORTED =
+  "legacy amino encoding is not supported by this chain: use protobuf (POST /chain/tx/v1beta1/encode or /decode)";
 
 /** The served routes of `chain.tx.v1beta1.Service` over the node's hooks. */
 export function txServiceRoutes(hooks: NodeHooks): ServedRoute[] {
@@ -21,6 +23,14 @@ export function txServiceRoutes(hooks: NodeHooks): ServedRoute[] {
     txEncode: async (request) => {
       if (request.tx === undefined) throw invalid("invalid empty tx");
       return { txBytes: rawFromTx(request.tx) };
+    },
+    // This chain signs only with SIGN_MODE_DIRECT and has no legacy amino codec: asking for amino
+    // is a request the node cannot accept (400), not a failure of the node (5xx).
+    txEncodeAmino: async () => {
+      throw invalid(AMINO_UNSUPPORTED);
+    },
+    txDecodeAmino: async () => {
+      throw invalid(AMINO_UNSUPPORTED);
     },
   };
   const { simulate, broadcastTx, getTx, searchTxs, block } = hooks;

@@ -11,9 +11,10 @@ import type { UpgradeKeeper } from "./keeper.ts";
  * - ModuleVersions: every stored version sorted by name, or the one of `module_name`; an unknown module is
  *   `x/upgrade: QueryModuleVersions module <m> not found: module version not found` (upgrade 2, NotFound);
  * - Authority: the authority address;
- * - UpgradedConsensusState (deprecated) is left unimplemented.
+ * - UpgradedConsensusState (deprecated): this chain has no IBC, so none is ever stored; upstream answers an
+ *   empty response when there is none, and so do we (`{"upgraded_consensus_state":null}`).
  */
-export function upgradeQueryServer(keeper: UpgradeKeeper): Partial<ServiceHandlers<typeof Query>> {
+export function upgradeQueryServer(keeper: UpgradeKeeper): ServiceHandlers<typeof Query> {
   return {
     async currentPlan(_request, ctx) {
       return { plan: await keeper.getUpgradePlan(ctx) };
@@ -31,6 +32,9 @@ export function upgradeQueryServer(keeper: UpgradeKeeper): Partial<ServiceHandle
     },
     async authority() {
       return { address: keeper.authority };
+    },
+    async upgradedConsensusState() {
+      return {};
     },
   };
 }

@@ -16,6 +16,8 @@ import {
   QueryCurrentPlanResponseSchema,
   QueryModuleVersionsRequestSchema,
   QueryModuleVersionsResponseSchema,
+  QueryUpgradedConsensusStateRequestSchema,
+  QueryUpgradedConsensusStateResponseSchema,
 } from "../../gen/chain/upgrade/v1beta1/query_pb.js";
 import { MsgCancelUpgradeSchema, MsgSoftwareUpgradeSchema } from "../../gen/chain/upgrade/v1beta1/tx_pb.js";
 import { ErrInvalidSigner, ErrNoModuleVersionFound } from "./errors.ts";
@@ -203,12 +205,15 @@ test("queries: CurrentPlan, AppliedPlan, ModuleVersions (sorted, filtered, unkno
   assert.equal(authority.address, GOV);
 });
 
-test("the deprecated UpgradedConsensusState answers Unimplemented", async () => {
-  await assert.rejects(
-    queryRouter.queryBinary("/chain.upgrade.v1beta1.Query/UpgradedConsensusState", new Uint8Array(), chain.context(1n)),
-    (err: unknown) => {
-      assert.equal(grpcCodeOf(err), GrpcCode.Unimplemented);
-      return true;
-    },
+test("the deprecated UpgradedConsensusState answers an empty response: this chain never stores one", async () => {
+  const bytes = await queryRouter.queryBinary(
+    "/chain.upgrade.v1beta1.Query/UpgradedConsensusState",
+    toBinary(
+      QueryUpgradedConsensusStateRequestSchema,
+      create(QueryUpgradedConsensusStateRequestSchema, { lastHeight: 5n }),
+    ),
+    chain.context(1n),
   );
+  assert.deepEqual(bytes, new Uint8Array());
+  assert.equal(fromBinary(QueryUpgradedConsensusStateResponseSchema, bytes).upgradedConsensusState.length, 0);
 });
