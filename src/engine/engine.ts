@@ -442,21 +442,22 @@ export class Engine {
       ),
     };
 
-    await this.store.saveHeight({
-      block,
-      blockBytes,
-      blockId,
-      seenCommit,
-      results,
-      validators: state.validators,
-      state: after,
-    });
-    await pv.saveState();
-    this.current = after;
-    this.lastSeenCommit = seenCommit;
-    this.lastHeaderAppHash = block.header.appHash;
-
+    // Saving the block and committing the app happen under one lock: a reader that takes the lock
+    // (tx, tx_search) never sees a tx indexed whose state change the app has not committed yet.
     await this.lock.run(async () => {
+      await this.store.saveHeight({
+        block,
+        blockBytes,
+        blockId,
+        seenCommit,
+        results,
+        validators: state.validators,
+        state: after,
+      });
+      await pv.saveState();
+      this.current = after;
+      this.lastSeenCommit = seenCommit;
+      this.lastHeaderAppHash = block.header.appHash;
       await this.app.commit(create(RequestCommitSchema, {}));
       await this.mempool.update(block.txs, results.txResults, (req) => this.app.checkTx(req));
     });

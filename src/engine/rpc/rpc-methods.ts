@@ -421,7 +421,8 @@ export const RPC_METHODS: Record<string, RpcMethod> = {
     async handle(args, ctx) {
       checkTxIndex(ctx);
       const hash = (args.hash as Uint8Array | undefined) ?? new Uint8Array(0);
-      const t = await ctx.engine.store.tx(hash);
+      // Under the engine's lock: a tx is found only once its block's state is committed.
+      const t = await ctx.engine.withAppLock(() => ctx.engine.store.tx(hash));
       if (t === undefined) throw internalError(`tx (${hexUpper(hash)}) not found`);
       return txResultJson(t, args.prove === true ? await txProof(ctx, t) : undefined);
     },
@@ -452,11 +453,13 @@ export const RPC_METHODS: Record<string, RpcMethod> = {
       const perPage = perPageOf(args.per_page as bigint | undefined);
       const store = ctx.engine.store;
       const requestedPage = (args.page as bigint | undefined) ?? 1n;
-      const found = await store.searchTxs(conditions, {
-        page: requestedPage > 0n ? Number(requestedPage) : 1,
-        perPage: Number(perPage),
-        descending: orderBy === "desc",
-      });
+      const found = await ctx.engine.withAppLock(() =>
+        store.searchTxs(conditions, {
+          page: requestedPage > 0n ? Number(requestedPage) : 1,
+          perPage: Number(perPage),
+          descending: orderBy === "desc",
+        }),
+      );
       pageOf(requestedPage, perPage, found.totalCount);
       const txs: Json[] = [];
       for (const t of found.txs) txs.push(txResultJson(t, args.prove === true ? await txProof(ctx, t) : undefined));
