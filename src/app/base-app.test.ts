@@ -24,13 +24,12 @@ import {
   RequestQuerySchema,
   ResponseProcessProposal_ProposalStatus,
 } from "../gen/tendermint/abci/types_pb.js";
-import { openMultiStore, verifyStoreProof } from "../store/index.ts";
+import { openMultiStore, readLastCommittedVersion as readHeight, verifyStoreProof } from "../store/index.ts";
 import { balanceKey } from "../x/bank/keys.ts";
 import { AppStateError } from "./base-app.ts";
 import type { Context } from "./context.ts";
 import { HaltError } from "./halt.ts";
 import type { AppModule } from "./module.ts";
-import { readCommittedHeight as readHeight } from "./store-height.ts";
 import { upgradeStoreLoader } from "./store-loader.ts";
 import { createTestApp, genesisFor, packAny, signTx, testKey } from "./testing.ts";
 

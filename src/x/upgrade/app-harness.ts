@@ -12,7 +12,6 @@ import type { Context } from "../../app/context.ts";
 import type { AppModule, MigrationHandler } from "../../app/module.ts";
 import { ModuleManager } from "../../app/module-manager.ts";
 import { toProtoJson } from "../../app/proto-json.ts";
-import { readCommittedHeight } from "../../app/store-height.ts";
 import type { StoreOpener } from "../../app/store-loader.ts";
 import { genesisFor, packAny, signTx, type TestKey, testKey } from "../../app/testing.ts";
 import { TxMsgDataSchema } from "../../gen/chain/base/abci/v1beta1/abci_pb.js";
@@ -29,7 +28,7 @@ import {
   RequestInitChainSchema,
   type ResponseFinalizeBlock,
 } from "../../gen/tendermint/abci/types_pb.js";
-import { openMultiStore } from "../../store/index.ts";
+import { openMultiStore, readLastCommittedVersion as readCommittedHeight } from "../../store/index.ts";
 import { createAnteHandler } from "../auth/ante.ts";
 import { AccountKeeper } from "../auth/keeper.ts";
 import { authModule } from "../auth/module.ts";
