@@ -1,11 +1,12 @@
 // Cosmos-style proto JSON: Any type URLs read back as `/<name>`, nested Anys included, and written
 // with proto field names and every field present.
 import assert from "node:assert/strict";
-import { describe, it } from "node:test";
-import { fromBinary } from "@bufbuild/protobuf";
+import { describe, it, test } from "node:test";
+import { create, createRegistry, fromBinary, toBinary } from "@bufbuild/protobuf";
 import { BaseAccountSchema } from "../gen/chain/auth/v1beta1/auth_pb.js";
 import { QueryAccountResponseSchema } from "../gen/chain/auth/v1beta1/query_pb.js";
-import { file_chain_bank_v1beta1_tx } from "../gen/chain/bank/v1beta1/tx_pb.js";
+import { file_chain_bank_v1beta1_tx, MsgSendSchema } from "../gen/chain/bank/v1beta1/tx_pb.js";
+import { file_chain_gov_v1_tx, MsgSubmitProposalSchema } from "../gen/chain/gov/v1/tx_pb.js";
 import { TxBodySchema } from "../gen/chain/tx/v1beta1/tx_pb.js";
 import { fromProtoJson, toProtoJson } from "./proto-json.ts";
 import { buildTypeRegistry } from "./type-registry.ts";
@@ -51,4 +52,15 @@ describe("proto JSON", () => {
     assert.equal(inner.pubKey?.typeUrl, "/chain.crypto.secp256k1.PubKey");
     assert.equal(inner.accountNumber, 3n);
   });
+});
+
+test("toProtoJson writes an Any's @type first, at every depth", () => {
+  const registry = createRegistry(file_chain_bank_v1beta1_tx, file_chain_gov_v1_tx);
+  const send = create(MsgSendSchema, { fromAddress: "a", toAddress: "b", amount: [] });
+  const proposal = create(MsgSubmitProposalSchema, {
+    messages: [{ typeUrl: "/chain.bank.v1beta1.MsgSend", value: toBinary(MsgSendSchema, send) }],
+  });
+  const json = toProtoJson(MsgSubmitProposalSchema, proposal, registry) as { messages: Record<string, unknown>[] };
+  assert.equal(Object.keys(json.messages[0])[0], "@type");
+  assert.equal(json.messages[0]["@type"], "/chain.bank.v1beta1.MsgSend");
 });

@@ -35,7 +35,17 @@ export function toProtoJson<Desc extends DescMessage>(
   message: MessageShape<Desc>,
   registry?: Registry,
 ): JsonValue {
-  return toJson(schema, message, { useProtoFieldName: true, alwaysEmitImplicit: true, registry });
+  return typeFirst(toJson(schema, message, { useProtoFieldName: true, alwaysEmitImplicit: true, registry }));
+}
+
+/** Puts every Any's "@type" first, where upstream's JSON (and people reading it) expect it. */
+function typeFirst(value: JsonValue): JsonValue {
+  if (Array.isArray(value)) return value.map(typeFirst);
+  if (value === null || typeof value !== "object") return value;
+  const out: { [key: string]: JsonValue } = {};
+  if ("@type" in value) out["@type"] = value["@type"] as JsonValue;
+  for (const [key, item] of Object.entries(value)) if (key !== "@type") out[key] = typeFirst(item as JsonValue);
+  return out;
 }
 
 /**
