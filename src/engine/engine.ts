@@ -128,10 +128,13 @@ export class Engine {
   private wake: (() => void) | undefined;
   private running: Promise<EngineExit> | undefined;
   private readonly blockListeners = new Set<(event: NewBlockEvent) => void>();
+  private committed = 0n;
 
   private constructor(options: EngineOptions, info: ResponseInfo, state: EngineState, lastSeenCommit: Commit) {
     this.app = options.app;
     this.store = options.store;
+    // Built after the handshake: the app has committed every saved height by now.
+    this.committed = options.store.height;
     this.genesis = options.genesis;
     this.privValidator = options.privValidator;
     this.logger = options.logger ?? silentLogger;
@@ -253,6 +256,15 @@ export class Engine {
   }
 
   /** Runs `fn` holding the app lock (every app call but Query is serialised, as in CometBFT's local client). */
+  /**
+   * The latest height that is both saved and committed by the app: what readers call "latest".
+   * The block store runs one height ahead of it for the moment between saving a block and the
+   * app's Commit, so queries at "latest" never reach state the app has not committed yet.
+   */
+  get committedHeight(): bigint {
+    return this.committed;
+  }
+
   withAppLock<T>(fn: () => Promise<T>): Promise<T> {
     return this.lock.run(fn);
   }
@@ -459,6 +471,7 @@ export class Engine {
       this.lastSeenCommit = seenCommit;
       this.lastHeaderAppHash = block.header.appHash;
       await this.app.commit(create(RequestCommitSchema, {}));
+      this.committed = height;
       await this.mempool.update(block.txs, results.txResults, (req) => this.app.checkTx(req));
     });
     this.logger.info(

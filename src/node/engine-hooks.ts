@@ -104,7 +104,7 @@ export function engineNodeHooks(engine: Engine, facts: NodeFacts, registry?: Reg
       }
       return { txs: found.txs.map((t) => txFromRaw(t.tx)), txResponses, total: BigInt(found.totalCount) };
     },
-    latestBlockHeight: () => store.height,
+    latestBlockHeight: () => engine.committedHeight,
     async block(height) {
       const stored = await store.block(height);
       return stored === undefined ? undefined : blockWithId(stored.block, stored.blockId);

@@ -54,7 +54,12 @@ test("schemathesis finds no server error on any route of the live gateway", { sk
       "--suppress-health-check",
       "all",
     ],
-    { encoding: "utf8", timeout: 540_000, env: { ...process.env, SCHEMATHESIS_TELEMETRY: "false", NO_COLOR: "1" } },
+    {
+      encoding: "utf8",
+      timeout: 540_000,
+      cwd: dir.path,
+      env: { ...process.env, SCHEMATHESIS_TELEMETRY: "false", NO_COLOR: "1" },
+    },
   );
   const output = `${run.stdout}\n${run.stderr}`;
   // The summary must show that operations were actually exercised.

@@ -69,7 +69,7 @@ const DEFAULT_PER_PAGE = 30n;
 const GENESIS_CHUNK_SIZE = 16 * 1024 * 1024;
 
 /** CometBFT `getHeight`: absent (or 0) means latest; otherwise within [base, latest]. */
-function resolveHeight(ctx: RpcContext, requested: bigint | undefined, latest = ctx.engine.store.height): bigint {
+function resolveHeight(ctx: RpcContext, requested: bigint | undefined, latest = ctx.engine.committedHeight): bigint {
   if (requested === undefined || requested === 0n) return latest;
   if (requested < 0n) throw internalError(`height must be greater than 0, but got ${requested}`);
   if (requested > latest) {
@@ -140,7 +140,7 @@ export const RPC_METHODS: Record<string, RpcMethod> = {
     async handle(_args, ctx) {
       const { engine, node } = ctx;
       const store = engine.store;
-      const latest = store.height;
+      const latest = ctx.engine.committedHeight;
       const latestMeta = latest > 0n ? await store.blockMeta(latest) : undefined;
       const earliestMeta = latest > 0n ? await store.blockMeta(store.base) : undefined;
       const epoch = "1970-01-01T00:00:00Z";
@@ -384,7 +384,7 @@ export const RPC_METHODS: Record<string, RpcMethod> = {
     params: [int64("minHeight"), int64("maxHeight")],
     async handle(args, ctx) {
       const store = ctx.engine.store;
-      const latest = store.height;
+      const latest = ctx.engine.committedHeight;
       let min = (args.minHeight as bigint | undefined) ?? 0n;
       let max = (args.maxHeight as bigint | undefined) ?? 0n;
       if (min < 0n || max < 0n) throw internalError("heights must be non-negative");
