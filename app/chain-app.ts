@@ -9,8 +9,12 @@ import type { AppModule } from "../src/app/module.ts";
 import { ModuleManager } from "../src/app/module-manager.ts";
 import type { StoreOpener } from "../src/app/store-loader.ts";
 import { homePaths } from "../src/config/home.ts";
-import { openMultiStore, readLastCommittedVersion as readCommittedHeight } from "../src/store/index.ts";
-import type { PruningOptions } from "../src/store/types.ts";
+import {
+  openMultiStore,
+  readLastCommittedVersion as readCommittedHeight,
+  StoreUpgradeError,
+} from "../src/store/index.ts";
+import type { PruningOptions, StoreUpgrades } from "../src/store/types.ts";
 import { createAnteHandler } from "../src/x/auth/ante.ts";
 import { AccountKeeper } from "../src/x/auth/keeper.ts";
 import { authModule } from "../src/x/auth/module.ts";
@@ -21,10 +25,12 @@ import { govModule } from "../src/x/gov/module.ts";
 import { genutilModule } from "../src/x/staking/genutil.ts";
 import { StakingKeeper } from "../src/x/staking/keeper.ts";
 import { stakingModule } from "../src/x/staking/module.ts";
-import { UpgradeKeeper } from "../src/x/upgrade/keeper.ts";
+import { UpgradeHaltError } from "../src/x/upgrade/errors.ts";
+import { readPlan, UpgradeKeeper } from "../src/x/upgrade/keeper.ts";
 import { createUpgradeModule } from "../src/x/upgrade/module.ts";
+import { binaryUpdatedBeforeTriggerMessage } from "../src/x/upgrade/pre-block.ts";
 import { wireUpgradeModule } from "../src/x/upgrade/wiring.ts";
-import { type Release, releaseNamed } from "./releases.ts";
+import { type Release, type ReleaseUpgrade, releaseNamed } from "./releases.ts";
 
 /** Options of buildChainApp. */
 export interface ChainAppOptions {
@@ -140,7 +146,14 @@ export async function buildChainApp(options: ChainAppOptions): Promise<ChainApp>
     upgradeKeeper,
     performs === undefined ? undefined : { upgradeName: performs.name, storeUpgrades: performs.storeUpgrades },
   );
-  if (!options.deferLoad) await app.load();
+  if (!options.deferLoad) {
+    try {
+      await app.load();
+    } catch (err) {
+      if (!(err instanceof StoreUpgradeError) || performs === undefined || storeUpgradesInstalled) throw err;
+      throw await explainEarlyStart(err, storePath, moduleManager.storeKeys(), performs, upgradeKeeper, options.logger);
+    }
+  }
   return {
     app,
     release,
@@ -152,6 +165,56 @@ export async function buildChainApp(options: ChainAppOptions): Promise<ChainApp>
     moduleManager,
     storeUpgradesInstalled,
   };
+}
+
+/**
+ * This release's store layout is newer than the state's and its upgrade's store loader was not
+ * installed: the state predates the upgrade. When the chain has this release's plan scheduled but
+ * not yet due, that is the early-binary case of SPEC §2.4 and gets its halt (exit 21) here, before
+ * any block, since the state cannot be opened with this release's stores. Otherwise the store's
+ * own error stands.
+ */
+async function explainEarlyStart(
+  cause: StoreUpgradeError,
+  storePath: string,
+  storeKeys: string[],
+  performs: ReleaseUpgrade,
+  upgradeKeeper: UpgradeKeeper,
+  logger: Logger,
+): Promise<Error> {
+  const storeNames = storesBefore(storeKeys, performs.storeUpgrades);
+  let plan: Awaited<ReturnType<typeof readPlan>>;
+  let next: bigint;
+  try {
+    const previous = await openMultiStore({ path: storePath, storeNames, createIfMissing: false });
+    try {
+      next = previous.lastCommit().version + 1n;
+      plan = await readPlan((await previous.view()).store(upgradeKeeper.storeKey));
+    } finally {
+      await previous.close();
+    }
+  } catch {
+    return cause;
+  }
+  if (
+    plan === undefined ||
+    plan.name !== performs.name ||
+    plan.height <= next ||
+    upgradeKeeper.isSkipHeight(plan.height)
+  ) {
+    return cause;
+  }
+  const message = binaryUpdatedBeforeTriggerMessage(plan.name);
+  logger.child({ module: "x/upgrade" }).error(message);
+  return new UpgradeHaltError("wrongBinary", message, next, { cause });
+}
+
+/** The stores a state had before `upgrades` were applied to it, given the stores after. */
+function storesBefore(after: string[], upgrades: StoreUpgrades): string[] {
+  const added = new Set(upgrades.added);
+  const renamedTo = new Map(upgrades.renamed.map((r) => [r.newKey, r.oldKey]));
+  const before = after.filter((name) => !added.has(name)).map((name) => renamedTo.get(name) ?? name);
+  return [...new Set([...before, ...upgrades.deleted])].sort();
 }
 
 /** `names` with the listed ones first, in that order, and the rest after, in their order. */

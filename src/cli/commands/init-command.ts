@@ -15,12 +15,12 @@ export function initCommand(io: CliIo): Command {
     .option("--chain-id <id>", "the chain ID of the new genesis (default: a random test-chain-…)")
     .option("--overwrite", "replace an existing genesis.json")
     .option("--default-denom <denom>", "the bond and fee denom of the new genesis", "stake")
-    .option("--initial-height <n>", "height of the first block", parseHeight, 1n)
+    .option("--initial-height <n>", "height of the first block (default 1)", parseHeight)
     .action(
       guarded(
         async (
           moniker: string,
-          flags: { chainId?: string; overwrite?: boolean; defaultDenom: string; initialHeight: bigint },
+          flags: { chainId?: string; overwrite?: boolean; defaultDenom: string; initialHeight?: bigint },
           command: Command,
         ) => {
           const { home } = globalFlags(command);
@@ -30,7 +30,7 @@ export function initCommand(io: CliIo): Command {
             chainId: flags.chainId,
             overwrite: flags.overwrite,
             defaultDenom: flags.defaultDenom,
-            initialHeight: flags.initialHeight,
+            initialHeight: flags.initialHeight ?? 1n,
           });
           io.stderr.write(`${sortedJson(info)}\n`);
         },

@@ -95,9 +95,13 @@ export function endpointLines(endpoints: NodeEndpoints): string[] {
  * process the default way), and turns a non-zero exit into a CliError carrying that status.
  */
 export async function runUntilStopped(node: RunningNode): Promise<void> {
+  // The handler stays installed until the node is down: a supervisor that signals the whole
+  // process group (Ctrl-C, systemd, chainvisor forwarding) sends the same signal twice, and the
+  // second must not kill a node that is closing its stores.
+  let stopping = false;
   const onSignal = () => {
-    process.off("SIGINT", onSignal);
-    process.off("SIGTERM", onSignal);
+    if (stopping) return;
+    stopping = true;
     void node.stop();
   };
   process.on("SIGINT", onSignal);

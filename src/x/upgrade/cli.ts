@@ -174,7 +174,7 @@ export function upgradeTxCommand(options: UpgradeCliOptions): Command {
     .alias("software-proposal")
     .description("Submit a software upgrade proposal")
     .argument("<name>", "the upgrade's name (the handler the new release registers)")
-    .option("--upgrade-height <height>", "the height at which the upgrade must happen", parseHeight, 0n)
+    .option("--upgrade-height <height>", "the height at which the upgrade must happen", parseHeight)
     .option("--upgrade-info <info>", "upgrade info: JSON with a binaries map, or a URL to such JSON", "")
     .option("--no-validate", "skip validation of the upgrade info (dangerous!)")
     .option("--no-checksum-required", "skip requirement of checksums for binaries in the upgrade info")
@@ -192,7 +192,11 @@ export function upgradeTxCommand(options: UpgradeCliOptions): Command {
   softwareUpgrade.action(async (name: string, _flags: unknown, command: Command) => {
     const flags = command.optsWithGlobals();
     const deposit = checkDeposit(flags.deposit);
-    const plan = newPlan({ name, height: flags.upgradeHeight as bigint, info: flags.upgradeInfo as string });
+    const plan = newPlan({
+      name,
+      height: (flags.upgradeHeight as bigint | undefined) ?? 0n,
+      info: flags.upgradeInfo as string,
+    });
     try {
       validatePlan(plan);
     } catch (err) {

@@ -1,0 +1,21 @@
+// Every command of the tree can print its help: a default value that JSON cannot show (a bigint)
+// once made `--help` crash, so the whole tree is walked.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import type { Command } from "commander";
+import { rootCommand } from "./root.ts";
+
+function* walk(command: Command, path: string[] = []): Generator<[string, Command]> {
+  yield [path.join(" ") || "chaind", command];
+  for (const sub of command.commands) yield* walk(sub, [...path, sub.name()]);
+}
+
+test("every chaind command prints its help", () => {
+  const sink = { write: () => true };
+  let count = 0;
+  for (const [name, command] of walk(rootCommand({ stdout: sink, stderr: sink }))) {
+    assert.doesNotThrow(() => command.helpInformation(), name);
+    count++;
+  }
+  assert.ok(count > 60, `only ${count} commands found`);
+});
