@@ -23,8 +23,12 @@ export interface ManagedProcess {
   hasExited(): boolean;
   /** Resolves once the output matches `pattern`; rejects when the process exits first or after `timeoutMs`. */
   waitForOutput(pattern: RegExp, timeoutMs: number): Promise<RegExpMatchArray>;
-  /** SIGTERM to the group, then SIGKILL after `graceMs`; resolves with the exit status. */
-  stop(graceMs?: number): Promise<ExitStatus>;
+  /**
+   * SIGTERM to the whole group (`"group"`, like Ctrl-C in a terminal) or to the leader only (`"leader"`, like
+   * `kill <pid>`: chainvisor then stops its node itself), then SIGKILL to the group after `graceMs`; resolves with
+   * the exit status.
+   */
+  stop(graceMs?: number, target?: "group" | "leader"): Promise<ExitStatus>;
 }
 
 /** What `runCommand` returns. */
@@ -108,7 +112,7 @@ export function startProcess(
         check();
       });
     },
-    stop: (graceMs = 10_000) => stopGroup(child, exited, () => done, graceMs),
+    stop: (graceMs = 10_000, target = "group") => stopGroup(child, exited, () => done, graceMs, target),
   };
   running.add(managed);
   return managed;
@@ -177,8 +181,12 @@ async function stopGroup(
   exited: Promise<ExitStatus>,
   hasExited: () => boolean,
   graceMs: number,
+  target: "group" | "leader" = "group",
 ): Promise<ExitStatus> {
-  if (!hasExited()) signalGroup(child, "SIGTERM");
+  if (!hasExited()) {
+    if (target === "group") signalGroup(child, "SIGTERM");
+    else child.kill("SIGTERM");
+  }
   const timer = setTimeout(() => signalGroup(child, "SIGKILL"), graceMs);
   try {
     const status = await exited;

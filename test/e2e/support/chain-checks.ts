@@ -1,0 +1,124 @@
+// What the upgrade tests read from a running test chain, from outside: the upgrade module's answers over REST, raw
+// store contents through the consensus RPC's abci_query, balances, and the chain's pace (to pick plan heights).
+// Also the fixtures both upgrade test files set their chains up with.
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { type ChainHome, DENOM, type GenesisNote } from "./chain-home.ts";
+import { abciQuery, restGet, waitForHeight } from "./node-api.ts";
+import { type ManagedProcess, startProcess, tail } from "./processes.ts";
+import { PROJECT } from "./project-build.ts";
+import { NODE } from "./releases.ts";
+
+/** Gov deposit and voting periods of the test chains: long enough for a vote to land, short enough to wait for. */
+export const GOV_PERIOD = "4s";
+export const GOV_PERIOD_MS = 4_000;
+/** Block interval of the test chains. */
+export const TIMEOUT_COMMIT = "300ms";
+/** The stored form of a plan's deprecated time (SPEC §2.1). */
+export const PLAN_TIME = "0001-01-01T00:00:00Z";
+
+/** Genesis notes of the `notes` module: store `notes_v1` in v1, renamed `notes` by v2. */
+export const NOTES: GenesisNote[] = [
+  { key: "greeting", value: "hello from v1" },
+  { key: "motto", value: "upgrade without drama" },
+  { key: "zeta", value: "last key" },
+];
+/** Genesis notes of the `legacy` module, whose store v2 deletes. */
+export const LEGACY: GenesisNote[] = [{ key: "old", value: "to be deleted by v2" }];
+
+const encoder = new TextEncoder();
+
+/** Milliseconds per block, measured on the running chain over a few blocks. */
+export async function measureBlockMs(chain: ChainHome): Promise<number> {
+  const start = await waitForHeight(chain.rpcUrl, 1, 30_000);
+  const t0 = performance.now();
+  const end = await waitForHeight(chain.rpcUrl, start + 5n, 30_000, { intervalMs: 20 });
+  return (performance.now() - t0) / Number(end - start);
+}
+
+/** The height that comes about `seconds` of block production after `from`. */
+export function heightAfter(from: bigint, seconds: number, blockMs: number): bigint {
+  return from + BigInt(Math.ceil((seconds * 1000) / blockMs));
+}
+
+/** Starts `chaind start --home <home> [args]` from the source tree as `release`. */
+export function startSourceNode(chain: ChainHome, release: string, args: string[] = []): ManagedProcess {
+  return startProcess(
+    `chaind ${release}`,
+    NODE,
+    [join(PROJECT, "src", "cli", "chaind.ts"), "start", "--home", chain.home, ...args],
+    { cwd: PROJECT, env: { ...process.env, CHAIND_RELEASE: release } },
+  );
+}
+
+/** For `waitForHeight`'s abortIf: says why waiting is pointless once the process has exited. */
+export function stillRunning(process: ManagedProcess): () => string | undefined {
+  return () => (process.hasExited() ? `${process.name} exited; its output:\n${tail(process.output())}` : undefined);
+}
+
+/** `GET /chain/upgrade/v1beta1/current_plan` (at `height`, latest if absent) → the `plan` field. */
+export async function restPlan(chain: ChainHome, height?: bigint): Promise<{ name: string; height: string } | null> {
+  const answer = await restGet(chain.apiUrl, "/chain/upgrade/v1beta1/current_plan", height);
+  assert.equal(answer.status, 200, answer.text);
+  return (answer.body as { plan: { name: string; height: string } | null }).plan;
+}
+
+/** `GET /chain/upgrade/v1beta1/applied_plan/{name}` → the height string. */
+export async function restAppliedHeight(chain: ChainHome, name: string): Promise<string> {
+  const answer = await restGet(chain.apiUrl, `/chain/upgrade/v1beta1/applied_plan/${name}`);
+  assert.equal(answer.status, 200, answer.text);
+  return (answer.body as { height: string }).height;
+}
+
+/** Module name → version from `GET /chain/upgrade/v1beta1/module_versions` at `height` (latest if absent). */
+export async function restModuleVersions(chain: ChainHome, height?: bigint): Promise<Record<string, string>> {
+  const answer = await restGet(chain.apiUrl, "/chain/upgrade/v1beta1/module_versions", height);
+  assert.equal(answer.status, 200, answer.text);
+  if (height !== undefined) assert.equal(answer.headers.get("x-chain-block-height"), String(height));
+  const list = (answer.body as { module_versions: { name: string; version: string }[] }).module_versions;
+  return Object.fromEntries(list.map((m) => [m.name, m.version]));
+}
+
+/** The stake balance of `address` at `height` (latest if absent), over REST. */
+export async function stakeBalance(chain: ChainHome, address: string, height?: bigint): Promise<string> {
+  const answer = await restGet(chain.apiUrl, `/chain/bank/v1beta1/balances/${address}/by_denom?denom=${DENOM}`, height);
+  assert.equal(answer.status, 200, answer.text);
+  return (answer.body as { balance: { amount: string } }).balance.amount;
+}
+
+/** The raw value of `key` in store `store` via abci_query `/store/<store>/key`, at `height` (0 = latest). */
+export function storeValue(chain: ChainHome, store: string, key: string, height = 0n) {
+  return abciQuery(chain.rpcUrl, `/store/${store}/key`, encoder.encode(key), height);
+}
+
+/** The number of keys in `store` at `height`: abci_query `/store/<store>/subspace` with an empty prefix. */
+export async function keyCount(chain: ChainHome, store: string, height: bigint): Promise<number> {
+  const answer = await abciQuery(chain.rpcUrl, `/store/${store}/subspace`, new Uint8Array(), height);
+  assert.equal(answer.code, 0, answer.log);
+  return countKvPairs(answer.value ?? new Uint8Array());
+}
+
+/** Counts the `pairs` (field 1) of an encoded KVPairs message. */
+function countKvPairs(bytes: Uint8Array): number {
+  let count = 0;
+  let offset = 0;
+  const varint = (): number => {
+    let value = 0;
+    let shift = 0;
+    for (;;) {
+      if (offset >= bytes.length) throw new Error("truncated KVPairs: a varint runs past the end");
+      const byte = bytes[offset++] ?? 0;
+      value += (byte & 0x7f) * 2 ** shift;
+      if ((byte & 0x80) === 0) return value;
+      shift += 7;
+    }
+  };
+  while (offset < bytes.length) {
+    const tag = varint();
+    if ((tag & 7) !== 2) throw new Error(`unexpected wire type ${tag & 7} in KVPairs`);
+    const length = varint();
+    if (tag >>> 3 === 1) count++;
+    offset += length;
+  }
+  return count;
+}

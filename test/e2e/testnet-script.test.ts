@@ -1,0 +1,181 @@
+// scripts/testnet.ts without CometBFT: its command line, its port allocation and `stop`, which must end the
+// processes it recorded and never a process that merely reuses a recorded pid.
+import assert from "node:assert/strict";
+import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, describe, it } from "node:test";
+import { promisify } from "node:util";
+import { allocatePorts, PIDS_FILE, type PidsFile, stopTestnetDir, TestnetError } from "../../scripts/testnet.ts";
+
+const SCRIPT = join(import.meta.dirname, "..", "..", "scripts", "testnet.ts");
+
+async function runScript(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, [SCRIPT, ...args]);
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const e = error as { code: number; stdout: string; stderr: string };
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  }
+}
+
+const dirs: string[] = [];
+async function tempDir(): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), "testnet-script-"));
+  dirs.push(dir);
+  return dir;
+}
+const children: ChildProcess[] = [];
+after(async () => {
+  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+  await Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true })));
+});
+
+/** A process that idles with `marker` on its command line (as a node has its home), in its own group. */
+function idleProcess(marker: string): { child: ChildProcess; exited: Promise<NodeJS.Signals | number | null> } {
+  const child = spawn(process.execPath, ["-e", "setInterval(() => {}, 1000)", marker], {
+    stdio: "ignore",
+    detached: true,
+  });
+  children.push(child);
+  const exited = new Promise<NodeJS.Signals | number | null>((done) =>
+    child.once("exit", (code, signal) => done(signal ?? code)),
+  );
+  return { child, exited };
+}
+
+describe("scripts/testnet.ts command line", () => {
+  it("prints the usage and exits 2 without a command, an unknown option, or no --dir", async () => {
+    const argLists = [[], ["start", "--bogus"], ["start"], ["restart", "--dir", "/tmp/x"]];
+    const results = await Promise.all(argLists.map((args) => runScript(args)));
+    results.forEach((result, i) => {
+      assert.equal(result.code, 2, `args ${JSON.stringify(argLists[i])}`);
+      assert.match(result.stderr, /usage:\n\s+node scripts\/testnet\.ts start --dir <dir>/);
+    });
+  });
+
+  it("refuses bad numbers, naming the flag and what it expects", async () => {
+    const dir = await tempDir();
+    const cases: [string[], RegExp][] = [
+      [["--validators", "0"], /--validators 0: expected a whole number from 1 to 50/],
+      [["--validators", "four"], /--validators four: expected a whole number from 1 to 50/],
+      [["--base-port", "80"], /--base-port 80: expected a whole number from 1024 to 65535/],
+      [["--base-port", "65530"], /--base-port 65530 leaves no room for 4 nodes/],
+      [["--voting-period", "1m"], /--voting-period 1m: expected whole seconds, at least 2s, e.g. 20s/],
+      [["--account", "chain1abc"], /--account chain1abc: expected <address>=<coins>/],
+    ];
+    const results = await Promise.all(
+      cases.map(([flags]) => runScript(["start", "--dir", join(dir, "net"), ...flags])),
+    );
+    results.forEach((result, i) => {
+      assert.equal(result.code, 1, cases[i][0].join(" "));
+      assert.match(result.stderr, cases[i][1]);
+    });
+  });
+
+  it("refuses a non-empty directory it did not set up, and writes nothing into it", async () => {
+    const dir = await tempDir();
+    await writeFile(join(dir, "notes.txt"), "mine");
+    const result = await runScript(["start", "--dir", dir]);
+    assert.equal(result.code, 1);
+    assert.match(result.stderr, /is not empty and holds no testnet\.json: give an empty or new --dir/);
+    assert.deepEqual(await readdir(dir), ["notes.txt"]);
+  });
+
+  it("`stop` on a directory that never ran says so", async () => {
+    const dir = await tempDir();
+    const result = await runScript(["stop", "--dir", dir]);
+    assert.equal(result.code, 1);
+    assert.match(result.stderr, /pids\.json not found: was a testnet started in/);
+  });
+});
+
+describe("allocatePorts", () => {
+  it("hands out distinct ports for every node", async () => {
+    const ports = await allocatePorts(4);
+    const all = ports.flatMap((p) => [p.p2p, p.rpc, p.abci, p.api, p.grpc]);
+    assert.equal(new Set(all).size, 20);
+  });
+
+  it("lays nodes out from a base port, and names a port that is taken", async () => {
+    const blocker = createServer();
+    await new Promise<void>((done) => blocker.listen(0, "127.0.0.1", done));
+    const taken = (blocker.address() as { port: number }).port;
+    try {
+      // node1's rpc (base + 10 + 1) is the taken port.
+      const base = taken - 11;
+      await assert.rejects(allocatePorts(2, base), (error: unknown) => {
+        assert.ok(error instanceof TestnetError);
+        assert.match(error.message, new RegExp(`port ${taken} on 127\\.0\\.0\\.1 \\(node1 rpc\\) is in use`));
+        return true;
+      });
+    } finally {
+      await new Promise<void>((done) => blocker.close(() => done()));
+    }
+    const free = await allocatePorts(1);
+    const base = free[0].p2p;
+    const laidOut = await allocatePorts(2, base).catch(() => undefined);
+    if (laidOut !== undefined) {
+      assert.deepEqual(laidOut[1], {
+        p2p: base + 10,
+        rpc: base + 11,
+        abci: base + 12,
+        api: base + 13,
+        grpc: base + 14,
+      });
+    }
+  });
+});
+
+describe("stopTestnetDir", () => {
+  it("stops the recorded processes and clears pids.json, leaving alone a pid that is not the node's", async () => {
+    const dir = await tempDir();
+    const home = join(dir, "node0");
+    await mkdir(home);
+    const node = idleProcess(home);
+    const stranger = idleProcess(join(dir, "elsewhere"));
+    const pids: PidsFile = {
+      nodes: [
+        { moniker: "node0", home, chaind: node.child.pid!, cometbft: null },
+        // A pid reused by an unrelated process: its command line does not name the home.
+        { moniker: "node1", home: join(dir, "node1"), chaind: stranger.child.pid!, cometbft: null },
+      ],
+    };
+    await writeFile(join(dir, PIDS_FILE), JSON.stringify(pids));
+    assert.equal(await stopTestnetDir(dir, { graceMs: 5_000 }), 1);
+    assert.equal(await node.exited, "SIGTERM");
+    assert.equal(stranger.child.exitCode, null, "the unrelated process still runs");
+    assert.equal(stranger.child.signalCode, null);
+    const cleared = JSON.parse(await readFile(join(dir, PIDS_FILE), "utf8")) as PidsFile;
+    assert.deepEqual(
+      cleared.nodes.map((n) => [n.chaind, n.cometbft]),
+      [
+        [null, null],
+        [null, null],
+      ],
+    );
+  });
+
+  it("kills with SIGKILL a process that ignores SIGTERM past the grace", async () => {
+    const dir = await tempDir();
+    const home = join(dir, "node0");
+    const program = "process.on('SIGTERM', () => {}); console.log('ready'); setInterval(() => {}, 1000)";
+    const stubborn = spawn(process.execPath, ["-e", program, home], {
+      stdio: ["ignore", "pipe", "ignore"],
+      detached: true,
+    });
+    children.push(stubborn);
+    const exited = new Promise((done) => stubborn.once("exit", (_code, signal) => done(signal)));
+    // Signalled only once its handler is in place.
+    await new Promise((done) => stubborn.stdout!.once("data", done));
+    await writeFile(
+      join(dir, PIDS_FILE),
+      JSON.stringify({ nodes: [{ moniker: "node0", home, chaind: null, cometbft: stubborn.pid }] }),
+    );
+    assert.equal(await stopTestnetDir(dir, { graceMs: 300 }), 1);
+    assert.equal(await exited, "SIGKILL");
+  });
+});

@@ -1,0 +1,220 @@
+// The governance upgrade across four validators behind real CometBFT v0.38, each node's chaind under its own
+// chainvisor with the v2 release staged (`chainvisor add-upgrade v2 <archive>`). Governance schedules v2 at H; every
+// v1 halts in FinalizeBlock(H) without committing it, chainvisor switches to v2, CometBFT (restarted, as its
+// supervisor would) replays FinalizeBlock(H) into v2 through the handshake, and the chain goes on with the same app
+// hash everywhere and the new app version in header H+1. Skipped, with the reason printed, when cometbft or a
+// chaind command it drives is missing.
+import assert from "node:assert/strict";
+import { existsSync } from "node:fs";
+import { mkdtemp, readFile, readlink, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { test } from "node:test";
+import {
+  abciAnswers,
+  latestHeight,
+  startCometbft,
+  startTestnet,
+  stopTestnet,
+  type Testnet,
+  type TestnetNode,
+  waitForHeight,
+  waitUntil,
+} from "../../scripts/testnet.ts";
+import {
+  cliTx,
+  cosmjsVoteYes,
+  headerAt,
+  headerDifferences,
+  restGet,
+  waitForTx,
+} from "./testnet-support/chain-client.ts";
+import { testnetSkipReason } from "./testnet-support/requirements.ts";
+import { sourceReleaseArchive } from "./testnet-support/source-release.ts";
+
+const TX_FLAGS = ["--from", "--node", "--chain-id", "--fees", "--yes"];
+const skip = await testnetSkipReason("testnet upgrade", [
+  {
+    path: ["tx", "upgrade", "software-upgrade"],
+    options: [...TX_FLAGS, "--upgrade-height", "--deposit", "--title", "--summary", "--no-validate"],
+  },
+]);
+
+const VOTING_PERIOD_SECONDS = 10;
+
+/** Milliseconds per block, measured over a few blocks on `node`. */
+async function blockTimeMs(net: Testnet, node: TestnetNode, blocks = 4): Promise<number> {
+  const from = await latestHeight(node);
+  const started = Date.now();
+  await waitForHeight(net, from + blocks, { nodes: [node] });
+  return (Date.now() - started) / blocks;
+}
+
+async function proposalStatus(node: TestnetNode, id: string): Promise<string> {
+  const { status, body } = await restGet(node, `/chain/gov/v1/proposals/${id}`);
+  if (status !== 200) throw new Error(`proposal ${id}: ${status} ${JSON.stringify(body)}`);
+  return (body as { proposal: { status: string } }).proposal.status;
+}
+
+/**
+ * Plays CometBFT's supervisor until `until` holds: a node whose cometbft has exited gets it started again once its
+ * chaind (restarted by chainvisor) runs v2 and answers ABCI. Records where each restarted node's log stood.
+ */
+async function superviseCometbft(
+  net: Testnet,
+  restartLogStarts: Map<TestnetNode, number>,
+  options: { until: () => Promise<boolean>; timeoutMs: number },
+): Promise<void> {
+  // A restart that fails (CometBFT exiting again at once) ends the wait with its error instead of being retried.
+  let failed: unknown;
+  await waitUntil(
+    "every node past the upgrade",
+    async () => {
+      for (const node of net.nodes) {
+        if (failed !== undefined || !node.cometbft?.hasExited()) continue;
+        const link = await readlink(join(node.home, "chainvisor", "current")).catch(() => "");
+        if (!link.endsWith("v2") || !(await abciAnswers(node.ports.abci).catch(() => false))) continue;
+        restartLogStarts.set(node, (await readFile(node.cometbft.logFile, "utf8")).length);
+        await startCometbft(net, node).catch((error: unknown) => {
+          failed = error;
+        });
+      }
+      return failed !== undefined || (await options.until()) ? true : undefined;
+    },
+    { timeoutMs: options.timeoutMs },
+  );
+  if (failed !== undefined) throw failed;
+}
+
+test("a governance upgrade across four validators under chainvisor", { skip, timeout: 300_000 }, async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), "testnet-upgrade-"));
+  let net: Testnet | undefined;
+  try {
+    const v1 = await sourceReleaseArchive(join(dir, "releases"), "v1");
+    const v2 = await sourceReleaseArchive(join(dir, "releases"), "v2");
+    net = await startTestnet({
+      dir: join(dir, "net"),
+      votingPeriod: `${VOTING_PERIOD_SECONDS}s`,
+      chainvisor: { genesis: v1, upgrades: [{ name: "v2", path: v2 }], env: { DAEMON_POLL_INTERVAL: "100ms" } },
+      minHeight: 3,
+      log: (line) => t.diagnostic(line),
+    });
+    const network = net;
+    const [proposer] = network.nodes;
+
+    // H leaves room for the proposal (a CLI start-up), the votes, the voting period and a margin, at this machine's
+    // block time: too early, and the passed proposal could not schedule a plan in the past.
+    const perBlock = await blockTimeMs(network, proposer);
+    const current = await latestHeight(proposer);
+    const haltHeight = current + Math.max(30, Math.ceil(((VOTING_PERIOD_SECONDS + 25) * 1000) / perBlock));
+    t.diagnostic(`~${Math.round(perBlock)} ms per block; at ${current}, upgrade scheduled for ${haltHeight}`);
+
+    await t.test("governance schedules the upgrade", async () => {
+      const submitted = await cliTx(network, proposer, [
+        "upgrade",
+        "software-upgrade",
+        "v2",
+        "--title",
+        "Upgrade to v2",
+        "--summary",
+        "Switch every validator to the v2 release",
+        "--deposit",
+        "10000000stake",
+        "--upgrade-height",
+        String(haltHeight),
+        "--no-validate",
+      ]);
+      const proposal = await waitForTx(proposer, String(submitted.txhash));
+      assert.equal(proposal.code, 0, `the proposal was accepted: ${proposal.log}`);
+      assert.equal(await proposalStatus(proposer, "1"), "PROPOSAL_STATUS_VOTING_PERIOD");
+      // Votes are signed in process (CosmJS, each validator's keyring mnemonic): four CLI start-ups at once on a
+      // busy machine could outlast the short voting period.
+      const votes = await Promise.all(network.nodes.map((node) => cosmjsVoteYes(network, node, 1n)));
+      for (const [i, vote] of votes.entries()) {
+        assert.equal(vote.code, 0, `${network.nodes[i].moniker}'s vote: ${vote.log}`);
+      }
+      const status = await waitUntil(
+        "the end of the voting period",
+        async () => {
+          const s = await proposalStatus(proposer, "1");
+          return s === "PROPOSAL_STATUS_VOTING_PERIOD" ? undefined : s;
+        },
+        { timeoutMs: (VOTING_PERIOD_SECONDS + 30) * 1000 },
+      );
+      assert.equal(status, "PROPOSAL_STATUS_PASSED");
+      for (const node of network.nodes) {
+        const { body } = await restGet(node, "/chain/upgrade/v1beta1/current_plan");
+        const plan = (body as { plan: { name: string; height: string } | null }).plan;
+        assert.deepEqual({ name: plan?.name, height: plan?.height }, { name: "v2", height: String(haltHeight) });
+      }
+      assert.ok((await latestHeight(proposer)) < haltHeight, "the plan was scheduled before its height");
+    });
+
+    // Where each node's CometBFT log stood when it was started again after its halt.
+    const restartLogStarts = new Map<TestnetNode, number>();
+
+    await t.test("every node halts at H and its chainvisor switches to v2", async () => {
+      const remaining = haltHeight - (await latestHeight(proposer));
+      // Each CometBFT exits at the halt; it is started again, as its supervisor would, once chainvisor has the
+      // node on v2. A validator that had not yet received block H when the others halted gets it from them only
+      // after they are back, and halts then.
+      await superviseCometbft(network, restartLogStarts, {
+        until: async () => {
+          const heights = await Promise.all(network.nodes.map((n) => latestHeight(n).catch(() => 0)));
+          return restartLogStarts.size === network.nodes.length && heights.every((h) => h >= haltHeight + 2);
+        },
+        timeoutMs: remaining * perBlock * 3 + 120_000,
+      });
+      for (const node of network.nodes) {
+        const info = JSON.parse(await readFile(join(node.home, "data", "upgrade-info.json"), "utf8")) as {
+          name: string;
+          height: number;
+        };
+        assert.deepEqual({ name: info.name, height: Number(info.height) }, { name: "v2", height: haltHeight });
+        assert.equal(node.chaind?.hasExited(), false, "chainvisor itself kept running");
+        const visorLog = await readFile(node.chaind!.logFile, "utf8");
+        assert.match(
+          visorLog,
+          new RegExp(`chainvisor upgrade "v2" at height ${haltHeight} done: current -> upgrades/v2`),
+        );
+        assert.equal(await readlink(join(node.home, "chainvisor", "current")), "upgrades/v2");
+        assert.ok(existsSync(join(node.home, "chainvisor", "upgrades", "v2", "bin", "chaind")));
+      }
+    });
+
+    await t.test("CometBFT replays FinalizeBlock(H) into v2 and the chain goes on, identical everywhere", async () => {
+      for (const node of network.nodes) {
+        const restartLog = (await readFile(node.cometbft!.logFile, "utf8")).slice(restartLogStarts.get(node));
+        assert.match(
+          restartLog,
+          new RegExp(`ABCI Replay Blocks .*appHeight=${haltHeight - 1} storeHeight=${haltHeight} `),
+          `${node.moniker}: v2 answered Info with H-1 while CometBFT had stored H`,
+        );
+        assert.match(
+          restartLog,
+          /Replay last block using real app/,
+          `${node.moniker}: FinalizeBlock(H) replayed into v2`,
+        );
+      }
+      await waitForHeight(network, haltHeight + 2);
+      assert.deepEqual(await headerDifferences(network.nodes, haltHeight - 1, haltHeight + 2), []);
+      const atHalt = await headerAt(proposer, haltHeight);
+      const after = await headerAt(proposer, haltHeight + 1);
+      assert.notEqual(after.appVersion, atHalt.appVersion, "app_version moves in header H+1");
+      t.diagnostic(
+        `app_version ${atHalt.appVersion} in header ${haltHeight}, ${after.appVersion} in header ${haltHeight + 1}`,
+      );
+      for (const node of network.nodes) {
+        const { status, body } = await restGet(node, "/chain/upgrade/v1beta1/applied_plan/v2");
+        assert.equal(status, 200, JSON.stringify(body));
+        assert.equal((body as { height: string }).height, String(haltHeight), `${node.moniker}: applied at H`);
+        const plan = await restGet(node, "/chain/upgrade/v1beta1/current_plan");
+        assert.equal((plan.body as { plan: unknown }).plan, null, `${node.moniker}: no plan left`);
+      }
+    });
+  } finally {
+    if (net !== undefined) await stopTestnet(net, { graceMs: 10_000 });
+    if (process.env.TESTNET_KEEP === "1") t.diagnostic(`kept ${dir}`);
+    else await rm(dir, { recursive: true, force: true });
+  }
+});
