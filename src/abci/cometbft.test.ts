@@ -6,7 +6,7 @@ import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
-import { kvAppHash } from "./testing/kv-app.ts";
+import { kvAppHash } from "../engine/test-support/kv-app.ts";
 import {
   type Child,
   COMETBFT_INSTALL_HINT,

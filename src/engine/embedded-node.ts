@@ -1,15 +1,14 @@
 // Wiring for `chaind start`: reads the home (config.toml, genesis.json, the validator key and its state),
 // opens data/blocks.db, handshakes the App into an Engine and serves the consensus RPC on rpc.laddr.
 
-import { createPrivateKey, createPublicKey } from "node:crypto";
-import { readFile } from "node:fs/promises";
 import { join } from "node:path";
+import { ConfigError } from "../config/errors.ts";
 import { loadNodeConfig, type NodeConfig } from "../config/node-config.ts";
+import { loadNodeKey, nodeIdFromPublicKey } from "../config/node-keys.ts";
 import type { AbciApp } from "./abci-app.ts";
 import { BlockStore } from "./block-store.ts";
 import { Engine, type EngineExit, type EngineLogger } from "./engine.ts";
 import { loadGenesis } from "./genesis.ts";
-import { ed25519Address } from "./hashing/hashes.ts";
 import { PrivValidator } from "./priv-validator.ts";
 import { RpcServer } from "./rpc/rpc-server.ts";
 
@@ -39,24 +38,21 @@ export interface EmbeddedNode {
   stop(): Promise<void>;
 }
 
-/** The node ID: lowercase hex of the address of node_key.json's key (the validator's, when the file is absent). */
-async function nodeIdOf(nodeKeyFile: string, fallback: Uint8Array): Promise<string> {
-  let text: string;
+/**
+ * The node ID of node_key.json (src/config's loader and checks); when the file does not exist, the validator
+ * key's ID stands in (a malformed file is a ConfigError, not silently replaced).
+ */
+async function nodeIdOf(nodeKeyFile: string, validatorPubKey: Uint8Array): Promise<string> {
   try {
-    text = await readFile(nodeKeyFile, "utf8");
-  } catch {
-    return Buffer.from(fallback).toString("hex");
+    return (await loadNodeKey(nodeKeyFile)).id;
+  } catch (error) {
+    const missing =
+      error instanceof ConfigError &&
+      error.code === "CONFIG_UNREADABLE" &&
+      (error.cause as NodeJS.ErrnoException | undefined)?.code === "ENOENT";
+    if (missing) return nodeIdFromPublicKey(validatorPubKey);
+    throw error;
   }
-  const doc = JSON.parse(text) as { priv_key?: { value?: string } };
-  const raw = Buffer.from(doc.priv_key?.value ?? "", "base64");
-  if (raw.length !== 64 && raw.length !== 32) return Buffer.from(fallback).toString("hex");
-  const key = createPrivateKey({
-    key: Buffer.concat([Buffer.from("302e020100300506032b657004220420", "hex"), raw.subarray(0, 32)]),
-    format: "der",
-    type: "pkcs8",
-  });
-  const spki = createPublicKey(key).export({ format: "der", type: "spki" });
-  return Buffer.from(ed25519Address(new Uint8Array(spki.subarray(spki.length - 32)))).toString("hex");
 }
 
 /**
@@ -109,7 +105,7 @@ export async function startEmbeddedNode(options: EmbeddedNodeOptions): Promise<E
         engine,
         node: {
           moniker: config.moniker,
-          nodeId: await nodeIdOf(config.nodeKeyFile, privValidator.address),
+          nodeId: await nodeIdOf(config.nodeKeyFile, privValidator.pubKey),
           p2pListenAddr: config.p2p.laddr.address,
           rpcListenAddr: laddr.address,
           timeoutBroadcastTxCommitMs: config.rpc.timeoutBroadcastTxCommitMs,

@@ -11,6 +11,7 @@
 // A halt requested by the app during FinalizeBlock(H) saves nothing of H and commits nothing: a restart with the
 // same binary halts at the same place, and the right binary produces H afresh.
 import { create } from "@bufbuild/protobuf";
+import { SIGN_STEP } from "../config/priv-validator-state.ts";
 import {
   RequestCommitSchema,
   RequestInfoSchema,
@@ -44,7 +45,7 @@ import { validatorSetHash } from "./hashing/hashes.ts";
 import { DEFAULT_MEMPOOL_LIMITS, Mempool, type MempoolLimits, txProtoSize } from "./mempool.ts";
 import { Mutex } from "./mutex.ts";
 import { consensusParamsToProto } from "./params.ts";
-import { type PrivValidator, SignStep } from "./priv-validator.ts";
+import type { PrivValidator } from "./priv-validator.ts";
 import type { EngineState } from "./state.ts";
 import { timestampToMillis, ZERO_TIME } from "./time.ts";
 import { type Block, type BlockId, BlockIdFlag, type Commit } from "./types.ts";
@@ -437,7 +438,7 @@ export class Engine {
       timestamp,
       chainId: state.chainId,
     });
-    const signature = pv.sign(height, 0, SignStep.precommit, signBytes);
+    const signature = pv.sign(height, 0, SIGN_STEP.precommit, signBytes);
     const seenCommit: Commit = {
       height,
       round: 0,

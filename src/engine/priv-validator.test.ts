@@ -3,7 +3,9 @@ import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
-import { PrivValidator, PrivValidatorError, SignStep } from "./priv-validator.ts";
+import { ConfigError } from "../config/errors.ts";
+import { SIGN_STEP } from "../config/priv-validator-state.ts";
+import { PrivValidator, PrivValidatorError } from "./priv-validator.ts";
 import { seedOf } from "./test-support/fixtures.ts";
 
 const dirs: string[] = [];
@@ -30,10 +32,10 @@ describe("priv validator", () => {
     const f = await keyFile(seedOf("pv"));
     const pv = await PrivValidator.load(f.key, f.state);
     assert.equal(pv.lastSigned.height, 0n);
-    const sig = pv.sign(5n, 0, SignStep.precommit, Uint8Array.of(1, 2, 3));
+    const sig = pv.sign(5n, 0, SIGN_STEP.precommit, Uint8Array.of(1, 2, 3));
     assert.equal(sig.length, 64);
     assert.deepEqual(
-      pv.sign(5n, 0, SignStep.precommit, Uint8Array.of(1, 2, 3)),
+      pv.sign(5n, 0, SIGN_STEP.precommit, Uint8Array.of(1, 2, 3)),
       sig,
       "same step, same bytes → same signature",
     );
@@ -43,7 +45,7 @@ describe("priv validator", () => {
     const again = await PrivValidator.load(f.key, f.state);
     assert.equal(again.lastSigned.height, 5n);
     assert.throws(
-      () => again.sign(4n, 0, SignStep.precommit, Uint8Array.of(9)),
+      () => again.sign(4n, 0, SIGN_STEP.precommit, Uint8Array.of(9)),
       (e: unknown) => {
         assert.ok(e instanceof PrivValidatorError);
         assert.match(e.message, /refusing to sign height 4 round 0 step 3: already signed height 5/);
@@ -52,21 +54,31 @@ describe("priv validator", () => {
     );
   });
 
-  it("rejects malformed key files with the file name and what was expected", async () => {
+  it("rejects malformed key and state files with src/config's errors (file, field, what was expected)", async () => {
+    const isConfigError = (re: RegExp) => (e: unknown) => e instanceof ConfigError && re.test(e.message);
     const wrongType = await keyFile(seedOf("pv2"), (d) => {
       d.priv_key = { type: "tendermint/PrivKeySecp256k1", value: "AA==" };
     });
     await assert.rejects(
       PrivValidator.load(wrongType.key, wrongType.state),
-      /priv_key: expected \{"type":"tendermint\/PrivKeyEd25519"/,
+      isConfigError(/key\.json: priv_key\.type: expected "tendermint\/PrivKeyEd25519"/),
     );
     const mismatch = await keyFile(seedOf("pv3"), (d) => {
       d.pub_key = { type: "tendermint/PubKeyEd25519", value: Buffer.alloc(32).toString("base64") };
     });
-    await assert.rejects(PrivValidator.load(mismatch.key, mismatch.state), /pub_key does not match priv_key/);
+    await assert.rejects(
+      PrivValidator.load(mismatch.key, mismatch.state),
+      isConfigError(/key\.json: pub_key\.value: expected the public key of priv_key/),
+    );
     await assert.rejects(
       PrivValidator.load(join(mismatch.dir, "missing.json"), mismatch.state),
-      /cannot read the validator key/,
+      isConfigError(/missing\.json: file not found/),
+    );
+    const good = await keyFile(seedOf("pv4"));
+    await writeFile(good.state, JSON.stringify({ height: "x", round: 0, step: 0 }));
+    await assert.rejects(
+      PrivValidator.load(good.key, good.state),
+      isConfigError(/state\.json: height: expected a non-negative height/),
     );
     assert.throws(() => PrivValidator.fromSeed(new Uint8Array(5)), /32 or 64 bytes, got 5/);
   });

@@ -1,19 +1,25 @@
-// The validator's signing key (config/priv_validator_key.json) and its double-sign guard
-// (data/priv_validator_state.json), in CometBFT's FilePV JSON formats.
-import { createPrivateKey, createPublicKey, sign as edSign, type KeyObject } from "node:crypto";
-import { readFile } from "node:fs/promises";
-import { writeFileAtomic } from "../config/atomic-file.ts";
-import { ed25519Address } from "./hashing/hashes.ts";
+// The validator's signing key with its double-sign guard. The files (config/priv_validator_key.json and
+// data/priv_validator_state.json) are read, checked and written by src/config; what is the engine's own is
+// the guard: which (height, round, step) may still be signed, and when the state is persisted.
+import {
+  type Ed25519Key,
+  ed25519Address,
+  ed25519KeyFromSeed,
+  ed25519Sign,
+  loadPrivValidatorKey,
+} from "../config/node-keys.ts";
+import {
+  loadOrCreatePrivValidatorState,
+  type PrivValidatorState,
+  savePrivValidatorState,
+} from "../config/priv-validator-state.ts";
 
-/** Raised for a missing or malformed key/state file, or a signature the guard refuses. */
+/** Raised for a seed of the wrong size, or a signature the guard refuses. */
 export class PrivValidatorError extends Error {
   override name = "PrivValidatorError";
 }
 
-/** CometBFT's sign steps (privval/file.go). */
-export const SignStep = { none: 0, propose: 1, prevote: 2, precommit: 3 } as const;
-
-/** The last thing signed, as priv_validator_state.json records it. */
+/** The last thing signed, as priv_validator_state.json records it (empty bytes before anything was signed). */
 export interface LastSignState {
   height: bigint;
   round: number;
@@ -22,21 +28,29 @@ export interface LastSignState {
   signBytes: Uint8Array;
 }
 
-const PKCS8_ED25519_PREFIX = Buffer.from("302e020100300506032b657004220420", "hex");
+function lastSignStateOf(state: PrivValidatorState): LastSignState {
+  const empty = new Uint8Array(0);
+  return {
+    height: state.height,
+    round: state.round,
+    step: state.step,
+    signature: state.signature ?? empty,
+    signBytes: state.signBytes ?? empty,
+  };
+}
 
 /** An ed25519 validator key with its guard. */
 export class PrivValidator {
   readonly pubKey: Uint8Array;
   readonly address: Uint8Array;
-  private readonly key: KeyObject;
+  private readonly key: Ed25519Key;
   private readonly statePath: string | undefined;
   private last: LastSignState;
 
-  private constructor(seed: Uint8Array, statePath: string | undefined, last: LastSignState) {
-    this.key = createPrivateKey({ key: Buffer.concat([PKCS8_ED25519_PREFIX, seed]), format: "der", type: "pkcs8" });
-    const spki = createPublicKey(this.key).export({ format: "der", type: "spki" });
-    this.pubKey = new Uint8Array(spki.subarray(spki.length - 32));
-    this.address = ed25519Address(this.pubKey);
+  private constructor(key: Ed25519Key, statePath: string | undefined, last: LastSignState) {
+    this.key = key;
+    this.pubKey = key.publicKey;
+    this.address = ed25519Address(key.publicKey);
     this.statePath = statePath;
     this.last = last;
   }
@@ -48,36 +62,24 @@ export class PrivValidator {
     }
     const empty = new Uint8Array(0);
     return new PrivValidator(
-      seed.subarray(0, 32),
+      ed25519KeyFromSeed(seed.subarray(0, 32)),
       statePath,
       last ?? { height: 0n, round: 0, step: 0, signature: empty, signBytes: empty },
     );
   }
 
-  /** A validator from a seed whose guard state lives in `statePath` (read now; missing means nothing signed). */
+  /** A validator from a seed whose guard state lives in `statePath` (a missing file is created: nothing signed). */
   static async withStateFile(seed: Uint8Array, statePath: string): Promise<PrivValidator> {
-    return PrivValidator.fromSeed(seed, statePath, await readState(statePath));
+    return PrivValidator.fromSeed(seed, statePath, lastSignStateOf(await loadOrCreatePrivValidatorState(statePath)));
   }
 
-  /** Loads priv_validator_key.json and priv_validator_state.json (a missing state file means nothing signed yet). */
+  /**
+   * Loads priv_validator_key.json and priv_validator_state.json (a missing state file means nothing signed yet).
+   * Malformed files are src/config's ConfigError, naming the file and the field.
+   */
   static async load(keyPath: string, statePath: string): Promise<PrivValidator> {
-    let doc: { pub_key?: { value?: string }; priv_key?: { type?: string; value?: string }; address?: string };
-    try {
-      doc = JSON.parse(await readFile(keyPath, "utf8"));
-    } catch (cause) {
-      throw new PrivValidatorError(`cannot read the validator key ${keyPath}: ${(cause as Error).message}`, { cause });
-    }
-    if (doc.priv_key?.type !== "tendermint/PrivKeyEd25519" || typeof doc.priv_key.value !== "string") {
-      throw new PrivValidatorError(
-        `${keyPath}: priv_key: expected {"type":"tendermint/PrivKeyEd25519","value":"<base64 of 64 bytes>"}`,
-      );
-    }
-    const pv = await PrivValidator.withStateFile(new Uint8Array(Buffer.from(doc.priv_key.value, "base64")), statePath);
-    const declared = doc.pub_key?.value;
-    if (declared !== undefined && declared !== Buffer.from(pv.pubKey).toString("base64")) {
-      throw new PrivValidatorError(`${keyPath}: pub_key does not match priv_key`);
-    }
-    return pv;
+    const key = await loadPrivValidatorKey(keyPath);
+    return PrivValidator.withStateFile(key.seed, statePath);
   }
 
   /** The last signed height/round/step. */
@@ -101,7 +103,7 @@ export class PrivValidator {
     if (height === l.height && round === l.round && step === l.step && Buffer.compare(signBytes, l.signBytes) === 0) {
       return l.signature;
     }
-    const signature = new Uint8Array(edSign(null, signBytes, this.key));
+    const signature = ed25519Sign(this.key, signBytes);
     this.last = { height, round, step, signature, signBytes };
     return signature;
   }
@@ -109,42 +111,6 @@ export class PrivValidator {
   /** Persists the guard state atomically (after the signed commit has been saved). */
   async saveState(): Promise<void> {
     if (this.statePath === undefined) return;
-    const l = this.last;
-    const doc: Record<string, unknown> = { height: l.height.toString(), round: l.round, step: l.step };
-    if (l.signature.length > 0) doc.signature = Buffer.from(l.signature).toString("base64");
-    if (l.signBytes.length > 0) doc.signbytes = Buffer.from(l.signBytes).toString("hex").toUpperCase();
-    await writeFileAtomic(this.statePath, `${JSON.stringify(doc, null, 2)}\n`, 0o600);
-  }
-}
-
-async function readState(path: string): Promise<LastSignState> {
-  let text: string;
-  try {
-    text = await readFile(path, "utf8");
-  } catch (cause) {
-    if ((cause as NodeJS.ErrnoException).code === "ENOENT") {
-      return { height: 0n, round: 0, step: 0, signature: new Uint8Array(0), signBytes: new Uint8Array(0) };
-    }
-    throw new PrivValidatorError(`cannot read ${path}: ${(cause as Error).message}`, { cause });
-  }
-  try {
-    const doc = JSON.parse(text) as {
-      height?: unknown;
-      round?: unknown;
-      step?: unknown;
-      signature?: unknown;
-      signbytes?: unknown;
-    };
-    return {
-      height: BigInt(String(doc.height ?? "0")),
-      round: Number(doc.round ?? 0),
-      step: Number(doc.step ?? 0),
-      signature: new Uint8Array(Buffer.from(typeof doc.signature === "string" ? doc.signature : "", "base64")),
-      signBytes: new Uint8Array(Buffer.from(typeof doc.signbytes === "string" ? doc.signbytes : "", "hex")),
-    };
-  } catch (cause) {
-    throw new PrivValidatorError(`${path}: expected {"height":"<n>","round":0,"step":0}: ${(cause as Error).message}`, {
-      cause,
-    });
+    await savePrivValidatorState(this.statePath, this.last);
   }
 }

@@ -7,8 +7,8 @@
 //        [--halt-height H] [--halt-exit-code N] [--crash-in-commit-at H]
 import { parseArgs } from "node:util";
 import type { AbciApp } from "../../engine/abci-app.ts";
+import { KvApp } from "../../engine/test-support/kv-app.ts";
 import { AbciServer } from "../server.ts";
-import { KvApp } from "./kv-app.ts";
 
 const { values } = parseArgs({
   options: {
@@ -25,7 +25,8 @@ const emit = (event: string, fields: Record<string, string> = {}) =>
 
 const crashAt = values["crash-in-commit-at"] === undefined ? undefined : BigInt(values["crash-in-commit-at"]);
 const kv = new KvApp({
-  stateFile: values["state-file"],
+  file: values["state-file"],
+  appVersion: 1n,
   haltAtHeight: values["halt-height"] === undefined ? undefined : BigInt(values["halt-height"]),
   haltExitCode: values["halt-exit-code"] === undefined ? undefined : Number(values["halt-exit-code"]),
   beforePersist: (height) => {

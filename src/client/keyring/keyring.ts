@@ -4,8 +4,9 @@
 // Each key is two files, as upstream keeps two items: `<name>.info` (the record) and `<hex address>.address`
 // (the name, for lookups by address). The file backend also keeps `keyhash`, a check value that tells a wrong
 // passphrase apart before any key is written with it. All files are written atomically with mode 0600.
-import { readdir, readFile, unlink } from "node:fs/promises";
-import { join } from "node:path";
+import { mkdir, readdir, readFile, unlink } from "node:fs/promises";
+import { dirname, join } from "node:path";
+import { writeFileAtomic } from "../../config/atomic-file.ts";
 import { accAddressFromPubKey } from "../crypto/address.ts";
 import { type AddressKind, addressToBech32, decodeBech32 } from "../crypto/bech32.ts";
 import { generateMnemonic, hdPath as makeHdPath } from "../crypto/mnemonic.ts";
@@ -16,7 +17,6 @@ import {
   signSecp256k1,
 } from "../crypto/secp256k1.ts";
 import { armorPrivateKey, unarmorPrivateKey } from "./armor.ts";
-import { writeFileAtomic } from "./atomic-file.ts";
 import {
   DEFAULT_SCRYPT,
   DecryptionFailedError,
@@ -44,6 +44,10 @@ const ADDRESS_SUFFIX = ".address";
 const KEYHASH_FILE = "keyhash";
 const KEYHASH_CHECK = "chaind keyring passphrase check";
 const PRIVATE_KEY_AAD = "chaind keyring private key v1";
+/** Mode of every keyring file: readable and writable by the owner only. */
+const KEY_FILE_MODE = 0o600;
+/** Mode of keyring directories. */
+const KEY_DIR_MODE = 0o700;
 
 /** Validates a backend name; throws KeyringError naming the supported ones. */
 export function parseKeyringBackend(name: string): KeyringBackendName {
@@ -248,8 +252,8 @@ export class Keyring {
           : { encrypted: await encryptSecret(privateKey, await this.#unlock(true), PRIVATE_KEY_AAD, this.#scrypt) },
     };
     // The record first, then the reverse index: a crash in between leaves a usable key, never a dangling index.
-    await writeFileAtomic(this.#infoPath(name), serializeRecord(record));
-    await writeFileAtomic(this.#addressPath(address), name);
+    await writeKeyFile(this.#infoPath(name), serializeRecord(record));
+    await writeKeyFile(this.#addressPath(address), name);
     return keyInfoOf(record);
   }
 
@@ -304,7 +308,7 @@ export class Keyring {
         KEYHASH_FILE,
         this.#scrypt,
       );
-      await writeFileAtomic(keyhashPath, `${JSON.stringify(check, null, 2)}\n`);
+      await writeKeyFile(keyhashPath, `${JSON.stringify(check, null, 2)}\n`);
       this.#passphrase = passphrase;
       return passphrase;
     }
@@ -416,6 +420,12 @@ function keyExists(name: string, keyring: Keyring): KeyExistsError {
     `key "${name}" already exists in the ${keyring.describe()}; delete it first or choose another name`,
     { name },
   );
+}
+
+/** Atomically replaces a keyring file (mode 0600), creating the owner-only directory on first write. */
+async function writeKeyFile(path: string, data: string): Promise<void> {
+  await mkdir(dirname(path), { recursive: true, mode: KEY_DIR_MODE });
+  await writeFileAtomic(path, data, KEY_FILE_MODE);
 }
 
 async function readFileIfPresent(path: string): Promise<string | undefined> {

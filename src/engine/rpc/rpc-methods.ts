@@ -520,6 +520,6 @@ function genesisJson(ctx: RpcContext): Json {
       name: v.name,
     })),
     app_hash: hexUpper(g.appHash),
-    app_state: (g.document.app_state ?? null) as Json,
+    app_state: (g.appState ?? null) as Json,
   };
 }

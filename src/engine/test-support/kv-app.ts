@@ -1,18 +1,26 @@
-// A small persistent key/value application for engine tests. Txs are "key=value" (UTF-8); "fail=<x>" passes
-// CheckTx but fails in FinalizeBlock with code 2; "val:<hex ed25519 key>=<power>" is a validator update.
-// The app hash is sha256 of the sorted state; Commit persists {height, appHash, state} atomically to one file.
+// A small persistent key/value application implementing AbciApp, shared by the engine's tests and the ABCI
+// server's tests (src/abci: in process, and as the kv-server.ts child process behind a real CometBFT).
+// Txs are "key=value" (UTF-8); "fail=<x>" passes CheckTx but fails in FinalizeBlock with code 2;
+// "once:<k>=<v>" is refused by CheckTx once <k> is committed; "val:<hex ed25519 key>=<power>" is a validator
+// update. The app hash is sha256 over the sorted "key=value\n" lines, so any two runs over the same txs agree.
+// Commit persists {height, appHash, appVersion, state} atomically to one JSON file (when given), which is what
+// makes crash recovery (the engine's replay, CometBFT's handshake) testable.
 
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { create } from "@bufbuild/protobuf";
 import { writeFileAtomic } from "../../config/atomic-file.ts";
 import {
+  CheckTxType,
   EventSchema,
   ExecTxResultSchema,
   type RequestCheckTx,
+  type RequestCommit,
   type RequestFinalizeBlock,
+  type RequestInfo,
   type RequestInitChain,
   type RequestPrepareProposal,
+  type RequestProcessProposal,
   type RequestQuery,
   type ResponseCheckTx,
   ResponseCheckTxSchema,
@@ -35,6 +43,7 @@ import {
   ValidatorUpdateSchema,
 } from "../../gen/tendermint/abci/types_pb.js";
 import type { AbciApp } from "../abci-app.ts";
+import { txProtoSize } from "../mempool.ts";
 
 /** The error the KV app throws to halt: duck-typed `exitCode`, as the real App's halt errors. */
 export class KvHaltError extends Error {
@@ -46,6 +55,22 @@ export class KvHaltError extends Error {
   }
 }
 
+/** Options of the test app. */
+export interface KvAppOptions {
+  /** Where Commit persists; undefined keeps everything in memory. */
+  file?: string;
+  /** FinalizeBlock at this height throws a {@link KvHaltError} instead of executing. */
+  haltAtHeight?: bigint;
+  /** The halt's exit code (default 3). */
+  haltExitCode?: number;
+  /** PrepareProposal keeps at most this many txs (the rest stay in the mempool). */
+  maxTxsPerBlock?: number;
+  /** Reported as Info.app_version and persisted (default 0). */
+  appVersion?: bigint;
+  /** Called inside Commit before anything is persisted (tests crash the process here). */
+  beforePersist?: (height: bigint) => void;
+}
+
 interface Persisted {
   height: string;
   appHash: string;
@@ -54,6 +79,7 @@ interface Persisted {
 }
 
 const decoder = new TextDecoder("utf-8", { fatal: true });
+const encode = (text: string) => new TextEncoder().encode(text);
 
 function parseTx(tx: Uint8Array): [string, string] | undefined {
   let text: string;
@@ -74,49 +100,35 @@ export function kvAppHash(state: Record<string, string>): Uint8Array {
   return new Uint8Array(h.digest());
 }
 
-/** Options of the test app. */
-export interface KvAppOptions {
-  /** Where Commit persists; undefined keeps everything in memory. */
-  file?: string;
-  /** FinalizeBlock at this height throws a {@link KvHaltError}. */
-  haltAtHeight?: bigint;
-  haltExitCode?: number;
-  /** PrepareProposal keeps at most this many txs (the rest stay in the mempool). */
-  maxTxsPerBlock?: number;
-  /** Reported as Info.app_version and in consensus params. */
-  appVersion?: bigint;
-}
-
 /** The test application. */
 export class KvApp implements AbciApp {
+  /** The last committed height and its state. */
   committed: Record<string, string> = {};
   height = 0n;
   appHash: Uint8Array = kvAppHash({});
-  private pending: Record<string, string> | undefined;
-  private pendingHash: Uint8Array | undefined;
-  private readonly options: KvAppOptions;
   /** Every method call, for assertions on call order. */
   readonly calls: string[] = [];
+  private readonly options: KvAppOptions;
+  // InitChain's state: the block at initial_height builds on it (nothing is committed before the first Commit).
+  private genesis: Record<string, string> | undefined;
+  private pending: { height: bigint; state: Record<string, string>; appHash: Uint8Array } | undefined;
 
   constructor(options: KvAppOptions = {}) {
     this.options = options;
-    if (options.file !== undefined) {
-      let text: string | undefined;
-      try {
-        text = readFileSync(options.file, "utf8");
-      } catch {
-        text = undefined;
-      }
-      if (text !== undefined) {
-        const p = JSON.parse(text) as Persisted;
-        this.height = BigInt(p.height);
-        this.appHash = new Uint8Array(Buffer.from(p.appHash, "hex"));
-        this.committed = p.state;
-      }
+    if (options.file === undefined) return;
+    let text: string;
+    try {
+      text = readFileSync(options.file, "utf8");
+    } catch {
+      return;
     }
+    const p = JSON.parse(text) as Persisted;
+    this.height = BigInt(p.height);
+    this.appHash = new Uint8Array(Buffer.from(p.appHash, "hex"));
+    this.committed = p.state;
   }
 
-  async info(): Promise<ResponseInfo> {
+  async info(_request?: RequestInfo): Promise<ResponseInfo> {
     this.calls.push("info");
     return create(ResponseInfoSchema, {
       data: "kv",
@@ -129,15 +141,17 @@ export class KvApp implements AbciApp {
 
   async initChain(req: RequestInitChain): Promise<ResponseInitChain> {
     this.calls.push("initChain");
-    const initial =
-      req.appStateBytes.length > 0 ? (JSON.parse(decoder.decode(req.appStateBytes)) as Record<string, string>) : {};
-    this.pending = { ...initial };
-    this.pendingHash = kvAppHash(this.pending);
-    return create(ResponseInitChainSchema, { appHash: this.pendingHash });
+    const text = req.appStateBytes.length > 0 ? decoder.decode(req.appStateBytes) : "{}";
+    const parsed = JSON.parse(text) as unknown;
+    if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
+      throw new Error(`KV app_state must be a JSON object of strings, got ${text}`);
+    }
+    this.genesis = Object.fromEntries(Object.entries(parsed).map(([k, v]) => [k, String(v)]));
+    return create(ResponseInitChainSchema, { appHash: kvAppHash(this.genesis) });
   }
 
   async checkTx(req: RequestCheckTx): Promise<ResponseCheckTx> {
-    this.calls.push(req.type === 1 ? "recheckTx" : "checkTx");
+    this.calls.push(req.type === CheckTxType.RECHECK ? "recheckTx" : "checkTx");
     const kv = parseTx(req.tx);
     if (kv === undefined)
       return create(ResponseCheckTxSchema, { code: 1, log: "invalid tx format: expected key=value", codespace: "kv" });
@@ -147,24 +161,35 @@ export class KvApp implements AbciApp {
     return create(ResponseCheckTxSchema, { code: 0, gasWanted: BigInt(req.tx.length) });
   }
 
+  // Keeps txs in order while they fit max_tx_bytes (as CometBFT measures it) and `maxTxsPerBlock`.
   async prepareProposal(req: RequestPrepareProposal): Promise<ResponsePrepareProposal> {
     this.calls.push("prepareProposal");
-    return create(ResponsePrepareProposalSchema, {
-      txs: req.txs.slice(0, this.options.maxTxsPerBlock ?? req.txs.length),
-    });
+    const limit = this.options.maxTxsPerBlock ?? req.txs.length;
+    const txs: Uint8Array[] = [];
+    let size = 0n;
+    for (const tx of req.txs) {
+      size += BigInt(txProtoSize(tx));
+      if (txs.length >= limit || size > req.maxTxBytes) break;
+      txs.push(tx);
+    }
+    return create(ResponsePrepareProposalSchema, { txs });
   }
 
-  async processProposal(): Promise<ResponseProcessProposal> {
+  async processProposal(_request?: RequestProcessProposal): Promise<ResponseProcessProposal> {
     this.calls.push("processProposal");
     return create(ResponseProcessProposalSchema, { status: ResponseProcessProposal_ProposalStatus.ACCEPT });
   }
 
   async finalizeBlock(req: RequestFinalizeBlock): Promise<ResponseFinalizeBlock> {
     this.calls.push("finalizeBlock");
+    if (this.height > 0n && req.height !== this.height + 1n) {
+      throw new Error(`FinalizeBlock for height ${req.height}, expected ${this.height + 1n}`);
+    }
     if (this.options.haltAtHeight !== undefined && req.height === this.options.haltAtHeight) {
       throw new KvHaltError(req.height, this.options.haltExitCode ?? 3);
     }
-    const state = { ...(this.pending ?? this.committed) };
+    // Always from the committed (or genesis) state: a repeated FinalizeBlock of one height replaces the first.
+    const state = { ...(this.height === 0n ? (this.genesis ?? {}) : this.committed) };
     const validatorUpdates: ValidatorUpdate[] = [];
     const txResults = req.txs.map((tx) => {
       const kv = parseTx(tx);
@@ -189,7 +214,7 @@ export class KvApp implements AbciApp {
       state[key] = value;
       return create(ExecTxResultSchema, {
         code: 0,
-        data: new TextEncoder().encode(value),
+        data: encode(value),
         gasWanted: BigInt(tx.length),
         gasUsed: BigInt(tx.length),
         events: [
@@ -208,8 +233,8 @@ export class KvApp implements AbciApp {
         ],
       });
     });
-    this.pending = state;
-    this.pendingHash = kvAppHash(state);
+    const appHash = kvAppHash(state);
+    this.pending = { height: req.height, state, appHash };
     return create(ResponseFinalizeBlockSchema, {
       events: [
         create(EventSchema, {
@@ -219,26 +244,29 @@ export class KvApp implements AbciApp {
       ],
       txResults,
       validatorUpdates,
-      appHash: this.pendingHash,
+      appHash,
     });
   }
 
-  async commit(): Promise<ResponseCommit> {
+  async commit(_request?: RequestCommit): Promise<ResponseCommit> {
     this.calls.push("commit");
-    if (this.pending === undefined || this.pendingHash === undefined) throw new Error("commit without finalizeBlock");
-    this.committed = this.pending;
-    this.appHash = this.pendingHash;
-    this.height += 1n;
-    this.pending = undefined;
+    const pending = this.pending;
+    if (pending === undefined) throw new Error("commit without finalizeBlock");
+    this.options.beforePersist?.(pending.height);
     if (this.options.file !== undefined) {
       const p: Persisted = {
-        height: this.height.toString(),
-        appHash: Buffer.from(this.appHash).toString("hex"),
+        height: pending.height.toString(),
+        appHash: Buffer.from(pending.appHash).toString("hex"),
         appVersion: String(this.options.appVersion ?? 0n),
-        state: this.committed,
+        state: pending.state,
       };
       await writeFileAtomic(this.options.file, JSON.stringify(p));
     }
+    this.height = pending.height;
+    this.committed = pending.state;
+    this.appHash = pending.appHash;
+    this.pending = undefined;
+    this.genesis = undefined;
     return create(ResponseCommitSchema, {});
   }
 
@@ -256,7 +284,7 @@ export class KvApp implements AbciApp {
     return create(ResponseQuerySchema, {
       code: 0,
       key: req.data,
-      value: new TextEncoder().encode(value),
+      value: encode(value),
       height: this.height,
     });
   }
