@@ -224,6 +224,10 @@ describe("chainvisor version", () => {
     const own = await runVisor(["version", "--no-app-version"], {});
     assert.equal(own.stdout, `chainvisor version: ${visorVersion()}\n`);
     assert.match(visorVersion(), /^\d+\.\d+\.\d+/);
+    const unconfigured = await runVisor(["version"], {});
+    assert.equal(unconfigured.stdout, `chainvisor version: ${visorVersion()}\n`, "printed before the config is read");
+    assert.match(unconfigured.stderr, /DAEMON_HOME is not set/);
+    assert.notEqual(unconfigured.code, 0);
     await mkdir(home.path("chainvisor"), { recursive: true });
     await writeFakeNode(home.path("chainvisor", "genesis", "bin", "chaind"), {
       label: "genesis",

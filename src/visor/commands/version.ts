@@ -48,14 +48,19 @@ export async function versionCommand(
     );
     return 0;
   }
-  const config = loadConfig();
-  const release = await readCurrentRelease(visorLayout(config.home, config.name), false);
-  await ensureBinary(release.binary);
   if (options.output === "text") {
+    // Our own version first, as cosmovisor does: it needs no configuration, so an operator sees it
+    // even when DAEMON_HOME or DAEMON_NAME is missing (that error follows it).
     write(`chainvisor version: ${own}\n`);
+    const config = loadConfig();
+    const release = await readCurrentRelease(visorLayout(config.home, config.name), false);
+    await ensureBinary(release.binary);
     const status = await runApp(release.binary, ["version"], "inherit");
     return exitCodeOf(status.exit);
   }
+  const config = loadConfig();
+  const release = await readCurrentRelease(visorLayout(config.home, config.name), false);
+  await ensureBinary(release.binary);
   const status = await runApp(release.binary, ["version", "--output", "json"], "pipe");
   if (exitCodeOf(status.exit) !== 0)
     throw new VisorError(
