@@ -360,6 +360,32 @@ describe("chainvisor run", () => {
       assert.equal(await current(), "upgrades/v2");
     });
 
+    it("abandons a release being staged ahead on SIGTERM, leaving nothing behind", async () => {
+      server.routes.set("/slow.tar.gz", { body: "#!/bin/sh\n", hang: true });
+      const info = JSON.stringify({ binaries: { any: `${server.url}/slow.tar.gz?checksum=${sha256("x")}` } });
+      server.routes.set(
+        "/chain/upgrade/v1beta1/current_plan",
+        currentPlanRoute({ name: "v2", height: 130, info }, 120),
+      );
+      await install("genesis", { label: "genesis", body: `${waitsFor("never")}\nexit 6` });
+      const visor = startVisor(
+        ["run", "start"],
+        home.env({
+          DAEMON_ALLOW_DOWNLOAD_BINARIES: "true",
+          CHAINVISOR_API_URL: server.url,
+          CHAINVISOR_PLAN_POLL_INTERVAL: "50ms",
+        }),
+      );
+      while (!server.requests.some((path) => path.startsWith("/slow.tar.gz"))) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      visor.child.kill("SIGTERM");
+      const result = await visor.done;
+      assert.equal(result.code, 143, result.stderr);
+      assert.deepEqual(await readdir(home.path("chainvisor", "upgrades")).catch(() => []), []);
+      assert.equal(await current(), "genesis");
+    });
+
     it("keeps running the node when staging ahead fails", async () => {
       server.routes.set(
         "/chain/upgrade/v1beta1/current_plan",

@@ -64,6 +64,8 @@ class Supervisor {
   readonly #layout: Layout;
   readonly #log: Logger;
   readonly #stop = new AbortController();
+  /** Cancels staging ahead: aborted on a stop signal, and when the run ends. */
+  readonly #stagerStop = new AbortController();
   readonly #skip: Set<bigint>;
   #stopSignal: NodeJS.Signals | undefined;
   #child: RunningProcess | undefined;
@@ -82,7 +84,7 @@ class Supervisor {
     const log = this.#log;
     const onSignal = (signal: NodeJS.Signals) => this.#onSignal(signal);
     for (const signal of FORWARDED_SIGNALS) process.on(signal, onSignal);
-    const stagerStop = new AbortController();
+    const stagerStop = this.#stagerStop;
     let stager: UpgradeStager | undefined;
     try {
       const current = await this.#currentBinary();
@@ -179,6 +181,8 @@ class Supervisor {
     this.#log.info(`received ${signal}; passing it to the node and stopping`);
     this.#stopSignal = signal;
     this.#stop.abort();
+    // A release being staged ahead is abandoned at once (its temp dir is removed), not awaited.
+    this.#stagerStop.abort();
     if (this.#child !== undefined && !this.#child.hasExited()) this.#child.child.kill(signal);
   }
 
