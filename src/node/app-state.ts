@@ -3,8 +3,8 @@
 // file), the bond-denom switch of `init --default-denom`, and module-by-module validation.
 import type { JsonObject, JsonValue } from "@bufbuild/protobuf";
 import { pino } from "pino";
-import { buildChainApp, type ChainApp } from "../../app/chain-app.ts";
-import type { Release } from "../../app/releases.ts";
+import { buildChainApp, type ChainApp } from "../../chain/chain-app.ts";
+import type { Release } from "../../chain/releases.ts";
 import { GenesisError } from "../app/module-manager.ts";
 
 /** The default bond and fee denom (SPEC §1). */

@@ -6,8 +6,8 @@
 // Everything started is closed before `done` resolves: servers, engine or ABCI server, the App's store
 // and the signature-verification workers.
 import type { Logger } from "pino";
-import { buildChainApp, type ChainApp } from "../../app/chain-app.ts";
-import type { Release } from "../../app/releases.ts";
+import { buildChainApp, type ChainApp } from "../../chain/chain-app.ts";
+import type { Release } from "../../chain/releases.ts";
 import { AbciServer } from "../abci/server.ts";
 import { formatDecCoins, loadNodeKey } from "../config/index.ts";
 import { type EmbeddedNode, startEmbeddedNode } from "../engine/embedded-node.ts";

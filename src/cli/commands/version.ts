@@ -1,6 +1,6 @@
 // `chaind version`: the software version and the release this process runs as.
 import { Command } from "commander";
-import { releaseNamed } from "../../../app/releases.ts";
+import { releaseNamed } from "../../../chain/releases.ts";
 import type { CliIo } from "../root.ts";
 
 /** `chaind version [--long]`. */

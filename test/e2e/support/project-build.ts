@@ -42,7 +42,7 @@ export async function distIsCurrent(): Promise<boolean> {
   }
   const sources = Math.max(
     await newestSource(join(PROJECT, "src"), [".ts", ".js"]),
-    await newestSource(join(PROJECT, "app"), [".ts"]),
+    await newestSource(join(PROJECT, "chain"), [".ts"]),
   );
   return sources <= built;
 }

@@ -4,7 +4,7 @@
 // picked at run time). Used by the client commands' tests and the CLI end-to-end tests; not by the node.
 import { create, fromBinary, type JsonObject, type JsonValue } from "@bufbuild/protobuf";
 import { pino } from "pino";
-import { buildChainApp, type ChainApp } from "../../../../app/chain-app.ts";
+import { buildChainApp, type ChainApp } from "../../../../chain/chain-app.ts";
 import { toProtoJson } from "../../../app/proto-json.ts";
 import { genesisFor } from "../../../app/testing.ts";
 import { addressToBech32 } from "../../../client/crypto/index.ts";
