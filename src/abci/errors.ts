@@ -1,5 +1,6 @@
 // Errors of the ABCI socket layer. Each has a short message; `details` carries what was wrong and what was
 // expected, and `cause` chains the underlying error.
+import { UserError } from "../errors/user-error.ts";
 
 /** A frame on the wire that cannot be a valid ABCI message: its connection is closed. */
 export class AbciFrameError extends Error {
@@ -12,7 +13,7 @@ export class AbciFrameError extends Error {
 }
 
 /** The ABCI server could not start (bad address, port in use, live unix socket in the way). */
-export class AbciServerError extends Error {
+export class AbciServerError extends UserError {
   override name = "AbciServerError";
   readonly details: string;
   constructor(message: string, details: string, options?: { cause?: unknown }) {

@@ -1,6 +1,7 @@
 // Coins as upstream's types/coin.go defines them: a denom matching [a-zA-Z][a-zA-Z0-9/:._-]{2,127}, a
 // non-negative integer amount of at most 256 bits, and lists sorted by denom with positive amounts
 // and no duplicates. Amounts are bigint; the wire form (chain.base.v1beta1.Coin) carries strings.
+import { UserError } from "../errors/user-error.ts";
 
 /** One coin: an amount of a denomination. */
 export interface Coin {
@@ -15,7 +16,7 @@ export interface CoinLike {
 }
 
 /** Thrown for a malformed coin, denom or coin list. */
-export class CoinError extends Error {
+export class CoinError extends UserError {
   constructor(message: string) {
     super(message);
     this.name = "CoinError";

@@ -1,11 +1,12 @@
 // The decimal arithmetic of upstream LegacyDec (18 decimal places, a bigint scaled by 10^18) that
 // staking (shares, commission rates) and gov (tally powers, weights, thresholds) share.
+import { UserError } from "../errors/user-error.ts";
 import { DEC_ONE, decToString, parseDec } from "./dec-coins.ts";
 
 export { DEC_ONE };
 
 /** Thrown for decimal text that is not a LegacyDec. */
-export class DecimalError extends Error {
+export class DecimalError extends UserError {
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = "DecimalError";

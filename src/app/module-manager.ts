@@ -1,5 +1,6 @@
 // The module manager: holds the app's modules, runs their genesis and block hooks in the orders the
 // app declares, keeps the version map and runs store migrations (SPEC §2.7).
+import { UserError } from "../errors/user-error.ts";
 import type { JsonValue } from "@bufbuild/protobuf";
 import type { Context } from "./context.ts";
 import { ErrInvalidVersion, ErrLogic, ErrNotFound } from "./errors.ts";
@@ -21,7 +22,7 @@ export class ModuleManagerError extends Error {
 }
 
 /** Thrown when a module's genesis state is invalid; `module` names the module. */
-export class GenesisError extends Error {
+export class GenesisError extends UserError {
   readonly module: string;
 
   constructor(module: string, message: string, options?: { cause?: unknown }) {

@@ -1,32 +1,5 @@
 #!/usr/bin/env node
-// Entry point of `chaind`. Expected failures (CliError and other errors that carry an exit code)
-// print their message to stderr and exit with their code; anything else is a bug and prints its stack.
-import { CommanderError } from "commander";
-import { rootCommand } from "./root.ts";
+// Entry point of `chaind`: everything, including what an error prints, happens in main.ts.
+import { runChaind } from "./main.ts";
 
-function applyExitOverride(command: ReturnType<typeof rootCommand>): void {
-  command.exitOverride();
-  for (const sub of command.commands) applyExitOverride(sub);
-}
-
-const program = rootCommand();
-applyExitOverride(program);
-try {
-  await program.parseAsync(process.argv);
-} catch (err) {
-  if (err instanceof CommanderError) {
-    // Commander already printed help or the usage error.
-    process.exitCode = err.exitCode;
-  } else {
-    const error = err as Error & { exitCode?: unknown };
-    const exitCode = typeof error.exitCode === "number" ? error.exitCode : 1;
-    // Errors meant for the user carry an exit code or are one of the CLI-facing error classes
-    // (every module's *CliError, config and RPC errors); anything else is a bug worth its stack.
-    const known =
-      typeof error.exitCode === "number" ||
-      /CliError$/.test(error.name) ||
-      ["ConfigError", "RpcError", "QueryError", "KeyringError"].includes(error.name);
-    process.stderr.write(`Error: ${known ? error.message : (error.stack ?? String(error))}\n`);
-    process.exitCode = exitCode;
-  }
-}
+process.exitCode = await runChaind(process.argv.slice(2));

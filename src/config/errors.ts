@@ -1,6 +1,7 @@
 // One error class for every file under the node's home (app.toml, config.toml, genesis.json and the
 // key files): the operator needs the same three facts from each — which file, which key, what was
 // expected — so one shape serves them all, and a caller can catch one class before anything starts.
+import { UserError } from "../errors/user-error.ts";
 
 /** What went wrong: unreadable file, TOML/JSON syntax, or a value that does not fit. */
 export type ConfigErrorCode = "CONFIG_UNREADABLE" | "CONFIG_SYNTAX" | "CONFIG_INVALID";
@@ -47,7 +48,7 @@ export function formatProblem(problem: ConfigProblem): string {
  * @example
  * try { await loadAppConfig(home) } catch (e) { if (e instanceof ConfigError) console.error(e.message) }
  */
-export class ConfigError extends Error {
+export class ConfigError extends UserError {
   override readonly name = "ConfigError";
   readonly code: ConfigErrorCode;
   readonly problems: readonly ConfigProblem[];

@@ -1,6 +1,7 @@
 // Pure steps of a height, after CometBFT's state/state.go (MakeBlock), state/execution.go (updateState) and
 // consensus/state.go (vote time): build the genesis state, build a block, describe its last commit to the app,
 // and derive the next state from FinalizeBlock's answer.
+import { UserError } from "../errors/user-error.ts";
 import { create } from "@bufbuild/protobuf";
 import { type Timestamp as ProtoTimestamp, TimestampSchema } from "@bufbuild/protobuf/wkt";
 import {
@@ -49,6 +50,14 @@ export class ConsensusRuleError extends Error {
   override name = "ConsensusRuleError";
 }
 
+/**
+ * The chain cannot start: neither the genesis file nor InitChain (its gentxs) gives a validator. The
+ * operator's genesis is incomplete, so this is a user error (one line), not a broken rule.
+ */
+export class GenesisValidatorsError extends UserError {
+  override name = "GenesisValidatorsError";
+}
+
 /** A protobuf-es Timestamp from the engine's. */
 export function toProtoTimestamp(t: Timestamp): ProtoTimestamp {
   return create(TimestampSchema, { seconds: t.seconds, nanos: t.nanos });
@@ -70,7 +79,9 @@ export function genesisState(genesis: GenesisDoc, initChain: ResponseInitChain, 
     );
   }
   if (validators.length === 0) {
-    throw new ConsensusRuleError("validator set is nil in genesis and still empty after InitChain");
+    throw new GenesisValidatorsError(
+      'validator set is nil in genesis and still empty after InitChain: the genesis has no validators and no gentxs; add one with "chaind genesis gentx" and "chaind genesis collect-gentxs"',
+    );
   }
   let consensusParams = genesis.consensusParams;
   let appVersion = infoAppVersion;

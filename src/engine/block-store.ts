@@ -14,6 +14,7 @@
 //   p ‖ h ‖ index(4)           → TxResult {height, index, tx, result}
 //   t ‖ tx hash                → h ‖ index of the latest inclusion
 //   e ‖ len ‖ type.key ‖ len ‖ value ‖ h ‖ index → (empty)   event index, attributes with index=true only
+import { UserError } from "../errors/user-error.ts";
 import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
 import { ClassicLevel } from "classic-level";
 import {
@@ -67,7 +68,7 @@ export interface TxSearchResult {
 }
 
 /** Raised when the store's content contradicts itself or what the caller asked to save. */
-export class BlockStoreError extends Error {
+export class BlockStoreError extends UserError {
   override name = "BlockStoreError";
 }
 

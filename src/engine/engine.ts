@@ -10,6 +10,7 @@
 //   app > store         → refuse to start (blocks.db was removed or belongs to another chain).
 // A halt requested by the app during FinalizeBlock(H) saves nothing of H and commits nothing: a restart with the
 // same binary halts at the same place, and the right binary produces H afresh.
+import { UserError } from "../errors/user-error.ts";
 import { create } from "@bufbuild/protobuf";
 import { SIGN_STEP } from "../config/priv-validator-state.ts";
 import {
@@ -102,7 +103,7 @@ export interface NewBlockEvent {
 }
 
 /** Raised when the app and the block store disagree in a way the engine cannot repair. */
-export class EngineStartError extends Error {
+export class EngineStartError extends UserError {
   override name = "EngineStartError";
 }
 

@@ -1,5 +1,6 @@
 // Consensus params: conversions between the engine's plain form and the generated tendermint.types message,
 // and CometBFT's update rule (each section present in an update replaces that section).
+import { UserError } from "../errors/user-error.ts";
 import { create } from "@bufbuild/protobuf";
 import { DurationSchema } from "@bufbuild/protobuf/wkt";
 import {
@@ -9,7 +10,7 @@ import {
 import type { ConsensusParams } from "./types.ts";
 
 /** Raised for params CometBFT's ValidateBasic would refuse. */
-export class ConsensusParamsError extends Error {
+export class ConsensusParamsError extends UserError {
   override name = "ConsensusParamsError";
 }
 

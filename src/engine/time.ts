@@ -1,12 +1,13 @@
 // Timestamps as CometBFT handles them: nanosecond precision in blocks, RFC 3339 with trailing fractional zeros
 // trimmed in JSON (Go's time.RFC3339Nano), and Go's zero time 0001-01-01T00:00:00Z for "no time".
+import { UserError } from "../errors/user-error.ts";
 import type { Timestamp } from "./types.ts";
 
 /** Go's zero time (0001-01-01T00:00:00Z) as a protobuf Timestamp. */
 export const ZERO_TIME: Timestamp = { seconds: -62135596800n, nanos: 0 };
 
 /** Raised for an RFC 3339 string that cannot be read. */
-export class TimeFormatError extends Error {
+export class TimeFormatError extends UserError {
   override name = "TimeFormatError";
 }
 

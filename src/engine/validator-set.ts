@@ -1,6 +1,7 @@
 // Validator sets as CometBFT keeps them: ordered by voting power (descending) then address (ascending), built
 // from ABCI ValidatorUpdates (power 0 removes a validator), with CometBFT's checks on the updates.
 
+import { UserError } from "../errors/user-error.ts";
 import { createHash } from "node:crypto";
 import { create } from "@bufbuild/protobuf";
 import type { ValidatorUpdate } from "../gen/tendermint/abci/types_pb.js";
@@ -10,7 +11,7 @@ import { sha256 } from "./hashing/merkle.ts";
 import type { PublicKey, Validator } from "./types.ts";
 
 /** Raised for validator updates CometBFT would refuse (consensus stops on them). */
-export class ValidatorSetError extends Error {
+export class ValidatorSetError extends UserError {
   override name = "ValidatorSetError";
 }
 

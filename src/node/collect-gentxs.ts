@@ -2,6 +2,7 @@
 // check that each carries exactly one MsgCreateValidator whose delegator has enough genesis balance,
 // put them into app_state.genutil.gen_txs, and set config.toml's p2p.persistent_peers from their
 // memos (`<node id>@<host>:<port>`), leaving out this node's own.
+import { UserError } from "../errors/user-error.ts";
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fromBinary, type JsonObject, type JsonValue } from "@bufbuild/protobuf";
@@ -43,7 +44,7 @@ export interface CollectGenTxsResult {
 }
 
 /** Thrown for an unreadable or invalid gentx; the message names the file. */
-export class CollectGenTxsError extends Error {
+export class CollectGenTxsError extends UserError {
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = "CollectGenTxsError";

@@ -2,6 +2,7 @@
 // gets `init` (chain ID chaind-dev), test-keyring keys validator/alice/bob, funded genesis accounts,
 // the validator's gentx collected into genesis, short governance periods, minimum-gas-prices "0stake"
 // and a 1 s block time. A home that already has a genesis is left as it is (the chain continues).
+import { UserError } from "../errors/user-error.ts";
 import { existsSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import type { JsonObject } from "@bufbuild/protobuf";
@@ -46,7 +47,7 @@ export interface DevHome {
 }
 
 /** Thrown when the dev home cannot be prepared. */
-export class DevChainError extends Error {
+export class DevChainError extends UserError {
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = "DevChainError";

@@ -4,6 +4,7 @@
 // the real restart at the upgrade height does), runs the upgrade handler and its migrations at the next
 // height in a branch, and stages the result to get the app hash. Reported: key counts per store before
 // and after, the module-version diff, the store changes, the time taken and both app hashes.
+import { UserError } from "../errors/user-error.ts";
 import { cp, mkdir, mkdtemp, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -23,7 +24,7 @@ import { dumpUpgradeInfoToDisk } from "../x/upgrade/upgrade-info-file.ts";
 import { hexUpper } from "./tx-response.ts";
 
 /** Thrown when a dry run cannot be done; the message says why and what would work. */
-export class DryRunError extends Error {
+export class DryRunError extends UserError {
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = "DryRunError";

@@ -1,6 +1,7 @@
 // `genesis add-genesis-account` on a genesis app_state (upstream x/genutil AddGenesisAccount): a
 // BaseAccount (number 0, sequence 0, no key) in auth.accounts, its coins in bank.balances (sorted by
 // address), and bank.supply raised by the same coins. Account numbers are assigned at InitChain.
+import { UserError } from "../errors/user-error.ts";
 import type { JsonObject, JsonValue } from "@bufbuild/protobuf";
 import { addCoins, type Coin, coinFromProto, coinsToProto } from "../app/coins.ts";
 import { isObject } from "./app-state.ts";
@@ -9,7 +10,7 @@ import { isObject } from "./app-state.ts";
 export const BASE_ACCOUNT_TYPE_URL = "/chain.auth.v1beta1.BaseAccount";
 
 /** Thrown when an account cannot be added; the message is upstream's where upstream has one. */
-export class GenesisAccountError extends Error {
+export class GenesisAccountError extends UserError {
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = "GenesisAccountError";

@@ -2,6 +2,7 @@
 // whose consensus key is the node's priv_validator_key.json, self-delegating `amount` from the
 // operator's genesis account, signed by that account's keyring key with account number 0 and
 // sequence 0 (SIGN_MODE_DIRECT), written as tx JSON to config/gentx/gentx-<node id>.json.
+import { UserError } from "../errors/user-error.ts";
 import { mkdir } from "node:fs/promises";
 import { networkInterfaces } from "node:os";
 import { join } from "node:path";
@@ -28,7 +29,7 @@ import { bondDenomOf, offlineChainApp } from "./app-state.ts";
 import { genesisBalanceOf } from "./genesis-accounts.ts";
 
 /** Thrown when a gentx cannot be made; the message says what was wrong and what was expected. */
-export class GenTxBuildError extends Error {
+export class GenTxBuildError extends UserError {
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = "GenTxBuildError";

@@ -2,6 +2,7 @@
 // with the command-line overrides (--rpc.laddr, --api.address, --grpc.address, --minimum-gas-prices,
 // --halt-height) applied on top. A bad flag is reported with the flag's name; a bad file value with
 // the file and the key (src/config's ConfigError); all before a single socket is opened.
+import { UserError } from "../errors/user-error.ts";
 import { readFile } from "node:fs/promises";
 import {
   type AppConfig,
@@ -48,7 +49,7 @@ export interface NodeSettings {
 }
 
 /** A bad command-line value; the message names the flag and what was expected. */
-export class FlagError extends Error {
+export class FlagError extends UserError {
   readonly flag: string;
 
   constructor(flag: string, value: string, expected: string) {

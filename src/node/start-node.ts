@@ -5,6 +5,7 @@
 // the upgrade halt's own status (src/x/upgrade/errors.ts UPGRADE_EXIT_CODES), 1 after a fault.
 // Everything started is closed before `done` resolves: servers, engine or ABCI server, the App's store
 // and the signature-verification workers.
+import { UserError } from "../errors/user-error.ts";
 import type { Logger } from "pino";
 import { buildChainApp, type ChainApp } from "../../chain/chain-app.ts";
 import type { Release } from "../../chain/releases.ts";
@@ -20,7 +21,7 @@ import { engineNodeHooks } from "./engine-hooks.ts";
 import { loadNodeSettings, type NodeOverrides, type NodeSettings } from "./node-settings.ts";
 
 /** A listener could not start (a port in use, an address not on this machine); the message names the setting. */
-export class NodeStartError extends Error {
+export class NodeStartError extends UserError {
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = "NodeStartError";

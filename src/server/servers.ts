@@ -1,6 +1,7 @@
 // Starting and stopping the node's gRPC server and REST gateway from app.toml's `[api]` and `[grpc]`
 // (SPEC §6, §7). Both serve the same routes: the node's tx, tendermint and node services first,
 // then every module Query service the app registered.
+import { UserError } from "../errors/user-error.ts";
 import type { Logger } from "pino";
 import type { AppConfig } from "../config/app-config.ts";
 import { corsPolicy } from "./cors.ts";
@@ -36,7 +37,7 @@ export interface RunningServers {
 }
 
 /** Thrown when two services claim the same method path or a listener cannot start. */
-export class ServerStartError extends Error {
+export class ServerStartError extends UserError {
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = "ServerStartError";

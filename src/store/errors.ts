@@ -1,8 +1,13 @@
 // Errors of the state store. Each has a stable `code` callers can branch on, a short message
 // that says what was wrong and what to do, the details as fields, and a `cause` chain.
+import { UserError } from "../errors/user-error.ts";
 
-/** Base class of every error the store raises. */
-export class StoreError extends Error {
+/**
+ * Base class of the errors the store raises about the data it was given or asked for (a pruned or future
+ * version, a missing, locked or corrupt data directory, store upgrades that do not fit the state): user
+ * errors, printed by the CLI as one line.
+ */
+export class StoreError extends UserError {
   /** Stable identifier, e.g. "STORE_VERSION_PRUNED". */
   readonly code: string;
 
@@ -113,10 +118,18 @@ export class DataDirectoryCorruptError extends StoreError {
   }
 }
 
-/** The store was used out of order (e.g. commit without stage) or after close. */
-export class StoreUsageError extends StoreError {
+/**
+ * The store was used out of order (e.g. commit without stage) or after close. A bug in the caller, not
+ * a problem with the user's data, so unlike the other store errors it is not a UserError: the CLI prints
+ * its stack.
+ */
+export class StoreUsageError extends Error {
+  /** Always "STORE_USAGE". */
+  readonly code = "STORE_USAGE";
+
   constructor(message: string, options?: { cause?: unknown }) {
-    super("STORE_USAGE", message, options);
+    super(message, options);
+    this.name = "StoreUsageError";
   }
 }
 

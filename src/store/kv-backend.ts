@@ -147,7 +147,14 @@ export async function openLevelBackend(path: string, options: LevelBackendOption
   }
   if (!exists) {
     if (!createIfMissing) throw new DataDirectoryMissingError(path);
-    mkdirSync(path, { recursive: true });
+    try {
+      mkdirSync(path, { recursive: true });
+    } catch (err) {
+      // Typically a parent (the home's data/) is a file: say which store could not be made, and why.
+      throw new DataDirectoryCorruptError(path, `cannot create the directory: ${(err as Error).message}`, {
+        cause: err,
+      });
+    }
   } else if (!createIfMissing && !existsSync(`${path}/CURRENT`)) {
     throw new DataDirectoryMissingError(path);
   }

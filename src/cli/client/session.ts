@@ -1,21 +1,10 @@
 // One CLI invocation's client plumbing. Every client command's action runs inside `session.run`: the
-// contexts it opens are closed afterwards (a gRPC channel left open would keep the process alive), and
-// the module command builders' own error classes (GovCliError, StakingCliError, coin and key errors)
-// become CliError, so the root prints their message — not a stack trace — and exits non-zero.
+// contexts it opens are closed afterwards (a gRPC channel left open would keep the process alive).
+// Errors pass through untouched: their class says whether the user sees one line or a stack
+// (src/cli/report-error.ts).
 import type { Command } from "commander";
-import { CoinError } from "../../app/coins.ts";
-import { CryptoError } from "../../client/crypto/index.ts";
-import { KeyringError } from "../../client/keyring/index.ts";
-import { RpcError } from "../../client/rpc/rpc-client.ts";
-import { TxClientError } from "../../client/tx/index.ts";
-import { GovCliError } from "../../x/gov/cli.ts";
-import { StakingCliError } from "../../x/staking/cli.ts";
-import { CliError } from "../errors.ts";
 import { ClientContext, type ClientIo } from "./context.ts";
 import { readQueryFlags } from "./flags.ts";
-
-/** Error classes whose message is meant for the user as it is. */
-const USER_ERRORS = [GovCliError, StakingCliError, CoinError, CryptoError, KeyringError, RpcError, TxClientError];
 
 /** Opens client contexts for the running command and closes them when its action ends. */
 export class ClientSession {
@@ -40,13 +29,11 @@ export class ClientSession {
     return this.open(this.#current.optsWithGlobals());
   }
 
-  /** Runs a command's action: errors for the user become CliError; opened contexts are closed. */
+  /** Runs a command's action and closes the contexts it opened. */
   async run(command: Command, action: () => unknown): Promise<void> {
     this.#current = command;
     try {
       await action();
-    } catch (err) {
-      throw asCliError(err);
     } finally {
       this.#current = undefined;
       for (const context of this.#open.splice(0)) context.close();
@@ -90,12 +77,4 @@ function applyDefaultOutput(command: Command, format: "json"): void {
       return;
     }
   }
-}
-
-/** `err` as an error the root prints without a stack: CliError and errors with an exit code pass through. */
-export function asCliError(err: unknown): unknown {
-  if (!(err instanceof Error)) return err;
-  if (err instanceof CliError || typeof (err as { exitCode?: unknown }).exitCode === "number") return err;
-  if (USER_ERRORS.some((kind) => err instanceof kind)) return new CliError(err.message, { cause: err });
-  return err;
 }

@@ -4,11 +4,11 @@
 // commands to paste.
 import { Command } from "commander";
 import { defaultHome } from "../../config/index.ts";
-import { chaindInvocation, globalFlags, guarded } from "../../node/cli-support.ts";
 import { DEV_CHAIN, type DevHome, prepareDevHome } from "../../node/dev-chain.ts";
 import { createNodeLogger } from "../../node/logger.ts";
 import { type NodeEndpoints, startNode } from "../../node/start-node.ts";
 import type { CliIo } from "../root.ts";
+import { chaindInvocation, globalFlags } from "./cli-support.ts";
 import { addNodeFlags, endpointLines, type NodeFlags, nodeOptionsOf, runUntilStopped } from "./start-command.ts";
 
 /** `dev`. */
@@ -18,17 +18,15 @@ export function devCommand(io: CliIo): Command {
       `Run a development chain: on first use, init "${DEV_CHAIN.chainId}" with funded test keys (validator, alice, bob), short governance periods and 1 s blocks; then start it`,
     )
     .option("--reset", "remove this home's config/, data/ and keyring-test/ first and start a new chain");
-  addNodeFlags(command).action(
-    guarded(async (flags: NodeFlags & { reset?: boolean }, cmd: Command) => {
-      const { home, logLevel, logFormat } = globalFlags(cmd);
-      const { overrides, skipUpgradeHeights } = nodeOptionsOf(flags);
-      const dev = await prepareDevHome({ home, reset: flags.reset });
-      const logger = createNodeLogger({ level: logLevel, format: logFormat });
-      const node = await startNode({ home, logger, overrides, skipUpgradeHeights });
-      io.stdout.write(devBanner(dev, node.endpoints, node.chain.release.name));
-      await runUntilStopped(node);
-    }),
-  );
+  addNodeFlags(command).action(async (flags: NodeFlags & { reset?: boolean }, cmd: Command) => {
+    const { home, logLevel, logFormat } = globalFlags(cmd);
+    const { overrides, skipUpgradeHeights } = nodeOptionsOf(flags);
+    const dev = await prepareDevHome({ home, reset: flags.reset });
+    const logger = createNodeLogger({ level: logLevel, format: logFormat });
+    const node = await startNode({ home, logger, overrides, skipUpgradeHeights });
+    io.stdout.write(devBanner(dev, node.endpoints, node.chain.release.name));
+    await runUntilStopped(node);
+  });
   return command;
 }
 

@@ -2,9 +2,9 @@
 // state and report what it did, leaving the node's data untouched. Thin: src/node/dry-run.ts does the
 // work; this prints the report as text (YAML-like, for people) or JSON (`-o json`).
 import { Command, InvalidArgumentError } from "commander";
-import { globalFlags, guarded } from "../../node/cli-support.ts";
 import { type DryRunReport, dryRunUpgrade } from "../../node/dry-run.ts";
 import type { CliIo } from "../root.ts";
+import { globalFlags } from "./cli-support.ts";
 
 /** `upgrade` (node-side) with its `dry-run` subcommand. */
 export function dryRunUpgradeCommand(io: CliIo): Command {
@@ -20,13 +20,11 @@ export function dryRunUpgradeCommand(io: CliIo): Command {
       "the state height to start from (default and only choice: the latest committed height)",
       parseHeight,
     )
-    .action(
-      guarded(async (name: string, flags: { height?: bigint }, command: Command) => {
-        const { home, output } = globalFlags(command);
-        const report = await dryRunUpgrade({ home, name, height: flags.height });
-        io.stdout.write(output === "json" ? `${JSON.stringify(reportJson(report))}\n` : reportText(report));
-      }),
-    );
+    .action(async (name: string, flags: { height?: bigint }, command: Command) => {
+      const { home, output } = globalFlags(command);
+      const report = await dryRunUpgrade({ home, name, height: flags.height });
+      io.stdout.write(output === "json" ? `${JSON.stringify(reportJson(report))}\n` : reportText(report));
+    });
   return upgrade;
 }
 

@@ -5,13 +5,13 @@ import { type Coin, CoinError, parseCoin, parseCoins } from "../../app/coins.ts"
 import { addressFromBech32, addressToBech32 } from "../../client/crypto/index.ts";
 import { createLineReader, envOrStdinPassphrase, type Keyring, openKeyring } from "../../client/keyring/index.ts";
 import { homePaths, loadGenesis, saveGenesis } from "../../config/index.ts";
-import { globalFlags, guarded, sortedJson } from "../../node/cli-support.ts";
 import { collectGenTxs } from "../../node/collect-gentxs.ts";
 import { addGenesisAccount } from "../../node/genesis-accounts.ts";
 import { createGenTx } from "../../node/gentx.ts";
 import { validateGenesisFile } from "../../node/validate-genesis.ts";
 import { CliError } from "../errors.ts";
 import type { CliIo } from "../root.ts";
+import { globalFlags, sortedJson } from "./cli-support.ts";
 
 /** `genesis …`. */
 export function genesisCommand(io: CliIo): Command {
@@ -43,28 +43,26 @@ function addGenesisAccountCommand(): Command {
     .option("--keyring-backend <backend>", "keyring backend for a key name: test or file", "test")
     .option("--append", "add the coins to an account that is already in genesis")
     .action(
-      guarded(
-        async (
-          reference: string,
-          coinsText: string,
-          flags: { keyringBackend: string; append?: boolean },
-          command: Command,
-        ) => {
-          const { home } = globalFlags(command);
-          const address = await resolveAddress(home, flags.keyringBackend, reference);
-          let coins: Coin[];
-          try {
-            coins = parseCoins(coinsText);
-          } catch (err) {
-            throw new CliError(`failed to parse coins: ${(err as Error).message}`, { cause: err });
-          }
-          if (coins.length === 0) throw new CliError(`failed to parse coins: "${coinsText}" holds no positive amount`);
-          const file = homePaths(home).genesis;
-          const doc = await loadGenesis(file);
-          const appState = addGenesisAccount(doc.appState ?? {}, { address, coins, append: flags.append });
-          await saveGenesis(file, { ...doc, appState });
-        },
-      ),
+      async (
+        reference: string,
+        coinsText: string,
+        flags: { keyringBackend: string; append?: boolean },
+        command: Command,
+      ) => {
+        const { home } = globalFlags(command);
+        const address = await resolveAddress(home, flags.keyringBackend, reference);
+        let coins: Coin[];
+        try {
+          coins = parseCoins(coinsText);
+        } catch (err) {
+          throw new CliError(`failed to parse coins: ${(err as Error).message}`, { cause: err });
+        }
+        if (coins.length === 0) throw new CliError(`failed to parse coins: "${coinsText}" holds no positive amount`);
+        const file = homePaths(home).genesis;
+        const doc = await loadGenesis(file);
+        const appState = addGenesisAccount(doc.appState ?? {}, { address, coins, append: flags.append });
+        await saveGenesis(file, { ...doc, appState });
+      },
     );
 }
 
@@ -111,52 +109,50 @@ function gentxCommand(io: CliIo): Command {
     .option("--fees <coins>", "fees of the gentx, e.g. 10stake", "")
     .option("--gas <n>", "gas limit of the gentx", "200000")
     .action(
-      guarded(
-        async (keyName: string, amountText: string, flags: Record<string, string | undefined>, command: Command) => {
-          const { home } = globalFlags(command);
-          let amount: Coin;
-          try {
-            amount = parseCoin(amountText);
-          } catch (err) {
-            if (err instanceof CoinError) {
-              throw new CliError(`invalid amount "${amountText}": expected a coin such as 1000000stake`, {
-                cause: err,
-              });
-            }
-            throw err;
+      async (keyName: string, amountText: string, flags: Record<string, string | undefined>, command: Command) => {
+        const { home } = globalFlags(command);
+        let amount: Coin;
+        try {
+          amount = parseCoin(amountText);
+        } catch (err) {
+          if (err instanceof CoinError) {
+            throw new CliError(`invalid amount "${amountText}": expected a coin such as 1000000stake`, {
+              cause: err,
+            });
           }
-          let fees: Coin[];
-          try {
-            fees = parseCoins(flags.fees ?? "");
-          } catch (err) {
-            throw new CliError(`invalid --fees "${flags.fees}": ${(err as Error).message}`, { cause: err });
-          }
-          const gasText = flags.gas ?? "200000";
-          if (!/^[0-9]+$/.test(gasText)) throw new CliError(`invalid --gas "${gasText}": expected a whole number`);
-          const result = await createGenTx({
-            home,
-            keyring: keyringOf(home, flags.keyringBackend ?? "test"),
-            keyName,
-            amount,
-            chainId: flags.chainId,
-            moniker: flags.moniker,
-            identity: flags.identity,
-            website: flags.website,
-            securityContact: flags.securityContact,
-            details: flags.details,
-            commissionRate: flags.commissionRate,
-            commissionMaxRate: flags.commissionMaxRate,
-            commissionMaxChangeRate: flags.commissionMaxChangeRate,
-            minSelfDelegation: flags.minSelfDelegation,
-            nodeId: flags.nodeId,
-            ip: flags.ip,
-            outputDocument: flags.outputDocument,
-            fees,
-            gas: BigInt(gasText),
-          });
-          io.stderr.write(`Genesis transaction written to "${result.file}"\n`);
-        },
-      ),
+          throw err;
+        }
+        let fees: Coin[];
+        try {
+          fees = parseCoins(flags.fees ?? "");
+        } catch (err) {
+          throw new CliError(`invalid --fees "${flags.fees}": ${(err as Error).message}`, { cause: err });
+        }
+        const gasText = flags.gas ?? "200000";
+        if (!/^[0-9]+$/.test(gasText)) throw new CliError(`invalid --gas "${gasText}": expected a whole number`);
+        const result = await createGenTx({
+          home,
+          keyring: keyringOf(home, flags.keyringBackend ?? "test"),
+          keyName,
+          amount,
+          chainId: flags.chainId,
+          moniker: flags.moniker,
+          identity: flags.identity,
+          website: flags.website,
+          securityContact: flags.securityContact,
+          details: flags.details,
+          commissionRate: flags.commissionRate,
+          commissionMaxRate: flags.commissionMaxRate,
+          commissionMaxChangeRate: flags.commissionMaxChangeRate,
+          minSelfDelegation: flags.minSelfDelegation,
+          nodeId: flags.nodeId,
+          ip: flags.ip,
+          outputDocument: flags.outputDocument,
+          fees,
+          gas: BigInt(gasText),
+        });
+        io.stderr.write(`Genesis transaction written to "${result.file}"\n`);
+      },
     );
 }
 
@@ -166,20 +162,18 @@ function collectGenTxsCommand(io: CliIo): Command {
       "Collect the genesis transactions into genesis.json (app_state.genutil.gen_txs) and set persistent_peers",
     )
     .option("--gentx-dir <dir>", "directory holding the gentx files (default: <home>/config/gentx)")
-    .action(
-      guarded(async (flags: { gentxDir?: string }, command: Command) => {
-        const { home } = globalFlags(command);
-        const result = await collectGenTxs({ home, gentxDir: flags.gentxDir });
-        const info = {
-          moniker: result.moniker,
-          chain_id: result.chainId,
-          node_id: result.nodeId,
-          gentxs_dir: result.gentxDir,
-          app_message: result.appState,
-        };
-        io.stderr.write(`${sortedJson(info)}\n`);
-      }),
-    );
+    .action(async (flags: { gentxDir?: string }, command: Command) => {
+      const { home } = globalFlags(command);
+      const result = await collectGenTxs({ home, gentxDir: flags.gentxDir });
+      const info = {
+        moniker: result.moniker,
+        chain_id: result.chainId,
+        node_id: result.nodeId,
+        gentxs_dir: result.gentxDir,
+        app_message: result.appState,
+      };
+      io.stderr.write(`${sortedJson(info)}\n`);
+    });
 }
 
 function validateCommand(io: CliIo): Command {
@@ -187,12 +181,10 @@ function validateCommand(io: CliIo): Command {
     .alias("validate-genesis")
     .description("Check a genesis file: the consensus part and every module's genesis state")
     .argument("[file]", "the genesis file (default: <home>/config/genesis.json)")
-    .action(
-      guarded(async (file: string | undefined, _flags: unknown, command: Command) => {
-        const { home } = globalFlags(command);
-        const path = file ?? homePaths(home).genesis;
-        await validateGenesisFile({ home, file: path });
-        io.stdout.write(`File at ${path} is a valid genesis file\n`);
-      }),
-    );
+    .action(async (file: string | undefined, _flags: unknown, command: Command) => {
+      const { home } = globalFlags(command);
+      const path = file ?? homePaths(home).genesis;
+      await validateGenesisFile({ home, file: path });
+      io.stdout.write(`File at ${path} is a valid genesis file\n`);
+    });
 }

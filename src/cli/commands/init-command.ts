@@ -1,9 +1,9 @@
 // `chaind init <moniker> --chain-id <id>`: a new node home (upstream's `init`). Thin: parse, call
 // src/node/init-node.ts, print upstream's JSON (sorted keys) to stderr.
 import { Command, InvalidArgumentError } from "commander";
-import { globalFlags, guarded, sortedJson } from "../../node/cli-support.ts";
 import { initNode } from "../../node/init-node.ts";
 import type { CliIo } from "../root.ts";
+import { globalFlags, sortedJson } from "./cli-support.ts";
 
 /** `init`. */
 export function initCommand(io: CliIo): Command {
@@ -17,24 +17,22 @@ export function initCommand(io: CliIo): Command {
     .option("--default-denom <denom>", "the bond and fee denom of the new genesis", "stake")
     .option("--initial-height <n>", "height of the first block (default 1)", parseHeight)
     .action(
-      guarded(
-        async (
-          moniker: string,
-          flags: { chainId?: string; overwrite?: boolean; defaultDenom: string; initialHeight?: bigint },
-          command: Command,
-        ) => {
-          const { home } = globalFlags(command);
-          const info = await initNode({
-            home,
-            moniker,
-            chainId: flags.chainId,
-            overwrite: flags.overwrite,
-            defaultDenom: flags.defaultDenom,
-            initialHeight: flags.initialHeight ?? 1n,
-          });
-          io.stderr.write(`${sortedJson(info)}\n`);
-        },
-      ),
+      async (
+        moniker: string,
+        flags: { chainId?: string; overwrite?: boolean; defaultDenom: string; initialHeight?: bigint },
+        command: Command,
+      ) => {
+        const { home } = globalFlags(command);
+        const info = await initNode({
+          home,
+          moniker,
+          chainId: flags.chainId,
+          overwrite: flags.overwrite,
+          defaultDenom: flags.defaultDenom,
+          initialHeight: flags.initialHeight ?? 1n,
+        });
+        io.stderr.write(`${sortedJson(info)}\n`);
+      },
     );
 }
 

@@ -2,13 +2,13 @@
 // node's status (0 on SIGINT/SIGTERM and on app.toml's halt-height/halt-time; the upgrade halt's own
 // status, see `chaind start --help`; 1 on errors). Thin: flags → src/node/start-node.ts.
 import { Command, Option } from "commander";
-import { globalFlags, guarded } from "../../node/cli-support.ts";
 import { createNodeLogger } from "../../node/logger.ts";
 import type { NodeOverrides } from "../../node/node-settings.ts";
 import { type NodeEndpoints, type RunningNode, startNode } from "../../node/start-node.ts";
 import { UPGRADE_EXIT_CODES } from "../../x/upgrade/errors.ts";
 import { CliError } from "../errors.ts";
 import type { CliIo } from "../root.ts";
+import { globalFlags } from "./cli-support.ts";
 
 /** Flags shared by `start` and `dev`. */
 export interface NodeFlags {
@@ -131,22 +131,20 @@ export function startCommand(io: CliIo): Command {
     )
     .addOption(new Option("--abci", "serve the app to CometBFT over ABCI at config.toml's proxy_app"))
     .addHelpText("after", EXIT_STATUS_HELP);
-  addNodeFlags(command).action(
-    guarded(async (flags: NodeFlags & { abci?: boolean }, cmd: Command) => {
-      const { home, logLevel, logFormat } = globalFlags(cmd);
-      const logger = createNodeLogger({ level: logLevel, format: logFormat });
-      const { overrides, skipUpgradeHeights } = nodeOptionsOf(flags);
-      const node = await startNode({ home, logger, abci: flags.abci, overrides, skipUpgradeHeights });
-      const { genesis } = node.settings;
-      io.stdout.write(
-        [
-          `chaind ${node.chain.release.version} (release ${node.chain.release.name}) running chain "${genesis.chainId}" from ${home}`,
-          ...endpointLines(node.endpoints),
-          "",
-        ].join("\n"),
-      );
-      await runUntilStopped(node);
-    }),
-  );
+  addNodeFlags(command).action(async (flags: NodeFlags & { abci?: boolean }, cmd: Command) => {
+    const { home, logLevel, logFormat } = globalFlags(cmd);
+    const logger = createNodeLogger({ level: logLevel, format: logFormat });
+    const { overrides, skipUpgradeHeights } = nodeOptionsOf(flags);
+    const node = await startNode({ home, logger, abci: flags.abci, overrides, skipUpgradeHeights });
+    const { genesis } = node.settings;
+    io.stdout.write(
+      [
+        `chaind ${node.chain.release.version} (release ${node.chain.release.name}) running chain "${genesis.chainId}" from ${home}`,
+        ...endpointLines(node.endpoints),
+        "",
+      ].join("\n"),
+    );
+    await runUntilStopped(node);
+  });
   return command;
 }

@@ -1,5 +1,6 @@
 // Errors raised by the client-side crypto helpers. Each carries a stable `code` that callers and tests
 // match on, and a `details` record with the values that made the input wrong.
+import { UserError } from "../../errors/user-error.ts";
 
 /** Stable identifiers of the crypto error kinds. */
 export type CryptoErrorCode =
@@ -13,7 +14,7 @@ export type CryptoErrorCode =
   | "public-key-invalid";
 
 /** Base class of every error thrown by `src/client/crypto`. */
-export class CryptoError extends Error {
+export class CryptoError extends UserError {
   readonly code: CryptoErrorCode;
   readonly details: Readonly<Record<string, unknown>>;
 

@@ -1,5 +1,6 @@
 // Passphrase encryption of secrets at rest: scrypt derives a 256-bit key from the passphrase and a random
 // salt, AES-256-GCM encrypts and authenticates. A wrong passphrase shows up as a failed GCM tag check.
+import { UserError } from "../../errors/user-error.ts";
 import { createCipheriv, createDecipheriv, randomBytes, scrypt } from "node:crypto";
 
 /** scrypt cost parameters (N, r, p). */
@@ -33,7 +34,7 @@ export interface EncryptedSecret {
 const TAG_LENGTH = 16;
 
 /** Thrown by `decryptSecret` when the passphrase (or the associated data) does not match. */
-export class DecryptionFailedError extends Error {
+export class DecryptionFailedError extends UserError {
   constructor(options?: ErrorOptions) {
     super("decryption failed: wrong passphrase or tampered data", options);
     this.name = "DecryptionFailedError";

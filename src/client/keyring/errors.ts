@@ -1,5 +1,6 @@
 // Errors raised by the keyring. Each has a stable `code` for callers and tests, a short message that says
 // what was wrong and what would be right, and `details` with the values involved.
+import { UserError } from "../../errors/user-error.ts";
 
 /** Stable identifiers of the keyring error kinds. */
 export type KeyringErrorCode =
@@ -17,7 +18,7 @@ export type KeyringErrorCode =
   | "armor-unsupported";
 
 /** Base class of every keyring error. */
-export class KeyringError extends Error {
+export class KeyringError extends UserError {
   readonly code: KeyringErrorCode;
   readonly details: Readonly<Record<string, unknown>>;
 

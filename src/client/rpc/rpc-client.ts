@@ -1,8 +1,9 @@
 // A small client for the consensus RPC (CometBFT v0.38's JSON-RPC, served by the embedded engine
 // or by a CometBFT node). The CLI's queries and broadcasts go through it, as upstream's do.
+import { UserError } from "../../errors/user-error.ts";
 
 /** An error answered by the RPC server (JSON-RPC error object) or a transport failure. */
-export class RpcError extends Error {
+export class RpcError extends UserError {
   readonly code: number | undefined;
   readonly data: string | undefined;
 

@@ -1,6 +1,7 @@
 // `chaind tx gov …` and `chaind query gov …` (upstream v0.50's command shapes). Thin: parse
 // arguments, build the Msg or request, hand it to the injected client, print what comes back. The
 // root command supplies the tx flags (--from, --fees, …) and the client plumbing.
+import { UserError } from "../../errors/user-error.ts";
 import { readFile } from "node:fs/promises";
 import {
   create,
@@ -46,7 +47,7 @@ export interface ModuleCliClient {
 }
 
 /** Thrown for bad command-line input; the message says what was wrong and what was expected. */
-export class GovCliError extends Error {
+export class GovCliError extends UserError {
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = "GovCliError";

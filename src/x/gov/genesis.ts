@@ -1,6 +1,7 @@
 // Gov genesis: upstream's JSON shape (deprecated deposit/voting/tally params as null), validation,
 // InitGenesis (proposals re-queued by status, the gov account's balance checked against the
 // deposits) and ExportGenesis.
+import { UserError } from "../../errors/user-error.ts";
 import { create, type JsonObject, type JsonValue, type Registry } from "@bufbuild/protobuf";
 import { addCoins, type Coin, coinsFromProto, coinsToString } from "../../app/coins.ts";
 import type { Context } from "../../app/context.ts";
@@ -12,7 +13,7 @@ import { GOV_MODULE_NAME } from "./keys.ts";
 import { defaultGovParams, validateGovParams } from "./params.ts";
 
 /** Thrown for a gov genesis that cannot be used; the message says what is wrong. */
-export class GovGenesisError extends Error {
+export class GovGenesisError extends UserError {
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = "GovGenesisError";

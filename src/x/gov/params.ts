@@ -1,4 +1,5 @@
 // Gov params: upstream v0.50 defaults and Params.ValidateBasic (x/gov/types/v1/params.go).
+import { UserError } from "../../errors/user-error.ts";
 import { create } from "@bufbuild/protobuf";
 import { type Duration, DurationSchema } from "@bufbuild/protobuf/wkt";
 import { type Coin, coinsFromProto, coinsToString, isAllGTE, isValidCoins } from "../../app/coins.ts";
@@ -51,7 +52,7 @@ export function defaultGovParams(denom = DEFAULT_GOV_DENOM): Params {
 }
 
 /** Thrown by validateGovParams; the message is upstream's. */
-export class GovParamsError extends Error {
+export class GovParamsError extends UserError {
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = "GovParamsError";

@@ -1,6 +1,7 @@
 // `chaind tx staking …` and `chaind query staking …` (upstream v0.50's command shapes). Thin: parse
 // arguments, build the Msg or request, hand it to the injected client, print what comes back. The
 // root command supplies the tx flags (--from, --fees, …) and the client plumbing.
+import { UserError } from "../../errors/user-error.ts";
 import { readFile } from "node:fs/promises";
 import {
   create,
@@ -39,7 +40,7 @@ export interface ModuleCliClient {
 }
 
 /** Thrown for bad command-line input; the message says what was wrong and what was expected. */
-export class StakingCliError extends Error {
+export class StakingCliError extends UserError {
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = "StakingCliError";

@@ -1,6 +1,7 @@
 // Staking genesis: the JSON form (upstream's, including `last_total_power` as an integer string),
 // validation, InitGenesis (validators and delegations written directly, pools checked against the
 // bank, the first validator set computed) and ExportGenesis.
+import { UserError } from "../../errors/user-error.ts";
 import { create, type JsonObject, type JsonValue, type Registry } from "@bufbuild/protobuf";
 import { type Coin, coinsToString } from "../../app/coins.ts";
 import type { Context } from "../../app/context.ts";
@@ -28,7 +29,7 @@ import {
 } from "./validator.ts";
 
 /** Thrown for a staking genesis that cannot be used; the message says which entry and why. */
-export class StakingGenesisError extends Error {
+export class StakingGenesisError extends UserError {
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = "StakingGenesisError";

@@ -2,6 +2,7 @@
 // signed txs (`gen_txs`, tx JSON) that each carry one MsgCreateValidator. At InitChain, after
 // staking's own genesis, every gentx runs through the app's normal deliver path (height 0: no gas
 // limit, no fee floor, account number 0 in the sign bytes), then staking computes the validator set.
+import { UserError } from "../../errors/user-error.ts";
 import { create, type JsonObject, type JsonValue, type Registry, toBinary } from "@bufbuild/protobuf";
 import type { Context } from "../../app/context.ts";
 import type { AppModule, ValidatorUpdate } from "../../app/module.ts";
@@ -42,7 +43,7 @@ export interface GenutilModule extends AppModule {
 }
 
 /** Thrown when a gentx cannot be decoded or fails; the message names the gentx. */
-export class GenTxError extends Error {
+export class GenTxError extends UserError {
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = "GenTxError";

@@ -1,5 +1,6 @@
 // `chaind query upgrade …` and `chaind tx upgrade …` (SPEC §8), written against a small injected client so the
 // commands are independent of the transport (the node's RPC client, or an in-process app in tests).
+import { UserError } from "../../errors/user-error.ts";
 import { create, fromBinary, type JsonValue, toBinary } from "@bufbuild/protobuf";
 import type { Any } from "@bufbuild/protobuf/wkt";
 import { Command, Option } from "commander";
@@ -68,13 +69,10 @@ export interface UpgradeCliClient {
 }
 
 /** An error for the user: the root prints the message to stderr and exits with `exitCode`. */
-export class UpgradeCliError extends Error {
-  readonly exitCode: number;
-
+export class UpgradeCliError extends UserError {
   constructor(message: string, options?: { cause?: unknown; exitCode?: number }) {
-    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    super(message, options);
     this.name = "UpgradeCliError";
-    this.exitCode = options?.exitCode ?? 1;
   }
 }
 

@@ -1,5 +1,6 @@
 // The `upgrade` codespace (upstream's numbering) and the halt errors the upgrade guard throws to stop the
 // node without committing anything of the current block.
+import { UserError } from "../../errors/user-error.ts";
 import { GrpcCode, registerError } from "../../app/errors.ts";
 import { HaltError } from "../../app/halt.ts";
 
@@ -69,7 +70,7 @@ export class UpgradeHaltError extends HaltError {
 }
 
 /** An error for an invalid upgrade-info.json or another file the module reads; `path` names the file. */
-export class UpgradeInfoFileError extends Error {
+export class UpgradeInfoFileError extends UserError {
   readonly path: string;
 
   constructor(path: string, message: string, options?: { cause?: unknown }) {

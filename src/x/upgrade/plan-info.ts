@@ -1,6 +1,7 @@
 // Plan Info validation for `tx upgrade software-upgrade` (SPEC §8): the info is JSON with a `binaries` map of
 // `os/arch` (Go's names) or `any` to download URLs carrying `checksum=<sha256|sha512>:<hex>`. Unless told not
 // to, every binary is downloaded, its checksum verified, and an archive checked for `bin/<daemon>` or `<daemon>`.
+import { UserError } from "../../errors/user-error.ts";
 import { createHash } from "node:crypto";
 import { createWriteStream } from "node:fs";
 import { mkdtemp, open, readFile, rm } from "node:fs/promises";
@@ -18,7 +19,7 @@ export interface PlanInfo {
 }
 
 /** A problem with the plan info; the message says what was wrong and what was expected. */
-export class PlanInfoError extends Error {
+export class PlanInfoError extends UserError {
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = "PlanInfoError";

@@ -1,9 +1,11 @@
 // Runs the client commands in the test process, under a root with the same global flags as `chaind`'s
-// (src/cli/root.ts) and the same error handling as src/cli/chaind.ts: expected errors print
+// (src/cli/root.ts) and the same error handling as src/cli/report-error.ts: expected errors print
 // `Error: <message>` to stderr and set a non-zero exit status. Quick to call many times per test;
 // the end-to-end tests run the real executable instead.
 import { Command, CommanderError, Option } from "commander";
+import { isUserFacing } from "../../../errors/user-error.ts";
 import { clientCommands } from "../../commands/client-commands.ts";
+import { reportError } from "../../report-error.ts";
 
 /** What a run printed and its exit status. */
 export interface CliRun {
@@ -37,12 +39,10 @@ export async function runClientCli(
     await program.parseAsync(args, { from: "user" });
     return { code: 0, stdout, stderr };
   } catch (err) {
-    if (err instanceof CommanderError) return { code: err.exitCode, stdout, stderr };
-    const error = err as Error & { exitCode?: unknown };
-    const known = typeof error.exitCode === "number" || ["CliError", "RpcError", "QueryError"].includes(error.name);
-    if (!known) throw err;
-    stderr += `Error: ${error.message}\n`;
-    return { code: typeof error.exitCode === "number" ? error.exitCode : 1, stdout, stderr };
+    // The same classification as chaind's entry point; a bug (not user-facing) fails the test with its stack.
+    if (!(err instanceof CommanderError) && !isUserFacing(err)) throw err;
+    const code = reportError(err, io.stderr);
+    return { code, stdout, stderr };
   }
 }
 

@@ -1,11 +1,10 @@
-// Small pieces the node-side commands share: the global flags, turning expected failures into the
-// CLI's CliError (printed without a stack, exit status 1), upstream's sorted-JSON printing, and how
-// to show the command a user should type to run this same binary.
+// Small pieces the node-side commands share: the global flags, upstream's sorted-JSON printing, and
+// how to show the command a user should type to run this same binary. (Which errors print as one line
+// is decided by the errors' classes, in src/cli/report-error.ts.)
 import { existsSync, realpathSync } from "node:fs";
 import { dirname, isAbsolute, join, relative } from "node:path";
 import type { Command } from "commander";
-import { CliError } from "../cli/errors.ts";
-import { resolveHome } from "../config/index.ts";
+import { resolveHome } from "../../config/index.ts";
 
 /** The root's global flags as a command sees them. */
 export interface GlobalFlags {
@@ -23,61 +22,6 @@ export function globalFlags(command: Command): GlobalFlags {
     logLevel: typeof options.log_level === "string" ? options.log_level : "info",
     logFormat: options.log_format === "json" ? "json" : "plain",
     output: options.output === "json" ? "json" : "text",
-  };
-}
-
-// Errors that describe a mistake in input, files or environment: shown as a message, not a stack.
-const USER_ERROR_NAMES = new Set([
-  "CliError",
-  "ConfigError",
-  "FlagError",
-  "GenTxBuildError",
-  "GenTxError",
-  "GenesisAccountError",
-  "CollectGenTxsError",
-  "GenesisValidationError",
-  "GenesisError",
-  "InitNodeError",
-  "KeyringError",
-  "CryptoError",
-  "Bech32Error",
-  "MnemonicError",
-  "CoinError",
-  "DecimalError",
-  "EngineStartError",
-  "UpgradeInfoFileError",
-  "ServerStartError",
-  "AbciServerError",
-  "DataDirectoryLockedError",
-  "DataDirectoryCorruptError",
-  "DataDirectoryMissingError",
-  "DryRunError",
-  "DevChainError",
-  "NodeStartError",
-]);
-const USER_ERRNO = new Set(["EADDRINUSE", "EADDRNOTAVAIL", "EACCES", "ENOENT", "EPERM"]);
-
-/** `err` as a CliError when it is an expected failure; otherwise `err` itself (a bug: printed with its stack). */
-export function asCliError(err: unknown): unknown {
-  if (err instanceof CliError) return err;
-  if (!(err instanceof Error)) return err;
-  const errno = (err as NodeJS.ErrnoException).code;
-  if (USER_ERROR_NAMES.has(err.name) || (typeof errno === "string" && USER_ERRNO.has(errno))) {
-    return new CliError(err.message, { cause: err });
-  }
-  return err;
-}
-
-/** Wraps a command action so expected failures reach the root as CliErrors. */
-export function guarded<Args extends unknown[]>(
-  action: (...args: Args) => Promise<void>,
-): (...args: Args) => Promise<void> {
-  return async (...args: Args) => {
-    try {
-      await action(...args);
-    } catch (err) {
-      throw asCliError(err);
-    }
   };
 }
 

@@ -1,0 +1,167 @@
+// SPEC §12 "No stack traces for user mistakes", end to end: each mistake below runs `chaind` as a real
+// process (through src/node/test-support.ts) and must print exactly one `Error: …` line on stderr, no
+// stack frame, and exit non-zero. The classification itself (src/cli/report-error.ts) is also tested
+// directly, including that a bug still prints its stack.
+import assert from "node:assert/strict";
+import { cp, mkdir, readFile, rm, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { after, describe, it } from "node:test";
+import { CommanderError } from "commander";
+import {
+  bannerEndpoints,
+  type ChaindResult,
+  killAllChaind,
+  LOOPBACK_PORT_FLAGS,
+  runChaind,
+  spawnChaind,
+  tempDir,
+  waitForHeight,
+} from "../node/test-support.ts";
+import { StoreUpgradeError } from "../store/errors.ts";
+import { CliError } from "./errors.ts";
+import { reportError } from "./report-error.ts";
+
+const STACK_FRAME = /^\s+at /m;
+
+/** The run failed with one `Error:` line on stderr and no stack frame. */
+function assertOneLine(result: ChaindResult, pattern: RegExp): void {
+  const lines = result.stderr.split("\n").filter((line) => line.startsWith("Error"));
+  assert.notEqual(result.code, 0, `expected a non-zero exit\n${result.stderr}`);
+  assert.equal(lines.length, 1, `expected one Error line\n${result.stderr}`);
+  assert.match(lines[0] as string, pattern);
+  assert.doesNotMatch(result.stderr, STACK_FRAME, `a stack trace was printed\n${result.stderr}`);
+  assert.doesNotMatch(result.stderr, /Error: \w*Error:/, `the class name leaked into the message\n${result.stderr}`);
+}
+
+describe("chaind prints one line for a user mistake", { timeout: 600_000 }, () => {
+  const dirs: { remove(): Promise<void> }[] = [];
+  after(async () => {
+    await killAllChaind();
+    for (const dir of dirs) await dir.remove();
+  });
+
+  // One initialised home without validators: `init` only, no gentx. Each case copies it.
+  let initialised: string | undefined;
+  async function home(name: string): Promise<string> {
+    const dir = await tempDir("chaind-user-errors-");
+    dirs.push(dir);
+    if (initialised === undefined) {
+      initialised = join(dir.path, "initialised");
+      const init = await runChaind(["init", "m", "--chain-id", "errors-1", "--home", initialised]);
+      assert.equal(init.code, 0, init.stderr);
+    }
+    const copy = join(dir.path, name);
+    await cp(initialised, copy, { recursive: true });
+    return copy;
+  }
+
+  it("start with a home that does not exist", async () => {
+    const dir = await tempDir("chaind-user-errors-");
+    dirs.push(dir);
+    const result = await runChaind(["start", "--home", join(dir.path, "missing"), ...LOOPBACK_PORT_FLAGS]);
+    assertOneLine(result, /app\.toml: file not found; run "chaind init/);
+  });
+
+  it("start with a genesis that has no validators", async () => {
+    const result = await runChaind(["start", "--home", await home("no-validators"), ...LOOPBACK_PORT_FLAGS]);
+    assertOneLine(result, /validator set is nil in genesis .*chaind genesis gentx/);
+  });
+
+  it("start with a data directory that is a file", async () => {
+    const dir = await home("data-file");
+    await rm(join(dir, "data"), { recursive: true, force: true });
+    await writeFile(join(dir, "data"), "not a directory\n");
+    const result = await runChaind(["start", "--home", dir, ...LOOPBACK_PORT_FLAGS]);
+    assertOneLine(result, /data\/application\.db is corrupt or not a chaind state store .*ENOTDIR/);
+  });
+
+  it("start with a malformed app.toml", async () => {
+    const dir = await home("bad-toml");
+    const file = join(dir, "config", "app.toml");
+    await writeFile(file, `${await readFile(file, "utf8")}\n[[[ not toml\n`);
+    const result = await runChaind(["start", "--home", dir, ...LOOPBACK_PORT_FLAGS]);
+    assertOneLine(result, /app\.toml: line \d+, column \d+: invalid TOML syntax/);
+  });
+
+  it("start with a config.toml that cannot be read", async () => {
+    const dir = await home("unreadable-config");
+    const file = join(dir, "config", "config.toml");
+    await rm(file);
+    await mkdir(file);
+    const result = await runChaind(["start", "--home", dir, ...LOOPBACK_PORT_FLAGS]);
+    assertOneLine(result, /config\.toml: cannot read the file \(EISDIR\)/);
+  });
+
+  it("genesis validate of a malformed genesis.json", async () => {
+    const dir = await home("bad-genesis");
+    await writeFile(join(dir, "config", "genesis.json"), "{ not json");
+    const result = await runChaind(["genesis", "validate", "--home", dir]);
+    assertOneLine(result, /genesis\.json/);
+  });
+
+  it("an older release started on state whose stores it does not declare (StoreUpgradeError)", async () => {
+    const dir = await tempDir("chaind-user-errors-");
+    dirs.push(dir);
+    const chainHome = join(dir.path, "v2-chain");
+    // A chain born on release v2 (stores `notes`, no `legacy`): let it commit a block, then stop it.
+    const node = spawnChaind(["dev", "--home", chainHome, ...LOOPBACK_PORT_FLAGS], {
+      env: { CHAIND_RELEASE: "v2" },
+      userHome: dir.path,
+    });
+    const { rpc } = await bannerEndpoints(node);
+    await waitForHeight(rpc, 2n);
+    node.signal("SIGTERM");
+    assert.equal((await node.exited).code, 0);
+    // v1 declares `notes_v1` and `legacy`, which this state never had.
+    const result = await runChaind(["start", "--home", chainHome, ...LOOPBACK_PORT_FLAGS], {
+      env: { CHAIND_RELEASE: "v1" },
+      userHome: dir.path,
+    });
+    assertOneLine(
+      result,
+      /the app declares store\(s\) "legacy", "notes_v1" that the state at version \d+ does not have/,
+    );
+  });
+});
+
+describe("reportError", () => {
+  function report(err: unknown): { code: number; text: string } {
+    let text = "";
+    const code = reportError(err, { write: (s: string) => (text += s) });
+    return { code, text };
+  }
+
+  it("prints a user error as one line with its exit status", () => {
+    assert.deepEqual(report(new CliError("no upgrade scheduled")), { code: 1, text: "Error: no upgrade scheduled\n" });
+    assert.deepEqual(report(new CliError("halted", { exitCode: 21 })), { code: 21, text: "Error: halted\n" });
+    const store = report(new StoreUpgradeError("stores differ"));
+    assert.equal(store.text, "Error: stores differ\n");
+  });
+
+  it("adds a system-error cause the message does not name", () => {
+    const cause = Object.assign(new Error("EACCES: permission denied, open '/x'"), { code: "EACCES", syscall: "open" });
+    assert.equal(report(new CliError("cannot write /x", { cause })).text, `Error: cannot write /x: ${cause.message}\n`);
+    assert.equal(report(new CliError("cannot write /x (EACCES)", { cause })).text, "Error: cannot write /x (EACCES)\n");
+  });
+
+  it("prints a system error (files, network) as one line", () => {
+    const err = Object.assign(new Error("ENOTDIR: not a directory, mkdir '/x/y'"), {
+      code: "ENOTDIR",
+      syscall: "mkdir",
+    });
+    assert.deepEqual(report(err), { code: 1, text: "Error: ENOTDIR: not a directory, mkdir '/x/y'\n" });
+  });
+
+  it("prints a bug with its stack", () => {
+    const { code, text } = report(new TypeError("cannot read properties of undefined"));
+    assert.equal(code, 1);
+    assert.match(text, /^Error: TypeError: cannot read properties of undefined\n\s+at /);
+  });
+
+  it("prints nothing more for commander's own errors (it already printed them)", () => {
+    assert.deepEqual(report(new CommanderError(1, "commander.unknownOption", "error: unknown option")), {
+      code: 1,
+      text: "",
+    });
+  });
+});
