@@ -1,7 +1,8 @@
 // The module manager: holds the app's modules, runs their genesis and block hooks in the orders the
 // app declares, keeps the version map and runs store migrations (SPEC §2.7).
-import { UserError } from "../errors/user-error.ts";
+
 import type { JsonValue } from "@bufbuild/protobuf";
+import { UserError } from "../errors/user-error.ts";
 import type { Context } from "./context.ts";
 import { ErrInvalidVersion, ErrLogic, ErrNotFound } from "./errors.ts";
 import type {

@@ -1,7 +1,7 @@
 // The validator's signing key with its double-sign guard. The files (config/priv_validator_key.json and
 // data/priv_validator_state.json) are read, checked and written by src/config; what is the engine's own is
 // the guard: which (height, round, step) may still be signed, and when the state is persisted.
-import { UserError } from "../errors/user-error.ts";
+
 import {
   type Ed25519Key,
   ed25519Address,
@@ -14,6 +14,7 @@ import {
   type PrivValidatorState,
   savePrivValidatorState,
 } from "../config/priv-validator-state.ts";
+import { UserError } from "../errors/user-error.ts";
 
 /** Raised for a seed of the wrong size, or a signature the guard refuses. */
 export class PrivValidatorError extends UserError {

@@ -1,9 +1,9 @@
 // Validator sets as CometBFT keeps them: ordered by voting power (descending) then address (ascending), built
 // from ABCI ValidatorUpdates (power 0 removes a validator), with CometBFT's checks on the updates.
 
-import { UserError } from "../errors/user-error.ts";
 import { createHash } from "node:crypto";
 import { create } from "@bufbuild/protobuf";
+import { UserError } from "../errors/user-error.ts";
 import type { ValidatorUpdate } from "../gen/tendermint/abci/types_pb.js";
 import { type PublicKey as ProtoPublicKey, PublicKeySchema } from "../gen/tendermint/crypto/keys_pb.js";
 import { ed25519Address } from "./hashing/hashes.ts";

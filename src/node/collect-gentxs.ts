@@ -2,7 +2,7 @@
 // check that each carries exactly one MsgCreateValidator whose delegator has enough genesis balance,
 // put them into app_state.genutil.gen_txs, and set config.toml's p2p.persistent_peers from their
 // memos (`<node id>@<host>:<port>`), leaving out this node's own.
-import { UserError } from "../errors/user-error.ts";
+
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fromBinary, type JsonObject, type JsonValue } from "@bufbuild/protobuf";
@@ -18,6 +18,7 @@ import {
   setTomlValues,
   writeFileAtomic,
 } from "../config/index.ts";
+import { UserError } from "../errors/user-error.ts";
 import { MsgCreateValidatorSchema } from "../gen/chain/staking/v1beta1/tx_pb.js";
 import { TxSchema } from "../gen/chain/tx/v1beta1/tx_pb.js";
 import { validateGenTxs } from "../x/staking/genutil.ts";

@@ -2,13 +2,14 @@
 // gets `init` (chain ID chaind-dev), test-keyring keys validator/alice/bob, funded genesis accounts,
 // the validator's gentx collected into genesis, short governance periods, minimum-gas-prices "0stake"
 // and a 1 s block time. A home that already has a genesis is left as it is (the chain continues).
-import { UserError } from "../errors/user-error.ts";
+
 import { existsSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import type { JsonObject } from "@bufbuild/protobuf";
 import { addressToBech32 } from "../client/crypto/index.ts";
 import { type Keyring, KeyringError, openKeyring } from "../client/keyring/index.ts";
 import { homePaths, loadGenesis, saveGenesis } from "../config/index.ts";
+import { UserError } from "../errors/user-error.ts";
 import { isObject } from "./app-state.ts";
 import { collectGenTxs } from "./collect-gentxs.ts";
 import { addGenesisAccount } from "./genesis-accounts.ts";

@@ -4,7 +4,7 @@
 // the real restart at the upgrade height does), runs the upgrade handler and its migrations at the next
 // height in a branch, and stages the result to get the app hash. Reported: key counts per store before
 // and after, the module-version diff, the store changes, the time taken and both app hashes.
-import { UserError } from "../errors/user-error.ts";
+
 import { cp, mkdir, mkdtemp, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -15,6 +15,7 @@ import { buildChainApp } from "../../chain/chain-app.ts";
 import { RELEASE_NAMES, type Release, releaseNamed } from "../../chain/releases.ts";
 import type { VersionMap } from "../app/module.ts";
 import { homePaths, loadGenesis } from "../config/index.ts";
+import { UserError } from "../errors/user-error.ts";
 import type { Plan } from "../gen/chain/upgrade/v1beta1/upgrade_pb.js";
 import { readLastCommittedVersion as readCommittedHeight } from "../store/index.ts";
 import type { ReadableKVStore, StoreUpgrades } from "../store/types.ts";

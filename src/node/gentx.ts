@@ -2,7 +2,7 @@
 // whose consensus key is the node's priv_validator_key.json, self-delegating `amount` from the
 // operator's genesis account, signed by that account's keyring key with account number 0 and
 // sequence 0 (SIGN_MODE_DIRECT), written as tx JSON to config/gentx/gentx-<node id>.json.
-import { UserError } from "../errors/user-error.ts";
+
 import { mkdir } from "node:fs/promises";
 import { networkInterfaces } from "node:os";
 import { join } from "node:path";
@@ -22,6 +22,7 @@ import {
   loadPrivValidatorKey,
   writeFileAtomic,
 } from "../config/index.ts";
+import { UserError } from "../errors/user-error.ts";
 import { MsgCreateValidatorSchema } from "../gen/chain/staking/v1beta1/tx_pb.js";
 import { AuthInfoSchema, TxBodySchema, TxRawSchema, TxSchema } from "../gen/chain/tx/v1beta1/tx_pb.js";
 import { ed25519PubKeyAny } from "../x/staking/validator.ts";

@@ -2,7 +2,7 @@
 // with the command-line overrides (--rpc.laddr, --api.address, --grpc.address, --minimum-gas-prices,
 // --halt-height) applied on top. A bad flag is reported with the flag's name; a bad file value with
 // the file and the key (src/config's ConfigError); all before a single socket is opened.
-import { UserError } from "../errors/user-error.ts";
+
 import { readFile } from "node:fs/promises";
 import {
   type AppConfig,
@@ -21,6 +21,7 @@ import {
   setTomlValues,
   unreadableFileError,
 } from "../config/index.ts";
+import { UserError } from "../errors/user-error.ts";
 
 /** Command-line values that take precedence over the config files. */
 export interface NodeOverrides {

@@ -5,13 +5,14 @@
 // the upgrade halt's own status (src/x/upgrade/errors.ts UPGRADE_EXIT_CODES), 1 after a fault.
 // Everything started is closed before `done` resolves: servers, engine or ABCI server, the App's store
 // and the signature-verification workers.
-import { UserError } from "../errors/user-error.ts";
+
 import type { Logger } from "pino";
 import { buildChainApp, type ChainApp } from "../../chain/chain-app.ts";
 import type { Release } from "../../chain/releases.ts";
 import { AbciServer } from "../abci/server.ts";
 import { formatDecCoins, loadNodeKey } from "../config/index.ts";
 import { type EmbeddedNode, startEmbeddedNode } from "../engine/embedded-node.ts";
+import { UserError } from "../errors/user-error.ts";
 import { appNodeHooks, appQueryBackend } from "../server/app-backend.ts";
 import type { NodeHooks } from "../server/query-backend.ts";
 import { type RunningServers, startServers } from "../server/servers.ts";

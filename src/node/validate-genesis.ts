@@ -1,9 +1,10 @@
 // `genesis validate` as a library call: the CometBFT part of genesis.json (chain ID, times, consensus
 // parameters, validators: src/config's checks, every problem named with its field) and then every
 // module's own validateGenesis on app_state, the failing module named.
-import { UserError } from "../errors/user-error.ts";
+
 import type { JsonObject } from "@bufbuild/protobuf";
 import { ConfigError, type GenesisDoc, loadGenesis } from "../config/index.ts";
+import { UserError } from "../errors/user-error.ts";
 import { offlineChainApp, validateAppState } from "./app-state.ts";
 
 /** Thrown when a genesis file is invalid; `module` names the module at fault ("genesis" for the CometBFT part). */

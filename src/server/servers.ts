@@ -1,9 +1,10 @@
 // Starting and stopping the node's gRPC server and REST gateway from app.toml's `[api]` and `[grpc]`
 // (SPEC §6, §7). Both serve the same routes: the node's tx, tendermint and node services first,
 // then every module Query service the app registered.
-import { UserError } from "../errors/user-error.ts";
+
 import type { Logger } from "pino";
 import type { AppConfig } from "../config/app-config.ts";
+import { UserError } from "../errors/user-error.ts";
 import { corsPolicy } from "./cors.ts";
 import { bindGrpcServer, buildGrpcServer, stopGrpcServer } from "./grpc-server.ts";
 import { type BoundAddress, ConnectionGate } from "./http-listener.ts";

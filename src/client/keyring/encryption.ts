@@ -1,7 +1,8 @@
 // Passphrase encryption of secrets at rest: scrypt derives a 256-bit key from the passphrase and a random
 // salt, AES-256-GCM encrypts and authenticates. A wrong passphrase shows up as a failed GCM tag check.
-import { UserError } from "../../errors/user-error.ts";
+
 import { createCipheriv, createDecipheriv, randomBytes, scrypt } from "node:crypto";
+import { UserError } from "../../errors/user-error.ts";
 
 /** scrypt cost parameters (N, r, p). */
 export interface ScryptParameters {

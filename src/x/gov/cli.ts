@@ -1,7 +1,7 @@
 // `chaind tx gov …` and `chaind query gov …` (upstream v0.50's command shapes). Thin: parse
 // arguments, build the Msg or request, hand it to the injected client, print what comes back. The
 // root command supplies the tx flags (--from, --fees, …) and the client plumbing.
-import { UserError } from "../../errors/user-error.ts";
+
 import { readFile } from "node:fs/promises";
 import {
   create,
@@ -21,6 +21,7 @@ import { coinsToProto, parseCoins } from "../../app/coins.ts";
 import { DecimalError, formatDecimal, parseDecimal } from "../../app/dec.ts";
 import { fromProtoJson, toProtoJson } from "../../app/proto-json.ts";
 import { methodPath } from "../../app/router.ts";
+import { UserError } from "../../errors/user-error.ts";
 import { ProposalStatus, ProposalStatusSchema, type VoteOption } from "../../gen/chain/gov/v1/gov_pb.js";
 import { Query } from "../../gen/chain/gov/v1/query_pb.js";
 import {

@@ -1,11 +1,12 @@
 // Gov genesis: upstream's JSON shape (deprecated deposit/voting/tally params as null), validation,
 // InitGenesis (proposals re-queued by status, the gov account's balance checked against the
 // deposits) and ExportGenesis.
-import { UserError } from "../../errors/user-error.ts";
+
 import { create, type JsonObject, type JsonValue, type Registry } from "@bufbuild/protobuf";
 import { addCoins, type Coin, coinsFromProto, coinsToString } from "../../app/coins.ts";
 import type { Context } from "../../app/context.ts";
 import { fromProtoJson, toProtoJson } from "../../app/proto-json.ts";
+import { UserError } from "../../errors/user-error.ts";
 import { type GenesisState, GenesisStateSchema } from "../../gen/chain/gov/v1/genesis_pb.js";
 import { ProposalStatus } from "../../gen/chain/gov/v1/gov_pb.js";
 import type { GovKeeper } from "./keeper.ts";

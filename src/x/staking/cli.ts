@@ -1,7 +1,7 @@
 // `chaind tx staking …` and `chaind query staking …` (upstream v0.50's command shapes). Thin: parse
 // arguments, build the Msg or request, hand it to the injected client, print what comes back. The
 // root command supplies the tx flags (--from, --fees, …) and the client plumbing.
-import { UserError } from "../../errors/user-error.ts";
+
 import { readFile } from "node:fs/promises";
 import {
   create,
@@ -21,6 +21,7 @@ import { DecimalError, formatDecimal, parseDecimal } from "../../app/dec.ts";
 import { toProtoJson } from "../../app/proto-json.ts";
 import { methodPath } from "../../app/router.ts";
 import { addressFromBech32, addressToBech32, fromBase64, pubKeyAlgorithmOfTypeUrl } from "../../client/crypto/index.ts";
+import { UserError } from "../../errors/user-error.ts";
 import { Query } from "../../gen/chain/staking/v1beta1/query_pb.js";
 import { MsgCreateValidatorSchema, MsgDelegateSchema } from "../../gen/chain/staking/v1beta1/tx_pb.js";
 import { ed25519PubKeyAny } from "./validator.ts";

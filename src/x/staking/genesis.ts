@@ -1,7 +1,7 @@
 // Staking genesis: the JSON form (upstream's, including `last_total_power` as an integer string),
 // validation, InitGenesis (validators and delegations written directly, pools checked against the
 // bank, the first validator set computed) and ExportGenesis.
-import { UserError } from "../../errors/user-error.ts";
+
 import { create, type JsonObject, type JsonValue, type Registry } from "@bufbuild/protobuf";
 import { type Coin, coinsToString } from "../../app/coins.ts";
 import type { Context } from "../../app/context.ts";
@@ -9,6 +9,7 @@ import { parseDecimal } from "../../app/dec.ts";
 import type { ValidatorUpdate } from "../../app/module.ts";
 import { fromProtoJson, toProtoJson } from "../../app/proto-json.ts";
 import { buildTypeRegistry } from "../../app/type-registry.ts";
+import { UserError } from "../../errors/user-error.ts";
 import {
   file_chain_staking_v1beta1_genesis,
   type GenesisState,

@@ -2,11 +2,12 @@
 // signed txs (`gen_txs`, tx JSON) that each carry one MsgCreateValidator. At InitChain, after
 // staking's own genesis, every gentx runs through the app's normal deliver path (height 0: no gas
 // limit, no fee floor, account number 0 in the sign bytes), then staking computes the validator set.
-import { UserError } from "../../errors/user-error.ts";
+
 import { create, type JsonObject, type JsonValue, type Registry, toBinary } from "@bufbuild/protobuf";
 import type { Context } from "../../app/context.ts";
 import type { AppModule, ValidatorUpdate } from "../../app/module.ts";
 import { fromProtoJson } from "../../app/proto-json.ts";
+import { UserError } from "../../errors/user-error.ts";
 import { AuthInfoSchema, TxBodySchema, TxRawSchema, TxSchema } from "../../gen/chain/tx/v1beta1/tx_pb.js";
 import type { StakingKeeper } from "./keeper.ts";
 

@@ -1,6 +1,6 @@
 // `chaind query upgrade …` and `chaind tx upgrade …` (SPEC §8), written against a small injected client so the
 // commands are independent of the transport (the node's RPC client, or an in-process app in tests).
-import { UserError } from "../../errors/user-error.ts";
+
 import { create, fromBinary, type JsonValue, toBinary } from "@bufbuild/protobuf";
 import type { Any } from "@bufbuild/protobuf/wkt";
 import { Command, Option } from "commander";
@@ -8,6 +8,7 @@ import { parseCoins } from "../../app/coins.ts";
 import { addressFromBech32 } from "../../client/crypto/index.ts";
 import { packAny } from "../../client/tx/any.ts";
 import { DURATION_EXPECTED, parseDurationNanos } from "../../config/duration.ts";
+import { UserError } from "../../errors/user-error.ts";
 import {
   QueryAppliedPlanRequestSchema,
   QueryAppliedPlanResponseSchema,

@@ -1,8 +1,9 @@
 // The `upgrade` codespace (upstream's numbering) and the halt errors the upgrade guard throws to stop the
 // node without committing anything of the current block.
-import { UserError } from "../../errors/user-error.ts";
+
 import { GrpcCode, registerError } from "../../app/errors.ts";
 import { HaltError } from "../../app/halt.ts";
+import { UserError } from "../../errors/user-error.ts";
 
 /** Codespace of the module's registered errors. */
 export const UPGRADE_CODESPACE = "upgrade";

@@ -1,7 +1,7 @@
 // Plan Info validation for `tx upgrade software-upgrade` (SPEC §8): the info is JSON with a `binaries` map of
 // `os/arch` (Go's names) or `any` to download URLs carrying `checksum=<sha256|sha512>:<hex>`. Unless told not
 // to, every binary is downloaded, its checksum verified, and an archive checked for `bin/<daemon>` or `<daemon>`.
-import { UserError } from "../../errors/user-error.ts";
+
 import { createHash } from "node:crypto";
 import { createWriteStream } from "node:fs";
 import { mkdtemp, open, readFile, rm } from "node:fs/promises";
@@ -12,6 +12,7 @@ import { pipeline } from "node:stream/promises";
 import { fileURLToPath } from "node:url";
 import { unzipSync } from "fflate";
 import * as tar from "tar";
+import { UserError } from "../../errors/user-error.ts";
 
 /** The parsed info: only `binaries` is read; other keys are ignored. */
 export interface PlanInfo {
