@@ -2,12 +2,12 @@
 // response, errors mapped to sdk codes with upstream's `rpc error: code = … desc = …` log), then
 // `/app/simulate`, `/app/version`, `/store/<name>/key` (with ICS-23 proof ops when `prove`) and
 // `/store/<name>/subspace`; every answer at the requested committed height.
-import { create } from "@bufbuild/protobuf";
+import { create, type JsonValue } from "@bufbuild/protobuf";
 import { BinaryWriter } from "@bufbuild/protobuf/wire";
 import { type RequestQuery, type ResponseQuery, ResponseQuerySchema } from "../gen/tendermint/abci/types_pb.js";
 import { ProofOpsSchema } from "../gen/tendermint/crypto/proof_pb.js";
 import { FutureVersionError, InvalidVersionError, PrunedVersionError, StoreNotFoundError } from "../store/errors.ts";
-import type { App } from "./base-app.ts";
+import type { CommitMultiStore } from "../store/types.ts";
 import type { Context } from "./context.ts";
 import {
   abciInfo,
@@ -22,9 +22,27 @@ import {
   grpcCodeOf,
   type RegisteredError,
 } from "./errors.ts";
+import type { QueryRouter } from "./router.ts";
+
+/**
+ * What ABCI Query needs of the App (base-app.ts's App has it all). Declared here, not imported, so
+ * the App can call this file without the two importing each other. `S` is the App's simulation result.
+ */
+export interface AbciQueryApp<S = unknown> {
+  readonly name: string;
+  readonly version: string;
+  readonly store: CommitMultiStore;
+  readonly queryRouter: QueryRouter;
+  lastBlockHeight(): bigint;
+  createQueryContext(height?: bigint): Promise<Context>;
+  simulate(txBytes: Uint8Array): Promise<S>;
+  simulationResponseJson(simulation: S): JsonValue;
+}
+
+type App = AbciQueryApp;
 
 /** Answers one ABCI Query (see the file comment). Never throws: failures become a response code. */
-export async function handleAbciQuery(app: App, request: RequestQuery): Promise<ResponseQuery> {
+export async function handleAbciQuery(app: AbciQueryApp, request: RequestQuery): Promise<ResponseQuery> {
   const path = request.path.startsWith("/") ? request.path : `/${request.path}`;
   if (path === "/chain.tx.v1beta1.Service/BroadcastTx" || path === "/cosmos.tx.v1beta1.Service/BroadcastTx") {
     return failure(ErrInvalidRequest.wrap("can't route a broadcast tx message"), 0n);

@@ -1,14 +1,28 @@
-// Runs one `chaind` invocation: builds the command tree, parses, and turns an error into what the
-// user sees and the exit status (src/cli/report-error.ts). The entry file only calls this.
+// Runs one `chaind` invocation: registers the command tree lazily (only the command that runs is
+// imported, src/cli/lazy-command.ts), parses, and turns an error into what the user sees and the exit
+// status (src/cli/report-error.ts). The entry file only calls `runChaind`.
 import type { Command } from "commander";
+import { CHAIND_COMMANDS } from "./command-list.ts";
+import type { CliIo } from "./io.ts";
+import { addLazyCommands, type CommandSpec } from "./lazy-command.ts";
 import { reportError } from "./report-error.ts";
-import { type CliIo, rootCommand } from "./root.ts";
+import { ROOT_OPTION_SHAPE, rootProgram } from "./root.ts";
 
-/** Runs `chaind <args>` (without the node and script paths) and returns the exit status. */
-export async function runChaind(args: readonly string[], io: CliIo = process): Promise<number> {
-  const program = rootCommand(io);
-  exitOverride(program);
+/**
+ * Runs `chaind <args>` (argv without the node and script paths) and returns the exit status.
+ *
+ * @example
+ * process.exitCode = await runChaind(process.argv.slice(2));
+ */
+export async function runChaind(
+  args: readonly string[],
+  io: CliIo = process,
+  commands: readonly CommandSpec[] = CHAIND_COMMANDS,
+): Promise<number> {
   try {
+    const program = rootProgram(io);
+    await addLazyCommands(program, commands, args, io, ROOT_OPTION_SHAPE);
+    exitOverride(program);
     await program.parseAsync([...args], { from: "user" });
     return typeof process.exitCode === "number" ? process.exitCode : 0;
   } catch (err) {

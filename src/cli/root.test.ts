@@ -10,10 +10,10 @@ function* walk(command: Command, path: string[] = []): Generator<[string, Comman
   for (const sub of command.commands) yield* walk(sub, [...path, sub.name()]);
 }
 
-test("every chaind command prints its help", () => {
+test("every chaind command prints its help", async () => {
   const sink = { write: () => true };
   let count = 0;
-  for (const [name, command] of walk(rootCommand({ stdout: sink, stderr: sink }))) {
+  for (const [name, command] of walk(await rootCommand({ stdout: sink, stderr: sink }))) {
     assert.doesNotThrow(() => command.helpInformation(), name);
     count++;
   }

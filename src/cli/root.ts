@@ -1,21 +1,22 @@
-// The `chaind` command tree. Thin: each command parses its flags, calls the library and prints.
-// Global flags (SPEC §8) live here; every subcommand reads them with `optsWithGlobals()`.
+// The `chaind` root: its global flags (SPEC §8; every subcommand reads them with `optsWithGlobals()`)
+// and the top-level commands of src/cli/command-list.ts. `chaind` itself adds only the command that
+// runs (src/cli/main.ts); `rootCommand` loads the whole tree, for tests and tools that walk it.
 import { Command, Option } from "commander";
 import { defaultHome } from "../config/home.ts";
-import { clientCommands } from "./commands/client-commands.ts";
-import { nodeCommands } from "./commands/node-commands.ts";
-import { versionCommand } from "./commands/version.ts";
-import { keysCommand } from "./keys-command.ts";
+import { CHAIND_COMMANDS } from "./command-list.ts";
+import type { CliIo } from "./io.ts";
+import type { RootOptionShape } from "./lazy-command.ts";
 
-/** Where commands write; tests pass their own buffers. */
-export interface CliIo {
-  stdout: { write(text: string): unknown };
-  stderr: { write(text: string): unknown };
-}
+export type { CliIo } from "./io.ts";
 
-/** The root `chaind` command with every subcommand attached. */
-export function rootCommand(io: CliIo = { stdout: process.stdout, stderr: process.stderr }): Command {
-  const program = new Command("chaind")
+/** The root options that take a value, for finding the command name in argv before parsing. */
+export const ROOT_OPTION_SHAPE: RootOptionShape = {
+  valueOptions: ["--home", "--log_level", "--log_format", "-o", "--output"],
+};
+
+/** The root `chaind` command with its global flags and no subcommands. */
+export function rootProgram(io: CliIo = { stdout: process.stdout, stderr: process.stderr }): Command {
+  return new Command("chaind")
     .description("chaind: a Cosmos-SDK-shaped chain node and client whose heart is the software-upgrade module")
     .option("--home <dir>", "directory for config and data", defaultHome())
     .addOption(
@@ -27,9 +28,11 @@ export function rootCommand(io: CliIo = { stdout: process.stdout, stderr: proces
     .addOption(new Option("-o, --output <format>", "output format").choices(["text", "json"]).default("text"))
     .showHelpAfterError()
     .configureOutput({ writeOut: (s) => void io.stdout.write(s), writeErr: (s) => void io.stderr.write(s) });
-  program.addCommand(keysCommand({ stdout: io.stdout, stderr: io.stderr }));
-  for (const command of nodeCommands(io)) program.addCommand(command);
-  for (const command of clientCommands(io)) program.addCommand(command);
-  program.addCommand(versionCommand(io));
+}
+
+/** The root `chaind` command with every subcommand loaded. */
+export async function rootCommand(io: CliIo = { stdout: process.stdout, stderr: process.stderr }): Promise<Command> {
+  const program = rootProgram(io);
+  for (const spec of CHAIND_COMMANDS) program.addCommand(await spec.load(io));
   return program;
 }

@@ -229,11 +229,11 @@ export async function runChaindInProcess(args: string[]): Promise<ChaindResult> 
   const { rootCommand } = await import("../cli/root.ts");
   let stdout = "";
   let stderr = "";
-  const program = rootCommand({
+  const program = await rootCommand({
     stdout: { write: (text: string) => (stdout += text) },
     stderr: { write: (text: string) => (stderr += text) },
   });
-  const exitOverride = (command: ReturnType<typeof rootCommand>): void => {
+  const exitOverride = (command: Awaited<ReturnType<typeof rootCommand>>): void => {
     command.exitOverride();
     for (const sub of command.commands) exitOverride(sub);
   };

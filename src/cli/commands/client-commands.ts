@@ -15,17 +15,61 @@ import { addQueryFlags, addTxFlags } from "../client/flags.ts";
 import { moduleCliClient, upgradeCliClient } from "../client/module-clients.ts";
 import { ClientSession } from "../client/session.ts";
 import { txBroadcastCommand, txDecodeCommand, txEncodeCommand, txSignCommand } from "../client/tx-commands.ts";
-import type { CliIo } from "../root.ts";
+import type { CliIo } from "../io.ts";
 
 /**
  * The `query` (alias `q`) and `tx` command trees. Query results print as text (YAML) by default, tx
  * results as JSON; `-o` chooses. `io.stdin` and `io.env` (default: the process's) feed
  * the confirmation prompt and the file keyring's passphrase.
  */
-export function clientCommands(io: CliIo & Partial<Pick<ClientIo, "stdin" | "env">>): Command[] {
+export function clientCommands(io: ClientCommandsIo): Command[] {
+  return [queryCommand(io), txCommand(io)];
+}
+
+/** Where the client commands read and write. */
+export type ClientCommandsIo = CliIo & Partial<Pick<ClientIo, "stdin" | "env">>;
+
+/** `query` (alias `q`): results print as text (YAML) unless `-o json`. */
+export function queryCommand(io: ClientCommandsIo): Command {
   const session = new ClientSession(io);
-  const moduleClient = () => moduleCliClient(session.openCurrent());
-  const upgradeOptions = {
+  const query = new Command("query")
+    .alias("q")
+    .description("Querying subcommands (through --node, or --grpc-addr)")
+    .addCommand(authQueryCommand(session))
+    .addCommand(bankQueryCommand(session))
+    .addCommand(onLeaves(govQueryCommand(moduleClientOf(session)), addQueryFlags))
+    .addCommand(onLeaves(stakingQueryCommand(moduleClientOf(session)), addQueryFlags))
+    .addCommand(upgradeQueryCommand(upgradeOptionsOf(session, io)).addCommand(upgradeAuthorityCommand(session)))
+    .addCommand(queryTxCommand(session))
+    .addCommand(queryTxsCommand(session))
+    .addCommand(queryBlockCommand(session));
+  return session.wrapActions(query);
+}
+
+/** `tx`: results print as JSON unless `-o` says otherwise. */
+export function txCommand(io: ClientCommandsIo): Command {
+  const session = new ClientSession(io);
+  const tx = new Command("tx")
+    .description("Transaction subcommands: build, sign and broadcast through --node")
+    .addCommand(bankTxCommand(session))
+    .addCommand(onLeaves(govTxCommand(moduleClientOf(session)), addTxFlags))
+    .addCommand(onLeaves(stakingTxCommand(moduleClientOf(session)), addTxFlags))
+    .addCommand(upgradeTxCommand(upgradeOptionsOf(session, io)))
+    .addCommand(txSignCommand(session))
+    .addCommand(txBroadcastCommand(session))
+    .addCommand(txEncodeCommand(session))
+    .addCommand(txDecodeCommand(session));
+  // tx commands print JSON unless -o says otherwise, as upstream's do: their output is a document or a
+  // TxResponse meant for scripts (`--generate-only | tx sign | tx broadcast`).
+  return session.wrapActions(tx, "json");
+}
+
+function moduleClientOf(session: ClientSession) {
+  return () => moduleCliClient(session.openCurrent());
+}
+
+function upgradeOptionsOf(session: ClientSession, io: ClientCommandsIo) {
+  return {
     client: (flags: Record<string, unknown>) => upgradeCliClient(session.open(flags)),
     stdout: io.stdout,
     stderr: io.stderr,
@@ -33,33 +77,6 @@ export function clientCommands(io: CliIo & Partial<Pick<ClientIo, "stdin" | "env
     addQueryFlags,
     addTxFlags,
   };
-
-  const query = new Command("query")
-    .alias("q")
-    .description("Querying subcommands (through --node, or --grpc-addr)")
-    .addCommand(authQueryCommand(session))
-    .addCommand(bankQueryCommand(session))
-    .addCommand(onLeaves(govQueryCommand(moduleClient), addQueryFlags))
-    .addCommand(onLeaves(stakingQueryCommand(moduleClient), addQueryFlags))
-    .addCommand(upgradeQueryCommand(upgradeOptions).addCommand(upgradeAuthorityCommand(session)))
-    .addCommand(queryTxCommand(session))
-    .addCommand(queryTxsCommand(session))
-    .addCommand(queryBlockCommand(session));
-
-  const tx = new Command("tx")
-    .description("Transaction subcommands: build, sign and broadcast through --node")
-    .addCommand(bankTxCommand(session))
-    .addCommand(onLeaves(govTxCommand(moduleClient), addTxFlags))
-    .addCommand(onLeaves(stakingTxCommand(moduleClient), addTxFlags))
-    .addCommand(upgradeTxCommand(upgradeOptions))
-    .addCommand(txSignCommand(session))
-    .addCommand(txBroadcastCommand(session))
-    .addCommand(txEncodeCommand(session))
-    .addCommand(txDecodeCommand(session));
-
-  // tx commands print JSON unless -o says otherwise, as upstream's do: their output is a document or a
-  // TxResponse meant for scripts (`--generate-only | tx sign | tx broadcast`).
-  return [session.wrapActions(query), session.wrapActions(tx, "json")];
 }
 
 /** `query upgrade authority`: the address allowed to schedule and cancel upgrades. */

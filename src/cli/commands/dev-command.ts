@@ -7,7 +7,7 @@ import { defaultHome } from "../../config/index.ts";
 import { DEV_CHAIN, type DevHome, prepareDevHome } from "../../node/dev-chain.ts";
 import { createNodeLogger } from "../../node/logger.ts";
 import { type NodeEndpoints, startNode } from "../../node/start-node.ts";
-import type { CliIo } from "../root.ts";
+import type { CliIo } from "../io.ts";
 import { chaindInvocation, globalFlags } from "./cli-support.ts";
 import { addNodeFlags, endpointLines, type NodeFlags, nodeOptionsOf, runUntilStopped } from "./start-command.ts";
 

@@ -3,7 +3,7 @@
 // work; this prints the report as text (YAML-like, for people) or JSON (`-o json`).
 import { Command, InvalidArgumentError } from "commander";
 import { type DryRunReport, dryRunUpgrade } from "../../node/dry-run.ts";
-import type { CliIo } from "../root.ts";
+import type { CliIo } from "../io.ts";
 import { globalFlags } from "./cli-support.ts";
 
 /** `upgrade` (node-side) with its `dry-run` subcommand. */

@@ -10,7 +10,7 @@ import { addGenesisAccount } from "../../node/genesis-accounts.ts";
 import { createGenTx } from "../../node/gentx.ts";
 import { validateGenesisFile } from "../../node/validate-genesis.ts";
 import { CliError } from "../errors.ts";
-import type { CliIo } from "../root.ts";
+import type { CliIo } from "../io.ts";
 import { globalFlags, sortedJson } from "./cli-support.ts";
 
 /** `genesis …`. */

@@ -2,7 +2,7 @@
 // src/node/init-node.ts, print upstream's JSON (sorted keys) to stderr.
 import { Command, InvalidArgumentError } from "commander";
 import { initNode } from "../../node/init-node.ts";
-import type { CliIo } from "../root.ts";
+import type { CliIo } from "../io.ts";
 import { globalFlags, sortedJson } from "./cli-support.ts";
 
 /** `init`. */

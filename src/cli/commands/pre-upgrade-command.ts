@@ -2,7 +2,7 @@
 // to it and before restarting the node. This chain has no work to do there, so it succeeds at once and
 // quietly; the exit-code protocol is in the help for chains that add work here.
 import { Command } from "commander";
-import type { CliIo } from "../root.ts";
+import type { CliIo } from "../io.ts";
 
 const PROTOCOL_HELP = `
 Called by chainvisor/cosmovisor as "<new binary> pre-upgrade" (no other arguments), after the switch and

@@ -7,7 +7,7 @@ import type { NodeOverrides } from "../../node/node-settings.ts";
 import { type NodeEndpoints, type RunningNode, startNode } from "../../node/start-node.ts";
 import { UPGRADE_EXIT_CODES } from "../../x/upgrade/errors.ts";
 import { CliError } from "../errors.ts";
-import type { CliIo } from "../root.ts";
+import type { CliIo } from "../io.ts";
 import { globalFlags } from "./cli-support.ts";
 
 /** Flags shared by `start` and `dev`. */

@@ -1,7 +1,7 @@
 // `chaind version`: the software version and the release this process runs as.
 import { Command } from "commander";
 import { releaseNamed } from "../../../chain/releases.ts";
-import type { CliIo } from "../root.ts";
+import type { CliIo } from "../io.ts";
 
 /** `chaind version [--long]`. */
 export function versionCommand(io: CliIo): Command {

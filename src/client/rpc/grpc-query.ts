@@ -11,20 +11,10 @@ import {
 } from "@bufbuild/protobuf";
 import type { GenMessage } from "@bufbuild/protobuf/codegenv2";
 import type { QueryTransport } from "./query-transport.ts";
-import { RpcError } from "./rpc-client.ts";
+import { QueryError, RpcError } from "./rpc-client.ts";
 
-/** A query the node answered with an error: the app's codespace and code (ABCI, or the gRPC status code) and its message. */
-export class QueryError extends RpcError {
-  readonly codespace: string;
-  readonly abciCode: number;
-
-  constructor(message: string, codespace: string, abciCode: number) {
-    super(message, { code: abciCode });
-    this.name = "QueryError";
-    this.codespace = codespace;
-    this.abciCode = abciCode;
-  }
-}
+// QueryError lives beside RpcError (rpc-client.ts), which both transports import; re-exported here for callers.
+export { QueryError };
 
 /** A query method as a typed descriptor triple: `{ path, input, output }`. */
 export interface QueryMethod<I extends DescMessage, O extends DescMessage> {

@@ -2,9 +2,8 @@
 // in, the response bytes out. Two transports: the consensus RPC's `abci_query` (upstream's CLI default)
 // and real gRPC (`--grpc-addr`). Both pick the state height the same way (0 or absent = latest) and
 // report the height the node used.
-import { Client, credentials, Metadata, type ServiceError } from "@grpc/grpc-js";
-import { QueryError } from "./grpc-query.ts";
-import { type RpcClient, RpcError } from "./rpc-client.ts";
+import type { Client, Metadata, ServiceError } from "@grpc/grpc-js";
+import { QueryError, type RpcClient, RpcError } from "./rpc-client.ts";
 
 /** A query's answer: the response bytes and the height of the state that answered. */
 export interface QueryAnswer {
@@ -53,18 +52,25 @@ export function grpcTarget(address: string): string {
   return `${match[1]}:${match[2]}`;
 }
 
-/** Queries over real gRPC (plaintext HTTP/2); the height travels in `x-chain-block-height` metadata. */
+/**
+ * Queries over real gRPC (plaintext HTTP/2); the height travels in `x-chain-block-height` metadata.
+ * grpc-js (over a hundred modules) is imported on the first query, so a CLI run that uses the consensus
+ * RPC never pays for loading it.
+ */
 export function grpcQueryTransport(address: string): QueryTransport {
   const target = grpcTarget(address);
-  const client = new Client(target, credentials.createInsecure());
+  let client: Client | undefined;
   const identity = (bytes: Uint8Array) => Buffer.from(bytes);
   return {
-    query(path, request, height) {
+    async query(path, request, height) {
+      const { Client, credentials, Metadata } = await import("@grpc/grpc-js");
+      client ??= new Client(target, credentials.createInsecure());
+      const connected = client;
       const metadata = new Metadata();
       if (height !== undefined && height > 0n) metadata.set(HEIGHT_METADATA_KEY, height.toString());
       return new Promise<QueryAnswer>((resolve, reject) => {
         let answeredHeight = 0n;
-        const call = client.makeUnaryRequest(
+        const call = connected.makeUnaryRequest(
           path,
           identity,
           (bytes: Buffer) => new Uint8Array(bytes),
@@ -86,7 +92,7 @@ export function grpcQueryTransport(address: string): QueryTransport {
       });
     },
     close() {
-      client.close();
+      client?.close();
     },
   };
 }

@@ -15,6 +15,19 @@ export class RpcError extends UserError {
   }
 }
 
+/** A query the node answered with an error: the app's codespace and code (ABCI, or the gRPC status code) and its message. */
+export class QueryError extends RpcError {
+  readonly codespace: string;
+  readonly abciCode: number;
+
+  constructor(message: string, codespace: string, abciCode: number) {
+    super(message, { code: abciCode });
+    this.name = "QueryError";
+    this.codespace = codespace;
+    this.abciCode = abciCode;
+  }
+}
+
 /** The result of `abci_query`, decoded from the RPC's JSON. */
 export interface AbciQueryResult {
   code: number;

@@ -29,8 +29,10 @@ interface CommandLike {
 export async function missingChaindCommands(required: RequiredCommand[]): Promise<string[]> {
   let root: CommandLike;
   try {
-    const { rootCommand } = (await import("../../../src/cli/root.ts")) as { rootCommand: () => CommandLike };
-    root = rootCommand();
+    const { rootCommand } = (await import("../../../src/cli/root.ts")) as {
+      rootCommand: () => CommandLike | Promise<CommandLike>;
+    };
+    root = await rootCommand();
   } catch (error) {
     return [`the chaind command tree (src/cli/root.ts does not load: ${(error as Error).message.split("\n")[0]})`];
   }

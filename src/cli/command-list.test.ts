@@ -1,0 +1,86 @@
+// The light descriptions of src/cli/command-list.ts must say what the loaded commands say (a stale
+// description would show in `chaind --help` of a lazily loaded tree), and the runner must find the
+// command in argv the way commander will.
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { Command } from "commander";
+import { CHAIND_COMMANDS } from "./command-list.ts";
+import { addLazyCommands, type CommandSpec, targetCommand } from "./lazy-command.ts";
+import { ROOT_OPTION_SHAPE } from "./root.ts";
+
+const sink = { write: () => true };
+
+describe("command list", () => {
+  it("describes each command as its implementation does", async () => {
+    for (const spec of CHAIND_COMMANDS) {
+      const command = await spec.load({ stdout: sink, stderr: sink });
+      assert.equal(command.name(), spec.name);
+      assert.deepEqual(command.aliases(), [...(spec.aliases ?? [])], spec.name);
+      assert.equal(command.description(), spec.description, spec.name);
+    }
+  });
+});
+
+describe("targetCommand", () => {
+  const target = (args: string[]) => targetCommand(args, ROOT_OPTION_SHAPE);
+
+  it("skips root options and their values", () => {
+    assert.equal(target(["version"]), "version");
+    assert.equal(target(["--home", "/h", "-o", "json", "q", "bank", "balances"]), "q");
+    assert.equal(target(["--home=/h", "--log_level", "debug", "start"]), "start");
+    assert.equal(target(["--output", "json", "tx", "bank"]), "tx");
+  });
+
+  it("names help's argument, and nothing for the root's help", () => {
+    assert.equal(target(["help", "tx"]), "tx");
+    assert.equal(target(["help"]), undefined);
+    assert.equal(target(["--help"]), undefined);
+    assert.equal(target([]), undefined);
+  });
+});
+
+describe("addLazyCommands", () => {
+  function specs(loaded: string[]): CommandSpec[] {
+    return ["alpha", "beta"].map((name) => ({
+      name,
+      aliases: [`${name[0]}`],
+      description: `the ${name} command`,
+      load: async () => {
+        loaded.push(name);
+        return new Command(name).alias(`${name[0]}`).description(`the ${name} command`).option("--flag");
+      },
+    }));
+  }
+
+  it("loads only the command that runs, by name or alias", async () => {
+    for (const args of [["beta", "--flag"], ["b"], ["help", "beta"]]) {
+      const loaded: string[] = [];
+      const root = new Command("root");
+      await addLazyCommands(root, specs(loaded), args, { stdout: sink, stderr: sink }, { valueOptions: [] });
+      assert.deepEqual(loaded, ["beta"], args.join(" "));
+      assert.deepEqual(
+        root.commands.map((c) => [c.name(), c.description()]),
+        [
+          ["alpha", "the alpha command"],
+          ["beta", "the beta command"],
+        ],
+      );
+    }
+  });
+
+  it("loads every command for the root's help and for an unknown command", async () => {
+    for (const args of [[], ["--help"], ["gamma"]]) {
+      const loaded: string[] = [];
+      await addLazyCommands(
+        new Command("root"),
+        specs(loaded),
+        args,
+        { stdout: sink, stderr: sink },
+        {
+          valueOptions: [],
+        },
+      );
+      assert.deepEqual(loaded, ["alpha", "beta"], args.join(" "));
+    }
+  });
+});

@@ -1,0 +1,62 @@
+// The top-level commands of `chaind`, described lightly (src/cli/lazy-command.ts): a name, aliases and
+// the description `chaind --help` shows, and how to import the implementation. Only the command that
+// runs is imported. src/cli/command-list.test.ts checks each description against the loaded command.
+import type { CommandSpec } from "./lazy-command.ts";
+
+/** Every top-level command, in the order `chaind --help` lists them. */
+export const CHAIND_COMMANDS: readonly CommandSpec[] = [
+  {
+    name: "keys",
+    description: "Manage the keys in the local keyring (BIP39 mnemonics, HD path m/44'/118'/0'/0/0)",
+    load: async (io) => (await import("./keys-command.ts")).keysCommand(io),
+  },
+  {
+    name: "init",
+    description:
+      "Initialize the node's home: config.toml, app.toml, the validator and node keys, and a genesis.json holding every module's default genesis",
+    load: async (io) => (await import("./commands/init-command.ts")).initCommand(io),
+  },
+  {
+    name: "start",
+    description:
+      "Run the node: the embedded single-validator engine (default) or, with --abci, the ABCI server for CometBFT; plus the gRPC server and REST gateway",
+    load: async (io) => (await import("./commands/start-command.ts")).startCommand(io),
+  },
+  {
+    name: "dev",
+    description:
+      'Run a development chain: on first use, init "chaind-dev" with funded test keys (validator, alice, bob), short governance periods and 1 s blocks; then start it',
+    load: async (io) => (await import("./commands/dev-command.ts")).devCommand(io),
+  },
+  {
+    name: "genesis",
+    description: "Build and check the genesis file: accounts, gentxs, validation",
+    load: async (io) => (await import("./commands/genesis-command.ts")).genesisCommand(io),
+  },
+  {
+    name: "pre-upgrade",
+    description: "Work to do before the node restarts on a new release (called by chainvisor); exits 0",
+    load: async (io) => (await import("./commands/pre-upgrade-command.ts")).preUpgradeCommand(io),
+  },
+  {
+    name: "upgrade",
+    description: "Node-side upgrade tools (dry-run)",
+    load: async (io) => (await import("./commands/dry-run-command.ts")).dryRunUpgradeCommand(io),
+  },
+  {
+    name: "query",
+    aliases: ["q"],
+    description: "Querying subcommands (through --node, or --grpc-addr)",
+    load: async (io) => (await import("./commands/client-commands.ts")).queryCommand(io),
+  },
+  {
+    name: "tx",
+    description: "Transaction subcommands: build, sign and broadcast through --node",
+    load: async (io) => (await import("./commands/client-commands.ts")).txCommand(io),
+  },
+  {
+    name: "version",
+    description: "Print the version of this binary and the release it runs as",
+    load: async (io) => (await import("./commands/version.ts")).versionCommand(io),
+  },
+];

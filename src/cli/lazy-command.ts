@@ -1,0 +1,70 @@
+// Lazy command loading. Importing every command's implementation (protobuf descriptors, the store, the
+// node, the client) costs far more than running `chaind version`, so the root registers each top-level
+// command from a light description and imports the implementation only of the command that runs.
+// `chaind --help` (or no command at all) loads them all, so help lists every command as before.
+import { Command } from "commander";
+import type { CliIo } from "./io.ts";
+
+/** A top-level command, described without importing its implementation. */
+export interface CommandSpec {
+  name: string;
+  aliases?: readonly string[];
+  description: string;
+  /** Imports the implementation and builds the full command. */
+  load(io: CliIo): Promise<Command>;
+}
+
+/** Root options that take a value (so the token after them is not the command's name). */
+export interface RootOptionShape {
+  /** Every spelling of an option that takes a value, e.g. `["--home", "-o", "--output"]`. */
+  valueOptions: readonly string[];
+}
+
+/**
+ * The name (or alias) of the top-level command `args` runs, `help <command>`'s argument, or undefined
+ * when no command is named (root help, no arguments).
+ */
+export function targetCommand(args: readonly string[], shape: RootOptionShape): string | undefined {
+  const positional: string[] = [];
+  for (let i = 0; i < args.length && positional.length < 2; i++) {
+    const token = args[i] as string;
+    if (token === "--") {
+      positional.push(...args.slice(i + 1, i + 3));
+      break;
+    }
+    if (token.startsWith("-") && token !== "-") {
+      if (!token.includes("=") && shape.valueOptions.includes(token)) i++;
+      continue;
+    }
+    positional.push(token);
+    if (positional[0] !== "help") break;
+  }
+  return positional[0] === "help" ? positional[1] : positional[0];
+}
+
+/**
+ * Adds `specs` to `root`: the command `args` runs is loaded in full, every other one is a stub holding
+ * its name, aliases and description (enough for commander to route to the one that runs). With no
+ * command named (root `--help`, no arguments) or an unknown one, every command is loaded, so the root's
+ * help lists each with its arguments exactly as before.
+ */
+export async function addLazyCommands(
+  root: Command,
+  specs: readonly CommandSpec[],
+  args: readonly string[],
+  io: CliIo,
+  shape: RootOptionShape,
+): Promise<void> {
+  const target = targetCommand(args, shape);
+  const named = (spec: CommandSpec) => spec.name === target || (spec.aliases ?? []).includes(target ?? "");
+  // No command, or one that does not exist: commander prints the root's help, which lists them all.
+  const loadAll = !specs.some(named);
+  const commands = await Promise.all(specs.map((spec) => (loadAll || named(spec) ? spec.load(io) : stub(spec))));
+  for (const command of commands) root.addCommand(command);
+}
+
+function stub(spec: CommandSpec): Command {
+  const command = new Command(spec.name).description(spec.description);
+  if (spec.aliases !== undefined) command.aliases([...spec.aliases]);
+  return command;
+}
