@@ -1,4 +1,4 @@
-// Signed bank sends per second through FinalizeBlock + Commit on a LevelDB state store (SPEC §11:
+// Signed bank sends per second through FinalizeBlock + Commit on a LevelDB state store (docs/CONTRACT.md §11:
 // ≥ 1,500/s). Baseline, measured in the same run: raw secp256k1 signature verifications per second
 // with node:crypto, the floor no tx pipeline can beat; the ratio shows how much of a verification's
 // budget the rest of the pipeline costs.

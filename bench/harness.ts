@@ -1,5 +1,5 @@
 // The shared shape of benchmark figures. Every figure is a ratio against a baseline measured
-// in the same run on the same machine, so results mean the same on any hardware (SPEC §11).
+// in the same run on the same machine, so results mean the same on any hardware (docs/CONTRACT.md §11).
 
 /** One printed row of `npm run bench`. */
 export interface BenchRow {
@@ -11,7 +11,7 @@ export interface BenchRow {
   baseline: number;
   /** Unit of value and baseline, e.g. "req/s", "ms", "ops/s". */
   unit: string;
-  /** The target from SPEC §11 in words, e.g. ">= 0.5x bare node:http". */
+  /** The target from docs/CONTRACT.md §11 in words, e.g. ">= 0.5x bare node:http". */
   target: string;
   /** Whether the target was met. A miss is reported, never a failure of the run. */
   met: boolean;

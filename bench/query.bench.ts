@@ -1,4 +1,4 @@
-// Query throughput of the REST gateway and the gRPC server (SPEC §11), each against a bare server
+// Query throughput of the REST gateway and the gRPC server (docs/CONTRACT.md §11), each against a bare server
 // on the same library answering the same bytes, measured in this run on loopback:
 // - REST current_plan and balances vs a bare node:http server (load: autocannon, a separate process);
 // - gRPC CurrentPlan vs a bare @grpc/grpc-js server (load: this file re-run as a child process that

@@ -1,4 +1,4 @@
-// State store benchmarks (SPEC §11), each a ratio against a baseline measured in this run:
+// State store benchmarks (docs/CONTRACT.md §11), each a ratio against a baseline measured in this run:
 // - commit of 10,000 writes per version vs a raw classic-level batch of the same bytes (sync both);
 // - a read at the latest version vs a raw classic-level get of the same key;
 // - a read 1,000 versions back vs a read at the latest version;

@@ -1,4 +1,4 @@
-// Halt to resumed block production through chainvisor with a staged binary (SPEC §11: under 10 s).
+// Halt to resumed block production through chainvisor with a staged binary (docs/CONTRACT.md §11: under 10 s).
 //
 // A v1 chain runs under chainvisor with the v2 release already installed (`chainvisor add-upgrade v2 <archive>`,
 // what staging leaves behind). Governance schedules `v2` at H; the figure is the time from the halt (the moment the

@@ -170,7 +170,7 @@ export async function buildChainApp(options: ChainAppOptions): Promise<ChainApp>
 /**
  * This release's store layout is newer than the state's and its upgrade's store loader was not
  * installed: the state predates the upgrade. When the chain has this release's plan scheduled but
- * not yet due, that is the early-binary case of SPEC §2.4 and gets its halt (exit 21) here, before
+ * not yet due, that is the early-binary case of docs/CONTRACT.md §2.4 and gets its halt (exit 21) here, before
  * any block, since the state cannot be opened with this release's stores. Otherwise the store's
  * own error stands.
  */

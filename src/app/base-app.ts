@@ -174,7 +174,7 @@ export class App {
 
   // ---- wiring hooks (call before load) ------------------------------------------------------
 
-  /** Sets the store loader consulted by `load()` (SPEC §2.6). */
+  /** Sets the store loader consulted by `load()` (docs/CONTRACT.md §2.6). */
   setStoreLoader(loader: StoreLoader): void {
     if (this.multiStore !== undefined) throw new AppStateError("setStoreLoader must be called before load()");
     this.storeLoader = loader;
@@ -434,7 +434,7 @@ export class App {
   /**
    * A read context at a committed height (0 or undefined = latest) for gRPC, REST and the CLI.
    * Throws the store's InvalidVersionError (negative), FutureVersionError (above latest) and
-   * PrunedVersionError (pruned) with SPEC §7's texts, and ChainError sdk 26 before the first block.
+   * PrunedVersionError (pruned) with docs/CONTRACT.md §7's texts, and ChainError sdk 26 before the first block.
    */
   async createQueryContext(height?: bigint): Promise<Context> {
     const latest = this.store.lastCommit().version;

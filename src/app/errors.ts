@@ -36,7 +36,7 @@ export function grpcCodeName(code: number): string {
 }
 
 /**
- * HTTP status for a gRPC code, per SPEC §7: invalid arguments 400, not found 404, everything else
+ * HTTP status for a gRPC code, per docs/CONTRACT.md §7: invalid arguments 400, not found 404, everything else
  * 500. (Transport-specific answers such as 405 and 413 are decided by the gateway itself.)
  */
 export function httpStatusForGrpcCode(code: number): number {

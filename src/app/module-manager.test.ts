@@ -1,4 +1,4 @@
-// The module manager: hook orders, genesis, the version map and migrations (SPEC §2.7).
+// The module manager: hook orders, genesis, the version map and migrations (docs/CONTRACT.md §2.7).
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { JsonValue } from "@bufbuild/protobuf";

@@ -1,5 +1,5 @@
 // The module manager: holds the app's modules, runs their genesis and block hooks in the orders the
-// app declares, keeps the version map and runs store migrations (SPEC §2.7).
+// app declares, keeps the version map and runs store migrations (docs/CONTRACT.md §2.7).
 
 import type { JsonValue } from "@bufbuild/protobuf";
 import { UserError } from "../errors/user-error.ts";
@@ -258,7 +258,7 @@ export class ModuleManager implements MigrationRegistrar {
   }
 
   /**
-   * Runs migrations from `fromVM` to the modules' current versions (SPEC §2.7), in the migration
+   * Runs migrations from `fromVM` to the modules' current versions (docs/CONTRACT.md §2.7), in the migration
    * order. A module in fromVM runs each step from its version up to its consensus version (a missing
    * step → `no migration found for module <m> from version <i> to version <i+1>: not found`, sdk 38);
    * a module absent from fromVM is new: its default genesis is initialised. Returns the new map.

@@ -1,4 +1,4 @@
-// Store loaders (SPEC §2.6): before the app opens its store, a loader sees the last committed height
+// Store loaders (docs/CONTRACT.md §2.6): before the app opens its store, a loader sees the last committed height
 // and may ask for store upgrades (added, renamed, deleted stores) to be applied with the next commit.
 import type { CommitMultiStore, StoreUpgrades } from "../store/types.ts";
 

@@ -1,4 +1,4 @@
-// The `chaind` root: its global flags (SPEC §8; every subcommand reads them with `optsWithGlobals()`)
+// The `chaind` root: its global flags (docs/CONTRACT.md §8; every subcommand reads them with `optsWithGlobals()`)
 // and the top-level commands of src/cli/command-list.ts. `chaind` itself adds only the command that
 // runs (src/cli/main.ts); `rootCommand` loads the whole tree, for tests and tools that walk it.
 import { Command, Option } from "commander";

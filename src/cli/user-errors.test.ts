@@ -1,4 +1,4 @@
-// SPEC §12 "No stack traces for user mistakes", end to end: each mistake below runs `chaind` as a real
+// docs/CONTRACT.md §12 "No stack traces for user mistakes", end to end: each mistake below runs `chaind` as a real
 // process (through src/node/test-support.ts) and must print exactly one `Error: …` line on stderr, no
 // stack frame, and exit non-zero. The classification itself (src/cli/report-error.ts) is also tested
 // directly, including that a bug still prints its stack.

@@ -54,7 +54,7 @@ function errorOf(text: string): ConfigError {
 }
 
 describe("app.toml template", () => {
-  test("holds every key of SPEC §7", () => {
+  test("holds every key of docs/CONTRACT.md §7", () => {
     assert.deepEqual(templateKeys(APP_TOML_SECTIONS), [
       "minimum-gas-prices",
       "pruning",

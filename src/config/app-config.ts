@@ -1,4 +1,4 @@
-// Loading app.toml into a typed AppConfig (SPEC §7). Every problem names the file, the dotted key and
+// Loading app.toml into a typed AppConfig (docs/CONTRACT.md §7). Every problem names the file, the dotted key and
 // what was expected, and all of them are reported at once, before anything starts.
 import type { PruningOptions } from "../store/types.ts";
 import { DEC_COINS_EXPECTED, type DecCoin, parseDecCoins } from "./dec-coins.ts";

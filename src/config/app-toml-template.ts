@@ -1,4 +1,4 @@
-// The app.toml that `chaind init` writes: every key of SPEC §7 with its default and a comment in our
+// The app.toml that `chaind init` writes: every key of docs/CONTRACT.md §7 with its default and a comment in our
 // own words. The loader (app-config.ts) falls back to exactly these defaults for absent keys.
 import { renderTemplate, type TemplateOverrides, type TemplateSection } from "./toml-template.ts";
 

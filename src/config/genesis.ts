@@ -1,4 +1,4 @@
-// genesis.json in CometBFT's format (SPEC §1): the CometBFT part is read, checked and written here;
+// genesis.json in CometBFT's format (docs/CONTRACT.md §1): the CometBFT part is read, checked and written here;
 // app_state stays an opaque JSON object that the application checks itself. The checks are CometBFT's
 // (types/genesis.go ValidateAndComplete plus the consensus-parameter bounds), reported with the file
 // and the field.

@@ -13,7 +13,7 @@ import { loadNodeKey, loadPrivValidatorKey } from "./node-keys.ts";
 import { loadPrivValidatorState } from "./priv-validator-state.ts";
 
 describe("home paths", () => {
-  test("the layout of SPEC §1", () => {
+  test("the layout of docs/CONTRACT.md §1", () => {
     const paths = homePaths("/srv/h");
     assert.deepEqual(paths, {
       home: "/srv/h",

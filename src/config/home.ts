@@ -1,4 +1,4 @@
-// The node's home directory: one place that knows every path of SPEC §1, so no other part of the
+// The node's home directory: one place that knows every path of docs/CONTRACT.md §1, so no other part of the
 // code joins path segments by hand. The layout matches CometBFT's, so `cometbft node --home <same>`
 // finds its files where chaind put them.
 import { mkdir } from "node:fs/promises";
@@ -10,7 +10,7 @@ export interface HomePaths {
   home: string;
   configDir: string;
   dataDir: string;
-  /** `config/app.toml`: node and API settings (SPEC §7). */
+  /** `config/app.toml`: node and API settings (docs/CONTRACT.md §7). */
   appToml: string;
   /** `config/config.toml`: consensus and RPC settings with CometBFT key names. */
   configToml: string;
@@ -54,7 +54,7 @@ export function resolveHome(flag?: string): string {
   return resolve(flag);
 }
 
-/** All paths of SPEC §1 under `home` (default `~/.chaind`). Pure: touches no file. */
+/** All paths of docs/CONTRACT.md §1 under `home` (default `~/.chaind`). Pure: touches no file. */
 export function homePaths(home: string = defaultHome()): HomePaths {
   const root = resolve(home);
   const configDir = join(root, "config");

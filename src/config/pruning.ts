@@ -1,5 +1,5 @@
 // Pruning strategies as app.toml names them, resolved into the store's PruningOptions with
-// upstream's meanings and validation rules (reference/rest-gateway.md §5.2).
+// upstream's meanings and validation rules (Cosmos SDK v0.50's store/pruning options).
 import type { PruningOptions } from "../store/types.ts";
 
 /** The values `pruning` may take. */

@@ -7,7 +7,7 @@ import { buildChainApp, type ChainApp } from "../../chain/chain-app.ts";
 import type { Release } from "../../chain/releases.ts";
 import { GenesisError } from "../app/module-manager.ts";
 
-/** The default bond and fee denom (SPEC §1). */
+/** The default bond and fee denom (docs/CONTRACT.md §1). */
 export const DEFAULT_BOND_DENOM = "stake";
 
 /**

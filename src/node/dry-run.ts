@@ -1,4 +1,4 @@
-// `chaind upgrade dry-run <name>` (SPEC §10): what the upgrade `<name>` would do to this node's state,
+// `chaind upgrade dry-run <name>` (docs/CONTRACT.md §10): what the upgrade `<name>` would do to this node's state,
 // without touching it. The state store is copied to a temporary directory; the release of this binary
 // that performs `<name>` opens the copy with its store loader (store additions, renames, deletions, as
 // the real restart at the upgrade height does), runs the upgrade handler and its migrations at the next

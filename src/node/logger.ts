@@ -1,4 +1,4 @@
-// The node's logger: pino, with `--log_level` and `--log_format json|plain` (SPEC §8). JSON lines are
+// The node's logger: pino, with `--log_level` and `--log_format json|plain` (docs/CONTRACT.md §8). JSON lines are
 // pino's own; plain lines are a short human form (`12:00:01.234 INF message key=value ...`) written by a
 // tiny formatter, since no pretty-printer package is installed. Logs go to stderr so that stdout stays
 // for what a command prints on purpose (the endpoint banner, JSON output).

@@ -1,4 +1,4 @@
-// CORS (SPEC §7) through the live gateway in process: off by default, every origin with
+// CORS (docs/CONTRACT.md §7) through the live gateway in process: off by default, every origin with
 // enabled-unsafe-cors, only the listed ones with cors-allowed-origins, nothing for the others.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";

@@ -1,4 +1,4 @@
-// CORS for the REST gateway (SPEC §7). Off unless app.toml turns it on: `enabled-unsafe-cors = true`
+// CORS for the REST gateway (docs/CONTRACT.md §7). Off unless app.toml turns it on: `enabled-unsafe-cors = true`
 // allows every origin, `cors-allowed-origins = [...]` only the listed ones. Allowed origins may
 // send GET and POST with Content-Type and the height header, and may read the height header back.
 // A disallowed origin gets no CORS headers at all, so the browser blocks the call.

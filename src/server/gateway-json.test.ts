@@ -1,4 +1,4 @@
-// The gateway's JSON (reference/rest-gateway.md §3) and the body reader with Cosmos Any type URLs.
+// The gateway's JSON (as Cosmos SDK v0.50's gateway prints it) and the body reader with Cosmos Any type URLs.
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { create, createRegistry, toBinary } from "@bufbuild/protobuf";

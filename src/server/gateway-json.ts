@@ -1,4 +1,4 @@
-// The gateway's JSON: what upstream's REST gateway prints (reference/rest-gateway.md §3), which is
+// The gateway's JSON: what upstream's REST gateway prints (Cosmos SDK v0.50's grpc-gateway marshaller), which is
 // not quite proto3 JSON. Proto field names, every field present in declaration order, 64-bit
 // integers as strings, enums by name, unset messages and empty bytes as `null`, empty lists `[]`,
 // `Any` as `{"@type":"/<name>",...fields}`. The CLI's `-o json` can reuse it so both print alike.

@@ -1,4 +1,4 @@
-// The gRPC server (SPEC §6): real gRPC over HTTP/2 with @grpc/grpc-js, its service definitions built
+// The gRPC server (docs/CONTRACT.md §6): real gRPC over HTTP/2 with @grpc/grpc-js, its service definitions built
 // from the protobuf-es descriptors of the served routes and serialized with protobuf-es. Request
 // metadata `x-chain-block-height` picks the state; the response's initial metadata says which
 // height was used. Server reflection v1 and v1alpha are served from the same descriptors.

@@ -1,4 +1,4 @@
-// The `x-chain-block-height` header: which committed state a query reads (SPEC §6, §7). Both
+// The `x-chain-block-height` header: which committed state a query reads (docs/CONTRACT.md §6, §7). Both
 // transports parse it here and resolve it against the node's latest and earliest heights, so a
 // client gets the same answer over gRPC and REST.
 import { GrpcCode } from "../app/errors.ts";

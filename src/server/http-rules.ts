@@ -1,4 +1,4 @@
-// REST bindings read from the `google.api.http` option of each method (SPEC §7): the gateway has no
+// REST bindings read from the `google.api.http` option of each method (docs/CONTRACT.md §7): the gateway has no
 // route list of its own, so a new annotated method is served, documented and tested as soon as it
 // is registered. Templates: literal segments, `{field}` (one segment), `{field=*}` (one segment),
 // `{field=**}` (the rest of the path, slashes included), with dotted field paths (`{pagination.key}`).

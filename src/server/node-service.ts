@@ -1,5 +1,5 @@
 // `chain.base.node.v1beta1.Service`: the node's configuration and status, including the earliest and
-// latest queryable heights (SPEC §6), so a client can find the oldest height it may ask for.
+// latest queryable heights (docs/CONTRACT.md §6), so a client can find the oldest height it may ask for.
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import type { DecCoin } from "../config/dec-coins.ts";
 import { Service as NodeService } from "../gen/chain/base/node/v1beta1/query_pb.js";

@@ -1,4 +1,4 @@
-// A pruned height over both transports (SPEC §6, §7): REST 404 code 5 and gRPC NOT_FOUND, both with
+// A pruned height over both transports (docs/CONTRACT.md §6, §7): REST 404 code 5 and gRPC NOT_FOUND, both with
 // the store's exact message naming the earliest available height; node Status reports it too.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";

@@ -1,4 +1,4 @@
-// Filling a request message from path variables and query parameters (SPEC §7): nested fields by
+// Filling a request message from path variables and query parameters (docs/CONTRACT.md §7): nested fields by
 // dot notation (`pagination.limit`), repeated fields by repetition (`denoms=a&denoms=b`), proto or
 // lowerCamel names, 64-bit integers and enums by name or number, bytes as standard or URL-safe
 // base64. Unknown keys are ignored, as upstream's gateway does; a value that does not fit its field

@@ -51,7 +51,7 @@ function errorBody(response: LightMyRequestResponse): { code: number; message: s
   return body;
 }
 
-describe("upgrade routes: the exact JSON of SPEC §2.9 in each state", () => {
+describe("upgrade routes: the exact JSON of docs/CONTRACT.md §2.9 in each state", () => {
   test("current_plan: none before H4, the scheduled plan after", async () => {
     const none = await get("/chain/upgrade/v1beta1/current_plan", { "x-chain-block-height": "3" });
     assert.equal(none.statusCode, 200);

@@ -1,4 +1,4 @@
-// The REST gateway (SPEC §7): fastify in front of the same served routes gRPC uses, called in
+// The REST gateway (docs/CONTRACT.md §7): fastify in front of the same served routes gRPC uses, called in
 // process. Routing is ours (rest-router.ts) so that unknown paths are 404, other methods 405 with
 // `Allow`, and routes come only from the annotations. Every answer is JSON; errors are
 // `{"code":<gRPC code>,"message":"...","details":[]}`.

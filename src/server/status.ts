@@ -50,7 +50,7 @@ export function statusOf(err: unknown): CallStatus {
   if (err instanceof PrunedVersionError || err instanceof StoreNotFoundError)
     return status(GrpcCode.NotFound, err.message);
   if (err instanceof GrpcStatusError || err instanceof ChainError || rootOf(err) !== undefined) {
-    // Unknown is folded into Internal so that every 500 carries code 13 (SPEC §7).
+    // Unknown is folded into Internal so that every 500 carries code 13 (docs/CONTRACT.md §7).
     const code = grpcCodeOf(err);
     return status(code === GrpcCode.Unknown ? GrpcCode.Internal : code, (err as Error).message);
   }

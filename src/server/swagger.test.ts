@@ -1,4 +1,4 @@
-// Swagger (SPEC §7): a valid Swagger 2.0 document listing every route the gateway serves, the
+// Swagger (docs/CONTRACT.md §7): a valid Swagger 2.0 document listing every route the gateway serves, the
 // document or the UI at /swagger depending on Accept, /swagger/swagger.json, local UI assets, and 404
 // for every /swagger path when api.swagger = false.
 import assert from "node:assert/strict";

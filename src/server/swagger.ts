@@ -1,5 +1,5 @@
 // The Swagger 2.0 document of the REST gateway, built from the same route table and message
-// descriptors the gateway serves, so the two cannot drift (SPEC §7). Schemas describe the JSON the
+// descriptors the gateway serves, so the two cannot drift (docs/CONTRACT.md §7). Schemas describe the JSON the
 // gateway prints: proto field names, 64-bit integers as strings, enums by name, bytes as base64.
 import { type DescField, type DescMessage, ScalarType } from "@bufbuild/protobuf";
 import { HEIGHT_HEADER } from "./height.ts";

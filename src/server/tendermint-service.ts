@@ -1,4 +1,4 @@
-// `chain.base.tendermint.v1beta1.Service` (reference/rest-gateway.md §1.6, §9.6): blocks, validator
+// `chain.base.tendermint.v1beta1.Service` (Cosmos SDK v0.50's cmtservice): blocks, validator
 // sets, node info and ABCI queries from the node's hooks, with upstream's checks and messages and
 // the `sdk_block` copy whose proposer is a bech32 consensus address.
 import { create, type MessageInitShape } from "@bufbuild/protobuf";

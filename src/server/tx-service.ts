@@ -1,4 +1,4 @@
-// `chain.tx.v1beta1.Service` (SPEC §4, §7; reference/rest-gateway.md §9): request checks, defaults
+// `chain.tx.v1beta1.Service` (docs/CONTRACT.md §4, §7; upstream's x/tx gateway routes): request checks, defaults
 // and paging here; the node's hooks submit, simulate, look up and search.
 import { create, fromBinary, type MessageInitShape, toBinary } from "@bufbuild/protobuf";
 import { GrpcCode } from "../app/errors.ts";

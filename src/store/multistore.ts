@@ -74,7 +74,7 @@ export interface OpenMultiStoreOptions {
   /**
    * Store upgrades applied atomically with the next commit. A function is called with the last
    * committed version once the store is read, so a store loader can apply upgrades only when the
-   * next commit is the upgrade height (SPEC 2.6); it returns undefined for none.
+   * next commit is the upgrade height (docs/CONTRACT.md §2.6); it returns undefined for none.
    */
   upgrades?: StoreUpgrades | ((lastCommitted: bigint) => StoreUpgrades | undefined);
   /** Create the directory when missing (default true); false turns a missing directory into an error. */

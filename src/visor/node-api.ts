@@ -10,7 +10,7 @@ import type { UpgradePlan } from "./upgrade-info.ts";
 /** Where the node's REST API is, or why chainvisor will not ask it. */
 export type ApiEndpoint = { url: string; source: string; warning?: string } | { disabled: string };
 
-/** The node's default REST listen address (SPEC §1). */
+/** The node's default REST listen address (docs/CONTRACT.md §1). */
 export const DEFAULT_API_ADDRESS = "tcp://localhost:1317";
 /** REST path of the upgrade module's CurrentPlan query. */
 export const CURRENT_PLAN_PATH = "/chain/upgrade/v1beta1/current_plan";

@@ -1,4 +1,4 @@
-// data/upgrade-info.json: the file the node writes when it halts for an upgrade (SPEC §2.5), and the copy chainvisor
+// data/upgrade-info.json: the file the node writes when it halts for an upgrade (docs/CONTRACT.md §2.5), and the copy chainvisor
 // keeps in each upgrade directory to remember which plan that release was installed for.
 import { randomBytes } from "node:crypto";
 import { mkdir, open, readFile, rename, rm } from "node:fs/promises";

@@ -1,4 +1,4 @@
-// The real node under SIGKILL (SPEC §5: "a kill at any moment loses no committed block and never
+// The real node under SIGKILL (docs/CONTRACT.md §5: "a kill at any moment loses no committed block and never
 // corrupts state"): `chaind start` on a fast dev chain is killed with SIGKILL at random moments,
 // many times, while bank sends are in flight. After every restart: every block a client saw
 // committed is still there with the same hash and app hash, every tx a client saw included is still

@@ -1,4 +1,4 @@
-// The upgrade halt through `chaind start` as real processes (SPEC §2.4): governance on a fast chain
+// The upgrade halt through `chaind start` as real processes (docs/CONTRACT.md §2.4): governance on a fast chain
 // schedules upgrade "v2"; the v1 node halts at its height with the upgrade-halt exit status, the NEEDED
 // line and data/upgrade-info.json; restarting v1 halts again at the same place; starting the v2 release
 // (CHAIND_RELEASE=v2) applies the upgrade at that height and carries on.

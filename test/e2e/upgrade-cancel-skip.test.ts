@@ -1,4 +1,4 @@
-// The paths where an upgrade does not happen, on a real v1 node over loopback (issue 9, SPEC §2.4, §2.10, §8):
+// The paths where an upgrade does not happen, on a real v1 node over loopback (issue 9, docs/CONTRACT.md §2.4, §2.10, §8):
 //
 //  * a cancel: a `cancel-software-upgrade` proposal voted while the `software-upgrade` proposal is still voting
 //    (its voting ends later) removes the plan once both pass; the chain goes past the plan's height on v1;
@@ -59,7 +59,7 @@ after(async () => {
 
 test("a cancel proposal voted while the upgrade proposal votes removes the plan; the chain passes H", async () => {
   const from = (await latestHeight(chain.rpcUrl)) ?? 0n;
-  // SPEC §2.10: the cancel is submitted while the upgrade proposal is still voting and its voting period ends
+  // docs/CONTRACT.md §2.10: the cancel is submitted while the upgrade proposal is still voting and its voting period ends
   // later, so once both pass the plan is gone. Both must pass before H.
   const height = heightAfter(from, (2 * GOV_PERIOD_MS) / 1000 + 14, blockMs);
   const upgrade = await submitSoftwareUpgrade(binary, chain, { name: "v2", height, info: "" });

@@ -1,4 +1,4 @@
-// The whole upgrade, end to end, on real processes over loopback (issue 9, SPEC §2, §8, §9, §10): a v1 chain run by
+// The whole upgrade, end to end, on real processes over loopback (issue 9, docs/CONTRACT.md §2, §8, §9, §10): a v1 chain run by
 // chainvisor from the v1 release archive, with downloads allowed. Governance schedules `v2` with `--upgrade-info`
 // naming the v2 archive on a local HTTP server and its sha256; the plan shows over the CLI, REST and gRPC; with the
 // node stopped, `chaind upgrade dry-run v2` reports what the upgrade will do without touching the data, and a v2
@@ -136,7 +136,7 @@ test("the upgrade proposal passes and the plan shows over the CLI, REST and gRPC
 
   const rest = await restGet(chain.apiUrl, "/chain/upgrade/v1beta1/current_plan");
   assert.equal(rest.status, 200);
-  assert.equal(rest.text, JSON.stringify({ plan: expected }), "REST current_plan, exactly as SPEC §2.9");
+  assert.equal(rest.text, JSON.stringify({ plan: expected }), "REST current_plan, exactly as docs/CONTRACT.md §2.9");
   assert.match(rest.headers.get("x-chain-block-height") ?? "", /^\d+$/);
 
   const grpc = await grpcUnary(
@@ -204,7 +204,7 @@ test("the chain halts at H with the exact upgrade-info.json; chainvisor download
   assert.equal(
     await readFile(file, "utf8"),
     JSON.stringify({ name: "v2", time: PLAN_TIME, height: Number(height), info }),
-    "upgrade-info.json as SPEC §2.5 gives it",
+    "upgrade-info.json as docs/CONTRACT.md §2.5 gives it",
   );
   assert.equal((await stat(file)).mode & 0o777, 0o600);
 
@@ -365,7 +365,7 @@ async function stopVisorBeforeHeight(t: TestContext): Promise<void> {
   assert.ok(committed < height, `the node committed ${committed} before it stopped, plan height ${height}`);
 }
 
-/** The block record `query upgrade applied` prints (SPEC §8). */
+/** The block record `query upgrade applied` prints (docs/CONTRACT.md §8). */
 interface BlockRecord {
   block_id: { hash: string; parts: { total: number; hash: string } };
   block_size: string;

@@ -8,7 +8,7 @@ export interface ExtraFieldsAllowance {
   readonly reason: string;
 }
 
-// cosmjs-types 0.11 is generated from Cosmos SDK v0.53.4; our schemas follow v0.50 (SPEC §1).
+// cosmjs-types 0.11 is generated from Cosmos SDK v0.53.4; our schemas follow v0.50 (docs/CONTRACT.md §1).
 const v053 = "cosmjs-types 0.11 follows Cosmos SDK v0.53; these fields are new there and absent from the v0.50 schema";
 
 /** Per message: cosmjs-types fields that our v0.50 schema does not have. */
@@ -16,7 +16,7 @@ export const allowedExtraCosmjsFields: ReadonlyMap<string, ExtraFieldsAllowance>
   [
     "chain.tx.v1beta1.TxBody",
     // unordered (4) and timeout_timestamp (5) came with unordered transactions. A v0.50 node treats
-    // them as unknown critical fields and rejects the tx, which is the behaviour SPEC §4 asks for.
+    // them as unknown critical fields and rejects the tx, which is the behaviour docs/CONTRACT.md §4 asks for.
     { fields: ["timeoutTimestamp", "unordered"], reason: v053 },
   ],
 ]);

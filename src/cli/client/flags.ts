@@ -1,4 +1,4 @@
-// The client flags of SPEC §8, defined once: every query command gets `addQueryFlags`, every tx command
+// The client flags of docs/CONTRACT.md §8, defined once: every query command gets `addQueryFlags`, every tx command
 // `addTxFlags` (the upgrade, gov and staking command builders included), so names, defaults and help
 // texts cannot drift. Commander keeps the raw text; `readQueryFlags` / `readTxFlags` turn it into
 // checked values and throw CliError naming the flag and the expected form. Global flags (--home,
@@ -32,7 +32,7 @@ export interface QueryFlags {
 /** `--gas`: a fixed limit, or `auto` (simulate, then multiply by `--gas-adjustment`). */
 export type GasSetting = { auto: true } | { auto: false; limit: bigint };
 
-/** The checked tx flags of SPEC §8 (plus `--wait`, `--sequence`, `--account-number`, `--timeout-height`). */
+/** The checked tx flags of docs/CONTRACT.md §8 (plus `--wait`, `--sequence`, `--account-number`, `--timeout-height`). */
 export interface TxFlags extends QueryFlags {
   /** Key name or bech32 address of the signer (an address only works with --generate-only). */
   from?: string;
@@ -70,7 +70,7 @@ export function addQueryFlags(command: Command): Command {
 }
 
 /**
- * Adds the tx flags of SPEC §8 to a tx command. `--wait` waits until the tx is in a block (polling the
+ * Adds the tx flags of docs/CONTRACT.md §8 to a tx command. `--wait` waits until the tx is in a block (polling the
  * node's tx index) and prints the tx's result, as `query tx` would; without it a sync broadcast
  * prints only the CheckTx outcome.
  */

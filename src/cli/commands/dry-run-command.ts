@@ -1,4 +1,4 @@
-// `chaind upgrade dry-run <name> [--height H]` (SPEC §10): apply an upgrade to a copy of this node's
+// `chaind upgrade dry-run <name> [--height H]` (docs/CONTRACT.md §10): apply an upgrade to a copy of this node's
 // state and report what it did, leaving the node's data untouched. Thin: src/node/dry-run.ts does the
 // work; this prints the report as text (YAML-like, for people) or JSON (`-o json`).
 import { Command, InvalidArgumentError } from "commander";

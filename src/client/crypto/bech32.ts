@@ -3,7 +3,7 @@
 import { bech32 } from "@scure/base";
 import { Bech32Error } from "./errors.ts";
 
-/** The chain's human-readable prefixes (SPEC §1). */
+/** The chain's human-readable prefixes (docs/CONTRACT.md §1). */
 export const BECH32_PREFIXES = {
   acc: "chain",
   val: "chainvaloper",

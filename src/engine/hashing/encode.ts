@@ -1,6 +1,6 @@
 // gogoproto-exact encodings of the CometBFT messages that feed hashes, signatures and the part set.
 // Field numbers: proto/tendermint/types/{types,block,validator,params,canonical}.proto and
-// proto/tendermint/version/types.proto at CometBFT v0.38 (see reference/abci-cometbft.md §4).
+// proto/tendermint/version/types.proto at CometBFT v0.38 (as CometBFT v0.38's types/ encode them).
 import type {
   Block,
   BlockId,

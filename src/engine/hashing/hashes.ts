@@ -1,4 +1,4 @@
-// Every hash a CometBFT v0.38 header carries, computed the way CometBFT computes it (reference/abci-cometbft.md §4).
+// Every hash a CometBFT v0.38 header carries, computed the way CometBFT computes it (CometBFT v0.38 types/block.go, crypto/merkle).
 import type { Block, BlockId, Commit, ConsensusParams, Header, PartSetHeader, PublicKey } from "../types.ts";
 import {
   encodeBlock,

@@ -1,5 +1,5 @@
 // Hash vectors. Each upstream vector names the CometBFT test it comes from; "computed" vectors come from the
-// rules in reference/abci-cometbft.md §4 and pin the encodings against accidental change.
+// rules of CometBFT v0.38's types/block.go and crypto/merkle and pin the encodings against accidental change.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import fc from "fast-check";

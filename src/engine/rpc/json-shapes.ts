@@ -1,4 +1,4 @@
-// CometBFT v0.38's JSON shapes for the consensus RPC (reference/abci-cometbft.md §5.2–§5.3): cmtjson for the
+// CometBFT v0.38's JSON shapes for the consensus RPC (CometBFT v0.38's rpc/core/types): cmtjson for the
 // core types (int64 as strings, HexBytes as uppercase hex, []byte as base64, RFC 3339 times) and gogo jsonpb
 // with defaults emitted for ExecTxResult, ResponseCheckTx, ResponseQuery and EventAttribute.
 import type {

@@ -1,7 +1,7 @@
 // The staking keeper: validators, delegations, bonded power, the validator set handed to the
 // consensus engine, and the pools. This chain's staking is minimal: tokens go in (genesis
 // transactions, MsgCreateValidator, MsgDelegate) and never come out (no undelegation, redelegation,
-// slashing or rewards), which is all governance and consensus need (SPEC §3).
+// slashing or rewards), which is all governance and consensus need (docs/CONTRACT.md §3).
 import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
 import type { Coin } from "../../app/coins.ts";
 import type { Context } from "../../app/context.ts";

@@ -6,7 +6,7 @@ import { DEC_ONE, formatDecimal, parseDecimal } from "../../app/dec.ts";
 import { durationNanos } from "../../app/time.ts";
 import { type Params, ParamsSchema } from "../../gen/chain/staking/v1beta1/staking_pb.js";
 
-/** The default bond denom (SPEC §1). */
+/** The default bond denom (docs/CONTRACT.md §1). */
 export const DEFAULT_BOND_DENOM = "stake";
 /** Tokens per unit of consensus power (upstream DefaultPowerReduction). */
 export const DEFAULT_POWER_REDUCTION = 1_000_000n;

@@ -1,4 +1,4 @@
-// Cancellation timing (SPEC §2.10): a plan stays cancellable only if its height leaves room for the upgrade
+// Cancellation timing (docs/CONTRACT.md §2.10): a plan stays cancellable only if its height leaves room for the upgrade
 // proposal and then a cancel proposal to each go through their deposit and voting periods, plus a safety delta.
 
 /** Parameters of {@link earliestCancellableHeight}. */

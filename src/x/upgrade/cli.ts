@@ -1,4 +1,4 @@
-// `chaind query upgrade …` and `chaind tx upgrade …` (SPEC §8), written against a small injected client so the
+// `chaind query upgrade …` and `chaind tx upgrade …` (docs/CONTRACT.md §8), written against a small injected client so the
 // commands are independent of the transport (the node's RPC client, or an in-process app in tests).
 
 import { create, fromBinary, type JsonValue, toBinary } from "@bufbuild/protobuf";
@@ -86,7 +86,7 @@ export interface UpgradeCliOptions {
   env?: Readonly<Record<string, string | undefined>>;
   /** Adds the shared client flags to a query command (default: --node, --grpc-addr, --height, -o). */
   addQueryFlags?(command: Command): void;
-  /** Adds the shared tx flags to a tx command (default: the tx flags of SPEC §8). */
+  /** Adds the shared tx flags to a tx command (default: the tx flags of docs/CONTRACT.md §8). */
   addTxFlags?(command: Command): void;
 }
 
@@ -246,7 +246,7 @@ export function addDefaultQueryFlags(command: Command): void {
     .addOption(new Option("-o, --output <format>", "output format").choices(["text", "json"]).default("text"));
 }
 
-/** The shared tx flags of SPEC §8. */
+/** The shared tx flags of docs/CONTRACT.md §8. */
 export function addDefaultTxFlags(command: Command): void {
   command
     .option("--node <url>", "consensus RPC address of the node", "tcp://localhost:26657")

@@ -1,4 +1,4 @@
-// EndBlock of the upgrade module (SPEC §2.4, steps 4–7): after the block's transactions, skip, apply or halt
+// EndBlock of the upgrade module (docs/CONTRACT.md §2.4, steps 4–7): after the block's transactions, skip, apply or halt
 // for a due plan. The migrated state is what the block commits.
 import type { Context } from "../../app/context.ts";
 import { UpgradeHaltError } from "./errors.ts";

@@ -1,4 +1,4 @@
-// The upgrade-needed halt shared by PreBlock (SPEC §2.4 step 2) and EndBlock (step 7): write upgrade-info.json,
+// The upgrade-needed halt shared by PreBlock (docs/CONTRACT.md §2.4 step 2) and EndBlock (step 7): write upgrade-info.json,
 // log the NEEDED line, and throw the halt error that makes the App commit nothing of the block.
 import type { Context } from "../../app/context.ts";
 import type { Plan } from "../../gen/chain/upgrade/v1beta1/upgrade_pb.js";

@@ -1,4 +1,4 @@
-// The upgrade keeper (SPEC §2.3): the scheduled plan, done records, the module version map, the protocol
+// The upgrade keeper (docs/CONTRACT.md §2.3): the scheduled plan, done records, the module version map, the protocol
 // version, the in-memory upgrade handlers of this binary, skip heights and the upgrade-info.json file.
 import { fromBinary, toBinary } from "@bufbuild/protobuf";
 import type { Context } from "../../app/context.ts";

@@ -1,4 +1,4 @@
-// The upgrade store layout (store key `upgrade`), exactly as SPEC §2.2 gives it:
+// The upgrade store layout (store key `upgrade`), exactly as docs/CONTRACT.md §2.2 gives it:
 //   0x00               → the current Plan (binary protobuf), absent when none
 //   0x01 ‖ name        → block height at which that plan was applied (8-byte big-endian)
 //   0x02 ‖ module name → the module's consensus version (8-byte big-endian uint64)

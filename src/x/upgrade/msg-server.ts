@@ -1,4 +1,4 @@
-// The upgrade Msg service (SPEC §2.8). Both messages are signed by the authority (the gov module account), so
+// The upgrade Msg service (docs/CONTRACT.md §2.8). Both messages are signed by the authority (the gov module account), so
 // in practice they arrive inside passed gov proposals.
 import type { ServiceHandlers } from "../../app/module.ts";
 import type { Msg } from "../../gen/chain/upgrade/v1beta1/tx_pb.js";

@@ -1,4 +1,4 @@
-// Plan Info validation for `tx upgrade software-upgrade` (SPEC §8): the info is JSON with a `binaries` map of
+// Plan Info validation for `tx upgrade software-upgrade` (docs/CONTRACT.md §8): the info is JSON with a `binaries` map of
 // `os/arch` (Go's names) or `any` to download URLs carrying `checksum=<sha256|sha512>:<hex>`. Unless told not
 // to, every binary is downloaded, its checksum verified, and an archive checked for `bin/<daemon>` or `<daemon>`.
 

@@ -1,4 +1,4 @@
-// Plan helpers: the "zero" time rules, validation (SPEC §2.1), the stored form and the JSON record the
+// Plan helpers: the "zero" time rules, validation (docs/CONTRACT.md §2.1), the stored form and the JSON record the
 // CLI and REST print.
 import { create } from "@bufbuild/protobuf";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";

@@ -1,5 +1,5 @@
 // The upgrade guard, run in PreBlock of every block before any other module's hook and before any transaction
-// (SPEC §2.4, steps 1–3). It only reads state; it stops the node by throwing an UpgradeHaltError.
+// (docs/CONTRACT.md §2.4, steps 1–3). It only reads state; it stops the node by throwing an UpgradeHaltError.
 import type { Context } from "../../app/context.ts";
 import { UpgradeHaltError } from "./errors.ts";
 import { haltForUpgrade } from "./halt.ts";

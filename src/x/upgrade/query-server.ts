@@ -1,4 +1,4 @@
-// The upgrade Query service (SPEC §2.9). Transport-free: gRPC, REST, ABCI Query and the CLI call these handlers.
+// The upgrade Query service (docs/CONTRACT.md §2.9). Transport-free: gRPC, REST, ABCI Query and the CLI call these handlers.
 import type { ServiceHandlers } from "../../app/module.ts";
 import type { Query } from "../../gen/chain/upgrade/v1beta1/query_pb.js";
 import { ErrNoModuleVersionFound } from "./errors.ts";

@@ -1,4 +1,4 @@
-// Store upgrades at an upgrade (SPEC §2.6). The framework's loader (src/app/store-loader.ts) applies a release's
+// Store upgrades at an upgrade (docs/CONTRACT.md §2.6). The framework's loader (src/app/store-loader.ts) applies a release's
 // StoreUpgrades only when the node opens its store with lastCommittedHeight + 1 == upgradeHeight; this file adds
 // the usual wiring: read upgrade-info.json at start and install that loader for this release's upgrade.
 import { type StoreLoader, upgradeStoreLoader } from "../../app/store-loader.ts";

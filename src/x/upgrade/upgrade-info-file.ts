@@ -1,4 +1,4 @@
-// `<home>/data/upgrade-info.json` (SPEC §2.5): written by the old binary when it halts for an upgrade, read
+// `<home>/data/upgrade-info.json` (docs/CONTRACT.md §2.5): written by the old binary when it halts for an upgrade, read
 // by the sidecar (to switch binaries) and by the new binary at start (to install its store loader).
 import { mkdir, readFile } from "node:fs/promises";
 import { join } from "node:path";

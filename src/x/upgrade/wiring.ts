@@ -23,7 +23,7 @@ export interface ReleaseUpgrade {
 /**
  * Wires the upgrade module into an App, before `app.load()`:
  * - Info.app_version ← the protocol version (key 0x03) of the state being read;
- * - InitChain → the full version map is stored (SPEC §2.7);
+ * - InitChain → the full version map is stored (docs/CONTRACT.md §2.7);
  * - with `release`: upgrade-info.json is read (an invalid file is an error naming it) and, when it names this
  *   release's upgrade at a height that is not skipped, the upgrade store loader is installed.
  * Resolves with whether a store loader was installed.

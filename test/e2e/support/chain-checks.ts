@@ -14,7 +14,7 @@ export const GOV_PERIOD = "4s";
 export const GOV_PERIOD_MS = 4_000;
 /** Block interval of the test chains. */
 export const TIMEOUT_COMMIT = "300ms";
-/** The stored form of a plan's deprecated time (SPEC §2.1). */
+/** The stored form of a plan's deprecated time (docs/CONTRACT.md §2.1). */
 export const PLAN_TIME = "0001-01-01T00:00:00Z";
 
 /** Genesis notes of the `notes` module: store `notes_v1` in v1, renamed `notes` by v2. */

@@ -1,4 +1,4 @@
-// A single-validator chain home for the end-to-end tests, set up with the operator's own commands (SPEC §8):
+// A single-validator chain home for the end-to-end tests, set up with the operator's own commands (docs/CONTRACT.md §8):
 // `chaind init`, `keys add`, `genesis add-genesis-account`, `genesis gentx`, `genesis collect-gentxs`, then the
 // genesis and config edits an operator makes for a short-lived test chain (short gov periods, fast blocks, loopback
 // ports picked at run time), then `genesis validate`.

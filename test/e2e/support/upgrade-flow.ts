@@ -1,4 +1,4 @@
-// The governance steps of an upgrade, with the operator's commands (SPEC §8): submit a software-upgrade (or a
+// The governance steps of an upgrade, with the operator's commands (docs/CONTRACT.md §8): submit a software-upgrade (or a
 // cancel) proposal, vote yes with the validator, and watch the proposal through the REST gateway until it passes.
 import assert from "node:assert/strict";
 import { type ChaindBinary, type ChainHome, chaind, DENOM } from "./chain-home.ts";

@@ -7,7 +7,7 @@ import { NODE } from "./releases.ts";
 /** The chainvisor entry point of this tree. */
 export const CHAINVISOR = join(PROJECT, "src", "visor", "chainvisor.ts");
 
-/** The environment an operator sets for chainvisor (SPEC §9), plus `extra`. */
+/** The environment an operator sets for chainvisor (docs/CONTRACT.md §9), plus `extra`. */
 export function visorEnv(home: string, extra: Record<string, string> = {}): Record<string, string | undefined> {
   return {
     ...process.env,
