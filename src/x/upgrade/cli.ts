@@ -7,6 +7,7 @@ import { Command, Option } from "commander";
 import { parseCoins } from "../../app/coins.ts";
 import { addressFromBech32 } from "../../client/crypto/index.ts";
 import { packAny } from "../../client/tx/any.ts";
+import { toYaml } from "../../client/yaml.ts";
 import { DURATION_EXPECTED, parseDurationNanos } from "../../config/duration.ts";
 import { UserError } from "../../errors/user-error.ts";
 import {
@@ -22,7 +23,6 @@ import { cancellationWarning, DEFAULT_SAFETY_DELTA_MS } from "./cancellation-tim
 import { defaultUpgradeAuthority } from "./keeper.ts";
 import { newPlan, planToJson, validatePlan } from "./plan.ts";
 import { validatePlanInfo } from "./plan-info.ts";
-import { toYaml } from "./yaml.ts";
 
 /** Query method paths of the upgrade Query service. */
 export const UPGRADE_QUERY_PATHS = {

@@ -1,16 +1,25 @@
-// Text output (`-o text`): JSON converted to YAML the way upstream's CLI prints it (keys sorted, sequences inside
-// mappings not indented, strings quoted when they would read back as another type).
+// The one YAML printer (`-o text` of every command, key output): JSON converted to YAML the way upstream's CLI
+// prints it (sequences inside mappings not indented, strings quoted when they would read back as another type,
+// keys sorted unless the caller keeps the JSON order).
 import type { JsonValue } from "@bufbuild/protobuf";
 
+/** Options of {@link toYaml}. */
+export interface YamlOptions {
+  /** Sort mapping keys (upstream's JSON-to-YAML does); false keeps the JSON order. Default true. */
+  sortKeys?: boolean;
+}
+
 /**
- * YAML of a JSON value.
+ * YAML of a JSON value (anything else is first passed through JSON, as `JSON.stringify` sees it).
  *
  * @example toYaml({ module_versions: [{ name: "auth", version: "1" }] })
  *   // 'module_versions:\n- name: auth\n  version: "1"\n'
  */
-export function toYaml(value: JsonValue): string {
-  if (isMapping(value)) return mappingLines(value, "").join("\n") + (Object.keys(value).length > 0 ? "\n" : "");
-  if (Array.isArray(value)) return `${sequenceLines(value, "").join("\n")}${value.length > 0 ? "\n" : ""}`;
+export function toYaml(input: unknown, options: YamlOptions = {}): string {
+  const value = JSON.parse(JSON.stringify(input ?? null)) as JsonValue;
+  const sort = options.sortKeys ?? true;
+  if (isMapping(value)) return mappingLines(value, "", sort).join("\n") + (Object.keys(value).length > 0 ? "\n" : "");
+  if (Array.isArray(value)) return `${sequenceLines(value, "", sort).join("\n")}${value.length > 0 ? "\n" : ""}`;
   return `${yamlScalar(value)}\n`;
 }
 
@@ -18,17 +27,17 @@ function isMapping(value: JsonValue): value is { [key: string]: JsonValue } {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-function mappingLines(map: { [key: string]: JsonValue }, indent: string): string[] {
-  const keys = Object.keys(map).sort();
+function mappingLines(map: { [key: string]: JsonValue }, indent: string, sort: boolean): string[] {
+  const keys = sort ? Object.keys(map).sort() : Object.keys(map);
   if (keys.length === 0) return [`${indent}{}`];
   const lines: string[] = [];
   for (const key of keys) {
     const value = map[key];
     const head = `${indent}${yamlString(key)}:`;
     if (isMapping(value) && Object.keys(value).length > 0) {
-      lines.push(head, ...mappingLines(value, `${indent}  `));
+      lines.push(head, ...mappingLines(value, `${indent}  `, sort));
     } else if (Array.isArray(value) && value.length > 0) {
-      lines.push(head, ...sequenceLines(value, indent));
+      lines.push(head, ...sequenceLines(value, indent, sort));
     } else {
       lines.push(`${head} ${inline(value)}`);
     }
@@ -36,11 +45,13 @@ function mappingLines(map: { [key: string]: JsonValue }, indent: string): string
   return lines;
 }
 
-function sequenceLines(items: JsonValue[], indent: string): string[] {
+function sequenceLines(items: JsonValue[], indent: string, sort: boolean): string[] {
   const lines: string[] = [];
   for (const item of items) {
     if ((isMapping(item) && Object.keys(item).length > 0) || (Array.isArray(item) && item.length > 0)) {
-      const nested = isMapping(item) ? mappingLines(item, `${indent}  `) : sequenceLines(item, `${indent}  `);
+      const nested = isMapping(item)
+        ? mappingLines(item, `${indent}  `, sort)
+        : sequenceLines(item, `${indent}  `, sort);
       lines.push(`${indent}- ${nested[0].slice(indent.length + 2)}`, ...nested.slice(1));
     } else {
       lines.push(`${indent}- ${inline(item)}`);

@@ -20,9 +20,15 @@ test("renders nested lists of objects and empty containers", () => {
     list: [],
   };
   assert.equal(
-    toYaml(value),
+    toYaml(value, { sortKeys: false }),
     'module_versions:\n- name: auth\n  version: "1"\n- name: bank\n  version: "4"\npagination: {}\nlist: []\n',
   );
+});
+
+test("sorts keys at every level unless told to keep the JSON order", () => {
+  const value = { b: { d: 1, c: [{ f: 2, e: 3 }] }, a: "x" };
+  assert.equal(toYaml(value), "a: x\nb:\n  c:\n  - e: 3\n    f: 2\n  d: 1\n");
+  assert.equal(toYaml(value, { sortKeys: false }), "b:\n  d: 1\n  c:\n  - f: 2\n    e: 3\na: x\n");
 });
 
 test("renders nested objects with indentation and scalars at the top level", () => {
