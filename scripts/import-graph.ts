@@ -16,7 +16,7 @@ export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
  * its module. src/visor stands apart: it may import only itself.
  */
 export const LAYERS: readonly (readonly RegExp[])[] = [
-  [/^src\/errors\//, /^src\/gen\//],
+  [/^src\/errors\//, /^src\/bytes\//, /^src\/gen\//],
   [/^src\/store\//, /^src\/config\//, /^src\/client\/crypto\//],
   [/^src\/app\//],
   [/^src\/x\//],

@@ -1,8 +1,9 @@
 // Length-prefixed framing of ABCI messages: uvarint(length) ‖ protobuf bytes, as CometBFT v0.38 reads and
 // writes them. A TCP chunk may hold several frames, a frame may span many chunks, and even the varint
 // prefix may be split, so the decoder buffers chunks and only cuts a frame once all its bytes are in.
+
+import { encodeUvarint, MAX_UVARINT_BYTES, readUvarint, UvarintError } from "../bytes/varint.ts";
 import { AbciFrameError } from "./errors.ts";
-import { encodeUvarint, MAX_UVARINT_BYTES, readUvarint, UvarintError } from "./varint.ts";
 
 /**
  * The default cap on one frame. CometBFT caps blocks at 100 MiB (`block.max_bytes`, default 21 MiB) and a

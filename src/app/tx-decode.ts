@@ -6,6 +6,7 @@
 import type { UnknownField } from "@bufbuild/protobuf";
 import { type DescMessage, fromBinary, type Message, type MessageShape, type Registry } from "@bufbuild/protobuf";
 import { BinaryReader, WireType } from "@bufbuild/protobuf/wire";
+import { uvarintLength } from "../bytes/varint.ts";
 import { PubKeySchema as Ed25519PubKeySchema } from "../gen/chain/crypto/ed25519/keys_pb.js";
 import { PubKeySchema as Secp256k1PubKeySchema } from "../gen/chain/crypto/secp256k1/keys_pb.js";
 import {
@@ -185,7 +186,7 @@ function rejectNonAdr027(bytes: Uint8Array): void {
     const lengthStart = reader.pos;
     const length = reader.uint32();
     const used = reader.pos - lengthStart;
-    const minimal = varintLength(length);
+    const minimal = uvarintLength(length);
     if (used !== minimal) {
       throw new Error(
         `length prefix varint for tagNum ${fieldNo} is not as short as possible, read ${used}, only need ${minimal}`,
@@ -194,16 +195,6 @@ function rejectNonAdr027(bytes: Uint8Array): void {
     if (reader.pos + length > reader.len) throw new Error("invalid length; unexpected end of input");
     reader.pos += length;
   }
-}
-
-function varintLength(value: number): number {
-  let n = 1;
-  let v = value;
-  while (v >= 0x80) {
-    v = Math.floor(v / 128);
-    n++;
-  }
-  return n;
 }
 
 // Walks a decoded message and its nested messages (resolving Anys through the registry) and rejects

@@ -1,5 +1,7 @@
 // Byte helpers shared by the store: ordering, concatenation, varints and a small growable
 // writer/reader pair for the store's own record encodings.
+export { fromHex, toHex } from "../bytes/hex.ts";
+export { uvarintLength } from "../bytes/varint.ts";
 
 const textEncoder = new TextEncoder();
 const textDecoder = new TextDecoder("utf-8", { fatal: true });
@@ -58,17 +60,6 @@ export function prefixEnd(prefix: Uint8Array): Uint8Array | undefined {
   return end;
 }
 
-/** Lower-case hex of `bytes`. */
-export function toHex(bytes: Uint8Array): string {
-  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("hex");
-}
-
-/** Bytes of a hex string (no 0x prefix). */
-export function fromHex(hex: string): Uint8Array {
-  if (hex.length % 2 !== 0 || !/^[0-9a-fA-F]*$/.test(hex)) throw new TypeError(`not a hex string: ${hex}`);
-  return new Uint8Array(Buffer.from(hex, "hex"));
-}
-
 /** UTF-8 bytes of a string. */
 export function utf8(text: string): Uint8Array {
   return textEncoder.encode(text);
@@ -85,16 +76,6 @@ export function fromUtf8(bytes: Uint8Array): string {
  */
 export function bytesToBinaryString(bytes: Uint8Array): string {
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("latin1");
-}
-
-/** Length in bytes of the unsigned LEB128 varint of `value` (a non-negative safe integer). */
-export function uvarintLength(value: number): number {
-  let n = 1;
-  while (value >= 0x80) {
-    value = Math.floor(value / 128);
-    n++;
-  }
-  return n;
 }
 
 /**

@@ -9,6 +9,7 @@
 // commit info when the tree has one key). An inner node record holds, for each child, either the
 // leaf (key, version, write number, hash) or a reference to the child's record plus its height,
 // size and hash, so a path can be rebuilt and rehashed without loading the siblings.
+import { putUvarint } from "../bytes/varint.ts";
 import { ByteReader, ByteWriter, copyBytes, equalBytes } from "./bytes.ts";
 import { sha256 } from "./hash.ts";
 
@@ -93,15 +94,6 @@ function ensureScratch(size: number): Uint8Array {
 /** Writes a zig-zag varint of a non-negative number; returns the new offset. */
 function putSvarint(buf: Uint8Array, offset: number, value: number): number {
   return putUvarint(buf, offset, value * 2);
-}
-
-function putUvarint(buf: Uint8Array, offset: number, value: number): number {
-  while (value >= 0x80) {
-    buf[offset++] = (value % 128) | 0x80;
-    value = Math.floor(value / 128);
-  }
-  buf[offset++] = value;
-  return offset;
 }
 
 /** The IAVL leaf hash of `key` = `valueHash` written at `version`. */

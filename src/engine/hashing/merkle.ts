@@ -1,17 +1,12 @@
 // RFC 6962 Merkle tree with SHA-256, as CometBFT's crypto/merkle builds it: leaves and inner nodes carry domain
 // prefixes 0x00 and 0x01, the split point is the largest power of two strictly below n, and the root of an
 // empty list is SHA-256 of nothing (no prefix).
-import { createHash } from "node:crypto";
+import { sha256 } from "../../bytes/sha256.ts";
 
 const LEAF_PREFIX = Uint8Array.of(0);
 const INNER_PREFIX = Uint8Array.of(1);
 
-/** SHA-256 of the concatenation of the given byte arrays. */
-export function sha256(...parts: Uint8Array[]): Uint8Array {
-  const h = createHash("sha256");
-  for (const p of parts) h.update(p);
-  return new Uint8Array(h.digest());
-}
+export { sha256 };
 
 /** The hash of one leaf: SHA-256(0x00 ‖ item). */
 export function leafHash(item: Uint8Array): Uint8Array {

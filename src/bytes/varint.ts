@@ -1,7 +1,8 @@
-// The unsigned base-128 varint (LEB128) that prefixes every ABCI message on a socket. CometBFT v0.37+
-// writes the length with Go's PutUvarint; v0.34 used a signed zigzag varint, which is NOT what we speak.
-// Lengths are plain JS numbers: they are checked against a frame limit far below 2^53 before any use,
-// and arithmetic uses multiplication, never 32-bit bit operations (a 3 GiB length must not wrap).
+// The unsigned base-128 varint (LEB128, Go's PutUvarint) of a non-negative safe integer: the one copy
+// shared by the ABCI socket framing (CometBFT v0.37+ prefixes every message with it; v0.34's signed
+// zigzag varint is NOT what we speak), the store's records and IAVL hashing, and the tx decoder.
+// Values are plain JS numbers and arithmetic uses multiplication, never 32-bit bit operations (a 3 GiB
+// length must not wrap).
 
 /** The longest valid uvarint of a 64-bit value. */
 export const MAX_UVARINT_BYTES = 10;
@@ -19,6 +20,26 @@ export function encodeUvarint(value: number): Uint8Array {
   }
   out.push(rest);
   return Uint8Array.from(out);
+}
+
+/** Length in bytes of the uvarint of `value` (a non-negative safe integer). */
+export function uvarintLength(value: number): number {
+  let n = 1;
+  while (value >= 0x80) {
+    value = Math.floor(value / 128);
+    n++;
+  }
+  return n;
+}
+
+/** Writes the uvarint of `value` into `buf` at `offset` (the caller made room); returns the new offset. */
+export function putUvarint(buf: Uint8Array, offset: number, value: number): number {
+  while (value >= 0x80) {
+    buf[offset++] = (value % 128) | 0x80;
+    value = Math.floor(value / 128);
+  }
+  buf[offset++] = value;
+  return offset;
 }
 
 /** A decoded uvarint and how many bytes it took. */
