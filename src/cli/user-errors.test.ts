@@ -142,6 +142,15 @@ describe("reportError", () => {
     const cause = Object.assign(new Error("EACCES: permission denied, open '/x'"), { code: "EACCES", syscall: "open" });
     assert.equal(report(new CliError("cannot write /x", { cause })).text, `Error: cannot write /x: ${cause.message}\n`);
     assert.equal(report(new CliError("cannot write /x (EACCES)", { cause })).text, "Error: cannot write /x (EACCES)\n");
+    const withPath = Object.assign(new Error("ENOENT: no such file or directory, open '/h/app.toml'"), {
+      code: "ENOENT",
+      syscall: "open",
+      path: "/h/app.toml",
+    });
+    assert.equal(
+      report(new CliError("/h/app.toml: file not found", { cause: withPath })).text,
+      "Error: /h/app.toml: file not found\n",
+    );
   });
 
   it("prints a system error (files, network) as one line", () => {

@@ -50,12 +50,12 @@ export function isUserFacing(err: unknown): err is Error {
 
 /**
  * The text of a user-facing error: its message, followed by its cause when the cause is a system error
- * that the message does not already name (the path or address the OS refused, and why).
+ * the message does not already name (by its code, path or address) — e.g. which address was in use.
  */
 export function userMessage(err: Error): string {
   const cause = err.cause;
-  if (isSystemError(cause) && !err.message.includes(cause.code ?? cause.message)) {
-    return `${err.message}: ${cause.message}`;
-  }
-  return err.message;
+  if (!isSystemError(cause)) return err.message;
+  const names = [cause.code, cause.path, (cause as { address?: unknown }).address];
+  const named = names.some((name) => typeof name === "string" && err.message.includes(name));
+  return named ? err.message : `${err.message}: ${cause.message}`;
 }
