@@ -1,5 +1,5 @@
-// The clients the module command builders are written against (src/x/gov/cli.ts and
-// src/x/staking/cli.ts: ModuleCliClient; src/x/upgrade/cli.ts: UpgradeCliClient), implemented over the
+// The clients the module command builders are written against (src/x/gov/client/cli.ts and
+// src/x/staking/client/cli.ts: ModuleCliClient; src/x/upgrade/client/cli.ts: UpgradeCliClient), implemented over the
 // node's consensus RPC and query transport, the keyring and the CLI's tx flow.
 import { create, type JsonValue } from "@bufbuild/protobuf";
 import type { Duration } from "@bufbuild/protobuf/wkt";
@@ -8,8 +8,8 @@ import { type RpcBlockMeta, RpcError } from "../../client/rpc/rpc-client.ts";
 import { packAny } from "../../client/tx/index.ts";
 import { Query as GovQuery } from "../../gen/chain/gov/v1/query_pb.js";
 import { MsgSubmitProposalSchema } from "../../gen/chain/gov/v1/tx_pb.js";
-import type { ModuleCliClient } from "../../x/gov/cli.ts";
-import type { BlockPace, GovTimingParams, ProposalSubmission, UpgradeCliClient } from "../../x/upgrade/cli.ts";
+import type { ModuleCliClient } from "../../x/gov/client/cli.ts";
+import type { BlockPace, GovTimingParams, ProposalSubmission, UpgradeCliClient } from "../../x/upgrade/client/cli.ts";
 import { CliError } from "../errors.ts";
 import { runTx } from "../tx-sender.ts";
 import type { ClientContext } from "./context.ts";

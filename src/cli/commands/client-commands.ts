@@ -4,9 +4,9 @@
 // from src/cli/client/module-clients.ts.
 import { Command } from "commander";
 import { Query as UpgradeQuery } from "../../gen/chain/upgrade/v1beta1/query_pb.js";
-import { govQueryCommand, govTxCommand } from "../../x/gov/cli.ts";
-import { stakingQueryCommand, stakingTxCommand } from "../../x/staking/cli.ts";
-import { upgradeQueryCommand, upgradeTxCommand } from "../../x/upgrade/cli.ts";
+import { govQueryCommand, govTxCommand } from "../../x/gov/client/cli.ts";
+import { stakingQueryCommand, stakingTxCommand } from "../../x/staking/client/cli.ts";
+import { upgradeQueryCommand, upgradeTxCommand } from "../../x/upgrade/client/cli.ts";
 import { authQueryCommand } from "../client/auth-commands.ts";
 import { bankQueryCommand, bankTxCommand } from "../client/bank-commands.ts";
 import { queryBlockCommand, queryTxCommand, queryTxsCommand } from "../client/chain-commands.ts";

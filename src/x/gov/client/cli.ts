@@ -17,21 +17,21 @@ import {
 } from "@bufbuild/protobuf";
 import { type Any, AnySchema } from "@bufbuild/protobuf/wkt";
 import { Command } from "commander";
-import { coinsToProto, parseCoins } from "../../app/coins.ts";
-import { DecimalError, formatDecimal, parseDecimal } from "../../app/dec.ts";
-import { fromProtoJson, toProtoJson } from "../../app/proto-json.ts";
-import { methodPath } from "../../app/router.ts";
-import { UserError } from "../../errors/user-error.ts";
-import { ProposalStatus, ProposalStatusSchema, type VoteOption } from "../../gen/chain/gov/v1/gov_pb.js";
-import { Query } from "../../gen/chain/gov/v1/query_pb.js";
+import { coinsToProto, parseCoins } from "../../../app/coins.ts";
+import { DecimalError, formatDecimal, parseDecimal } from "../../../app/dec.ts";
+import { fromProtoJson, toProtoJson } from "../../../app/proto-json.ts";
+import { methodPath } from "../../../app/router.ts";
+import { UserError } from "../../../errors/user-error.ts";
+import { ProposalStatus, ProposalStatusSchema, type VoteOption } from "../../../gen/chain/gov/v1/gov_pb.js";
+import { Query } from "../../../gen/chain/gov/v1/query_pb.js";
 import {
   MsgCancelProposalSchema,
   MsgDepositSchema,
   MsgSubmitProposalSchema,
   MsgVoteSchema,
   MsgVoteWeightedSchema,
-} from "../../gen/chain/gov/v1/tx_pb.js";
-import { parseVoteOption } from "./vote-options.ts";
+} from "../../../gen/chain/gov/v1/tx_pb.js";
+import { parseVoteOption } from "../vote-options.ts";
 
 /** What the gov commands need from the CLI's plumbing (the same shape staking's commands use). */
 export interface ModuleCliClient {

@@ -5,10 +5,10 @@ import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import type { JsonValue } from "@bufbuild/protobuf";
 import { Command } from "commander";
-import type { TestKey } from "../../app/testing.ts";
-import { addressToBech32, moduleAddress } from "../../client/crypto/index.ts";
-import { stakingQueryCommand, stakingTxCommand } from "../staking/cli.ts";
-import { consensusKeyOf, createStakingTestChain, key, type StakingTestChain } from "../staking/testing.ts";
+import type { TestKey } from "../../../app/testing.ts";
+import { addressToBech32, moduleAddress } from "../../../client/crypto/index.ts";
+import { stakingQueryCommand, stakingTxCommand } from "../../staking/client/cli.ts";
+import { consensusKeyOf, createStakingTestChain, key, type StakingTestChain } from "../../staking/testing.ts";
 import { govQueryCommand, govTxCommand, type ModuleCliClient, parseWeightedOptions } from "./cli.ts";
 
 const val1 = key("cli-val-1");

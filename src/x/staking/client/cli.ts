@@ -16,15 +16,20 @@ import {
 } from "@bufbuild/protobuf";
 import type { Any } from "@bufbuild/protobuf/wkt";
 import { Command } from "commander";
-import { parseCoin } from "../../app/coins.ts";
-import { DecimalError, formatDecimal, parseDecimal } from "../../app/dec.ts";
-import { toProtoJson } from "../../app/proto-json.ts";
-import { methodPath } from "../../app/router.ts";
-import { addressFromBech32, addressToBech32, fromBase64, pubKeyAlgorithmOfTypeUrl } from "../../client/crypto/index.ts";
-import { UserError } from "../../errors/user-error.ts";
-import { Query } from "../../gen/chain/staking/v1beta1/query_pb.js";
-import { MsgCreateValidatorSchema, MsgDelegateSchema } from "../../gen/chain/staking/v1beta1/tx_pb.js";
-import { ed25519PubKeyAny } from "./validator.ts";
+import { parseCoin } from "../../../app/coins.ts";
+import { DecimalError, formatDecimal, parseDecimal } from "../../../app/dec.ts";
+import { toProtoJson } from "../../../app/proto-json.ts";
+import { methodPath } from "../../../app/router.ts";
+import {
+  addressFromBech32,
+  addressToBech32,
+  fromBase64,
+  pubKeyAlgorithmOfTypeUrl,
+} from "../../../client/crypto/index.ts";
+import { UserError } from "../../../errors/user-error.ts";
+import { Query } from "../../../gen/chain/staking/v1beta1/query_pb.js";
+import { MsgCreateValidatorSchema, MsgDelegateSchema } from "../../../gen/chain/staking/v1beta1/tx_pb.js";
+import { ed25519PubKeyAny } from "../validator.ts";
 
 /** What the staking and gov commands need from the CLI's plumbing (the lead's client layer). */
 export interface ModuleCliClient {

@@ -4,12 +4,12 @@
 import { create, fromBinary, type JsonValue, toBinary } from "@bufbuild/protobuf";
 import type { Any } from "@bufbuild/protobuf/wkt";
 import { Command, Option } from "commander";
-import { parseCoins } from "../../app/coins.ts";
-import { addressFromBech32 } from "../../client/crypto/index.ts";
-import { packAny } from "../../client/tx/any.ts";
-import { toYaml } from "../../client/yaml.ts";
-import { DURATION_EXPECTED, parseDurationNanos } from "../../config/duration.ts";
-import { UserError } from "../../errors/user-error.ts";
+import { parseCoins } from "../../../app/coins.ts";
+import { addressFromBech32 } from "../../../client/crypto/index.ts";
+import { packAny } from "../../../client/tx/any.ts";
+import { toYaml } from "../../../client/yaml.ts";
+import { DURATION_EXPECTED, parseDurationNanos } from "../../../config/duration.ts";
+import { UserError } from "../../../errors/user-error.ts";
 import {
   QueryAppliedPlanRequestSchema,
   QueryAppliedPlanResponseSchema,
@@ -17,12 +17,12 @@ import {
   QueryCurrentPlanResponseSchema,
   QueryModuleVersionsRequestSchema,
   QueryModuleVersionsResponseSchema,
-} from "../../gen/chain/upgrade/v1beta1/query_pb.js";
-import { MsgCancelUpgradeSchema, MsgSoftwareUpgradeSchema } from "../../gen/chain/upgrade/v1beta1/tx_pb.js";
-import { cancellationWarning, DEFAULT_SAFETY_DELTA_MS } from "./cancellation-timing.ts";
-import { defaultUpgradeAuthority } from "./keeper.ts";
-import { newPlan, planToJson, validatePlan } from "./plan.ts";
-import { validatePlanInfo } from "./plan-info.ts";
+} from "../../../gen/chain/upgrade/v1beta1/query_pb.js";
+import { MsgCancelUpgradeSchema, MsgSoftwareUpgradeSchema } from "../../../gen/chain/upgrade/v1beta1/tx_pb.js";
+import { cancellationWarning, DEFAULT_SAFETY_DELTA_MS } from "../cancellation-timing.ts";
+import { defaultUpgradeAuthority } from "../keeper.ts";
+import { newPlan, planToJson, validatePlan } from "../plan.ts";
+import { validatePlanInfo } from "../plan-info.ts";
 
 /** Query method paths of the upgrade Query service. */
 export const UPGRADE_QUERY_PATHS = {
