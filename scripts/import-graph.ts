@@ -11,24 +11,22 @@ export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 
 /**
  * The layers of src/, bottom first: a file may import its own layer and the ones below, never above.
- * Each layer is a list of patterns over repo-relative paths; the first layer (from the top) that
- * matches wins, so a module's CLI (`src/x/<m>/cli.ts`, `src/x/<m>/client/`) sits with the client, above
- * its module. src/visor stands apart: it may import only itself.
+ * Each layer is a list of patterns over repo-relative paths; the highest layer with a matching pattern
+ * wins. The CLI's client plumbing (`src/cli/client/`: context, flags, session, output; `tx-sender.ts`,
+ * `errors.ts`, `io.ts`) sits below the modules' CLIs (`src/x/<m>/cli.ts`, `src/x/<m>/client/`), which sit
+ * below the command tree that wires them (`src/cli/commands/`, the root). src/visor stands apart: it may
+ * import only itself.
  */
 export const LAYERS: readonly (readonly RegExp[])[] = [
   [/^src\/errors\//, /^src\/bytes\//, /^src\/gen\//],
   [/^src\/store\//, /^src\/config\//, /^src\/client\/crypto\//],
   [/^src\/app\//],
   [/^src\/x\//],
-  [
-    /^src\/engine\//,
-    /^src\/abci\//,
-    /^src\/server\//,
-    /^src\/client\/(?!crypto\/)/,
-    /^src\/x\/[^/]+\/(cli\.ts|client\/)/,
-  ],
+  [/^src\/engine\//, /^src\/abci\//, /^src\/server\//, /^src\/client\/(?!crypto\/)/],
+  [/^src\/cli\/client\//, /^src\/cli\/(tx-sender|errors|io)\.ts$/],
+  [/^src\/x\/[^/]+\/(cli\.ts|client\/)/],
   [/^src\/node\//],
-  [/^src\/cli\//],
+  [/^src\/cli\/(?!client\/|(tx-sender|errors|io)\.ts$)/],
 ];
 
 /**

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { addressFromBech32, addressToBech32 } from "../../client/crypto/index.ts";
 import { openKeyring } from "../../client/keyring/index.ts";
-import { upgradeCliClient } from "./module-clients.ts";
+import { upgradeCliClient } from "../commands/module-clients.ts";
 import { ClientSession } from "./session.ts";
 import { type CliRun, runClientCli } from "./testing/run-cli.ts";
 import {

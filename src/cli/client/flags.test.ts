@@ -6,9 +6,10 @@ import { create } from "@bufbuild/protobuf";
 import { Command } from "commander";
 import fc from "fast-check";
 import { TxResponseSchema } from "../../gen/chain/base/abci/v1beta1/abci_pb.js";
+import { coinsArgument } from "../../x/bank/client/cli.ts";
+import { blockPace } from "../commands/module-clients.ts";
 import { CliError } from "../errors.ts";
 import { applyAdjustment, feeAmount } from "../tx-sender.ts";
-import { coinsArgument } from "./bank-commands.ts";
 import { eventsQuery } from "./chain-commands.ts";
 import {
   addQueryFlags,
@@ -21,7 +22,6 @@ import {
   readQueryFlags,
   readTxFlags,
 } from "./flags.ts";
-import { blockPace } from "./module-clients.ts";
 import { formatValue, sortKeys } from "./output.ts";
 import { readPageRequest } from "./paging.ts";
 import { txFailureMessage } from "./tx-response.ts";

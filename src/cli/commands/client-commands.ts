@@ -1,21 +1,21 @@
 // The client half of `chaind`: the `query` and `tx` command trees, everything that talks to a running node
 // through `--node` (consensus RPC) or `--grpc-addr`. The module command builders (upgrade, gov, staking)
 // get their flags from src/cli/client/flags.ts so every command takes the same ones, and their clients
-// from src/cli/client/module-clients.ts.
+// from src/cli/commands/module-clients.ts.
 import { Command } from "commander";
 import { Query as UpgradeQuery } from "../../gen/chain/upgrade/v1beta1/query_pb.js";
+import { authQueryCommand } from "../../x/auth/client/cli.ts";
+import { bankQueryCommand, bankTxCommand } from "../../x/bank/client/cli.ts";
 import { govQueryCommand, govTxCommand } from "../../x/gov/client/cli.ts";
 import { stakingQueryCommand, stakingTxCommand } from "../../x/staking/client/cli.ts";
 import { upgradeQueryCommand, upgradeTxCommand } from "../../x/upgrade/client/cli.ts";
-import { authQueryCommand } from "../client/auth-commands.ts";
-import { bankQueryCommand, bankTxCommand } from "../client/bank-commands.ts";
 import { queryBlockCommand, queryTxCommand, queryTxsCommand } from "../client/chain-commands.ts";
 import type { ClientIo } from "../client/context.ts";
 import { addQueryFlags, addTxFlags } from "../client/flags.ts";
-import { moduleCliClient, upgradeCliClient } from "../client/module-clients.ts";
 import { ClientSession } from "../client/session.ts";
 import { txBroadcastCommand, txDecodeCommand, txEncodeCommand, txSignCommand } from "../client/tx-commands.ts";
 import type { CliIo } from "../io.ts";
+import { moduleCliClient, upgradeCliClient } from "./module-clients.ts";
 
 /**
  * The `query` (alias `q`) and `tx` command trees. Query results print as text (YAML) by default, tx

@@ -1,9 +1,9 @@
 // `chaind query auth …` (upstream v0.50's shapes): accounts, module accounts and parameters.
 import { Command } from "commander";
-import { Query } from "../../gen/chain/auth/v1beta1/query_pb.js";
-import { addQueryFlags } from "./flags.ts";
-import { addPagingFlags, readPageRequest } from "./paging.ts";
-import type { ClientSession } from "./session.ts";
+import { addQueryFlags } from "../../../cli/client/flags.ts";
+import { addPagingFlags, readPageRequest } from "../../../cli/client/paging.ts";
+import type { ClientSession } from "../../../cli/client/session.ts";
+import { Query } from "../../../gen/chain/auth/v1beta1/query_pb.js";
 
 /** `query auth account|accounts|module-account|module-accounts|params`. */
 export function authQueryCommand(session: ClientSession): Command {

@@ -2,16 +2,16 @@
 // build the Msg, print.
 import { create } from "@bufbuild/protobuf";
 import { Command } from "commander";
-import { type CoinError, coinsToProto, parseCoins } from "../../app/coins.ts";
-import { addressFromBech32 } from "../../client/crypto/index.ts";
-import { packAny } from "../../client/tx/index.ts";
-import { Query } from "../../gen/chain/bank/v1beta1/query_pb.js";
-import { MsgSendSchema } from "../../gen/chain/bank/v1beta1/tx_pb.js";
-import { CliError } from "../errors.ts";
-import { runTx } from "../tx-sender.ts";
-import { addQueryFlags, addTxFlags, readTxFlags } from "./flags.ts";
-import { addPagingFlags, readPageRequest } from "./paging.ts";
-import type { ClientSession } from "./session.ts";
+import { type CoinError, coinsToProto, parseCoins } from "../../../app/coins.ts";
+import { addQueryFlags, addTxFlags, readTxFlags } from "../../../cli/client/flags.ts";
+import { addPagingFlags, readPageRequest } from "../../../cli/client/paging.ts";
+import type { ClientSession } from "../../../cli/client/session.ts";
+import { CliError } from "../../../cli/errors.ts";
+import { runTx } from "../../../cli/tx-sender.ts";
+import { addressFromBech32 } from "../../../client/crypto/index.ts";
+import { packAny } from "../../../client/tx/index.ts";
+import { Query } from "../../../gen/chain/bank/v1beta1/query_pb.js";
+import { MsgSendSchema } from "../../../gen/chain/bank/v1beta1/tx_pb.js";
 
 /** `query bank balances|balance|total|denom-metadata|params`. */
 export function bankQueryCommand(session: ClientSession): Command {

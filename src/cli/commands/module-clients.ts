@@ -10,10 +10,10 @@ import { Query as GovQuery } from "../../gen/chain/gov/v1/query_pb.js";
 import { MsgSubmitProposalSchema } from "../../gen/chain/gov/v1/tx_pb.js";
 import type { ModuleCliClient } from "../../x/gov/client/cli.ts";
 import type { BlockPace, GovTimingParams, ProposalSubmission, UpgradeCliClient } from "../../x/upgrade/client/cli.ts";
+import type { ClientContext } from "../client/context.ts";
+import { readTxFlags } from "../client/flags.ts";
 import { CliError } from "../errors.ts";
 import { runTx } from "../tx-sender.ts";
-import type { ClientContext } from "./context.ts";
-import { readTxFlags } from "./flags.ts";
 
 /** The gov and staking builders' client (their two ModuleCliClient interfaces have the same shape). */
 export function moduleCliClient(ctx: ClientContext): ModuleCliClient {
