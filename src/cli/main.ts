@@ -16,7 +16,9 @@ import { ROOT_OPTION_SHAPE, rootProgram } from "./root.ts";
  */
 export async function runChaind(
   args: readonly string[],
-  io: CliIo = process,
+  // Only the two streams: commands that read stdin or the environment choose how (the prompt reader must
+  // let go of stdin once answered), which they do only when not handed one.
+  io: CliIo = { stdout: process.stdout, stderr: process.stderr },
   commands: readonly CommandSpec[] = CHAIND_COMMANDS,
 ): Promise<number> {
   try {
