@@ -5,6 +5,7 @@
 import type { Context } from "../src/app/context.ts";
 import type { AppModule, VersionMap } from "../src/app/module.ts";
 import type { ModuleManager } from "../src/app/module-manager.ts";
+import { UserError } from "../src/errors/user-error.ts";
 import type { Plan } from "../src/gen/chain/upgrade/v1beta1/upgrade_pb.js";
 import type { StoreUpgrades } from "../src/store/types.ts";
 import type { BankKeeper } from "../src/x/bank/keeper.ts";
@@ -83,7 +84,7 @@ export function releaseNamed(name: string | undefined): Release {
   const chosen = name === undefined || name === "" ? DEFAULT_RELEASE : name;
   const release = RELEASES[chosen as ReleaseName];
   if (release === undefined) {
-    throw new Error(`unknown release "${chosen}" (CHAIND_RELEASE): expected one of ${RELEASE_NAMES.join(", ")}`);
+    throw new UserError(`unknown release "${chosen}" (CHAIND_RELEASE): expected one of ${RELEASE_NAMES.join(", ")}`);
   }
   return release;
 }
