@@ -1,7 +1,6 @@
 // Length-prefixed framing of ABCI messages: uvarint(length) ‖ protobuf bytes, as CometBFT v0.38 reads and
 // writes them. A TCP chunk may hold several frames, a frame may span many chunks, and even the varint
 // prefix may be split, so the decoder buffers chunks and only cuts a frame once all its bytes are in.
-
 import { encodeUvarint, MAX_UVARINT_BYTES, readUvarint, UvarintError } from "../bytes/varint.ts";
 import { AbciFrameError } from "./errors.ts";
 

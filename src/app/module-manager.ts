@@ -1,6 +1,5 @@
 // The module manager: holds the app's modules, runs their genesis and block hooks in the orders the
 // app declares, keeps the version map and runs store migrations (docs/CONTRACT.md §2.7).
-
 import type { JsonValue } from "@bufbuild/protobuf";
 import { UserError } from "../errors/user-error.ts";
 import type { Context } from "./context.ts";

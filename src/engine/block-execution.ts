@@ -1,7 +1,6 @@
 // Pure steps of a height, after CometBFT's state/state.go (MakeBlock), state/execution.go (updateState) and
 // consensus/state.go (vote time): build the genesis state, build a block, describe its last commit to the app,
 // and derive the next state from FinalizeBlock's answer.
-
 import { create } from "@bufbuild/protobuf";
 import { type Timestamp as ProtoTimestamp, TimestampSchema } from "@bufbuild/protobuf/wkt";
 import { UserError } from "../errors/user-error.ts";

@@ -14,7 +14,6 @@
 //   p ‖ h ‖ index(4)           → TxResult {height, index, tx, result}
 //   t ‖ tx hash                → h ‖ index of the latest inclusion
 //   e ‖ len ‖ type.key ‖ len ‖ value ‖ h ‖ index → (empty)   event index, attributes with index=true only
-
 import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
 import { ClassicLevel } from "classic-level";
 import { UserError } from "../errors/user-error.ts";

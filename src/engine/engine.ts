@@ -10,7 +10,6 @@
 //   app > store         → refuse to start (blocks.db was removed or belongs to another chain).
 // A halt requested by the app during FinalizeBlock(H) saves nothing of H and commits nothing: a restart with the
 // same binary halts at the same place, and the right binary produces H afresh.
-
 import { create } from "@bufbuild/protobuf";
 import { SIGN_STEP } from "../config/priv-validator-state.ts";
 import { UserError } from "../errors/user-error.ts";

@@ -1,6 +1,5 @@
 // Consensus params: conversions between the engine's plain form and the generated tendermint.types message,
 // and CometBFT's update rule (each section present in an update replaces that section).
-
 import { create } from "@bufbuild/protobuf";
 import { DurationSchema } from "@bufbuild/protobuf/wkt";
 import { UserError } from "../errors/user-error.ts";

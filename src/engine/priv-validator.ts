@@ -1,7 +1,6 @@
 // The validator's signing key with its double-sign guard. The files (config/priv_validator_key.json and
 // data/priv_validator_state.json) are read, checked and written by src/config; what is the engine's own is
 // the guard: which (height, round, step) may still be signed, and when the state is persisted.
-
 import {
   type Ed25519Key,
   ed25519Address,

@@ -2,7 +2,6 @@
 // check that each carries exactly one MsgCreateValidator whose delegator has enough genesis balance,
 // put them into app_state.genutil.gen_txs, and set config.toml's p2p.persistent_peers from their
 // memos (`<node id>@<host>:<port>`), leaving out this node's own.
-
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fromBinary, type JsonObject, type JsonValue } from "@bufbuild/protobuf";

@@ -2,7 +2,6 @@
 // gets `init` (chain ID chaind-dev), test-keyring keys validator/alice/bob, funded genesis accounts,
 // the validator's gentx collected into genesis, short governance periods, minimum-gas-prices "0stake"
 // and a 1 s block time. A home that already has a genesis is left as it is (the chain continues).
-
 import { existsSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import type { JsonObject } from "@bufbuild/protobuf";

@@ -4,7 +4,6 @@
 // the real restart at the upgrade height does), runs the upgrade handler and its migrations at the next
 // height in a branch, and stages the result to get the app hash. Reported: key counts per store before
 // and after, the module-version diff, the store changes, the time taken and both app hashes.
-
 import { cp, mkdir, mkdtemp, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";

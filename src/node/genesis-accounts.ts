@@ -1,7 +1,6 @@
 // `genesis add-genesis-account` on a genesis app_state (upstream x/genutil AddGenesisAccount): a
 // BaseAccount (number 0, sequence 0, no key) in auth.accounts, its coins in bank.balances (sorted by
 // address), and bank.supply raised by the same coins. Account numbers are assigned at InitChain.
-
 import type { JsonObject, JsonValue } from "@bufbuild/protobuf";
 import { addCoins, type Coin, coinFromProto, coinsToProto } from "../app/coins.ts";
 import { UserError } from "../errors/user-error.ts";

@@ -2,7 +2,6 @@
 // whose consensus key is the node's priv_validator_key.json, self-delegating `amount` from the
 // operator's genesis account, signed by that account's keyring key with account number 0 and
 // sequence 0 (SIGN_MODE_DIRECT), written as tx JSON to config/gentx/gentx-<node id>.json.
-
 import { mkdir } from "node:fs/promises";
 import { networkInterfaces } from "node:os";
 import { join } from "node:path";

@@ -1,7 +1,6 @@
 // `chaind init` as a library call: the home layout, config.toml and app.toml from their templates, the
 // node and validator keys, and a genesis whose app_state is every module's default genesis (upstream's
 // `init`). Returns what upstream prints: moniker, chain ID, node ID, gentxs dir and the app_state.
-
 import { randomBytes } from "node:crypto";
 import type { JsonObject } from "@bufbuild/protobuf";
 import { isValidDenom } from "../app/coins.ts";

@@ -2,7 +2,6 @@
 // with the command-line overrides (--rpc.laddr, --api.address, --grpc.address, --minimum-gas-prices,
 // --halt-height) applied on top. A bad flag is reported with the flag's name; a bad file value with
 // the file and the key (src/config's ConfigError); all before a single socket is opened.
-
 import { readFile } from "node:fs/promises";
 import {
   type AppConfig,

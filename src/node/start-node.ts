@@ -5,7 +5,6 @@
 // the upgrade halt's own status (src/x/upgrade/errors.ts UPGRADE_EXIT_CODES), 1 after a fault.
 // Everything started is closed before `done` resolves: servers, engine or ABCI server, the App's store
 // and the signature-verification workers.
-
 import type { Logger } from "pino";
 import { buildChainApp, type ChainApp } from "../../chain/chain-app.ts";
 import type { Release } from "../../chain/releases.ts";

@@ -1,7 +1,6 @@
 // `genesis validate` as a library call: the CometBFT part of genesis.json (chain ID, times, consensus
 // parameters, validators: src/config's checks, every problem named with its field) and then every
 // module's own validateGenesis on app_state, the failing module named.
-
 import type { JsonObject } from "@bufbuild/protobuf";
 import { ConfigError, type GenesisDoc, loadGenesis } from "../config/index.ts";
 import { UserError } from "../errors/user-error.ts";

@@ -1,7 +1,6 @@
 // Starting and stopping the node's gRPC server and REST gateway from app.toml's `[api]` and `[grpc]`
 // (docs/CONTRACT.md §6, §7). Both serve the same routes: the node's tx, tendermint and node services first,
 // then every module Query service the app registered.
-
 import type { Logger } from "pino";
 import type { AppConfig } from "../config/app-config.ts";
 import { UserError } from "../errors/user-error.ts";

@@ -1,6 +1,5 @@
 // Passphrase encryption of secrets at rest: scrypt derives a 256-bit key from the passphrase and a random
 // salt, AES-256-GCM encrypts and authenticates. A wrong passphrase shows up as a failed GCM tag check.
-
 import { createCipheriv, createDecipheriv, randomBytes, scrypt } from "node:crypto";
 import { UserError } from "../../errors/user-error.ts";
 

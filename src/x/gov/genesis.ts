@@ -1,7 +1,6 @@
 // Gov genesis: upstream's JSON shape (deprecated deposit/voting/tally params as null), validation,
 // InitGenesis (proposals re-queued by status, the gov account's balance checked against the
 // deposits) and ExportGenesis.
-
 import { create, type JsonObject, type JsonValue, type Registry } from "@bufbuild/protobuf";
 import { addCoins, type Coin, coinsFromProto, coinsToString } from "../../app/coins.ts";
 import type { Context } from "../../app/context.ts";

@@ -1,5 +1,4 @@
 // Gov params: upstream v0.50 defaults and Params.ValidateBasic (x/gov/types/v1/params.go).
-
 import { create } from "@bufbuild/protobuf";
 import { type Duration, DurationSchema } from "@bufbuild/protobuf/wkt";
 import { type Coin, coinsFromProto, coinsToString, isAllGTE, isValidCoins } from "../../app/coins.ts";

@@ -1,7 +1,6 @@
 // Staking genesis: the JSON form (upstream's, including `last_total_power` as an integer string),
 // validation, InitGenesis (validators and delegations written directly, pools checked against the
 // bank, the first validator set computed) and ExportGenesis.
-
 import { create, type JsonObject, type JsonValue, type Registry } from "@bufbuild/protobuf";
 import { type Coin, coinsToString } from "../../app/coins.ts";
 import type { Context } from "../../app/context.ts";

@@ -2,7 +2,6 @@
 // signed txs (`gen_txs`, tx JSON) that each carry one MsgCreateValidator. At InitChain, after
 // staking's own genesis, every gentx runs through the app's normal deliver path (height 0: no gas
 // limit, no fee floor, account number 0 in the sign bytes), then staking computes the validator set.
-
 import { create, type JsonObject, type JsonValue, type Registry, toBinary } from "@bufbuild/protobuf";
 import type { Context } from "../../app/context.ts";
 import type { AppModule, ValidatorUpdate } from "../../app/module.ts";

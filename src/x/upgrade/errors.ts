@@ -1,6 +1,5 @@
 // The `upgrade` codespace (upstream's numbering) and the halt errors the upgrade guard throws to stop the
 // node without committing anything of the current block.
-
 import { GrpcCode, registerError } from "../../app/errors.ts";
 import { HaltError } from "../../app/halt.ts";
 import { UserError } from "../../errors/user-error.ts";

@@ -1,7 +1,6 @@
 // Plan Info validation for `tx upgrade software-upgrade` (docs/CONTRACT.md §8): the info is JSON with a `binaries` map of
 // `os/arch` (Go's names) or `any` to download URLs carrying `checksum=<sha256|sha512>:<hex>`. Unless told not
 // to, every binary is downloaded, its checksum verified, and an archive checked for `bin/<daemon>` or `<daemon>`.
-
 import { createHash } from "node:crypto";
 import { createWriteStream } from "node:fs";
 import { mkdtemp, open, readFile, rm } from "node:fs/promises";
