@@ -4,7 +4,9 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { Command } from "commander";
+import { ClientSession } from "./client/session.ts";
 import { CHAIND_COMMANDS } from "./command-list.ts";
+import { queryCommand, querySpecs, txSpecs } from "./commands/client-commands.ts";
 import { addLazyCommands, type CommandSpec, targetCommand } from "./lazy-command.ts";
 import { ROOT_OPTION_SHAPE } from "./root.ts";
 
@@ -13,7 +15,7 @@ const sink = { write: () => true };
 describe("command list", () => {
   it("describes each command as its implementation does", async () => {
     for (const spec of CHAIND_COMMANDS) {
-      const command = await spec.load({ stdout: sink, stderr: sink });
+      const command = await spec.load({ stdout: sink, stderr: sink }, []);
       assert.equal(command.name(), spec.name);
       assert.deepEqual(command.aliases(), [...(spec.aliases ?? [])], spec.name);
       assert.equal(command.description(), spec.description, spec.name);
@@ -21,14 +23,45 @@ describe("command list", () => {
   });
 });
 
+describe("query and tx subcommand lists", () => {
+  it("describe each subcommand as its implementation does", async () => {
+    const io = { stdout: sink, stderr: sink };
+    const session = new ClientSession(io);
+    for (const spec of [...querySpecs(session, io), ...txSpecs(session, io)]) {
+      const command = await spec.load(io, []);
+      assert.equal(command.name(), spec.name);
+      assert.equal(command.description(), spec.description, spec.name);
+    }
+  });
+
+  it("load only the subcommand that runs", async () => {
+    const io = { stdout: sink, stderr: sink };
+    const query = await queryCommand(io, ["bank", "balances", "chain1x", "--node", "tcp://127.0.0.1:1"]);
+    const bank = query.commands.find((c) => c.name() === "bank");
+    const gov = query.commands.find((c) => c.name() === "gov");
+    assert.ok(bank !== undefined && bank.commands.length > 0, "bank is loaded");
+    assert.ok(gov !== undefined && gov.commands.length === 0, "gov is a stub");
+    const all = await queryCommand(io);
+    assert.ok((all.commands.find((c) => c.name() === "gov")?.commands.length ?? 0) > 0, "gov is loaded with no args");
+  });
+});
+
 describe("targetCommand", () => {
-  const target = (args: string[]) => targetCommand(args, ROOT_OPTION_SHAPE);
+  const target = (args: string[]) => targetCommand(args, ROOT_OPTION_SHAPE).name;
 
   it("skips root options and their values", () => {
     assert.equal(target(["version"]), "version");
     assert.equal(target(["--home", "/h", "-o", "json", "q", "bank", "balances"]), "q");
     assert.equal(target(["--home=/h", "--log_level", "debug", "start"]), "start");
     assert.equal(target(["--output", "json", "tx", "bank"]), "tx");
+  });
+
+  it("gives what follows the name, for the command's own subcommands", () => {
+    assert.deepEqual(targetCommand(["-o", "json", "q", "bank", "balances"], ROOT_OPTION_SHAPE), {
+      name: "q",
+      rest: ["bank", "balances"],
+    });
+    assert.deepEqual(targetCommand(["help", "tx", "bank"], ROOT_OPTION_SHAPE), { name: "tx", rest: ["bank"] });
   });
 
   it("names help's argument, and nothing for the root's help", () => {

@@ -47,12 +47,12 @@ export const CHAIND_COMMANDS: readonly CommandSpec[] = [
     name: "query",
     aliases: ["q"],
     description: "Querying subcommands (through --node, or --grpc-addr)",
-    load: async (io) => (await import("./commands/client-commands.ts")).queryCommand(io),
+    load: async (io, args) => (await import("./commands/client-commands.ts")).queryCommand(io, args),
   },
   {
     name: "tx",
     description: "Transaction subcommands: build, sign and broadcast through --node",
-    load: async (io) => (await import("./commands/client-commands.ts")).txCommand(io),
+    load: async (io, args) => (await import("./commands/client-commands.ts")).txCommand(io, args),
   },
   {
     name: "version",

@@ -10,8 +10,11 @@ export interface CommandSpec {
   name: string;
   aliases?: readonly string[];
   description: string;
-  /** Imports the implementation and builds the full command. */
-  load(io: CliIo): Promise<Command>;
+  /**
+   * Imports the implementation and builds the full command. `args` is the argv after the command's
+   * name, so a command with subcommands can load only the one that runs (empty: load them all).
+   */
+  load(io: CliIo, args: readonly string[]): Promise<Command>;
 }
 
 /** Root options that take a value (so the token after them is not the command's name). */
@@ -21,25 +24,31 @@ export interface RootOptionShape {
 }
 
 /**
- * The name (or alias) of the top-level command `args` runs, `help <command>`'s argument, or undefined
- * when no command is named (root help, no arguments).
+ * The name (or alias) of the command `args` runs, `help <command>`'s argument, or undefined when no
+ * command is named (root help, no arguments); `rest` is what follows the name in `args`.
  */
-export function targetCommand(args: readonly string[], shape: RootOptionShape): string | undefined {
-  const positional: string[] = [];
-  for (let i = 0; i < args.length && positional.length < 2; i++) {
+export function targetCommand(
+  args: readonly string[],
+  shape: RootOptionShape,
+): { name: string | undefined; rest: readonly string[] } {
+  let helpAt: number | undefined;
+  for (let i = 0; i < args.length; i++) {
     const token = args[i] as string;
     if (token === "--") {
-      positional.push(...args.slice(i + 1, i + 3));
-      break;
+      const at = helpAt === undefined && args[i + 1] === "help" ? i + 2 : i + 1;
+      return { name: args[at], rest: args.slice(at + 1) };
     }
     if (token.startsWith("-") && token !== "-") {
       if (!token.includes("=") && shape.valueOptions.includes(token)) i++;
       continue;
     }
-    positional.push(token);
-    if (positional[0] !== "help") break;
+    if (token === "help" && helpAt === undefined) {
+      helpAt = i;
+      continue;
+    }
+    return { name: token, rest: args.slice(i + 1) };
   }
-  return positional[0] === "help" ? positional[1] : positional[0];
+  return { name: undefined, rest: [] };
 }
 
 /**
@@ -56,10 +65,12 @@ export async function addLazyCommands(
   shape: RootOptionShape,
 ): Promise<void> {
   const target = targetCommand(args, shape);
-  const named = (spec: CommandSpec) => spec.name === target || (spec.aliases ?? []).includes(target ?? "");
-  // No command, or one that does not exist: commander prints the root's help, which lists them all.
+  const named = (spec: CommandSpec) => spec.name === target.name || (spec.aliases ?? []).includes(target.name ?? "");
+  // No command, or one that does not exist: commander prints the parent's help, which lists them all.
   const loadAll = !specs.some(named);
-  const commands = await Promise.all(specs.map((spec) => (loadAll || named(spec) ? spec.load(io) : stub(spec))));
+  const commands = await Promise.all(
+    specs.map((spec) => (loadAll ? spec.load(io, []) : named(spec) ? spec.load(io, target.rest) : stub(spec))),
+  );
   for (const command of commands) root.addCommand(command);
 }
 

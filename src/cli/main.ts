@@ -6,7 +6,8 @@ import { CHAIND_COMMANDS } from "./command-list.ts";
 import type { CliIo } from "./io.ts";
 import { addLazyCommands, type CommandSpec } from "./lazy-command.ts";
 import { reportError } from "./report-error.ts";
-import { ROOT_OPTION_SHAPE, rootProgram } from "./root.ts";
+import { rootProgram } from "./root.ts";
+import { ROOT_OPTION_SHAPE } from "./root-options.ts";
 
 /**
  * Runs `chaind <args>` (argv without the node and script paths) and returns the exit status.

@@ -5,14 +5,9 @@ import { Command, Option } from "commander";
 import { defaultHome } from "../config/home.ts";
 import { CHAIND_COMMANDS } from "./command-list.ts";
 import type { CliIo } from "./io.ts";
-import type { RootOptionShape } from "./lazy-command.ts";
 
 export type { CliIo } from "./io.ts";
-
-/** The root options that take a value, for finding the command name in argv before parsing. */
-export const ROOT_OPTION_SHAPE: RootOptionShape = {
-  valueOptions: ["--home", "--log_level", "--log_format", "-o", "--output"],
-};
+export { ROOT_OPTION_SHAPE } from "./root-options.ts";
 
 /** The root `chaind` command with its global flags and no subcommands. */
 export function rootProgram(io: CliIo = { stdout: process.stdout, stderr: process.stderr }): Command {
@@ -33,6 +28,6 @@ export function rootProgram(io: CliIo = { stdout: process.stdout, stderr: proces
 /** The root `chaind` command with every subcommand loaded. */
 export async function rootCommand(io: CliIo = { stdout: process.stdout, stderr: process.stderr }): Promise<Command> {
   const program = rootProgram(io);
-  for (const spec of CHAIND_COMMANDS) program.addCommand(await spec.load(io));
+  for (const spec of CHAIND_COMMANDS) program.addCommand(await spec.load(io, []));
   return program;
 }

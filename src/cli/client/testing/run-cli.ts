@@ -33,7 +33,7 @@ export async function runClientCli(
     .addOption(new Option("--log_format <format>", "log format").choices(["json", "plain"]).default("plain"))
     .addOption(new Option("-o, --output <format>", "output format").choices(["text", "json"]).default("text"))
     .configureOutput({ writeOut: (s) => void io.stdout.write(s), writeErr: (s) => void io.stderr.write(s) });
-  for (const command of clientCommands(io)) program.addCommand(command);
+  for (const command of await clientCommands(io)) program.addCommand(command);
   exitOverride(program, io);
   try {
     await program.parseAsync(args, { from: "user" });
