@@ -18,7 +18,7 @@ import { Query as UpgradeQuery } from "../../src/gen/chain/upgrade/v1beta1/query
 import { type CommandResult, type ManagedProcess, runCommand, startProcess, tail } from "./support/processes.ts";
 
 const PROJECT = join(import.meta.dirname, "..", "..");
-const CHAIND = join(PROJECT, "src", "cli", "chaind.ts");
+const CHAIND = join(PROJECT, "chain", "cmd", "chaind.ts");
 // Long enough for three CLI processes (deposit, vote) on a busy machine, short enough to wait for.
 const GOV_PERIOD_MS = 10_000;
 

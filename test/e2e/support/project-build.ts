@@ -10,7 +10,7 @@ import { join, resolve } from "node:path";
 export const PROJECT = resolve(import.meta.dirname, "..", "..", "..");
 
 /** The compiled entry point whose age decides whether dist/ is current. */
-const ENTRY = join("dist", "src", "cli", "chaind.js");
+const ENTRY = join("dist", "chain", "cmd", "chaind.js");
 
 /** Newest modification time (ms) of the files under `dir` that end with one of `suffixes`. */
 async function newestSource(dir: string, suffixes: string[]): Promise<number> {
