@@ -11,7 +11,6 @@ import type { Context } from "../app/context.ts";
 import type { AppModule, MigrationHandler } from "../app/module.ts";
 import type { ModuleManager } from "../app/module-manager.ts";
 import { toProtoJson } from "../app/proto-json.ts";
-import { genesisFor, packAny, signTx, type TestKey, testKey } from "../app/testing.ts";
 import { TxMsgDataSchema } from "../gen/chain/base/abci/v1beta1/abci_pb.js";
 import { type Proposal, VoteOption } from "../gen/chain/gov/v1/gov_pb.js";
 import { MsgSubmitProposalResponseSchema, MsgSubmitProposalSchema, MsgVoteSchema } from "../gen/chain/gov/v1/tx_pb.js";
@@ -27,6 +26,7 @@ import { type ChainDefinition, defineChain, type Release } from "../runtime/rele
 import type { GovKeeper } from "../x/gov/keeper.ts";
 import { createValidatorMsg } from "../x/staking/testing.ts";
 import type { UpgradeKeeper } from "../x/upgrade/keeper.ts";
+import { genesisFor, packAny, signTx, type TestKey, testKey } from "./app.ts";
 
 const CHAIN_ID = "upgrade-test";
 

@@ -72,6 +72,7 @@ export function makeFixtureProject(): string {
     [
       'import { mkdirSync, writeFileSync } from "node:fs";',
       'mkdirSync("dist/chain/cmd", { recursive: true });',
+      'mkdirSync("dist/src", { recursive: true });',
       'writeFileSync("dist/chain/cmd/chaind.js", "console.log(\'fixture chaind\');\\n");',
       'writeFileSync("dist/src/other.js", "export const other = 1;\\n");',
       "",
