@@ -30,11 +30,13 @@ import { genesisFor, packAny, signTx, type TestKey, testKey } from "./app.ts";
 
 const CHAIN_ID = "upgrade-test";
 
-/** gov periods of the test chain. */
+/** gov voting period of the test chain. */
 export const VOTING_PERIOD_MS = 20_000;
+/** gov deposit period of the test chain. */
 export const DEPOSIT_PERIOD_MS = 20_000;
-/** The genesis validator (10M stake bonded) and a funded proposer. */
+/** The genesis validator (10M stake bonded). */
 export const VALIDATOR = testKey("upgrade-harness-validator");
+/** A funded account that submits proposals. */
 export const PROPOSER = testKey("upgrade-harness-proposer");
 const ACCOUNTS = [VALIDATOR, PROPOSER];
 const MIN_DEPOSIT = 10_000_000n;
