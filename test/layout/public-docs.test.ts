@@ -21,7 +21,8 @@ function undocumented(): string[] {
     }
     const lines = text.split("\n");
     lines.forEach((line, index) => {
-      if (!/^export (async )?(function |class |interface |type (?![{*])|const |let |abstract class )/.test(line)) return;
+      if (!/^export (async )?(function |class |interface |type (?![{*])|const |let |abstract class )/.test(line))
+        return;
       if (!(lines[index - 1] ?? "").trim().endsWith("*/")) missing.push(`${relative(ROOT, path)}:${index + 1}`);
     });
   };
