@@ -317,6 +317,27 @@ describe("other outcomes at the upgrade height", () => {
     await node.close();
   });
 
+  it("an early binary whose store set differs from the state's is refused before it mounts: BINARY UPDATED BEFORE TRIGGER", async () => {
+    const home = newHome();
+    let node = await startTestNode({ home, release: v1 });
+    await node.nextBlock();
+    await passes(node, [schedule("v2", 100n)]);
+    await node.close();
+    await assert.rejects(startTestNode({ home, release: v2 }), (err: unknown) => {
+      assert.ok(err instanceof UpgradeHaltError, String(err));
+      assert.equal(err.exitCode, 21);
+      assert.equal(
+        err.message,
+        'BINARY UPDATED BEFORE TRIGGER! UPGRADE "v2" - in binary but not executed on chain. Downgrade your binary',
+      );
+      return true;
+    });
+    // The state is untouched: v1 carries on.
+    node = await startTestNode({ home, release: v1 });
+    await node.nextBlock();
+    await node.close();
+  });
+
   it("a missing migration step halts at H with exit status 22 and nothing committed", async () => {
     const home = newHome();
     let node = await startTestNode({ home, release: v1 });

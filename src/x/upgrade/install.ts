@@ -119,6 +119,7 @@ export async function installUpgrades(
   const info = await keeper.readUpgradeInfoFromDisk();
   const named = info === undefined ? undefined : upgrades.find((u) => u.name === info.name);
   let storeLoaderOf: Upgrade | undefined;
+  let storeLoaderHeight: bigint | undefined;
   if (named !== undefined) {
     const loader = await releaseStoreLoader({
       keeper,
@@ -128,11 +129,12 @@ export async function installUpgrades(
     if (loader !== undefined) {
       app.setStoreLoader(loader);
       storeLoaderOf = named;
+      storeLoaderHeight = info?.height;
     }
   }
 
   if (options.committedState !== undefined) {
-    await guardBeforeMount(keeper, options.committedState, options.storeNames, storeLoaderOf, options.logger);
+    await guardBeforeMount(keeper, options.committedState, options.storeNames, storeLoaderHeight, options.logger);
   }
   return { storeLoaderOf };
 }
@@ -145,16 +147,12 @@ async function guardBeforeMount(
   keeper: UpgradeKeeper,
   state: CommittedStateAccess,
   declared: string[],
-  storeLoaderOf: Upgrade | undefined,
+  storeLoaderHeight: bigint | undefined,
   logger: Logger | undefined,
 ): Promise<void> {
   const stored = await state.storeNames();
   if (stored.length === 0 || !stored.includes(keeper.storeKey)) return;
   if (sameSet(stored, declared)) return;
-  if (storeLoaderOf !== undefined && storeLoaderOf.storeUpgrades !== undefined) {
-    // A store loader that applies at the next height reconciles the sets (the store checks it does exactly).
-    return;
-  }
   const store = await state.open(stored);
   let next: bigint;
   let plan: Plan | undefined;
@@ -169,6 +167,8 @@ async function guardBeforeMount(
   } finally {
     await store.close();
   }
+  // A store loader applying at the next height reconciles the sets (the store checks it does so exactly).
+  if (storeLoaderHeight === next) return;
   const due = plan !== undefined && isDue(plan, next);
   const skipped = keeper.isSkipHeight(next);
   let message: string | undefined;
