@@ -25,7 +25,7 @@ export const LAYERS: readonly (readonly RegExp[])[] = [
   [/^src\/engine\//, /^src\/abci\//, /^src\/server\//, /^src\/client\/(?!crypto\/)/],
   [/^src\/cli\/client\//, /^src\/cli\/(tx-sender|errors|io)\.ts$/],
   [/^src\/x\/[^/]+\/(cli\.ts|client\/)/],
-  [/^src\/node\//],
+  [/^src\/node\//, /^src\/runtime\//],
   [/^src\/cli\/(?!client\/|(tx-sender|errors|io)\.ts$)/],
 ];
 

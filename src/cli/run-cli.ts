@@ -1,0 +1,20 @@
+// The CLI runner a chain's entry point hands its chain to (chain/cmd/chaind.ts for the reference chain, like
+// simapp's simd main.go). It makes `chain` the one this process serves, then runs the lazily loaded command
+// tree (src/cli/main.ts); what an error prints is decided in src/cli/report-error.ts alone.
+import { useChain } from "../runtime/current-chain.ts";
+import type { ChainDefinition } from "../runtime/release.ts";
+import { runChaind } from "./main.ts";
+
+/**
+ * Runs the `chaind` command tree for `chain` on `argv` (process.argv shape) and sets `process.exitCode`.
+ *
+ * @example
+ * // my-chain/cmd/mychaind.ts
+ * import { runCli } from "chaind/cli";
+ * import { myChain } from "../app.ts";
+ * await runCli(myChain);
+ */
+export async function runCli(chain: ChainDefinition, argv: string[] = process.argv): Promise<void> {
+  useChain(chain);
+  process.exitCode = await runChaind(argv.slice(2));
+}
