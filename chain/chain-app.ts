@@ -7,7 +7,7 @@ import { type App, createApp } from "../src/app/base-app.ts";
 import { parseDecCoins } from "../src/app/dec-coins.ts";
 import type { AppModule } from "../src/app/module.ts";
 import { ModuleManager } from "../src/app/module-manager.ts";
-import type { StoreOpener } from "../src/app/store-loader.ts";
+import { type StoreOpener, upgradeStoreLoader } from "../src/app/store-loader.ts";
 import { homePaths } from "../src/config/home.ts";
 import {
   openMultiStore,
@@ -53,6 +53,12 @@ export interface ChainAppOptions {
   storePath?: string;
   /** Do not load (a caller that wants to inspect before opening). */
   deferLoad?: boolean;
+  /**
+   * Where the store loader of this release's upgrade comes from: "upgrade-info" (default) reads
+   * data/upgrade-info.json as SPEC §2.6 says; "none" installs none; `{ upgradeHeight }` installs it for
+   * that height without reading the file (the replay mode, src/replay, decides from the chain's plan).
+   */
+  storeLoader?: "upgrade-info" | "none" | { upgradeHeight: bigint };
 }
 
 /** A wired reference-chain App with its keepers. */
@@ -141,11 +147,18 @@ export async function buildChainApp(options: ChainAppOptions): Promise<ChainApp>
     upgradeKeeper.setUpgradeHandler(known.name, (ctx, plan, fromVM) => known.handler(ctx, plan, fromVM, moduleManager));
   }
   const performs = release.upgrades.at(-1);
-  const storeUpgradesInstalled = await wireUpgradeModule(
+  const loaderFrom = options.storeLoader ?? "upgrade-info";
+  let storeUpgradesInstalled = await wireUpgradeModule(
     app,
     upgradeKeeper,
-    performs === undefined ? undefined : { upgradeName: performs.name, storeUpgrades: performs.storeUpgrades },
+    performs === undefined || loaderFrom !== "upgrade-info"
+      ? undefined
+      : { upgradeName: performs.name, storeUpgrades: performs.storeUpgrades },
   );
+  if (typeof loaderFrom === "object" && performs !== undefined) {
+    app.setStoreLoader(upgradeStoreLoader(loaderFrom.upgradeHeight, performs.storeUpgrades));
+    storeUpgradesInstalled = true;
+  }
   if (!options.deferLoad) {
     try {
       await app.load();

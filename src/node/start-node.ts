@@ -6,8 +6,9 @@
 // Everything started is closed before `done` resolves: servers, engine or ABCI server, the App's store
 // and the signature-verification workers.
 import type { Logger } from "pino";
-import { buildChainApp, type ChainApp } from "../../chain/chain-app.ts";
+import { buildChainApp, type ChainApp, type ChainAppOptions } from "../../chain/chain-app.ts";
 import type { Release } from "../../chain/releases.ts";
+import { buildReplayChainApp } from "../../chain/replay-line.ts";
 import { AbciServer } from "../abci/server.ts";
 import { formatDecCoins, loadNodeKey } from "../config/index.ts";
 import { type EmbeddedNode, startEmbeddedNode } from "../engine/embedded-node.ts";
@@ -53,6 +54,11 @@ export interface StartNodeOptions {
   settings?: NodeSettings;
   /** The release to run as (default CHAIND_RELEASE, else v1). */
   release?: Release;
+  /**
+   * Replay mode (`--replay-releases`; default app.toml `replay-releases`): run the rules of the release active on
+   * chain and apply the upgrades this release's line knows in process (src/replay, chain/replay-line.ts).
+   */
+  replayReleases?: boolean;
 }
 
 /** Where the node can be reached. Absent entries are disabled. */
@@ -109,7 +115,7 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
   const { appConfig, nodeConfig, genesis } = settings;
   for (const key of settings.unknownKeys) logger.warn({ key }, "unknown configuration key (ignored)");
 
-  const chain = await buildChainApp({
+  const chainOptions: ChainAppOptions = {
     home: settings.home,
     chainId: genesis.chainId,
     logger,
@@ -120,7 +126,11 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
     haltTime: appConfig.haltTime,
     minRetainBlocks: appConfig.minRetainBlocks,
     skipUpgradeHeights: options.skipUpgradeHeights,
-  });
+  };
+  const chain =
+    (options.replayReleases ?? appConfig.replayReleases)
+      ? (await buildReplayChainApp(chainOptions)).chain
+      : await buildChainApp(chainOptions);
   const app = chain.app;
   const cleanups: (() => Promise<void>)[] = [() => app.close(), () => closeVerifyPool()];
   const cleanup = async () => {

@@ -130,13 +130,26 @@ export function startCommand(io: CliIo): Command {
       "Run the node: the embedded single-validator engine (default) or, with --abci, the ABCI server for CometBFT; plus the gRPC server and REST gateway",
     )
     .addOption(new Option("--abci", "serve the app to CometBFT over ABCI at config.toml's proxy_app"))
+    .addOption(
+      new Option(
+        "--replay-releases",
+        "replay mode (app.toml replay-releases): run the rules of the release active on chain and apply the upgrades this binary's releases know in process, without halting",
+      ),
+    )
     .addHelpText("after", EXIT_STATUS_HELP);
   addNodeFlags(command).action(
-    guarded(async (flags: NodeFlags & { abci?: boolean }, cmd: Command) => {
+    guarded(async (flags: NodeFlags & { abci?: boolean; replayReleases?: boolean }, cmd: Command) => {
       const { home, logLevel, logFormat } = globalFlags(cmd);
       const logger = createNodeLogger({ level: logLevel, format: logFormat });
       const { overrides, skipUpgradeHeights } = nodeOptionsOf(flags);
-      const node = await startNode({ home, logger, abci: flags.abci, overrides, skipUpgradeHeights });
+      const node = await startNode({
+        home,
+        logger,
+        abci: flags.abci,
+        overrides,
+        skipUpgradeHeights,
+        replayReleases: flags.replayReleases,
+      });
       const { genesis } = node.settings;
       io.stdout.write(
         [
