@@ -353,7 +353,65 @@ test("chaind start --replay-releases with v2 alone replays the source's blocks f
   const applied = (await (await fetch(`${rest}/chain/upgrade/v1beta1/applied_plan/v2`)).json()) as { height: string };
   assert.equal(applied.height, upgradeHeight.toString());
   assert.match(node.stderr, /switching from release v1 to v2 in process/);
+  // The banner comes after the handshake, whose replay has crossed H already.
+  assert.match(node.stdout, /^chaind 2\.0\.0 \(release v2, replay mode: rules of release v2, active on chain\)/m);
   node.signal("SIGTERM");
   assert.equal((await node.exited).code, 0, node.stderr.slice(-3000));
   await assert.rejects(readFile(home.upgradeInfo), { code: "ENOENT" });
 });
+
+test("replay mode resumes after a stop just before H and just after it", async () => {
+  assert.ok(tip > 0n, "the source chain was produced");
+  const source = homePaths(dev.home);
+  const home = homePaths(join(dir.path, "resumed"));
+  await mkdir(home.dataDir, { recursive: true });
+  await cp(source.configDir, home.configDir, { recursive: true });
+  await cp(source.blocksDb, home.blocksDb, { recursive: true });
+  await cp(source.privValidatorState, home.privValidatorState);
+  const expected = await appHashes(dev.home);
+  const env = { CHAIND_RELEASE: "v2" };
+  const start = (extra: string[]) =>
+    spawnChaind(["--home", home.home, "start", "--replay-releases", ...LOOPBACK_PORT_FLAGS, ...extra], {
+      userHome,
+      env,
+    });
+
+  // halt-height stops the handshake's replay after committing that height: first H-1 (v1's stores, plan due
+  // next), then H (v2 committed the upgrade block), each time restarting in replay mode from there.
+  for (const stopAt of [upgradeHeight - 1n, upgradeHeight]) {
+    // A halt-height stop exits 0 (SPEC §8), wherever it happens.
+    const stopped = await start(["--halt-height", stopAt.toString()]).exited;
+    assert.equal(stopped.code, 0, stopped.stderr.slice(-3000));
+    const state = await openCommitted(home.applicationDb, stopAt === upgradeHeight ? "v2" : "v1");
+    try {
+      assert.equal(state.lastCommit().version, stopAt);
+      assert.equal(hex(state.lastCommit().appHash), expected.get(stopAt));
+    } finally {
+      await state.close();
+    }
+  }
+  const node = start([]);
+  const { rpc } = await bannerEndpoints(node);
+  await waitForHeight(rpc, tip + 1n);
+  const block = await rpcCall<{ block: { header: { app_hash: string } } }>(rpc, "block", {
+    height: (tip + 1n).toString(),
+  });
+  assert.equal(block.block.header.app_hash, expected.get(tip));
+  assert.match(node.stderr, /running the rules of release v2, the release active on chain/);
+  assert.match(node.stdout, /\(release v2, replay mode: rules of release v2, active on chain\)/);
+  node.signal("SIGTERM");
+  assert.equal((await node.exited).code, 0, node.stderr.slice(-3000));
+});
+
+/** Opens a stopped home's state with `release`'s store set (which fails unless the state has exactly those). */
+async function openCommitted(path: string, release: "v1" | "v2") {
+  const chain = await buildChainApp({
+    home: dir.path,
+    chainId: dev.chainId,
+    logger: createNodeLogger({ level: "silent" }),
+    release: releaseNamed(release),
+    deferLoad: true,
+    storeLoader: "none",
+  });
+  return openMultiStore({ path, storeNames: chain.moduleManager.storeKeys(), createIfMissing: false });
+}

@@ -144,6 +144,8 @@ test("a governance upgrade across four validators under chainvisor", { skip, tim
         { timeoutMs: (VOTING_PERIOD_SECONDS + 30) * 1000 },
       );
       assert.equal(status, "PROPOSAL_STATUS_PASSED");
+      // A node can be a block behind the proposer: wait until each has the block that executed the proposal.
+      await waitForHeight(network, await latestHeight(proposer));
       for (const node of network.nodes) {
         const { body } = await restGet(node, "/chain/upgrade/v1beta1/current_plan");
         const plan = (body as { plan: { name: string; height: string } | null }).plan;

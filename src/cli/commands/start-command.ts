@@ -2,6 +2,7 @@
 // node's status (0 on SIGINT/SIGTERM and on app.toml's halt-height/halt-time; the upgrade halt's own
 // status, see `chaind start --help`; 1 on errors). Thin: flags → src/node/start-node.ts.
 import { Command, Option } from "commander";
+import { releaseNamed } from "../../../chain/releases.ts";
 import { globalFlags, guarded } from "../../node/cli-support.ts";
 import { createNodeLogger } from "../../node/logger.ts";
 import type { NodeOverrides } from "../../node/node-settings.ts";
@@ -123,6 +124,15 @@ export async function runUntilStopped(node: RunningNode): Promise<void> {
   }
 }
 
+/** The banner's first line; in replay mode it names the binary's release and the one whose rules run now. */
+function startBanner(node: RunningNode, replay: boolean, home: string): string {
+  const chainId = node.settings.genesis.chainId;
+  const running = node.chain.release;
+  if (!replay) return `chaind ${running.version} (release ${running.name}) running chain "${chainId}" from ${home}`;
+  const binary = releaseNamed(process.env.CHAIND_RELEASE);
+  return `chaind ${binary.version} (release ${binary.name}, replay mode: rules of release ${running.name}, active on chain) running chain "${chainId}" from ${home}`;
+}
+
 /** `start`. */
 export function startCommand(io: CliIo): Command {
   const command = new Command("start")
@@ -150,10 +160,9 @@ export function startCommand(io: CliIo): Command {
         skipUpgradeHeights,
         replayReleases: flags.replayReleases,
       });
-      const { genesis } = node.settings;
       io.stdout.write(
         [
-          `chaind ${node.chain.release.version} (release ${node.chain.release.name}) running chain "${genesis.chainId}" from ${home}`,
+          startBanner(node, flags.replayReleases ?? node.settings.appConfig.replayReleases, home),
           ...endpointLines(node.endpoints),
           "",
         ].join("\n"),
