@@ -112,7 +112,38 @@ export async function replayHome<A extends SwitchableApp>(options: ReplayHomeOpt
   const source = homePaths(options.sourceHome);
   const target = homePaths(options.home);
   await checkInputs(source, target);
+  const existed = (await stat(target.home).catch(() => undefined)) !== undefined;
+  let replayed = false;
+  try {
+    return await replayInto(source, target, {
+      ...options,
+      onProgress: (progress) => {
+        replayed = true;
+        options.onProgress?.(progress);
+      },
+    });
+  } catch (err) {
+    // Nothing replayed yet (a bad source, a failure to open): leave the target as it was, absent or empty.
+    if (!replayed) await clearTarget(target.home, existed);
+    throw err;
+  }
+}
 
+async function clearTarget(home: string, keepDirectory: boolean): Promise<void> {
+  if (!keepDirectory) {
+    await rm(home, { recursive: true, force: true });
+    return;
+  }
+  for (const entry of await readdir(home).catch(() => [] as string[])) {
+    await rm(join(home, entry), { recursive: true, force: true });
+  }
+}
+
+async function replayInto<A extends SwitchableApp>(
+  source: ReturnType<typeof homePaths>,
+  target: ReturnType<typeof homePaths>,
+  options: ReplayHomeOptions<A>,
+): Promise<ReplayReport> {
   await mkdir(target.dataDir, { recursive: true, mode: 0o700 });
   await cp(source.configDir, target.configDir, { recursive: true, preserveTimestamps: true });
   await cp(source.privValidatorState, target.privValidatorState).catch(() => undefined);

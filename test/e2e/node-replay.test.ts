@@ -8,7 +8,7 @@
 // - a release whose rules differ (a changed migration) is stopped at H with height, expected and computed hash;
 // - the v1 release alone stops at H with the upgrade halt, and bad arguments get one-line errors.
 import assert from "node:assert/strict";
-import { cp, mkdir, readFile, writeFile } from "node:fs/promises";
+import { cp, mkdir, readFile, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { create, type DescMessage, type MessageShape } from "@bufbuild/protobuf";
@@ -323,6 +323,13 @@ test("bad arguments get one-line errors and leave nothing behind", async () => {
   assert.equal(result.code, 1);
   assert.match(result.stderr, /the source home .*no-blocks has no blocks to replay/);
   await assert.rejects(readFile(join(fresh, "config", "genesis.json")), { code: "ENOENT" });
+
+  // A block store that exists but holds no height: found only after copying, and the target is removed again.
+  await (await BlockStore.open(homePaths(noBlocks).blocksDb)).close();
+  result = await runChaindInProcess(["replay", "--from", noBlocks, "--home", fresh]);
+  assert.equal(result.code, 1);
+  assert.match(result.stderr, /the source home .*no-blocks has no blocks to replay/);
+  await assert.rejects(stat(fresh), { code: "ENOENT" });
 
   result = await runChaindInProcess(["replay", "--from", join(dir.path, "missing"), "--home", fresh]);
   assert.equal(result.code, 1);
