@@ -422,3 +422,35 @@ async function openCommitted(path: string, release: "v1" | "v2") {
   });
   return openMultiStore({ path, storeNames: chain.moduleManager.storeKeys(), createIfMissing: false });
 }
+
+test("a skipped upgrade height does not switch releases (the plan is skipped, so history differs at H)", async () => {
+  assert.ok(tip > 0n, "the source chain was produced");
+  const source = homePaths(dev.home);
+  const home = homePaths(join(dir.path, "skipped"));
+  await mkdir(home.dataDir, { recursive: true });
+  await cp(source.configDir, home.configDir, { recursive: true });
+  await cp(source.blocksDb, home.blocksDb, { recursive: true });
+  await cp(source.privValidatorState, home.privValidatorState);
+  const expected = await appHashes(dev.home);
+  const result = await runChaind(
+    [
+      "--home",
+      home.home,
+      "start",
+      "--replay-releases",
+      "--unsafe-skip-upgrades",
+      upgradeHeight.toString(),
+      ...LOOPBACK_PORT_FLAGS,
+    ],
+    { userHome, env: { CHAIND_RELEASE: "v2" } },
+  );
+  assert.equal(result.code, 1, result.stderr.slice(-3000));
+  assert.match(result.stderr, new RegExp(`UPGRADE "v2" SKIPPED at ${upgradeHeight}`));
+  assert.match(
+    result.stderr,
+    new RegExp(
+      `replaying height ${upgradeHeight} gave app hash [0-9A-F]+ but the block store recorded ${expected.get(upgradeHeight)}`,
+    ),
+  );
+  assert.doesNotMatch(result.stderr, /switching from release/);
+});
