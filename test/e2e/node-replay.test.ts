@@ -252,6 +252,27 @@ test("chaind replay with the v2 release alone reproduces every app hash from gen
   }
   // Nothing of the halt path happened in the new home.
   await assert.rejects(readFile(homePaths(target).upgradeInfo), { code: "ENOENT" });
+
+  // The text report, for people: the totals and one line per release segment (no TTY here, so no progress bar).
+  const text = await runChaind(["replay", "--from", dev.home, "--home", join(dir.path, "replayed-text")], {
+    userHome,
+    env: { CHAIND_RELEASE: "v2" },
+  });
+  assert.equal(text.code, 0, text.stderr.slice(-3000));
+  assert.match(
+    text.stdout,
+    new RegExp(`^replayed heights 1\\.\\.${tip} \\(${tip} blocks\\) in [0-9.]+ s: [0-9.]+ heights/s$`, "m"),
+  );
+  assert.match(
+    text.stdout,
+    new RegExp(`^every app hash matches the source; app hash at ${tip}: ${expected.get(tip)}$`, "m"),
+  );
+  assert.match(text.stdout, new RegExp(`^ {2}v1 +heights 1\\.\\.${upgradeHeight - 1n} \\(`, "m"));
+  assert.match(
+    text.stdout,
+    new RegExp(`^ {2}v2 +heights ${upgradeHeight}\\.\\.${tip} \\(\\d+ blocks, entered by upgrade "v2"\\)`, "m"),
+  );
+  assert.doesNotMatch(text.stdout + text.stderr, /\[[=\u2588\u2591 -]+\]/, "no progress bar without a TTY");
 });
 
 test("a release whose rules differ is stopped at the first different height with height, expected and got", async () => {
