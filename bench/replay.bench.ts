@@ -5,8 +5,8 @@
 import { readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { create } from "@bufbuild/protobuf";
-import { releaseNamed } from "../chain/releases.ts";
-import { openSwitchingChainApp } from "../chain/replay-line.ts";
+import { referenceChain } from "../chain/app.ts";
+import { v1, v2 } from "../chain/releases.ts";
 import { openKeyring } from "../src/client/keyring/index.ts";
 import { packAny, signTx } from "../src/client/tx/index.ts";
 import { homePaths, setTomlValues } from "../src/config/index.ts";
@@ -15,6 +15,7 @@ import { DEV_CHAIN, prepareDevHome } from "../src/node/dev-chain.ts";
 import { createNodeLogger } from "../src/node/logger.ts";
 import { startNode } from "../src/node/start-node.ts";
 import { latestHeight, rpcCall, tempDir, waitForHeight } from "../src/node/test-support.ts";
+import { openChainSwitchingApp } from "../src/replay/chain-line.ts";
 import { replayHome } from "../src/replay/replay-home.ts";
 import { closeVerifyPool } from "../src/x/auth/verify-pool.ts";
 import type { BenchRow } from "./harness.ts";
@@ -36,7 +37,8 @@ export async function run(): Promise<BenchRow[]> {
     const node = await startNode({
       home: dev.home,
       logger,
-      release: releaseNamed("v1"),
+      chain: referenceChain,
+      release: v1,
       overrides: { rpcLaddr: "tcp://127.0.0.1:0", apiAddress: "tcp://127.0.0.1:0", grpcAddress: "127.0.0.1:0" },
     });
     let liveMs: number;
@@ -61,7 +63,7 @@ export async function run(): Promise<BenchRow[]> {
       sourceHome: dev.home,
       home: join(dir.path, "replayed"),
       openApp: (home) =>
-        openSwitchingChainApp({ home, chainId: DEV_CHAIN.chainId, logger, release: releaseNamed("v2") }),
+        openChainSwitchingApp({ chain: referenceChain, home, chainId: DEV_CHAIN.chainId, logger, release: v2 }),
       onProgress: (p) => {
         if (p.height === live.from || p.height === live.to) at.set(p.height, p.elapsedMs);
       },

@@ -1,17 +1,18 @@
 // `chaind start` as a library call: load the settings (nothing starts when they are wrong), build the
-// reference chain's App for this release, drive it with the embedded engine (default) or serve it to
+// chain's App for this release, drive it with the embedded engine (default) or serve it to
 // CometBFT over ABCI (`abci: true`), start the gRPC server and REST gateway when app.toml enables them,
 // and report one exit status when the node stops: 0 after a signal or app.toml's halt-height/halt-time,
 // the upgrade halt's own status (src/x/upgrade/errors.ts UPGRADE_EXIT_CODES), 1 after a fault.
 // Everything started is closed before `done` resolves: servers, engine or ABCI server, the App's store
 // and the signature-verification workers.
 import type { Logger } from "pino";
-import { buildChainApp, type ChainApp, type ChainAppOptions } from "../../chain/chain-app.ts";
-import type { Release } from "../../chain/releases.ts";
-import { buildReplayChainApp } from "../../chain/replay-line.ts";
 import { AbciServer } from "../abci/server.ts";
 import { formatDecCoins, loadNodeKey } from "../config/index.ts";
 import { type EmbeddedNode, startEmbeddedNode } from "../engine/embedded-node.ts";
+import { buildReplayChainApp } from "../replay/chain-line.ts";
+import { buildChainApp, type ChainApp, type ChainAppOptions } from "../runtime/build-app.ts";
+import { currentChain } from "../runtime/current-chain.ts";
+import type { ChainDefinition, Release } from "../runtime/release.ts";
 import { appNodeHooks, appQueryBackend } from "../server/app-backend.ts";
 import type { NodeHooks } from "../server/query-backend.ts";
 import { type RunningServers, startServers } from "../server/servers.ts";
@@ -52,11 +53,14 @@ export interface StartNodeOptions {
   overrides?: NodeOverrides;
   /** Already loaded settings (otherwise loaded from `home` with `overrides`). */
   settings?: NodeSettings;
-  /** The release to run as (default CHAIND_RELEASE, else v1). */
+  /** The chain to run (default: the one this process serves, see runtime/current-chain.ts). */
+  chain?: ChainDefinition;
+  /** The release to run as (default: the chain's release variable, e.g. CHAIND_RELEASE, else its default). */
   release?: Release;
   /**
    * Replay mode (`--replay-releases`; default app.toml `replay-releases`): run the rules of the release active on
-   * chain and apply the upgrades this release's line knows in process (src/replay, chain/replay-line.ts).
+   * chain and apply in process the upgrades of this release's line — the release and its predecessors
+   * (`upgradesFrom`) — instead of halting (src/replay).
    */
   replayReleases?: boolean;
 }
@@ -86,7 +90,10 @@ export interface NodeExit {
 
 /** A started node. */
 export interface RunningNode {
+  /** The chain's App and keepers; in replay mode those of the release running now (`chain.app` switches). */
   chain: ChainApp;
+  /** Set in replay mode: the release this binary runs as (the top of its line), whatever release runs now. */
+  replay?: { binaryRelease: Release };
   settings: NodeSettings;
   endpoints: NodeEndpoints;
   /** The embedded engine (undefined in ABCI mode). */
@@ -116,6 +123,7 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
   for (const key of settings.unknownKeys) logger.warn({ key }, "unknown configuration key (ignored)");
 
   const chainOptions: ChainAppOptions = {
+    chain: options.chain ?? currentChain(),
     home: settings.home,
     chainId: genesis.chainId,
     logger,
@@ -127,10 +135,9 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
     minRetainBlocks: appConfig.minRetainBlocks,
     skipUpgradeHeights: options.skipUpgradeHeights,
   };
-  const chain =
-    (options.replayReleases ?? appConfig.replayReleases)
-      ? (await buildReplayChainApp(chainOptions)).chain
-      : await buildChainApp(chainOptions);
+  const replayed =
+    (options.replayReleases ?? appConfig.replayReleases) ? await buildReplayChainApp(chainOptions) : undefined;
+  const chain = replayed?.chain ?? (await buildChainApp(chainOptions));
   const app = chain.app;
   const cleanups: (() => Promise<void>)[] = [() => app.close(), () => closeVerifyPool()];
   const cleanup = async () => {
@@ -245,6 +252,7 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
 
     return {
       chain,
+      replay: replayed === undefined ? undefined : { binaryRelease: replayed.binaryRelease },
       settings,
       endpoints,
       embedded,

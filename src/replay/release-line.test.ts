@@ -15,7 +15,6 @@ function release(name: string, enteredBy?: string): LineRelease<SwitchableApp> {
   return {
     name,
     enteredBy,
-    storeNames: async () => [],
     open: () => Promise.reject(new Error("not opened in this test")),
   };
 }

@@ -1,7 +1,7 @@
 // A release line: the releases one binary can run, oldest first, each entered from the one before by a named
 // upgrade. It is all the replay mode knows about a chain: which rules to run (the release active on chain) and
-// where the next rules begin (the plan of the upgrade that enters the next release). Generic over the App type so
-// that src/ does not depend on the reference chain; chain/replay-line.ts declares the reference chain's line.
+// where the next rules begin (the plan of the upgrade that enters the next release). Generic over the App type;
+// chain-line.ts builds the line of any ChainDefinition from its releases and their predecessors (`upgradesFrom`).
 import type { AbciApp } from "../engine/abci-app.ts";
 import type { CommitMultiStore } from "../store/types.ts";
 
@@ -29,8 +29,6 @@ export interface LineRelease<A extends SwitchableApp> {
   name: string;
   /** The plan name of the upgrade that enters this release from the one before; absent for the first release. */
   enteredBy?: string;
-  /** The store names this release's App declares (to find which release's stores the state has). */
-  storeNames(): Promise<string[]>;
   /** Builds this release's App and opens its store. */
   open(options: ReleaseOpenOptions): Promise<A>;
 }

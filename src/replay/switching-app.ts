@@ -92,7 +92,7 @@ export class SwitchingApp<A extends SwitchableApp> implements AbciApp {
    * line does not know.
    *
    * @example
-   * const records = await readUpgradeRecords(storePath, storeSets, "upgrade");
+   * const records = await readUpgradeRecords(storePath, "upgrade");
    * const switching = await SwitchingApp.open({ line, records, logger });
    * const app = switching.asApp(); // hand this to the engine or the ABCI server
    */

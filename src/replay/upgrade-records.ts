@@ -1,8 +1,8 @@
 // Reads, from a state store on disk, what the replay mode starts from: the last committed height, the last
 // completed upgrade (its done record) and the protocol version (key 0x03). The store can only be opened with the
-// exact set of stores the state has, which depends on the upgrades already applied, so each release's store set
-// is tried in turn; the store is opened read-only in effect (nothing is staged or committed) and closed again.
-import { openMultiStore, readLastCommittedVersion, StoreUpgradeError } from "../store/index.ts";
+// exact set of stores the state has, which depends on the upgrades already applied, so it is opened with the set
+// the state itself records (never with a release's); nothing is staged or committed, and it is closed again.
+import { openMultiStore, readCommittedStoreNames, readLastCommittedVersion } from "../store/index.ts";
 import { readLastCompletedUpgrade, readProtocolVersion } from "../x/upgrade/keeper.ts";
 import { ReleaseLineError } from "./release-line.ts";
 
@@ -17,39 +17,28 @@ export interface UpgradeRecords {
 }
 
 /**
- * The upgrade records of the LevelDB state at `storePath`, opening it with the first of `storeSets` that matches
- * the stores the state has (try the newest release's first: it is the likeliest on a long chain).
+ * The upgrade records of the LevelDB state at `storePath`, read from its `upgradeStoreKey` store.
+ *
+ * @example
+ * const records = await readUpgradeRecords(homePaths(home).applicationDb, "upgrade");
+ * records.lastCompleted?.name; // "v2" once upgrade v2 has run
  */
-export async function readUpgradeRecords(
-  storePath: string,
-  storeSets: readonly string[][],
-  upgradeStoreKey: string,
-): Promise<UpgradeRecords> {
+export async function readUpgradeRecords(storePath: string, upgradeStoreKey: string): Promise<UpgradeRecords> {
   const height = await readLastCommittedVersion(storePath);
   if (height === 0n) return { height, protocolVersion: 0n };
-  const mismatches: string[] = [];
-  for (const storeNames of storeSets) {
-    let store: Awaited<ReturnType<typeof openMultiStore>>;
-    try {
-      store = await openMultiStore({ path: storePath, storeNames, createIfMissing: false });
-    } catch (err) {
-      if (err instanceof StoreUpgradeError) {
-        mismatches.push(err.message);
-        continue;
-      }
-      throw err;
-    }
-    try {
-      const upgrade = (await store.view()).store(upgradeStoreKey);
-      const lastCompleted = await readLastCompletedUpgrade(upgrade);
-      const protocolVersion = await readProtocolVersion(upgrade);
-      return lastCompleted === undefined ? { height, protocolVersion } : { height, lastCompleted, protocolVersion };
-    } finally {
-      await store.close();
-    }
+  const storeNames = await readCommittedStoreNames(storePath);
+  if (!storeNames.includes(upgradeStoreKey)) {
+    throw new ReleaseLineError(
+      `the state at ${storePath} (height ${height}) has no "${upgradeStoreKey}" store (it has ${storeNames.join(", ")}): the replay mode reads the upgrade module's records from it`,
+    );
   }
-  throw new ReleaseLineError(
-    `the state at ${storePath} (height ${height}) has stores that no release of this binary declares: ${mismatches.join("; ")}`,
-    { exitCode: 21 },
-  );
+  const store = await openMultiStore({ path: storePath, storeNames, createIfMissing: false });
+  try {
+    const upgrade = (await store.view()).store(upgradeStoreKey);
+    const lastCompleted = await readLastCompletedUpgrade(upgrade);
+    const protocolVersion = await readProtocolVersion(upgrade);
+    return lastCompleted === undefined ? { height, protocolVersion } : { height, lastCompleted, protocolVersion };
+  } finally {
+    await store.close();
+  }
 }

@@ -12,10 +12,9 @@ import { cp, mkdir, readFile, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { create, type DescMessage, type MessageShape } from "@bufbuild/protobuf";
-import { buildChainApp } from "../../chain/chain-app.ts";
+import { referenceChain } from "../../chain/app.ts";
 import { migrateBankV1ToV2 } from "../../chain/migrations/bank-v2.ts";
-import { type Release, releaseNamed } from "../../chain/releases.ts";
-import { openSwitchingChainApp } from "../../chain/replay-line.ts";
+import { v1, v2 } from "../../chain/releases.ts";
 import { openKeyring } from "../../src/client/keyring/index.ts";
 import { packAny, signTx } from "../../src/client/tx/index.ts";
 import { homePaths, loadGenesis, saveGenesis, setTomlValues } from "../../src/config/index.ts";
@@ -39,9 +38,12 @@ import {
   tempDir,
   waitForHeight,
 } from "../../src/node/test-support.ts";
+import { openChainSwitchingApp } from "../../src/replay/chain-line.ts";
 import { ReplayMismatchError, replayHome } from "../../src/replay/replay-home.ts";
+import { buildChainApp, type Release, withMigrations } from "../../src/runtime/index.ts";
 import { openMultiStore } from "../../src/store/index.ts";
 import { closeVerifyPool } from "../../src/x/auth/verify-pool.ts";
+import { bankModule } from "../../src/x/bank/module.ts";
 import { UPGRADE_EXIT_CODES } from "../../src/x/upgrade/errors.ts";
 import { hashTree } from "./support/tree-hash.ts";
 
@@ -231,15 +233,16 @@ test("chaind replay with the v2 release alone reproduces every app hash from gen
 
   // The replayed state is v2's: the renamed store holds v1's notes, the deleted store is gone, beacon was added.
   // Opening with v2's store set fails unless the state has exactly those stores.
-  const v2 = await buildChainApp({
+  const v2App = await buildChainApp({
+    chain: referenceChain,
     home: target,
     chainId: dev.chainId,
     logger: createNodeLogger({ level: "silent" }),
-    release: releaseNamed("v2"),
+    release: v2,
     deferLoad: true,
     storeLoader: "none",
   });
-  const storeNames = v2.moduleManager.storeKeys();
+  const storeNames = v2App.moduleManager.storeKeys();
   assert.ok(storeNames.includes("notes") && storeNames.includes("beacon") && !storeNames.includes("legacy"));
   const state = await openMultiStore({ path: homePaths(target).applicationDb, storeNames, createIfMissing: false });
   try {
@@ -277,22 +280,27 @@ test("chaind replay with the v2 release alone reproduces every app hash from gen
 
 test("a release whose rules differ is stopped at the first different height with height, expected and got", async () => {
   assert.ok(tip > 0n, "the source chain was produced");
-  const v2 = releaseNamed("v2");
   // A release author's mistake: the v2 migration writes the denom metadata slightly differently.
   const altered: Release = {
     ...v2,
-    bank: {
-      consensusVersion: v2.bank.consensusVersion,
-      migrations: [
-        {
-          from: 1n,
-          async run(ctx, bank) {
-            await migrateBankV1ToV2(ctx, bank);
-            bank.setDenomMetadata(ctx, create(MetadataSchema, { base: "stray", display: "STRAY", name: "Stray" }));
+    modules: (keepers) => [
+      ...(v2.modules?.(keepers) ?? []).filter((m) => m.name !== "bank"),
+      withMigrations(bankModule(keepers.bankKeeper), {
+        consensusVersion: 2n,
+        migrations: [
+          {
+            from: 1n,
+            async run(ctx) {
+              await migrateBankV1ToV2(ctx, keepers.bankKeeper);
+              keepers.bankKeeper.setDenomMetadata(
+                ctx,
+                create(MetadataSchema, { base: "stray", display: "STRAY", name: "Stray" }),
+              );
+            },
           },
-        },
-      ],
-    },
+        ],
+      }),
+    ],
   };
   const expected = await appHashes(dev.home);
   const target = join(dir.path, "mismatch");
@@ -301,7 +309,8 @@ test("a release whose rules differ is stopped at the first different height with
   const error = await replayHome({
     sourceHome: dev.home,
     home: target,
-    openApp: (home) => openSwitchingChainApp({ home, chainId: genesis.chainId, logger, release: altered }),
+    openApp: (home) =>
+      openChainSwitchingApp({ chain: referenceChain, home, chainId: genesis.chainId, logger, release: altered }),
   }).then(
     () => assert.fail("the replay should have stopped"),
     (err: unknown) => err,
@@ -434,10 +443,11 @@ test("replay mode resumes after a stop just before H and just after it", async (
 /** Opens a stopped home's state with `release`'s store set (which fails unless the state has exactly those). */
 async function openCommitted(path: string, release: "v1" | "v2") {
   const chain = await buildChainApp({
+    chain: referenceChain,
     home: dir.path,
     chainId: dev.chainId,
     logger: createNodeLogger({ level: "silent" }),
-    release: releaseNamed(release),
+    release: release === "v1" ? v1 : v2,
     deferLoad: true,
     storeLoader: "none",
   });

@@ -1,16 +1,18 @@
 // `chaind replay --from <source home> --home <new home>`: rebuild a home from genesis by replaying another home's
-// blocks with this binary's release line, checking every app hash (src/replay/replay-home.ts does the work). Prints
+// blocks with this binary's release line (the chain's release and its predecessors, src/replay/chain-line.ts) for
+// whichever chain the CLI serves, checking every app hash (src/replay/replay-home.ts does the work). Prints
 // a progress bar on a TTY (stderr), then the report: heights, heights/s and the time per release segment; `-o json`
 // prints it as JSON. A mismatch exits 1 with one line naming the height, the expected and the computed hash.
 import { Command } from "commander";
-import { openSwitchingChainApp } from "../../../chain/replay-line.ts";
 import { homePaths } from "../../config/home.ts";
 import { formatDecCoins, loadAppConfig, resolveHome } from "../../config/index.ts";
 import { loadGenesis } from "../../engine/genesis.ts";
 import { globalFlags, guarded } from "../../node/cli-support.ts";
 import { createNodeLogger } from "../../node/logger.ts";
+import { openChainSwitchingApp } from "../../replay/chain-line.ts";
 import { createProgressPrinter, heightsPerSecond } from "../../replay/progress.ts";
 import { type ReplayReport, replayHome } from "../../replay/replay-home.ts";
+import { currentChain } from "../../runtime/current-chain.ts";
 import { closeVerifyPool } from "../../x/auth/verify-pool.ts";
 import { CliError } from "../errors.ts";
 import type { CliIo } from "../root.ts";
@@ -38,7 +40,8 @@ export function replayCommand(io: CliIo): Command {
             openApp: async (target) => {
               const appConfig = await loadAppConfig(target);
               const genesis = await loadGenesis(homePaths(target).genesis);
-              return openSwitchingChainApp({
+              return openChainSwitchingApp({
+                chain: currentChain(),
                 home: target,
                 chainId: genesis.chainId,
                 logger,

@@ -2,7 +2,6 @@
 // node's status (0 on SIGINT/SIGTERM and on app.toml's halt-height/halt-time; the upgrade halt's own
 // status, see `chaind start --help`; 1 on errors). Thin: flags → src/node/start-node.ts.
 import { Command, Option } from "commander";
-import { releaseNamed } from "../../../chain/releases.ts";
 import { globalFlags, guarded } from "../../node/cli-support.ts";
 import { createNodeLogger } from "../../node/logger.ts";
 import type { NodeOverrides } from "../../node/node-settings.ts";
@@ -125,12 +124,14 @@ export async function runUntilStopped(node: RunningNode): Promise<void> {
 }
 
 /** The banner's first line; in replay mode it names the binary's release and the one whose rules run now. */
-function startBanner(node: RunningNode, replay: boolean, home: string): string {
+function startBanner(node: RunningNode, home: string): string {
   const chainId = node.settings.genesis.chainId;
+  const name = node.chain.chain.name;
   const running = node.chain.release;
-  if (!replay) return `chaind ${running.version} (release ${running.name}) running chain "${chainId}" from ${home}`;
-  const binary = releaseNamed(process.env.CHAIND_RELEASE);
-  return `chaind ${binary.version} (release ${binary.name}, replay mode: rules of release ${running.name}, active on chain) running chain "${chainId}" from ${home}`;
+  const binary = node.replay?.binaryRelease;
+  if (binary === undefined)
+    return `${name} ${running.version} (release ${running.name}) running chain "${chainId}" from ${home}`;
+  return `${name} ${binary.version} (release ${binary.name}, replay mode: rules of release ${running.name}, active on chain) running chain "${chainId}" from ${home}`;
 }
 
 /** `start`. */
@@ -160,13 +161,7 @@ export function startCommand(io: CliIo): Command {
         skipUpgradeHeights,
         replayReleases: flags.replayReleases,
       });
-      io.stdout.write(
-        [
-          startBanner(node, flags.replayReleases ?? node.settings.appConfig.replayReleases, home),
-          ...endpointLines(node.endpoints),
-          "",
-        ].join("\n"),
-      );
+      io.stdout.write([startBanner(node, home), ...endpointLines(node.endpoints), ""].join("\n"));
       await runUntilStopped(node);
     }),
   );
