@@ -49,6 +49,7 @@ ${afterWrite}
 async function oneHalt(halt: "wait" | "exit", round: number): Promise<{ switched: boolean; log: string }> {
   const home = join(work, `${halt}-${round}`);
   await mkdir(join(home, "data"), { recursive: true });
+  await mkdir(join(home, "build"), { recursive: true });
   const v1 = join(home, "build", "v1");
   const v2 = join(home, "build", "v2");
   await writeFile(v1, fakeDaemon(halt));
