@@ -13,6 +13,7 @@ import {
   LOOPBACK_PORT_FLAGS,
   rpcCall,
   runChaind,
+  runChaindInProcess,
   spawnChaind,
   tempDir,
   waitForHeight,
@@ -145,4 +146,17 @@ test("status: bad flags are a usage error, --help prints usage", async () => {
   const help = await runChaind(["status", "--help"], { userHome });
   assert.equal(help.code, 0);
   assert.match(help.stdout, /^Usage: chaind status \[--node <url>\] \[--home <dir>\]/);
+});
+
+test("status is listed in --help and answers in process through the command tree too", async () => {
+  const help = await runChaind(["--help"], { userHome });
+  assert.match(help.stdout, /^ {2}status .*Query the node's status/m);
+  const dead = await deadNode();
+  const none = await runChaindInProcess(["--home", join(dir.path, "nothing-here"), "status", "--node", dead]);
+  assert.equal(none.code, 1);
+  assert.match(
+    none.stderr,
+    /^Error: no node answers at tcp:\/\/127\.0\.0\.1:\d+ \(connection refused\) and .*nothing-here/,
+  );
+  assert.equal(none.stderr.trim().split("\n").length, 1, none.stderr);
 });
