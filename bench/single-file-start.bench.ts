@@ -1,4 +1,4 @@
-// Start-up of the single-file release (issue 13: cold start within 2× of today's `node dist/src/cli/chaind.js
+// Start-up of the single-file release (issue 13: cold start within 2× of today's `node dist/chain/cmd/chaind.js
 // version`). Cold: a fresh cache directory every run, so the payload is unpacked each time; warm: the cache kept.
 // The baseline, in the same run on the same machine: the compiled tree run by the same Node. Medians of 5.
 import { spawnSync } from "node:child_process";
@@ -45,7 +45,7 @@ export async function run(): Promise<BenchRow[]> {
       value,
       baseline: base,
       unit: "ms",
-      target: "<= 2x node dist/src/cli/chaind.js version",
+      target: "<= 2x node dist/chain/cmd/chaind.js version",
       met: value <= 2 * base,
     });
     return [

@@ -31,8 +31,8 @@ import { buildSingleFile } from "./single-file.ts";
 /** The platform every archive is built for: Go's naming (chainvisor's `linux/amd64` key) and Node's. */
 export const TARGET = { goName: "linux-amd64", os: "linux", cpu: "x64" } as const;
 
-/** The entry point of chaind inside dist/: the one place that names it (another branch moves it). */
-export const ENTRY = "dist/src/cli/chaind.js";
+/** The entry point of chaind inside dist/: the one place that names it (the reference chain's binary). */
+export const ENTRY = "dist/chain/cmd/chaind.js";
 
 /** The release built when `--release` is not given: the chain's default release (chain/releases.ts). */
 export const DEFAULT_RELEASE = "v1";

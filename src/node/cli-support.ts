@@ -103,7 +103,7 @@ function sortKeys(value: unknown): unknown {
 /**
  * How to run this same binary from the current directory: a single-file release itself, an older release's launcher
  * (which runs `<root>/lib/node/bin/node`), otherwise the Node binary and the script, relative when
- * they are under the working directory (`node_modules/.bin/node src/cli/chaind.ts`).
+ * they are under the working directory (`node_modules/.bin/node chain/cmd/chaind.ts`).
  */
 export function chaindInvocation(): string {
   // A single-file release (src/release/launcher.ts) is itself the program.

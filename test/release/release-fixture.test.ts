@@ -131,7 +131,7 @@ describe("buildRelease on a fixture project", () => {
     rmSync(join(project, "dist"), { recursive: true });
     await assert.rejects(
       buildRelease({ release: "v7", outDir: join(out, "e"), projectRoot: project, skipBuild: true }),
-      /dist\/src\/cli\/chaind\.js not found in .*: run `npm run build` first, or drop --skip-build/,
+      /dist\/chain\/cmd\/chaind\.js not found in .*: run `npm run build` first, or drop --skip-build/,
     );
   });
 });

@@ -1,6 +1,6 @@
 // `chaind status [--node URL] [--home DIR]`: the consensus RPC `/status` result as JSON, or, when no node answers,
 // the same shape read from the home (SPEC §12). Supervisors (cosmovisor v1.6+) run it to learn a node's height, also
-// of a halted node, so it is dispatched before the command tree is loaded (src/cli/chaind.ts) and imports nothing
+// of a halted node, so it is dispatched before the command tree is loaded (src/cli/run-cli.ts) and imports nothing
 // it does not need: node:util's parser, fetch, and the home reader only when it is needed.
 import { parseArgs } from "node:util";
 

@@ -1,5 +1,5 @@
 // `status` in the command tree, so `chaind --help` lists it and in-process runs reach it. A real `chaind status` never
-// gets here: src/cli/chaind.ts answers it before the tree is loaded (status-command.ts says why).
+// gets here: src/cli/run-cli.ts answers it before the tree is loaded (status-command.ts says why).
 import { Command } from "commander";
 import type { CliIo } from "../root.ts";
 import { runStatusCommand } from "./status-command.ts";
