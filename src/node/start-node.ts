@@ -17,9 +17,11 @@ import { appNodeHooks, appQueryBackend } from "../server/app-backend.ts";
 import type { NodeHooks } from "../server/query-backend.ts";
 import { type RunningServers, startServers } from "../server/servers.ts";
 import { closeVerifyPool } from "../x/auth/verify-pool.ts";
+import { UPGRADE_EXIT_CODES } from "../x/upgrade/errors.ts";
 import { cometNodeHooks, cometRpcAddress } from "./comet-hooks.ts";
 import { engineNodeHooks } from "./engine-hooks.ts";
 import { loadNodeSettings, type NodeOverrides, type NodeSettings } from "./node-settings.ts";
+import { type SupervisedHaltWait, supervisedHaltWait } from "./supervised-halt.ts";
 
 /** A listener could not start (a port in use, an address not on this machine); the message names the setting. */
 export class NodeStartError extends Error {
@@ -222,6 +224,22 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
 
     logger.info({ chainId: genesis.chainId, release: chain.release.name, ...endpoints }, "node started");
     let stopRequested = false;
+    let wakeHaltWait: (() => void) | undefined;
+    // After an upgrade halt under a supervisor: stay up (queries still served) until told to stop, bounded.
+    const waitForSupervisor = async (wait: SupervisedHaltWait | undefined): Promise<void> => {
+      if (wait === undefined) return;
+      logger.info(
+        { supervisor: wait.supervisor, maxWaitMs: wait.maxMs },
+        "upgrade-info.json written; waiting for the supervisor to stop the node before exiting",
+      );
+      let timer: NodeJS.Timeout | undefined;
+      await new Promise<void>((resolveWait) => {
+        wakeHaltWait = resolveWait;
+        timer = setTimeout(resolveWait, wait.maxMs);
+      });
+      clearTimeout(timer);
+      wakeHaltWait = undefined;
+    };
     const done = (async (): Promise<NodeExit> => {
       let exit: NodeExit;
       if (embedded !== undefined) {
@@ -246,6 +264,9 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
               : { exitCode: 1, reason: "fault", height, error: result.error };
       }
       if (stopRequested && exit.reason === "stopped") logger.info({ height: exit.height.toString() }, "node stopped");
+      if (exit.reason === "app-halt" && exit.exitCode === UPGRADE_EXIT_CODES.needed && !stopRequested) {
+        await waitForSupervisor(supervisedHaltWait(process.env));
+      }
       await cleanup();
       return exit;
     })();
@@ -261,6 +282,7 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
       done,
       async stop() {
         stopRequested = true;
+        wakeHaltWait?.();
         if (embedded !== undefined) await embedded.stop();
         else await abciServer?.close();
         return done;
