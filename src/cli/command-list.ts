@@ -44,6 +44,12 @@ export const CHAIND_COMMANDS: readonly CommandSpec[] = [
     load: async (io) => (await import("./commands/dry-run-command.ts")).dryRunUpgradeCommand(io),
   },
   {
+    name: "replay",
+    description:
+      "Build a new home (--home, absent or empty) by replaying every block of another home (--from) from genesis with this binary's releases, switching releases in process at each upgrade, and check each height's app hash against the source; the source is only read",
+    load: async (io) => (await import("./commands/replay-command.ts")).replayCommand(io),
+  },
+  {
     name: "query",
     aliases: ["q"],
     description: "Querying subcommands (through --node, or --grpc-addr)",
@@ -58,5 +64,10 @@ export const CHAIND_COMMANDS: readonly CommandSpec[] = [
     name: "version",
     description: "Print the version of this binary and the release it runs as",
     load: async (io) => (await import("./commands/version.ts")).versionCommand(io),
+  },
+  {
+    name: "status",
+    description: "Query the node's status (the consensus RPC /status as JSON; read from --home when no node answers)",
+    load: async (io) => (await import("./commands/status-entry.ts")).statusEntryCommand(io),
   },
 ];

@@ -3,6 +3,7 @@
 // runs (src/cli/main.ts); `rootCommand` loads the whole tree, for tests and tools that walk it.
 import { Command, Option } from "commander";
 import { defaultHome } from "../config/home.ts";
+
 import { CHAIND_COMMANDS } from "./command-list.ts";
 import type { CliIo } from "./io.ts";
 

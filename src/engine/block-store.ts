@@ -170,9 +170,16 @@ export class BlockStore {
     this.current = state;
   }
 
-  /** Opens (creating if needed) the store at `path`, e.g. `<home>/data/blocks.db`. */
-  static async open(path: string): Promise<BlockStore> {
-    const db = new ClassicLevel<Uint8Array, Uint8Array>(path, { keyEncoding: "view", valueEncoding: "view" });
+  /**
+   * Opens the store at `path`, e.g. `<home>/data/blocks.db`; creates it unless `createIfMissing` is false (readers
+   * such as `chaind status` of a stopped node must not leave an empty store behind).
+   */
+  static async open(path: string, options: { createIfMissing?: boolean } = {}): Promise<BlockStore> {
+    const db = new ClassicLevel<Uint8Array, Uint8Array>(path, {
+      keyEncoding: "view",
+      valueEncoding: "view",
+      createIfMissing: options.createIfMissing ?? true,
+    });
     try {
       await db.open();
     } catch (cause) {

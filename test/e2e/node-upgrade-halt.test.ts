@@ -22,6 +22,7 @@ import {
   latestHeight,
   pollUntil,
   rpcCall,
+  runChaind,
   spawnChaind,
   tempDir,
   waitForHeight,
@@ -132,6 +133,23 @@ test("a v1 node halts for upgrade v2 with its exit status, halts again on restar
   const again = await start().exited;
   assert.equal(again.code, UPGRADE_EXIT_CODES.needed, again.stderr.slice(-3000));
   assert.match(again.stderr, new RegExp(`UPGRADE "v2" NEEDED at height: ${upgradeHeight}`));
+
+  // Under a supervisor (DAEMON_NAME in the environment, as cosmovisor passes it on) the halted node stays up,
+  // still answering queries, until it is told to stop; `chaind status --home` reads its height meanwhile.
+  const supervised = start({ DAEMON_NAME: "chaind", DAEMON_POLL_INTERVAL: "100ms" });
+  const waiting = await bannerEndpoints(supervised);
+  await supervised.waitFor(/waiting for the supervisor to stop the node/, { stream: "stderr" });
+  assert.equal(supervised.child.exitCode, null, "the node exited instead of waiting for its supervisor");
+  const plan = (await (await fetch(`${waiting.rest}/chain/upgrade/v1beta1/current_plan`)).json()) as {
+    plan: { name: string };
+  };
+  assert.equal(plan.plan.name, "v2");
+  const status = await runChaind(["status", "--node", "tcp://127.0.0.1:1", "--home", dev.home], { userHome });
+  assert.equal(status.code, 0, status.stderr);
+  const syncInfo = (JSON.parse(status.stdout) as { sync_info: { latest_block_height: string } }).sync_info;
+  assert.equal(syncInfo.latest_block_height, (upgradeHeight - 1n).toString());
+  supervised.signal("SIGTERM");
+  assert.equal((await supervised.exited).code, UPGRADE_EXIT_CODES.needed);
 
   node = start({ CHAIND_RELEASE: "v2" });
   const resumed = await bannerEndpoints(node);

@@ -84,6 +84,8 @@ let dryRun: DryRunReport | undefined;
 
 before(async () => {
   work = await mkdtemp(join(tmpdir(), "chaind-upgrade-e2e-"));
+  // The single-file releases unpack their application once, here, not into the user's ~/.cache.
+  process.env.CHAIND_CACHE_DIR = join(work, "cache");
   const built = await buildTestReleases(join(work, "releases"), ["v1", "v2"]);
   server = await startFileServer({ [ARCHIVE_PATH]: built.v2?.archive ?? "" });
   info = JSON.stringify({

@@ -3,6 +3,7 @@
 // is decided by the errors' classes, in src/cli/report-error.ts.)
 import { existsSync, realpathSync } from "node:fs";
 import { dirname, isAbsolute, join, relative } from "node:path";
+import { isSea } from "node:sea";
 import type { Command } from "commander";
 import { resolveHome } from "../../config/index.ts";
 
@@ -43,11 +44,13 @@ function sortKeys(value: unknown): unknown {
 }
 
 /**
- * How to run this same binary from the current directory: a release archive's `bin/chaind` launcher
+ * How to run this same binary from the current directory: a single-file release itself, an older release's launcher
  * (which runs `<root>/lib/node/bin/node`), otherwise the Node binary and the script, relative when
  * they are under the working directory (`node_modules/.bin/node chain/cmd/chaind.ts`).
  */
 export function chaindInvocation(): string {
+  // A single-file release (src/release/launcher.ts) is itself the program.
+  if (isSea()) return shownPath(process.execPath);
   const launcher = join(dirname(process.execPath), "..", "..", "..", "bin", "chaind");
   if (process.execPath.endsWith(join("lib", "node", "bin", "node")) && existsSync(launcher)) return shownPath(launcher);
   const script = process.argv[1] ?? "chaind";
