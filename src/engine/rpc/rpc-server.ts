@@ -2,8 +2,10 @@
 // batch; a request without id is a notification and gets no answer; errors come back with HTTP 200), and the
 // GET URI form "/<method>?arg=value" (answers carry id -1; errors come back with HTTP 500). WebSocket
 // subscriptions are not served.
+
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { redactPaths } from "../../app/redact-paths.ts";
 import type { EngineLogger } from "../engine.ts";
 import type { Json } from "./json-shapes.ts";
 import { RpcCode, RpcError } from "./rpc-error.ts";
@@ -238,7 +240,10 @@ export class RpcServer {
   private asRpcError(error: unknown, method: string): RpcError {
     if (error instanceof RpcError) return error;
     this.options.logger?.error({ err: error, method }, "RPC handler failed");
-    return new RpcError(RpcCode.internalError, (error as Error).message ?? String(error), { cause: error });
+    // The full message (with file paths) is in the log above; the client gets it without them.
+    return new RpcError(RpcCode.internalError, redactPaths((error as Error).message ?? String(error)), {
+      cause: error,
+    });
   }
 
   private async handleUri(url: URL, req: IncomingMessage, res: ServerResponse): Promise<void> {
