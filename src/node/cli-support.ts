@@ -45,6 +45,7 @@ const USER_ERROR_NAMES = new Set([
   "CoinError",
   "DecimalError",
   "EngineStartError",
+  "BlockStoreCorruptError",
   "UpgradeInfoFileError",
   "ServerStartError",
   "AbciServerError",
