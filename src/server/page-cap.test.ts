@@ -3,7 +3,16 @@
 // carries the total so the client can page on, and Swagger states the maximum.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
+import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
+import { Client, credentials } from "@grpc/grpc-js";
+import { parseAppConfig } from "../config/app-config.ts";
+import {
+  GetTxsEventRequestSchema,
+  type GetTxsEventResponse,
+  GetTxsEventResponseSchema,
+} from "../gen/chain/tx/v1beta1/service_pb.js";
 import type { RestGateway } from "./rest-gateway.ts";
+import { startServers } from "./servers.ts";
 import { type ChainFixture, openChainFixture } from "./test-support/chain-fixture.ts";
 import { gatewayFor } from "./test-support/gateway.ts";
 
@@ -63,4 +72,35 @@ test("Swagger states the maximum next to the capped page-size parameters", async
   }
   const accounts = doc.paths["/chain/auth/v1beta1/accounts"].get.parameters;
   assert.equal(accounts.find((p: { name: string }) => p.name === "pagination.limit")?.maximum, 100);
+});
+
+test("GetTxsEvent over real gRPC: limit 1000000 gets 100 txs and the total", async () => {
+  const servers = await startServers({
+    backend: chain.backend,
+    hooks: chain.hooks,
+    config: parseAppConfig('[api]\nenable = false\n[grpc]\naddress = "127.0.0.1:0"\n'),
+  });
+  const grpc = servers.grpc;
+  assert.ok(grpc !== undefined);
+  const client = new Client(grpc.address, credentials.createInsecure());
+  try {
+    const response = await new Promise<GetTxsEventResponse>((resolve, reject) => {
+      client.makeUnaryRequest(
+        "/chain.tx.v1beta1.Service/GetTxsEvent",
+        (value: Uint8Array) => Buffer.from(value),
+        (bytes: Buffer) => fromBinary(GetTxsEventResponseSchema, bytes),
+        toBinary(
+          GetTxsEventRequestSchema,
+          create(GetTxsEventRequestSchema, { query: "tx.height=2", limit: 1_000_000n }),
+        ),
+        (error, value) => (error !== null || value === undefined ? reject(error) : resolve(value)),
+      );
+    });
+    assert.equal(response.txs.length, 100);
+    assert.equal(response.total, BigInt(TX_COUNT));
+    assert.equal(response.pagination?.total, BigInt(TX_COUNT));
+  } finally {
+    client.close();
+    await servers.stop();
+  }
 });
