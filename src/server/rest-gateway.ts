@@ -75,7 +75,8 @@ export function buildRestGateway(options: RestGatewayOptions): RestGateway {
     },
     bodyLimit: options.maxBodyBytes,
     logger: false,
-    return503OnClosing: true,
+    // Our own 503 (below) carries the SPEC §7 body; fastify's would not.
+    return503OnClosing: false,
     forceCloseConnections: true,
     exposeHeadRoutes: false,
     // Errors fastify raises itself answer with SPEC §7's body too.
@@ -95,7 +96,12 @@ export function buildRestGateway(options: RestGatewayOptions): RestGateway {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser("*", { parseAs: "buffer" }, (_request, body, done) => done(null, body));
 
+  let closing = false;
+  app.addHook("preClose", async () => {
+    closing = true;
+  });
   app.addHook("onRequest", async (request, reply) => {
+    if (closing) return sendError(reply, new RequestError(GrpcCode.Unavailable, "the node is shutting down"));
     if (options.writeTimeoutSeconds > 0) limitWriteTime(request.raw, reply.raw, options.writeTimeoutSeconds);
     const cors = corsDecision(options.cors, request.method, request.headers);
     if (cors.kind === "actual") reply.headers(cors.headers);
