@@ -139,7 +139,12 @@ export const RPC_METHODS: Record<string, RpcMethod> = {
     handle: async (_args, ctx) => {
       const { store } = ctx.engine;
       const height = ctx.engine.committedHeight;
-      if (store.damaged === undefined && height > 0n) await store.block(height);
+      // The newest and the oldest block: a damaged or cut table file shows at one end or the other
+      // (any other damage shows when read, and from then on here).
+      if (store.damaged === undefined && height > 0n) {
+        await store.block(height);
+        await store.block(store.base);
+      }
       if (store.damaged !== undefined) throw internalError(store.damaged.message);
       return {};
     },
