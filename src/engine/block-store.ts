@@ -240,12 +240,12 @@ export class BlockStore {
     }
   }
 
-  private asDamage(err: unknown, what: string): unknown {
+  private asDamage(err: unknown, what: string, action = "read"): unknown {
     if (err instanceof BlockStoreCorruptError) return err;
     const code = (err as { code?: string }).code;
     if (code === undefined || !DAMAGE_CODES.has(code)) return err;
     const cause = (err as { cause?: Error }).cause?.message ?? (err as Error).message;
-    return this.corrupt(`cannot read ${what} (${redactPaths(cause)})`, err);
+    return this.corrupt(`cannot ${action} ${what} (${redactPaths(cause)})`, err);
   }
 
   private decode<T>(decode: () => T, what: string): T {
@@ -356,7 +356,14 @@ export class BlockStore {
       }
     });
     batch.put(STATE_KEY, textEncoder.encode(toStoreJson(rec.state)));
-    await batch.write({ sync: true });
+    try {
+      await batch.write({ sync: true });
+    } catch (err) {
+      // LevelDB refuses writes once its background compaction met a damaged table file; a full
+      // disk (an I/O error) is not damage and keeps its own message.
+      if ((err as { code?: string }).code === "LEVEL_CORRUPTION") throw this.asDamage(err, `block ${h}`, "save");
+      throw err;
+    }
     this.current = rec.state;
   }
 
