@@ -6,8 +6,8 @@ import assert from "node:assert/strict";
 import { connect, type Socket } from "node:net";
 import { after, before, test } from "node:test";
 import { parseAppConfig } from "../config/app-config.ts";
+import { type ChainFixture, openChainFixture } from "../testing/chain-fixture.ts";
 import { type RunningServers, startServers } from "./servers.ts";
-import { type ChainFixture, openChainFixture } from "./test-support/chain-fixture.ts";
 
 const TOML = `
 [api]

@@ -8,9 +8,9 @@ import { connect } from "node:net";
 import { after, before, test } from "node:test";
 import { redactPaths } from "../app/redact-paths.ts";
 import { parseAppConfig } from "../config/app-config.ts";
+import { type ChainFixture, openChainFixture } from "../testing/chain-fixture.ts";
 import { type RunningServers, startServers } from "./servers.ts";
 import { statusOf } from "./status.ts";
-import { type ChainFixture, openChainFixture } from "./test-support/chain-fixture.ts";
 
 const TOML = `
 [api]

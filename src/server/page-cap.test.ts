@@ -11,9 +11,9 @@ import {
   type GetTxsEventResponse,
   GetTxsEventResponseSchema,
 } from "../gen/chain/tx/v1beta1/service_pb.js";
+import { type ChainFixture, openChainFixture } from "../testing/chain-fixture.ts";
 import type { RestGateway } from "./rest-gateway.ts";
 import { startServers } from "./servers.ts";
-import { type ChainFixture, openChainFixture } from "./test-support/chain-fixture.ts";
 import { gatewayFor } from "./test-support/gateway.ts";
 
 const TX_COUNT = 130;
