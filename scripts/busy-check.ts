@@ -1,4 +1,4 @@
-// The busy-machine self-check: runs the end-to-end tests (test/e2e, or the folders and files given)
+// The busy-machine self-check: runs the end-to-end tests (test/e2e and examples/, or the folders and files given)
 // with two CPU-burning loops beside them, so a test that depends on the machine's speed (a fixed
 // sleep, a short deadline, a governance period a slow vote can miss) fails here and not on someone's
 // laptop. Not part of CI's `.ci/run` (it roughly doubles the e2e time); run it before merging
@@ -8,7 +8,7 @@ import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = join(fileURLToPath(new URL(".", import.meta.url)), "..");
-const targets = process.argv.length > 2 ? process.argv.slice(2) : [join("test", "e2e")];
+const targets = process.argv.length > 2 ? process.argv.slice(2) : [join("test", "e2e"), "examples"];
 const BURNERS = 2;
 
 // Each burner spins in its own process, so the operating system schedules it like any other work.
