@@ -47,6 +47,7 @@ const USER_ERROR_NAMES = new Set([
   "CoinError",
   "DecimalError",
   "EngineStartError",
+  "BlockStoreCorruptError",
   "UpgradeInfoFileError",
   "ServerStartError",
   "AbciServerError",
