@@ -7,7 +7,8 @@
 // and the signature-verification workers.
 import type { Logger } from "pino";
 import { AbciServer } from "../abci/server.ts";
-import { formatDecCoins, loadNodeKey } from "../config/index.ts";
+import { formatDecCoins, homePaths, loadNodeKey } from "../config/index.ts";
+import { removeStaleTemporaries } from "../config/stale-temporaries.ts";
 import { type EmbeddedNode, startEmbeddedNode } from "../engine/embedded-node.ts";
 import { UserError } from "../errors/user-error.ts";
 import { buildReplayChainApp } from "../replay/chain-line.ts";
@@ -124,6 +125,14 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
   const settings = options.settings ?? (await loadNodeSettings(options.home, options.overrides));
   const { appConfig, nodeConfig, genesis } = settings;
   for (const key of settings.unknownKeys) logger.warn({ key }, "unknown configuration key (ignored)");
+  // A kill in the middle of an atomic write (upgrade-info.json, the signing state) leaves its
+  // temporary behind; the target is whole, so the temporary is garbage.
+  const paths = homePaths(settings.home);
+  for (const dir of [paths.configDir, paths.dataDir]) {
+    for (const name of await removeStaleTemporaries(dir)) {
+      logger.info({ file: name }, "removed a temporary file left by an interrupted write");
+    }
+  }
 
   const chainOptions: ChainAppOptions = {
     chain: options.chain ?? currentChain(),

@@ -10,13 +10,16 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import {
+  blocksWaitMs,
   GOV_PERIOD,
   GOV_PERIOD_MS,
   heightAfter,
   LEGACY,
-  measureBlockMs,
   NOTES,
+  PROPOSAL_WAIT_MS,
   TIMEOUT_COMMIT,
+  UPGRADE_TEST_TIMEOUT_MS,
+  waitForBlocks,
 } from "./support/chain-checks.ts";
 import { type ChaindBinary, setupChainHome } from "./support/chain-home.ts";
 import { cosmovisorBinary } from "./support/cosmovisor.ts";
@@ -93,10 +96,10 @@ async function upgradeUnderCosmovisor(way: Way): Promise<void> {
     cwd: home,
     env: cosmovisorEnv(home, way),
   });
-  await waitForHeight(chain.rpcUrl, 2n, 120_000);
-  const blockMs = await measureBlockMs(chain);
+  await waitForBlocks(chain);
   const from = (await latestHeight(chain.rpcUrl)) ?? 0n;
-  const height = heightAfter(from, GOV_PERIOD_MS / 1000 + 12, blockMs);
+  // Room for the proposal to be submitted, voted and pass (its voting period plus the CLI's own time).
+  const height = heightAfter(from, GOV_PERIOD_MS / 1000 + 40);
   const url =
     way === "download-archive"
       ? `${server.baseUrl}${ARCHIVE_PATH}?checksum=sha256:${v2.sha256}`
@@ -104,10 +107,10 @@ async function upgradeUnderCosmovisor(way: Way): Promise<void> {
   const info = way === "add-upgrade" ? "" : JSON.stringify({ binaries: { "linux/amd64": url } });
   const proposal = await submitSoftwareUpgrade(binary, chain, { name: "v2", height, info });
   await voteYes(binary, chain, proposal.id);
-  await waitForProposalStatus(chain, proposal.id, "PROPOSAL_STATUS_PASSED", 60_000);
+  await waitForProposalStatus(chain, proposal.id, "PROPOSAL_STATUS_PASSED", PROPOSAL_WAIT_MS);
 
-  await visor.waitForOutput(new RegExp(`UPGRADE "v2" NEEDED at height: ${height}`), 180_000);
-  await waitForHeight(chain.rpcUrl, height + 2n, 180_000);
+  await visor.waitForOutput(new RegExp(`UPGRADE "v2" NEEDED at height: ${height}`), blocksWaitMs(height - from));
+  await waitForHeight(chain.rpcUrl, height + 2n, blocksWaitMs(10) + 120_000);
   const target = await readlink(join(home, "cosmovisor", "current"));
   assert.match(target, /upgrades\/v2$/, `current -> ${target}\n${tail(visor.output())}`);
   assert.ok(existsSync(join(home, "cosmovisor", "upgrades", "v2", "bin", "chaind")));
@@ -121,7 +124,10 @@ async function upgradeUnderCosmovisor(way: Way): Promise<void> {
 }
 
 for (const way of ["add-upgrade", "download-archive", "download-single-file"] as const) {
-  test(`cosmovisor v1.5 upgrades a chaind chain v1 → v2: ${way}`, { skip: skipReason() }, async () => {
+  test(`cosmovisor v1.5 upgrades a chaind chain v1 → v2: ${way}`, {
+    skip: skipReason(),
+    timeout: UPGRADE_TEST_TIMEOUT_MS,
+  }, async () => {
     await upgradeUnderCosmovisor(way);
   });
 }

@@ -37,18 +37,19 @@ let userHome: string;
 before(async () => {
   dir = await tempDir("chaind-node-upgrade-halt-");
   userHome = join(dir.path, "user");
-  // A dev chain made fast for the test: 150 ms blocks, 2 s deposit and voting periods (expedited 1 s).
+  // A dev chain for the test: 500 ms blocks, 20 s deposit and voting periods (expedited 10 s) — room for
+  // the vote to land on a busy machine; the plan height is counted at the fastest pace (below).
   dev = await prepareDevHome({ home: join(dir.path, "home") });
   const paths = homePaths(dev.home);
   const genesis = await loadGenesis(paths.genesis);
   const appState = structuredClone(genesis.appState ?? {}) as { gov: { params: Record<string, unknown> } };
-  appState.gov.params.voting_period = "2s";
-  appState.gov.params.max_deposit_period = "2s";
-  appState.gov.params.expedited_voting_period = "1s";
+  appState.gov.params.voting_period = "20s";
+  appState.gov.params.max_deposit_period = "20s";
+  appState.gov.params.expedited_voting_period = "10s";
   await saveGenesis(paths.genesis, { ...genesis, appState: appState as never });
   await writeFile(
     paths.configToml,
-    setTomlValues(await readFile(paths.configToml, "utf8"), { "consensus.timeout_commit": "150ms" }),
+    setTomlValues(await readFile(paths.configToml, "utf8"), { "consensus.timeout_commit": "500ms" }),
   );
 });
 
@@ -97,7 +98,8 @@ test("a v1 node halts for upgrade v2 with its exit status, halts again on restar
   let node = start();
   const { rpc, rest } = await bannerEndpoints(node);
   await waitForHeight(rpc, 1n);
-  const upgradeHeight = (await latestHeight(rpc)) + 40n;
+  // 80 blocks of at least 500 ms: 40 s or more, so the proposal passes (20 s) before the plan's height.
+  const upgradeHeight = (await latestHeight(rpc)) + 80n;
   const upgrade = create(MsgSoftwareUpgradeSchema, {
     authority: GOV_AUTHORITY,
     plan: { name: "v2", height: upgradeHeight, info: "" },

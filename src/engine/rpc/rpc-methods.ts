@@ -134,7 +134,22 @@ async function blockAt(ctx: RpcContext, height: bigint): Promise<Json> {
 
 /** Every method, by name. */
 export const RPC_METHODS: Record<string, RpcMethod> = {
-  health: { params: [], handle: async () => ({}) },
+  // Not OK while the block store is known to be damaged or its latest block does not read back.
+  health: {
+    params: [],
+    handle: async (_args, ctx) => {
+      const { store } = ctx.engine;
+      const height = ctx.engine.committedHeight;
+      // The newest and the oldest block: a damaged or cut table file shows at one end or the other
+      // (any other damage shows when read, and from then on here).
+      if (store.damaged === undefined && height > 0n) {
+        await store.block(height);
+        await store.block(store.base);
+      }
+      if (store.damaged !== undefined) throw internalError(store.damaged.message);
+      return {};
+    },
+  },
 
   status: {
     params: [],
