@@ -58,9 +58,16 @@ export async function startBenchNode(options: { accounts: TestKey[]; timeoutComm
       }),
     );
     // CHAIND_BENCH_CPU_PROF=<dir> writes a V8 CPU profile of the node there when it exits (for `node --cpu-prof`
-    // analysis of where the node's time goes under the bench's load).
+    // analysis of where the node's time goes under the bench's load); CHAIND_BENCH_NODE_OPTIONS adds any other
+    // Node options to the node (e.g. --trace-gc) and CHAIND_BENCH_NODE_LOG=<file> keeps its output.
     const profileDir = process.env.CHAIND_BENCH_CPU_PROF;
-    const env = profileDir === undefined ? undefined : { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${profileDir}` };
+    const nodeOptions = [
+      profileDir === undefined ? "" : `--cpu-prof --cpu-prof-dir=${profileDir}`,
+      process.env.CHAIND_BENCH_NODE_OPTIONS ?? "",
+    ]
+      .join(" ")
+      .trim();
+    const env = nodeOptions === "" ? undefined : { NODE_OPTIONS: nodeOptions };
     const child = spawnChaind(["--home", dev.home, "start", ...LOOPBACK_PORT_FLAGS], { userHome: dir.path, env });
     const endpoints = await bannerEndpoints(child);
     const rpc = endpoints.rpc;
@@ -79,6 +86,8 @@ export async function startBenchNode(options: { accounts: TestKey[]; timeoutComm
       async stop() {
         child.signal("SIGTERM");
         await child.exited;
+        const log = process.env.CHAIND_BENCH_NODE_LOG;
+        if (log !== undefined) await writeFile(log, child.stdout + child.stderr);
         await dir.remove();
       },
     };
