@@ -6,7 +6,7 @@
 import { spawn } from "node:child_process";
 import { Agent } from "node:http";
 import { fileURLToPath } from "node:url";
-import { testKey } from "../src/app/testing.ts";
+import { testKey } from "../src/testing/app.ts";
 import { accountNumbers, benchKeys, latestHeight, rpcPost, signedSends, startBenchNode } from "./bench-node.ts";
 import { type BenchRow, quickMode } from "./harness.ts";
 

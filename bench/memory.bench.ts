@@ -8,7 +8,7 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { testKey } from "../src/app/testing.ts";
+import { testKey } from "../src/testing/app.ts";
 import { accountNumbers, benchKeys, signedSends, startBenchNode } from "./bench-node.ts";
 import { type BenchRow, quickMode } from "./harness.ts";
 
