@@ -1,7 +1,8 @@
 // The proof that a chain developer can build a chain from the package: the guestbook chain (its own module, its own
 // upgrade "v2" with a store rename and a migration) is set up, started as a real process through its own binary
 // (cmd/guestbookd.ts), upgraded by governance — v1 halts at the plan's height with exit 20, v2 applies the store
-// rename and the migration and carries on — and refused as v1 afterwards (exit 21). Imports only `chaind/...`
+// rename and the migration and carries on — refused as v1 afterwards (exit 21), and replayed from genesis by v2
+// alone (`guestbookd replay`, the library's replay mode). Imports only `chaind/...`
 // (the package's exports), Node's built-ins and @bufbuild/protobuf, as a chain outside this repository would.
 import assert from "node:assert/strict";
 import { readFile, writeFile } from "node:fs/promises";
@@ -58,13 +59,15 @@ before(async () => {
   };
   assert.deepEqual(appState.guestbook, { signatures: [] }, "the module's default genesis is in the dev genesis");
   appState.guestbook = { signatures: SIGNATURES };
-  appState.gov.params.voting_period = "2s";
-  appState.gov.params.max_deposit_period = "2s";
-  appState.gov.params.expedited_voting_period = "1s";
+  // 20 s periods: room for the vote to land on a busy machine (the plan height below is counted at
+  // the fastest block pace, so the proposal always passes before it).
+  appState.gov.params.voting_period = "20s";
+  appState.gov.params.max_deposit_period = "20s";
+  appState.gov.params.expedited_voting_period = "10s";
   await saveGenesis(paths.genesis, { ...genesis, appState: appState as never });
   await writeFile(
     paths.configToml,
-    setTomlValues(await readFile(paths.configToml, "utf8"), { "consensus.timeout_commit": "150ms" }),
+    setTomlValues(await readFile(paths.configToml, "utf8"), { "consensus.timeout_commit": "500ms" }),
   );
 });
 
@@ -132,7 +135,8 @@ test("the guestbook chain starts as v1, upgrades to v2 by governance (store rena
   const { rpc, rest } = await bannerEndpoints(node);
   assert.match(node.stdout, /\(release v1\)/);
   await waitForHeight(rpc, 1n);
-  const upgradeHeight = (await latestHeight(rpc)) + 30n;
+  // 80 blocks of at least 500 ms: 40 s or more, so the proposal passes (20 s) before the plan's height.
+  const upgradeHeight = (await latestHeight(rpc)) + 80n;
   const validator = dev.keys.find((key) => key.name === "validator")?.address as string;
   const upgrade = create(MsgSoftwareUpgradeSchema, {
     authority: defaultUpgradeAuthority(),
@@ -193,4 +197,23 @@ test("the guestbook chain starts as v1, upgrades to v2 by governance (store rena
   assert.equal(downgraded.code, UPGRADE_EXIT_CODES.wrongBinary, downgraded.stderr.slice(-3000));
   assert.match(downgraded.stderr, /^Error: wrong app version 1, upgrade handler is missing for v2 upgrade plan$/m);
   assert.doesNotMatch(downgraded.stderr, /^\s+at /m);
+
+  // Replay mode comes with the library: v2 alone (its line is v2 ← v1, from `upgradesFrom`) rebuilds the chain
+  // from genesis in a new home, switching to v2's rules in process at the upgrade, every app hash checked.
+  const replayed = await spawnChainBinary(
+    GUESTBOOKD,
+    ["replay", "--from", dev.home, "--home", join(dir.path, "replayed"), "-o", "json"],
+    { userHome: join(dir.path, "user"), env: { GUESTBOOK_RELEASE: "v2" } },
+  ).exited;
+  assert.equal(replayed.code, 0, replayed.stderr.slice(-3000));
+  const report = JSON.parse(replayed.stdout) as {
+    segments: { release: string; entered_by: string | null; from_height: string }[];
+  };
+  assert.deepEqual(
+    report.segments.map((segment) => [segment.release, segment.entered_by, segment.from_height]),
+    [
+      ["v1", null, "1"],
+      ["v2", "v2", upgradeHeight.toString()],
+    ],
+  );
 });
