@@ -114,12 +114,9 @@ class LevelBackend implements KVBackend {
 export interface LevelBackendOptions {
   /** Create the directory when it does not exist (default true). */
   createIfMissing?: boolean;
-  /**
-   * LevelDB block cache in bytes (default 8 MiB, LevelDB's own default). It fills under any query load and stays
-   * full; at 32 MiB it alone kept a node's memory 20+ MiB above its idle size after the load ended (issue 15).
-   */
+  /** LevelDB block cache in bytes (default 32 MiB). */
   cacheSize?: number;
-  /** LevelDB memtable size in bytes (default 4 MiB; one more may be flushing, so twice this at worst). */
+  /** LevelDB memtable size in bytes (default 8 MiB). */
   writeBufferSize?: number;
 }
 
@@ -133,8 +130,8 @@ export function levelOptions(options: LevelBackendOptions = {}): {
   return {
     keyEncoding: "view",
     valueEncoding: "view",
-    cacheSize: options.cacheSize ?? 8 * 1024 * 1024,
-    writeBufferSize: options.writeBufferSize ?? 4 * 1024 * 1024,
+    cacheSize: options.cacheSize ?? 32 * 1024 * 1024,
+    writeBufferSize: options.writeBufferSize ?? 8 * 1024 * 1024,
   };
 }
 
