@@ -6,7 +6,6 @@ import { readFile, writeFile } from "node:fs/promises";
 import { type Agent, request } from "node:http";
 import { join } from "node:path";
 import { create } from "@bufbuild/protobuf";
-import { packAny, signTx, type TestKey, testKey } from "../src/testing/app.ts";
 import { homePaths, loadGenesis, saveGenesis, setTomlValues } from "../src/config/index.ts";
 import { MsgSendSchema } from "../src/gen/chain/bank/v1beta1/tx_pb.js";
 import { prepareDevHome } from "../src/node/dev-chain.ts";
@@ -19,6 +18,7 @@ import {
   spawnChaind,
   tempDir,
 } from "../src/node/test-support.ts";
+import { packAny, signTx, type TestKey, testKey } from "../src/testing/app.ts";
 
 /** A running bench node. */
 export interface BenchNode {

@@ -12,9 +12,9 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { create } from "@bufbuild/protobuf";
 import { timestampFromMs } from "@bufbuild/protobuf/wkt";
-import { createTestApp, testKey } from "../src/testing/app.ts";
 import { RequestFinalizeBlockSchema } from "../src/gen/tendermint/abci/types_pb.js";
 import { openMultiStore } from "../src/store/index.ts";
+import { createTestApp, testKey } from "../src/testing/app.ts";
 import { accountNumbers, benchKeys, signedSends, startBenchNode } from "./bench-node.ts";
 import { type BenchRow, quickMode } from "./harness.ts";
 

@@ -3,8 +3,8 @@
 import assert from "node:assert/strict";
 import { availableParallelism } from "node:os";
 import { after, describe, test } from "node:test";
-import { testKey } from "../../testing/app.ts";
 import { signSecp256k1 } from "../../client/crypto/index.ts";
+import { testKey } from "../../testing/app.ts";
 import { activeVerifyWorkers, closeVerifyPool, setVerifyPoolIdleMs, verifyBatch } from "./verify-pool.ts";
 
 after(() => closeVerifyPool());
