@@ -115,6 +115,10 @@ export async function startEmbeddedNode(options: EmbeddedNodeOptions): Promise<E
       listen: laddr.protocol === "unix" ? { path: laddr.path } : { host: laddr.host, port: laddr.port },
       maxBodyBytes: config.rpc.maxBodyBytes,
       maxBatchSize: config.rpc.maxRequestBatchSize,
+      websocket: {
+        maxSubscriptionClients: config.rpc.maxSubscriptionClients,
+        maxSubscriptionsPerClient: config.rpc.maxSubscriptionsPerClient,
+      },
       logger: options.logger,
     });
   } catch (error) {
