@@ -38,21 +38,46 @@ export interface SignerAccount {
 export interface TxFee {
   amount: CoinParameters[];
   gasLimit: bigint;
+  /** `--fee-payer` ("" = the first signer). */
+  payer?: string;
 }
 
 /**
  * Runs a tx of `messages` signed by `--from` through the whole flow; resolves with what to print (the
- * unsigned tx with --generate-only, else the TxResponse). Failed txs are printed, then thrown as CliError.
+ * TxResponse). With --generate-only (the unsigned tx, always JSON) and --dry-run (`gas estimate: N` on
+ * stderr) it writes its output itself and resolves with null. Failed txs are printed, then thrown as CliError.
  *
  * @example ctx.print(await runTx(ctx, readTxFlags(command.optsWithGlobals()), [packAny(MsgSendSchema, msg)]))
  */
 export async function runTx(ctx: ClientContext, flags: TxFlags, messages: Any[]): Promise<JsonValue> {
   if (messages.length === 0) throw new CliError("a tx needs at least one message");
-  if (flags.generateOnly) return generateUnsigned(ctx, flags, messages);
+  if (flags.generateOnly) {
+    // A tx document is JSON whatever -o says (upstream prints it with its JSON encoder), so it can be signed.
+    ctx.io.stdout.write(`${JSON.stringify(await generateUnsigned(ctx, flags, messages))}\n`);
+    ctx.printNothing();
+    return null;
+  }
+  if (flags.offline) {
+    throw new CliError(
+      '--offline cannot broadcast: add --generate-only to print the unsigned tx, then sign it with "chaind tx sign <file> --offline" and send it with "chaind tx broadcast <file>"',
+    );
+  }
 
   const key = await keyOf(ctx, flags);
   const address = addressToBech32(key.address);
   const account = await resolveAccount(ctx, flags, address);
+  if (flags.dryRun) {
+    // Upstream's --dry-run: simulate, print the adjusted estimate on stderr, sign and send nothing.
+    const simulated = await simulateGas(ctx, messages, flags, { pubKey: key.pubKey, sequence: account.sequence });
+    ctx.io.stderr.write(`gas estimate: ${applyAdjustment(simulated, flags.gasAdjustment)}\n`);
+    ctx.printNothing();
+    return null;
+  }
+  if (flags.feePayer !== undefined && flags.feePayer !== address) {
+    throw new CliError(
+      `--fee-payer ${flags.feePayer} is not the signer ${address}: the fee payer must sign too; build the tx with --generate-only and sign it with both keys`,
+    );
+  }
   const chainId = await resolveChainId(ctx, flags.chainId);
   const fee = await resolveFee(ctx, flags, messages, { pubKey: key.pubKey, sequence: account.sequence });
 
@@ -195,7 +220,7 @@ export async function resolveFee(
   } else {
     gasLimit = flags.gas.limit;
   }
-  return { amount: feeAmount(flags, gasLimit), gasLimit };
+  return { amount: feeAmount(flags, gasLimit), gasLimit, payer: flags.feePayer ?? "" };
 }
 
 /** ⌈gas × adjustment⌉ with the adjustment as exact decimal text (e.g. "1.3"). */
@@ -270,6 +295,7 @@ export function unsignedTxJson(ctx: ClientContext, messages: Any[], flags: TxFla
       fee: {
         amount: fee.amount.map((coin) => ({ denom: coin.denom, amount: coin.amount.toString() })),
         gasLimit: fee.gasLimit,
+        payer: fee.payer ?? "",
       },
     },
     signatures: [],

@@ -57,9 +57,9 @@ export function clientCommands(io: CliIo & Partial<Pick<ClientIo, "stdin" | "env
     .addCommand(txEncodeCommand(session))
     .addCommand(txDecodeCommand(session));
 
-  // tx commands print JSON unless -o says otherwise, as upstream's do: their output is a document or a
-  // TxResponse meant for scripts (`--generate-only | tx sign | tx broadcast`).
-  return [session.wrapActions(query), session.wrapActions(tx, "json")];
+  // Tx results follow -o like everything else (text = YAML, as upstream v0.50 with client.toml's default
+  // output "text"); tx documents (--generate-only, tx sign) are always JSON so they can be piped on.
+  return [session.wrapActions(query), session.wrapActions(tx)];
 }
 
 /** `query upgrade authority`: the address allowed to schedule and cancel upgrades. */
