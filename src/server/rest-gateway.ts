@@ -76,6 +76,9 @@ export function buildRestGateway(options: RestGatewayOptions): RestGateway {
   app.addContentTypeParser("*", { parseAs: "buffer" }, (_request, body, done) => done(null, body));
 
   app.addHook("onRequest", async (request, reply) => {
+    // Upstream's API server answers every request with X-Server-Time (unix seconds; CometBFT's
+    // RecoverAndLogHandler adds it); clients use it to spot clock skew.
+    reply.header("x-server-time", String(Math.floor(Date.now() / 1000)));
     if (options.writeTimeoutSeconds > 0) limitWriteTime(request.raw, reply.raw, options.writeTimeoutSeconds);
     const cors = corsDecision(options.cors, request.method, request.headers);
     if (cors.kind === "actual") reply.headers(cors.headers);

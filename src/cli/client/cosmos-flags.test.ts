@@ -6,6 +6,7 @@ import { cp, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
+import { txResponseTimestamp } from "../../node/tx-response.ts";
 import { type CliRun, runClientCli } from "./testing/run-cli.ts";
 import {
   type InProcessNode,
@@ -181,6 +182,8 @@ describe("Cosmos SDK v0.50 tx flags", () => {
     assert.equal(response.code, 0);
     assert.equal(response.tx.auth_info.fee.payer, chain.addresses.alice);
     assert.equal(response.tx.body.timeout_height, "100000");
+    // RFC 3339 with whole seconds, as upstream writes tx_response.timestamp.
+    assert.match((response as unknown as { timestamp: string }).timestamp, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
     const other = await fails([
       "tx",
       "bank",
@@ -281,4 +284,10 @@ describe("Cosmos SDK v0.50 tx flags", () => {
       await rm(elsewhere, { recursive: true, force: true });
     }
   });
+});
+
+test("tx_response.timestamp drops the fraction of a second (not rounded), as Go's time.RFC3339", () => {
+  assert.equal(txResponseTimestamp("2026-11-25T21:36:53.999Z"), "2026-11-25T21:36:53Z");
+  assert.equal(txResponseTimestamp("2026-11-25T21:36:53Z"), "2026-11-25T21:36:53Z");
+  assert.equal(txResponseTimestamp(""), "");
 });
