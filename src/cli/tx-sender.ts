@@ -17,6 +17,7 @@ import { addressToBech32 } from "../client/crypto/index.ts";
 import { KeyringError, type KeyringSigner } from "../client/keyring/index.ts";
 import { grpcQuery } from "../client/rpc/grpc-query.ts";
 import { RpcError } from "../client/rpc/rpc-client.ts";
+import { subscribeTxInclusion } from "../client/rpc/tx-subscription.ts";
 import { type CoinParameters, makeSimulationTxBytes, signTx } from "../client/tx/index.ts";
 import { BaseAccountSchema, ModuleAccountSchema } from "../gen/chain/auth/v1beta1/auth_pb.js";
 import { Query as AuthQuery } from "../gen/chain/auth/v1beta1/query_pb.js";
@@ -123,24 +124,40 @@ function failTx(ctx: ClientContext, response: TxResponse): never {
 }
 
 /**
- * Polls the node's tx index until the tx with `hash` is in a block, then returns its TxResponse (with the
- * tx and block time). Throws CliError after `timeoutMs`, or at once when the node does not index txs.
+ * Waits until the tx with `hash` is in a block, then returns its TxResponse (with the tx and block time).
+ * It subscribes to the tx over the node's WebSocket (as upstream clients do) and reads the tx index when the
+ * event arrives; without a WebSocket (refused, unix socket) it polls the index. Throws CliError after
+ * `timeoutMs`, or at once when the node does not index txs.
  */
 export async function waitForTx(ctx: ClientContext, hash: string, timeoutMs: number): Promise<TxResponse> {
   const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      return await indexedTx(ctx, hash);
-    } catch (err) {
-      if (!(err instanceof RpcError) || !/not found/i.test(err.message)) throw err;
-      if (Date.now() >= deadline) {
-        throw new CliError(
-          `tx ${hash} was not included in a block within ${timeoutMs / 1000}s; it may still be in the mempool: check with "chaind query tx ${hash}"`,
-          { cause: err },
-        );
+  const waiter = await subscribeTxInclusion(ctx.flags.node, hash).catch(() => undefined);
+  try {
+    for (;;) {
+      try {
+        return await indexedTx(ctx, hash);
+      } catch (err) {
+        if (!(err instanceof RpcError) || !/not found/i.test(err.message)) throw err;
+        if (Date.now() >= deadline) {
+          throw new CliError(
+            `tx ${hash} was not included in a block within ${timeoutMs / 1000}s; it may still be in the mempool: check with "chaind query tx ${hash}"`,
+            { cause: err },
+          );
+        }
       }
+      // With a subscription the event wakes us at once; the slow poll is only a safety net (a dropped socket).
+      const pause = Math.max(0, Math.min(waiter === undefined ? 200 : 2000, deadline - Date.now()));
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        waiter?.included ?? new Promise(() => {}),
+        new Promise((resolve) => {
+          timer = setTimeout(resolve, pause);
+        }),
+      ]);
+      clearTimeout(timer);
     }
-    await new Promise((resolve) => setTimeout(resolve, 200));
+  } finally {
+    waiter?.close();
   }
 }
 
