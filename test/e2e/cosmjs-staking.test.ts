@@ -25,7 +25,7 @@ import {
   TEST_MNEMONICS,
   TEST_VALIDATOR_BOND,
   type TestChainHome,
-} from "../../src/cli/client/testing/test-chain.ts";
+} from "../../src/testing/test-chain.ts";
 
 const SCALE = 10n ** 18n;
 const BOND = 5_000_000n;

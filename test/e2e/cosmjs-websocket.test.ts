@@ -19,7 +19,7 @@ import {
   startInProcessNode,
   TEST_MNEMONICS,
   type TestChainHome,
-} from "../../src/cli/client/testing/test-chain.ts";
+} from "../../src/testing/test-chain.ts";
 
 /** Resolves with the first item of a CosmJS (xstream) stream that satisfies `pred`. */
 function firstMatching<T>(

@@ -7,13 +7,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { txResponseTimestamp } from "../../node/tx-response.ts";
-import { type CliRun, runClientCli } from "./testing/run-cli.ts";
 import {
   type InProcessNode,
   prepareTestChainHome,
   startInProcessNode,
   type TestChainHome,
-} from "./testing/test-chain.ts";
+} from "../../testing/test-chain.ts";
+import { type CliRun, runClientCli } from "./testing/run-cli.ts";
 
 let home: string;
 let chain: TestChainHome;
