@@ -291,3 +291,36 @@ test("tx_response.timestamp drops the fraction of a second (not rounded), as Go'
   assert.equal(txResponseTimestamp("2026-11-25T21:36:53Z"), "2026-11-25T21:36:53Z");
   assert.equal(txResponseTimestamp(""), "");
 });
+
+describe("query blocks --query (block_search)", () => {
+  test("finds blocks by block.height, pages them and orders them", async () => {
+    await node.waitForHeight(4n);
+    const run = await ok(["query", "blocks", "--query", "block.height >= 2 AND block.height <= 4", "-o", "json"]);
+    const found = JSON.parse(run.stdout) as {
+      total_count: string;
+      count: string;
+      page_total: string;
+      blocks: { block: { header: { height: string } } }[];
+    };
+    assert.equal(found.total_count, "3");
+    assert.deepEqual(
+      found.blocks.map((b) => b.block.header.height),
+      ["2", "3", "4"],
+    );
+    const paged = await ok([
+      ...["query", "blocks", "--query", "block.height >= 2 AND block.height <= 4", "-o", "json"],
+      ...["--limit", "2", "--page", "2", "--order-by", "desc"],
+    ]);
+    const second = JSON.parse(paged.stdout) as {
+      page_total: string;
+      blocks: { block: { header: { height: string } } }[];
+    };
+    assert.equal(second.page_total, "2");
+    assert.deepEqual(
+      second.blocks.map((b) => b.block.header.height),
+      ["2"],
+    );
+    const bad = await fails(["query", "blocks", "--query", "block.height >"]);
+    assert.match(bad.stderr, /failed to parse query/);
+  });
+});
