@@ -17,8 +17,11 @@ function heightRange(conditions: readonly QueryCondition[], base: bigint, latest
   for (const c of conditions) {
     if (c.key !== "block.height" || c.operand?.kind !== "number" || c.operand.integer === undefined) continue;
     const v = c.operand.integer;
-    if (c.op === "=") [low, high] = [v > low ? v : low, v < high ? v : high];
-    else if (c.op === ">" && v + 1n > low) low = v + 1n;
+    if (c.op === "=") {
+      // bigint: Math.max/min do not apply
+      if (v > low) low = v;
+      if (v < high) high = v;
+    } else if (c.op === ">" && v + 1n > low) low = v + 1n;
     else if (c.op === ">=" && v > low) low = v;
     else if (c.op === "<" && v - 1n < high) high = v - 1n;
     else if (c.op === "<=" && v < high) high = v;
