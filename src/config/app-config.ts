@@ -44,6 +44,11 @@ export interface AppConfig {
   haltTime: bigint;
   /** 0n = keep every block. */
   minRetainBlocks: bigint;
+  /**
+   * `replay-releases`: run the rules of the release active on chain at each height and apply the upgrades this
+   * binary's release line knows in process, without halting (src/replay). Default false: SPEC §2.4 as is.
+   */
+  replayReleases: boolean;
   api: ApiConfig;
   grpc: GrpcConfig;
   /** Keys in the file that chaind does not use (dotted), for a warning; upstream-only keys are not listed. */
@@ -119,6 +124,7 @@ function appConfigFromTree(tree: Record<string, unknown>, file: string): AppConf
   const haltHeight = read.integer("halt-height", 0n, { min: 0n, max: MAX_UINT64 });
   const haltTime = read.integer("halt-time", 0n, { min: 0n, max: MAX_UINT64 });
   const minRetainBlocks = read.integer("min-retain-blocks", 0n, { min: 0n, max: MAX_UINT64 });
+  const replayReleases = read.boolean("replay-releases", false);
 
   const api: ApiConfig = {
     enable: read.boolean("api.enable", true),
@@ -154,7 +160,18 @@ function appConfigFromTree(tree: Record<string, unknown>, file: string): AppConf
 
   const unknownKeys = read.unknownKeys(UPSTREAM_ONLY_KEYS);
   read.finish();
-  return { file, minimumGasPrices, pruning, haltHeight, haltTime, minRetainBlocks, api, grpc, unknownKeys };
+  return {
+    file,
+    minimumGasPrices,
+    pruning,
+    haltHeight,
+    haltTime,
+    minRetainBlocks,
+    replayReleases,
+    api,
+    grpc,
+    unknownKeys,
+  };
 }
 
 const ORIGINS_EXPECTED = 'a list of origins such as ["https://example.com", "http://localhost:3000"], or ["*"]';
