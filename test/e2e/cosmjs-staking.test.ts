@@ -58,7 +58,8 @@ describe("staking decimals with CosmJS and cosmjs-types", { timeout: 180_000 }, 
     dir = await mkdtemp(join(tmpdir(), "chaind-dec-"));
     home = await prepareTestChainHome({ home: dir });
     node = await startInProcessNode(dir, home.chainId);
-    await node.waitForHeight(1n);
+    // Height 2: the block store has height 1 a moment before the app has committed it (queries answer then).
+    await node.waitForHeight(2n);
     comet = await Comet38Client.connect(node.node.replace("tcp://", "http://"));
     genesisValoper = home.validatorOperator;
   });

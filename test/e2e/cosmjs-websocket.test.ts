@@ -51,7 +51,8 @@ describe("WebSocket subscriptions with CosmJS", { timeout: 180_000 }, () => {
     node = await startInProcessNode(dir, home.chainId);
     const url = new URL(node.embedded.rpc.url);
     // WebsocketClient adds the "/websocket" path itself.
-    await node.waitForHeight(1n); // before the first block, /status has no block hash (as in CometBFT)
+    // Before the first block /status has no block hash (as in CometBFT); at height 2 the app has committed 1.
+    await node.waitForHeight(2n);
     ws = await Comet38Client.create(new WebsocketClient(`ws://${url.host}`, (e) => assert.fail(e)));
   });
 

@@ -23,7 +23,8 @@ before(async () => {
   home = await mkdtemp(join(tmpdir(), "cli-cosmos-flags-"));
   chain = await prepareTestChainHome({ home });
   node = await startInProcessNode(home, chain.chainId);
-  await node.waitForHeight(1n);
+  // Height 2: the block store has height 1 a moment before the app has committed it (queries answer then).
+  await node.waitForHeight(2n);
 });
 
 after(async () => {
