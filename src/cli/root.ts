@@ -4,6 +4,7 @@ import { Command, Option } from "commander";
 import { defaultHome } from "../config/home.ts";
 import { clientCommands } from "./commands/client-commands.ts";
 import { nodeCommands } from "./commands/node-commands.ts";
+import { statusEntryCommand } from "./commands/status-entry.ts";
 import { versionCommand } from "./commands/version.ts";
 import { keysCommand } from "./keys-command.ts";
 
@@ -31,6 +32,7 @@ export function rootCommand(io: CliIo = { stdout: process.stdout, stderr: proces
   for (const command of nodeCommands(io)) program.addCommand(command);
   for (const command of clientCommands(io)) program.addCommand(command);
   program.addCommand(versionCommand(io));
+  program.addCommand(statusEntryCommand(io));
   showGlobalFlagsInHelp(program);
   return program;
 }

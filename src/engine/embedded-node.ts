@@ -10,6 +10,7 @@ import { BlockStore } from "./block-store.ts";
 import { Engine, type EngineExit, type EngineLogger } from "./engine.ts";
 import { loadGenesis } from "./genesis.ts";
 import { PrivValidator } from "./priv-validator.ts";
+import { rpcWriteTimeoutMs } from "./rpc/connection-limits.ts";
 import { RpcServer } from "./rpc/rpc-server.ts";
 
 /** What {@link startEmbeddedNode} needs. */
@@ -118,6 +119,10 @@ export async function startEmbeddedNode(options: EmbeddedNodeOptions): Promise<E
       websocket: {
         maxSubscriptionClients: config.rpc.maxSubscriptionClients,
         maxSubscriptionsPerClient: config.rpc.maxSubscriptionsPerClient,
+      },
+      limits: {
+        maxOpenConnections: config.rpc.maxOpenConnections,
+        writeTimeoutMs: rpcWriteTimeoutMs(config.rpc.timeoutBroadcastTxCommitMs),
       },
       logger: options.logger,
     });

@@ -177,6 +177,8 @@ describe("consensus RPC WebSocket", { timeout: 120_000 }, () => {
       },
       listen: { host: "127.0.0.1", port: 0 },
       websocket: { maxSubscriptionClients: 2, maxSubscriptionsPerClient: 2, maxMessageBytes: 4096 },
+      // A short HTTP read timeout: an upgraded socket must not be subject to it.
+      limits: { readTimeoutMs: 300 },
     });
     port = server.address?.port ?? 0;
     running = engine.run();
@@ -275,6 +277,23 @@ describe("consensus RPC WebSocket", { timeout: 120_000 }, () => {
     assert.equal(again.error.code, -32603);
     assert.equal(again.error.data, "subscription not found");
     assert.deepEqual((await ws.call(5, "unsubscribe_all")).result, {});
+    ws.frame(Opcode.close, Buffer.alloc(0));
+    await ws.waitClosed();
+  });
+
+  it("a subscription outlives the HTTP read timeout (the upgraded socket is no longer an HTTP request)", async () => {
+    const ws = await client();
+    assert.deepEqual((await ws.call(1, "subscribe", { query: "tm.event='NewBlockHeader'" })).result, {});
+    const start = Date.now();
+    let events = 0;
+    // Keep reading events until well past the 300 ms read timeout.
+    while (Date.now() - start < 1500) {
+      await ws.next((m) => m.id === 1 && m.result?.query !== undefined);
+      events++;
+    }
+    assert.ok(events > 1);
+    assert.equal(ws.closed, false);
+    // A clean close: the server has dropped this client once the socket is closed (the limits test counts clients).
     ws.frame(Opcode.close, Buffer.alloc(0));
     await ws.waitClosed();
   });
