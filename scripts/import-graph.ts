@@ -13,7 +13,7 @@ export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
  * The layers of src/, bottom first: a file may import its own layer and the ones below, never above.
  * Each layer is a list of patterns over repo-relative paths; the highest layer with a matching pattern
  * wins. The CLI's client plumbing (`src/cli/client/`: context, flags, session, output; `tx-sender.ts`,
- * `errors.ts`, `io.ts`) sits below the modules' CLIs (`src/x/<m>/cli.ts`, `src/x/<m>/client/`), which sit
+ * `errors.ts`, `io.ts`) sits above the node and below the modules' CLIs (`src/x/<m>/cli.ts`, `src/x/<m>/client/`), which sit
  * below the command tree that wires them (`src/cli/commands/`, the root). src/visor stands apart: it may
  * import only itself.
  */
@@ -23,9 +23,9 @@ export const LAYERS: readonly (readonly RegExp[])[] = [
   [/^src\/app\//],
   [/^src\/x\//],
   [/^src\/engine\//, /^src\/abci\//, /^src\/server\//, /^src\/client\/(?!crypto\/)/],
+  [/^src\/node\//, /^src\/runtime\//],
   [/^src\/cli\/client\//, /^src\/cli\/(tx-sender|errors|io)\.ts$/],
   [/^src\/x\/[^/]+\/(cli\.ts|client\/)/],
-  [/^src\/node\//, /^src\/runtime\//],
   [/^src\/cli\/(?!client\/|(tx-sender|errors|io)\.ts$)/],
 ];
 

@@ -6,7 +6,7 @@ import { CHAIND_COMMANDS } from "./command-list.ts";
 import type { CliIo } from "./io.ts";
 import { addLazyCommands, type CommandSpec } from "./lazy-command.ts";
 import { reportError } from "./report-error.ts";
-import { rootProgram } from "./root.ts";
+import { rootProgram, showGlobalFlagsInHelp } from "./root.ts";
 import { ROOT_OPTION_SHAPE } from "./root-options.ts";
 
 /**
@@ -25,6 +25,7 @@ export async function runChaind(
   try {
     const program = rootProgram(io);
     await addLazyCommands(program, commands, args, io, ROOT_OPTION_SHAPE);
+    showGlobalFlagsInHelp(program);
     exitOverride(program);
     await program.parseAsync([...args], { from: "user" });
     return typeof process.exitCode === "number" ? process.exitCode : 0;

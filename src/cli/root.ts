@@ -30,5 +30,12 @@ export function rootProgram(io: CliIo = { stdout: process.stdout, stderr: proces
 export async function rootCommand(io: CliIo = { stdout: process.stdout, stderr: process.stderr }): Promise<Command> {
   const program = rootProgram(io);
   for (const spec of CHAIND_COMMANDS) program.addCommand(await spec.load(io, []));
+  showGlobalFlagsInHelp(program);
   return program;
+}
+
+/** Every subcommand's `--help` lists the global flags too (call once the tree is built) (--home, --log_level, --log_format, -o), as upstream's does. */
+export function showGlobalFlagsInHelp(command: Command): void {
+  command.configureHelp({ ...command.configureHelp(), showGlobalOptions: true });
+  for (const sub of command.commands) showGlobalFlagsInHelp(sub);
 }

@@ -34,14 +34,14 @@ export async function queryCommand(io: ClientCommandsIo, args: readonly string[]
   return session.wrapActions(query);
 }
 
-/** `tx`: results print as JSON unless `-o` says otherwise; lazily loaded as `query` is. */
+/** `tx`: results follow `-o` (text = YAML); lazily loaded as `query` is. */
 export async function txCommand(io: ClientCommandsIo, args: readonly string[] = []): Promise<Command> {
   const session = new ClientSession(io);
   const tx = new Command("tx").description("Transaction subcommands: build, sign and broadcast through --node");
   await addLazyCommands(tx, txSpecs(session, io), args, io, ROOT_OPTION_SHAPE);
-  // tx commands print JSON unless -o says otherwise, as upstream's do: their output is a document or a
-  // TxResponse meant for scripts (`--generate-only | tx sign | tx broadcast`).
-  return session.wrapActions(tx, "json");
+  // Tx results follow -o like everything else (text = YAML, as upstream v0.50 with client.toml's default
+  // output "text"); tx documents (--generate-only, tx sign) are always JSON so they can be piped on.
+  return session.wrapActions(tx);
 }
 
 /** The subcommands of `query`, described lightly (checked against the loaded ones by command-list.test.ts). */
@@ -98,6 +98,11 @@ export function querySpecs(session: ClientSession, io: ClientCommandsIo): Comman
       name: "block",
       description: "Query a committed block by height (default: the latest) or by hash (--type hash)",
       load: async () => (await import("../client/chain-commands.ts")).queryBlockCommand(session),
+    },
+    {
+      name: "blocks",
+      description: 'Search blocks by their events, e.g. --query "block.height > 5"',
+      load: async () => (await import("../client/chain-commands.ts")).queryBlocksCommand(session),
     },
   ];
 }

@@ -1,4 +1,5 @@
 // The consensus RPC methods (CometBFT v0.38 rpc/core), answered from the engine, its block store and the app.
+
 import { create } from "@bufbuild/protobuf";
 import {
   RequestCheckTxSchema,
@@ -14,6 +15,7 @@ import { merkleProof } from "../hashing/merkle.ts";
 import { MempoolError } from "../mempool.ts";
 import { formatRfc3339 } from "../time.ts";
 import { parseTxQuery, TxQueryError } from "../tx-query.ts";
+import { blockSearch } from "./block-search.ts";
 import {
   b64,
   blockIdJson,
@@ -33,35 +35,11 @@ import {
   validatorJson,
 } from "./json-shapes.ts";
 import { internalError, invalidParams } from "./rpc-error.ts";
+import type { RpcContext, RpcMethod } from "./rpc-method-types.ts";
 import type { Args, ParamSpec } from "./rpc-params.ts";
 import { statusResult } from "./status-result.ts";
 
-/** Facts about the node that the RPC reports but the engine does not own. */
-export interface RpcNodeInfo {
-  moniker: string;
-  /** Lowercase hex of the node key's address. */
-  nodeId: string;
-  /** config.toml p2p.laddr (reported only). */
-  p2pListenAddr: string;
-  /** config.toml rpc.laddr. */
-  rpcListenAddr: string;
-  /** rpc.timeout_broadcast_tx_commit. */
-  timeoutBroadcastTxCommitMs: number;
-  /** False when tx_index.indexer = "null": /tx and /tx_search are refused, as CometBFT does. */
-  txIndexEnabled?: boolean;
-}
-
-/** What every handler receives. */
-export interface RpcContext {
-  engine: Engine;
-  node: RpcNodeInfo;
-}
-
-/** One method: its declared params and its handler. */
-export interface RpcMethod {
-  params: ParamSpec[];
-  handle(args: Args, ctx: RpcContext): Promise<Json>;
-}
+export type { RpcContext, RpcMethod, RpcNodeInfo } from "./rpc-method-types.ts";
 
 const int64 = (name: string): ParamSpec => ({ name, type: "int64" });
 const EMPTY_BLOCK_ID: Json = { hash: "", parts: { total: 0, hash: "" } };
@@ -334,6 +312,8 @@ export const RPC_METHODS: Record<string, RpcMethod> = {
     params: [int64("height")],
     handle: async (args, ctx) => blockAt(ctx, resolveHeight(ctx, args.height as bigint | undefined)),
   },
+
+  block_search: blockSearch,
 
   block_by_hash: {
     params: [{ name: "hash", type: "bytes" }],
