@@ -8,7 +8,7 @@ import {
   type ResponseCheckTx,
   type TxResult,
 } from "../../gen/tendermint/abci/types_pb.js";
-import type { Engine, NewBlockEvent } from "../engine.ts";
+import type { NewBlockEvent } from "../engine.ts";
 import { ENGINE_VERSION } from "../engine.ts";
 import { txHash } from "../hashing/hashes.ts";
 import { merkleProof } from "../hashing/merkle.ts";
@@ -36,7 +36,7 @@ import {
 } from "./json-shapes.ts";
 import { internalError, invalidParams } from "./rpc-error.ts";
 import type { RpcContext, RpcMethod } from "./rpc-method-types.ts";
-import type { Args, ParamSpec } from "./rpc-params.ts";
+import type { ParamSpec } from "./rpc-params.ts";
 import { statusResult } from "./status-result.ts";
 
 export type { RpcContext, RpcMethod, RpcNodeInfo } from "./rpc-method-types.ts";
