@@ -54,7 +54,7 @@ export async function* exportState(
       yield { kind: "store", name: entry.name };
       if (entry.root === undefined) continue;
       const loader = nodes.loader(entry.sid);
-      for (const item of walk(entry.root, loader, (key) => valueOf(store, entry.sid, key, v, entry.name))) {
+      for (const item of walk(entry.root, loader, (key) => leafValue(store, entry.sid, key, v, entry.name))) {
         yield item;
         if (++produced % yieldEvery === 0) await yieldToLoop();
       }
@@ -64,7 +64,7 @@ export async function* exportState(
   }
 }
 
-function valueOf(store: MultiStore, sid: number, key: Uint8Array, version: number, name: string): Uint8Array {
+function leafValue(store: MultiStore, sid: number, key: Uint8Array, version: number, name: string): Uint8Array {
   const value = readAt(store.backend, sid, key, version, false);
   if (value === undefined) {
     throw new DataDirectoryCorruptError(
