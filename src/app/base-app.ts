@@ -221,6 +221,19 @@ export class App {
     return this.store.lastCommit().version;
   }
 
+  /**
+   * Closes the store and opens it again, forgetting anything in flight: for a state-sync restore,
+   * which replaces the store on disk with a snapshot's state (src/snapshots).
+   */
+  async reload(): Promise<void> {
+    await this.close();
+    this.staged = undefined;
+    this.genesis = undefined;
+    this.lastHeader = undefined;
+    this.checkState = undefined;
+    await this.load();
+  }
+
   /** Closes the store. */
   async close(): Promise<void> {
     if (this.multiStore === undefined) return;

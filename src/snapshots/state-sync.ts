@@ -1,0 +1,213 @@
+// State sync over ABCI: serving this node's snapshots to peers (ListSnapshots, LoadSnapshotChunk)
+// and restoring one a peer offers (OfferSnapshot, ApplySnapshotChunk), with upstream's answers:
+// - OfferSnapshot: REJECT_FORMAT for a format other than ours; REJECT for a snapshot whose
+//   metadata is not a chunk-hash list matching its chunk count; ACCEPT otherwise (a new offer
+//   replaces a restore in progress, as the SDK's manager does).
+// - ApplySnapshotChunk: a chunk whose sha256 differs from the metadata's is answered RETRY with
+//   that chunk in refetch_chunks and its sender in reject_senders (CometBFT refetches it from
+//   another peer); ABORT without an accepted offer; after the last chunk the state is imported,
+//   its app hash checked against the one CometBFT's light client verified (REJECT_SNAPSHOT on a
+//   mismatch or a malformed stream, and the node's state is left untouched), swapped into
+//   data/application.db and the App reopened at the snapshot height.
+import { createHash } from "node:crypto";
+import { create } from "@bufbuild/protobuf";
+import type { Logger } from "pino";
+import type { AbciSnapshotHandler } from "../abci/snapshot-handler.ts";
+import {
+  type RequestApplySnapshotChunk,
+  type RequestLoadSnapshotChunk,
+  type RequestOfferSnapshot,
+  type ResponseApplySnapshotChunk,
+  ResponseApplySnapshotChunk_Result,
+  ResponseApplySnapshotChunkSchema,
+  type ResponseListSnapshots,
+  ResponseListSnapshotsSchema,
+  type ResponseLoadSnapshotChunk,
+  ResponseLoadSnapshotChunkSchema,
+  type ResponseOfferSnapshot,
+  ResponseOfferSnapshot_Result,
+  ResponseOfferSnapshotSchema,
+  SnapshotSchema,
+} from "../gen/tendermint/abci/types_pb.js";
+import { installState } from "./install-state.ts";
+import { decodeMetadata } from "./metadata.ts";
+import { metadataOf, type SnapshotStore } from "./snapshot-store.ts";
+import { decodeChunks, SNAPSHOT_FORMAT } from "./stream-format.ts";
+
+/** The App as state sync needs it. */
+export interface RestorableApp {
+  /** The stores the release declares. */
+  storeNames(): string[];
+  /** Closes the App's store (before its directory is replaced). */
+  close(): Promise<void>;
+  /** Opens the (replaced) store again. */
+  reload(): Promise<void>;
+}
+
+/** Options of {@link StateSync}. */
+export interface StateSyncOptions {
+  snapshots: SnapshotStore;
+  app: RestorableApp;
+  /** `<home>/data/application.db`. */
+  applicationDb: string;
+  logger: Logger;
+}
+
+interface Restore {
+  height: bigint;
+  format: number;
+  appHash: Uint8Array;
+  chunkHashes: Uint8Array[];
+  chunks: (Uint8Array | undefined)[];
+  started: number;
+}
+
+/** Counters of the last completed restore (for logs and tests). */
+export interface RestoreReport {
+  height: bigint;
+  chunks: number;
+  refetched: number;
+  ms: number;
+}
+
+/** The ABCI snapshot methods over a home's snapshot store and App. */
+export class StateSync implements AbciSnapshotHandler {
+  private readonly options: StateSyncOptions;
+  private restore: Restore | undefined;
+  private refetched = 0;
+  /** Set once a restore has completed. */
+  lastRestore: RestoreReport | undefined;
+
+  constructor(options: StateSyncOptions) {
+    this.options = options;
+  }
+
+  async listSnapshots(): Promise<ResponseListSnapshots> {
+    const snapshots = (await this.options.snapshots.list()).map((info) =>
+      create(SnapshotSchema, {
+        height: info.height,
+        format: info.format,
+        chunks: info.chunks,
+        hash: info.hash,
+        metadata: metadataOf(info),
+      }),
+    );
+    return create(ResponseListSnapshotsSchema, { snapshots });
+  }
+
+  async loadSnapshotChunk(request: RequestLoadSnapshotChunk): Promise<ResponseLoadSnapshotChunk> {
+    const chunk = await this.options.snapshots.loadChunk(request.height, request.format, request.chunk);
+    return create(ResponseLoadSnapshotChunkSchema, { chunk: chunk ?? new Uint8Array() });
+  }
+
+  async offerSnapshot(request: RequestOfferSnapshot): Promise<ResponseOfferSnapshot> {
+    const answer = (result: ResponseOfferSnapshot_Result) => create(ResponseOfferSnapshotSchema, { result });
+    const { logger } = this.options;
+    const s = request.snapshot;
+    if (s === undefined) return answer(ResponseOfferSnapshot_Result.REJECT);
+    const where = { height: s.height.toString(), format: s.format, chunks: s.chunks };
+    if (s.format !== SNAPSHOT_FORMAT) {
+      logger.info(
+        { ...where, supported: SNAPSHOT_FORMAT },
+        "snapshot offered in an unknown format; rejecting the format",
+      );
+      return answer(ResponseOfferSnapshot_Result.REJECT_FORMAT);
+    }
+    let chunkHashes: Uint8Array[];
+    try {
+      chunkHashes = decodeMetadata(s.metadata);
+    } catch (err) {
+      logger.info({ ...where, err }, "snapshot offered with invalid metadata; rejecting it");
+      return answer(ResponseOfferSnapshot_Result.REJECT);
+    }
+    if (s.height <= 0n || s.chunks === 0 || chunkHashes.length !== s.chunks || request.appHash.length === 0) {
+      logger.info(
+        { ...where, hashes: chunkHashes.length },
+        "snapshot offered with an inconsistent chunk count or no app hash; rejecting it",
+      );
+      return answer(ResponseOfferSnapshot_Result.REJECT);
+    }
+    if (this.restore !== undefined)
+      logger.info({ height: this.restore.height.toString() }, "abandoning the restore in progress for a new offer");
+    this.restore = {
+      height: s.height,
+      format: s.format,
+      appHash: request.appHash,
+      chunkHashes,
+      chunks: new Array(s.chunks).fill(undefined),
+      started: performance.now(),
+    };
+    this.refetched = 0;
+    logger.info(where, "snapshot accepted; restoring");
+    return answer(ResponseOfferSnapshot_Result.ACCEPT);
+  }
+
+  async applySnapshotChunk(request: RequestApplySnapshotChunk): Promise<ResponseApplySnapshotChunk> {
+    const answer = (
+      result: ResponseApplySnapshotChunk_Result,
+      extra: { refetchChunks?: number[]; rejectSenders?: string[] } = {},
+    ) => create(ResponseApplySnapshotChunkSchema, { result, ...extra });
+    const { logger } = this.options;
+    const restore = this.restore;
+    if (restore === undefined) {
+      logger.error(
+        { index: request.index },
+        "snapshot chunk received without an accepted snapshot; aborting state sync",
+      );
+      return answer(ResponseApplySnapshotChunk_Result.ABORT);
+    }
+    if (request.index >= restore.chunks.length) {
+      logger.error(
+        { index: request.index, chunks: restore.chunks.length },
+        "snapshot chunk index out of range; rejecting the snapshot",
+      );
+      this.restore = undefined;
+      return answer(ResponseApplySnapshotChunk_Result.REJECT_SNAPSHOT);
+    }
+    const digest = createHash("sha256").update(request.chunk).digest();
+    if (!digest.equals(Buffer.from(restore.chunkHashes[request.index]))) {
+      this.refetched++;
+      logger.warn(
+        { index: request.index, sender: request.sender },
+        "snapshot chunk does not match its hash; refetching it and rejecting its sender",
+      );
+      return answer(ResponseApplySnapshotChunk_Result.RETRY, {
+        refetchChunks: [request.index],
+        rejectSenders: request.sender === "" ? [] : [request.sender],
+      });
+    }
+    restore.chunks[request.index] = request.chunk;
+    if (restore.chunks.some((c) => c === undefined)) return answer(ResponseApplySnapshotChunk_Result.ACCEPT);
+
+    this.restore = undefined;
+    const { app, applicationDb } = this.options;
+    try {
+      const info = await installState({
+        applicationDb,
+        height: restore.height,
+        items: decodeChunks(restore.chunks as Uint8Array[]),
+        storeNames: app.storeNames(),
+        expectedAppHash: restore.appHash,
+        beforeSwap: () => app.close(),
+      });
+      await app.reload();
+      const report: RestoreReport = {
+        height: info.version,
+        chunks: restore.chunks.length,
+        refetched: this.refetched,
+        ms: Math.round(performance.now() - restore.started),
+      };
+      this.lastRestore = report;
+      logger.info(
+        { height: report.height.toString(), chunks: report.chunks, refetched: report.refetched, ms: report.ms },
+        "state restored from a snapshot",
+      );
+      return answer(ResponseApplySnapshotChunk_Result.ACCEPT);
+    } catch (err) {
+      logger.error({ err, height: restore.height.toString() }, "the snapshot cannot be restored; rejecting it");
+      // The App's store may have been closed just before a failed swap: reopen whatever is in place.
+      await app.reload().catch((e: unknown) => logger.error({ err: e }, "cannot reopen the state store"));
+      return answer(ResponseApplySnapshotChunk_Result.REJECT_SNAPSHOT);
+    }
+  }
+}
