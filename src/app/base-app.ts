@@ -151,6 +151,7 @@ export class App {
   private staged: BlockInProgress | undefined;
   private lastHeader: Context["header"] | undefined;
   private checkQueue: Promise<void> = Promise.resolve();
+  private readonly commitListeners: ((height: bigint) => void)[] = [];
 
   constructor(options: AppOptions) {
     this.options = options;
@@ -183,6 +184,11 @@ export class App {
   /** Sets where Info.app_version comes from (the upgrade module's protocol version). */
   setAppVersionProvider(provider: AppVersionProvider): void {
     this.appVersionProvider = provider;
+  }
+
+  /** Calls `listener` with the height after every Commit (e.g. periodic snapshots); it must not throw or block. */
+  onCommit(listener: (height: bigint) => void): void {
+    this.commitListeners.push(listener);
   }
 
   /** Sets the handler that receives the full version map at InitChain (the upgrade module stores it). */
@@ -434,6 +440,7 @@ export class App {
     this.checkState = this.store.branch();
     const keep = this.options.minRetainBlocks ?? 0n;
     const retainHeight = keep > 0n && info.version > keep ? info.version - keep : 0n;
+    for (const listener of this.commitListeners) listener(info.version);
     return create(ResponseCommitSchema, { retainHeight });
   }
 

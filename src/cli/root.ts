@@ -4,6 +4,7 @@ import { Command, Option } from "commander";
 import { defaultHome } from "../config/home.ts";
 import { clientCommands } from "./commands/client-commands.ts";
 import { nodeCommands } from "./commands/node-commands.ts";
+import { snapshotsCommand } from "./commands/snapshots-command.ts";
 import { versionCommand } from "./commands/version.ts";
 import { keysCommand } from "./keys-command.ts";
 
@@ -30,6 +31,7 @@ export function rootCommand(io: CliIo = { stdout: process.stdout, stderr: proces
   program.addCommand(keysCommand({ stdout: io.stdout, stderr: io.stderr }));
   for (const command of nodeCommands(io)) program.addCommand(command);
   for (const command of clientCommands(io)) program.addCommand(command);
+  program.addCommand(snapshotsCommand(io));
   program.addCommand(versionCommand(io));
   return program;
 }

@@ -246,6 +246,22 @@ export class BlockStore {
     this.current = rec.state;
   }
 
+  /**
+   * Starts an empty store at `state.lastBlockHeight` without its blocks: the state after that
+   * height and the commit for it, so the engine continues at the next height over an application
+   * state restored from a snapshot (what CometBFT's `bootstrap-state` does for its own store).
+   */
+  async bootstrap(state: EngineState, seenCommit: Commit): Promise<void> {
+    if (this.current !== undefined) {
+      throw new BlockStoreError(`the block store already holds height ${this.height}; bootstrap needs an empty one`);
+    }
+    const batch = this.db.batch();
+    batch.put(key(P.commit, u64(state.lastBlockHeight)), encodeCommit(seenCommit));
+    batch.put(STATE_KEY, textEncoder.encode(toStoreJson(state)));
+    await batch.write({ sync: true });
+    this.current = state;
+  }
+
   /** The block at `height`, or undefined when not stored. */
   async block(height: bigint): Promise<StoredBlock | undefined> {
     const bytes = await this.db.get(key(P.block, u64(height)));

@@ -14,6 +14,7 @@ import { type EmbeddedNode, startEmbeddedNode } from "../engine/embedded-node.ts
 import { appNodeHooks, appQueryBackend } from "../server/app-backend.ts";
 import type { NodeHooks } from "../server/query-backend.ts";
 import { type RunningServers, startServers } from "../server/servers.ts";
+import { attachSnapshots } from "../snapshots/node-snapshots.ts";
 import { closeVerifyPool } from "../x/auth/verify-pool.ts";
 import { cometNodeHooks, cometRpcAddress } from "./comet-hooks.ts";
 import { engineNodeHooks } from "./engine-hooks.ts";
@@ -122,7 +123,13 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
     skipUpgradeHeights: options.skipUpgradeHeights,
   });
   const app = chain.app;
-  const cleanups: (() => Promise<void>)[] = [() => app.close(), () => closeVerifyPool()];
+  const snapshots = attachSnapshots({ app, home: settings.home, config: appConfig.stateSync, logger });
+  // A snapshot being written finishes before the store closes.
+  const cleanups: (() => Promise<void>)[] = [
+    () => app.close(),
+    () => closeVerifyPool(),
+    async () => snapshots.manager?.idle(),
+  ];
   const cleanup = async () => {
     for (const step of cleanups.splice(0).reverse()) {
       try {
@@ -139,7 +146,12 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
     let abciServer: AbciServer | undefined;
     const endpoints: NodeEndpoints = {};
     if (options.abci === true) {
-      abciServer = await AbciServer.listen({ app, address: nodeConfig.proxyApp, logger });
+      abciServer = await AbciServer.listen({
+        app,
+        address: nodeConfig.proxyApp,
+        logger,
+        snapshots: snapshots.stateSync,
+      });
       const server = abciServer;
       cleanups.push(async () => void (await server.close()));
       endpoints.abci = server.address;

@@ -164,7 +164,13 @@ export class SnapshotStore {
     return gone;
   }
 
-  private folder(height: bigint, format: number): string {
+  /** The path of a file kept beside a snapshot's chunks (e.g. `engine-state.json`); the snapshot must exist. */
+  sidecar(height: bigint, format: number, name: string): string {
+    return join(this.folder(height, format), name);
+  }
+
+  /** The folder of a snapshot (its descriptor, chunks and sidecar files). */
+  folder(height: bigint, format: number): string {
     return join(this.dir, String(height), String(format));
   }
 }
