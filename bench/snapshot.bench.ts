@@ -19,7 +19,7 @@ const KEYS = 100_000;
 const WRITES_PER_BLOCK = 500;
 const BLOCKS = 60;
 const BLOCK_TIME_MS = 200;
-const INTERVAL = 10n;
+const INTERVAL = 20n;
 
 const encoder = new TextEncoder();
 

@@ -9,7 +9,7 @@ export interface InstallStateOptions {
   /** The application database directory (`<home>/data/application.db`). */
   applicationDb: string;
   height: bigint;
-  items: AsyncIterable<ExportItem>;
+  items: AsyncIterable<ExportItem[]>;
   /** The stores the release declares. */
   storeNames: string[];
   /** The app hash the state must have (state sync: the one CometBFT's light client verified). */

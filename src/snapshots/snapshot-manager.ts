@@ -18,6 +18,11 @@ export interface SnapshotManagerOptions {
   /** app.toml `snapshot-keep-recent` (0 = keep all). */
   keepRecent: number;
   chunkSize?: number;
+  /**
+   * Share of the time a background snapshot may keep the event loop busy (default 0.1): the export and the
+   * block execution share one thread, and blocks come first.
+   */
+  duty?: number;
   logger: Logger;
 }
 
@@ -46,6 +51,7 @@ export class SnapshotManager {
       this.snapshots,
       height,
       this.options.chunkSize ?? DEFAULT_CHUNK_SIZE,
+      { duty: this.options.duty ?? 0.1 },
     )
       .then(async (info) => {
         logger.info(

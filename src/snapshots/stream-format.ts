@@ -55,9 +55,9 @@ function concat(...parts: Uint8Array[]): Uint8Array {
   return out;
 }
 
-/** Encodes `items` and yields the stream in chunks of `chunkSize` bytes (at least one chunk). */
+/** Encodes the item batches and yields the stream in chunks of `chunkSize` bytes (at least one chunk). */
 export async function* encodeChunks(
-  items: AsyncIterable<ExportItem>,
+  batches: AsyncIterable<ExportItem[]>,
   chunkSize = DEFAULT_CHUNK_SIZE,
 ): AsyncGenerator<Uint8Array> {
   if (!Number.isSafeInteger(chunkSize) || chunkSize < 1)
@@ -65,39 +65,46 @@ export async function* encodeChunks(
   let chunk = new Uint8Array(chunkSize);
   let used = 0;
   let emitted = 0;
-  for await (const item of items) {
-    let bytes = encodeItem(item);
-    while (bytes.length > 0) {
-      const n = Math.min(bytes.length, chunkSize - used);
-      chunk.set(bytes.subarray(0, n), used);
-      used += n;
-      bytes = bytes.subarray(n);
-      if (used === chunkSize) {
-        yield chunk;
-        emitted++;
-        chunk = new Uint8Array(chunkSize);
-        used = 0;
+  for await (const batch of batches) {
+    for (const item of batch) {
+      let bytes = encodeItem(item);
+      while (bytes.length > 0) {
+        const n = Math.min(bytes.length, chunkSize - used);
+        chunk.set(bytes.subarray(0, n), used);
+        used += n;
+        bytes = bytes.subarray(n);
+        if (used === chunkSize) {
+          yield chunk;
+          emitted++;
+          chunk = new Uint8Array(chunkSize);
+          used = 0;
+        }
       }
     }
   }
   if (used > 0 || emitted === 0) yield chunk.subarray(0, used);
 }
 
-/** Decodes the items of a chunked stream; throws SnapshotFormatError for bytes that are not format 1. */
+/**
+ * Decodes a chunked stream into batches of items (one batch per chunk); throws SnapshotFormatError for bytes that
+ * are not format 1.
+ */
 export async function* decodeChunks(
   chunks: AsyncIterable<Uint8Array> | Iterable<Uint8Array>,
-): AsyncGenerator<ExportItem> {
+): AsyncGenerator<ExportItem[]> {
   let pending: Uint8Array = new Uint8Array(0);
   for await (const chunk of chunks) {
     pending = pending.length === 0 ? chunk : concat(pending, chunk);
     let offset = 0;
+    const batch: ExportItem[] = [];
     for (;;) {
       const parsed = parseItem(pending, offset);
       if (parsed === undefined) break;
-      yield parsed.item;
+      batch.push(parsed.item);
       offset = parsed.next;
     }
     pending = pending.subarray(offset);
+    if (batch.length > 0) yield batch;
   }
   if (pending.length > 0)
     throw new SnapshotFormatError(`the snapshot stream ends inside an item (${pending.length} bytes left)`);

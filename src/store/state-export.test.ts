@@ -24,9 +24,9 @@ async function commitBlocks(store: MultiStore, from: number, to: number): Promis
   }
 }
 
-async function collect(it: AsyncIterable<ExportItem>): Promise<ExportItem[]> {
+async function collect(it: AsyncIterable<ExportItem[]>): Promise<ExportItem[]> {
   const out: ExportItem[] = [];
-  for await (const item of it) out.push(item);
+  for await (const batch of it) out.push(...batch);
   return out;
 }
 
@@ -42,7 +42,7 @@ describe("state export and import", () => {
       await commitBlocks(source, 1, 30);
       const items = await collect(exportState(source, 20n));
       await commitBlocks(source, 31, 32); // the export read version 20, not the latest
-      const info = await importState({ path: join(dir.path, "b"), version: 20n, items, storeNames: NAMES });
+      const info = await importState({ path: join(dir.path, "b"), version: 20n, items: [items], storeNames: NAMES });
       const at20 = await source.view(20n);
       assert.equal(toHex(info.appHash), toHex(at20.appHash as Uint8Array));
       const restored = await openMultiStore({ path: join(dir.path, "b"), storeNames: NAMES });
@@ -97,12 +97,12 @@ describe("state export and import", () => {
     });
     try {
       await commitBlocks(store, 1, 10);
-      const iterator = exportState(store, 10n, { yieldEvery: 1 })[Symbol.asyncIterator]();
+      const iterator = exportState(store, 10n, { batchSize: 1 })[Symbol.asyncIterator]();
       const first = await iterator.next(); // the export is now reading version 10
       assert.equal(first.done, false);
       await commitBlocks(store, 11, 20);
       assert.equal(store.earliestVersion(), 10n, "pruning stopped at the held version");
-      const rest: ExportItem[] = [first.value as ExportItem];
+      const rest: ExportItem[][] = [first.value as ExportItem[]];
       for (let r = await iterator.next(); !r.done; r = await iterator.next()) rest.push(r.value);
       const info = await importState({
         path: join(dir.path, "..", `${dir.path.split("/").at(-1)}-imp`),
@@ -149,7 +149,7 @@ describe("state export and import", () => {
       let n = 0;
       for (const [items, pattern, expectedAppHash] of cases) {
         await assert.rejects(
-          importState({ path: join(dir.path, `bad-${n++}`), version: 5n, items, expectedAppHash }),
+          importState({ path: join(dir.path, `bad-${n++}`), version: 5n, items: [items], expectedAppHash }),
           (err: Error) => err instanceof StateImportError && pattern.test(err.message),
         );
       }
@@ -157,7 +157,7 @@ describe("state export and import", () => {
         importState({
           path: join(dir.path, "stores"),
           version: 5n,
-          items: [{ kind: "store", name: "s" }],
+          items: [[{ kind: "store", name: "s" }]],
           storeNames: ["s", "t"],
         }),
         /missing t, unexpected none/,

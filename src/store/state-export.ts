@@ -19,10 +19,12 @@ export type ExportItem =
   | { kind: "leaf"; key: Uint8Array; value: Uint8Array; version: number }
   | { kind: "inner"; version: number; height: number };
 
+const EMPTY = new Uint8Array(0);
+
 /** Options of {@link exportState}. */
 export interface ExportStateOptions {
-  /** Items produced between two yields to the event loop, so an export never stalls block production. */
-  yieldEvery?: number;
+  /** Items per batch; the export yields to the event loop after each batch, so it never stalls block production. */
+  batchSize?: number;
 }
 
 /**
@@ -30,13 +32,15 @@ export interface ExportStateOptions {
  * version is held for the whole export (`retainVersion`), so pruning never removes rows it still
  * has to read. Throws PrunedVersionError / FutureVersionError for a version that is not readable.
  *
- * @example for await (const item of exportState(store, 100n)) write(item);
+ * Items come in batches (arrays) to keep the per-item cost low.
+ *
+ * @example for await (const batch of exportState(store, 100n)) for (const item of batch) write(item);
  */
 export async function* exportState(
   store: MultiStore,
   version: bigint,
   options: ExportStateOptions = {},
-): AsyncGenerator<ExportItem> {
+): AsyncGenerator<ExportItem[]> {
   const release = store.retainVersion(version);
   try {
     const view = await store.view(version);
@@ -48,41 +52,58 @@ export async function* exportState(
     const record = decodeCommit(bytes);
     // A private node cache: the export must not evict the hot nodes block execution relies on.
     const nodes = new NodeStore(store.backend, 0);
-    const yieldEvery = options.yieldEvery ?? 2000;
-    let produced = 0;
+    const batchSize = Math.max(1, options.batchSize ?? 1000);
+    let batch: ExportItem[] = [];
     for (const entry of [...record.stores].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
-      yield { kind: "store", name: entry.name };
+      batch.push({ kind: "store", name: entry.name });
       if (entry.root === undefined) continue;
       const loader = nodes.loader(entry.sid);
-      for (const item of walk(entry.root, loader, (key) => leafValue(store, entry.sid, key, v, entry.name))) {
-        yield item;
-        if (++produced % yieldEvery === 0) await yieldToLoop();
+      for (const item of walk(entry.root, loader)) {
+        if (item.kind === "leaf") {
+          // A point read at the version (synchronous). An ordered scan of an old version would be cheaper per key
+          // but races with the background pruning of rows the scan has not reached yet.
+          const value = readAt(store.backend, entry.sid, item.key, v, false);
+          if (value === undefined) {
+            throw new DataDirectoryCorruptError(
+              store.backend.location,
+              `a key in the tree of "${entry.name}" has no value at ${v}`,
+            );
+          }
+          item.value = value;
+        }
+        batch.push(item);
+        if (batch.length >= batchSize) {
+          yield batch;
+          batch = [];
+          await yieldToLoop();
+        }
       }
     }
+    if (batch.length > 0) yield batch;
   } finally {
     release();
   }
 }
 
-function leafValue(store: MultiStore, sid: number, key: Uint8Array, version: number, name: string): Uint8Array {
-  const value = readAt(store.backend, sid, key, version, false);
-  if (value === undefined) {
-    throw new DataDirectoryCorruptError(
-      store.backend.location,
-      `a key in the tree of "${name}" has no value at ${version}`,
-    );
+/** Post-order walk with an explicit stack (a generator chain as deep as the tree would cost a resume per level). */
+function* walk(root: TreeNode, loader: NodeLoader): Generator<ExportItem> {
+  const stack: { node: TreeNode; expanded: boolean }[] = [{ node: resolve(loader, root), expanded: false }];
+  while (stack.length > 0) {
+    const top = stack[stack.length - 1];
+    const node = top.node;
+    if (node.kind === 0) {
+      stack.pop();
+      // The value is filled in by the caller from its ordered scan.
+      yield { kind: "leaf", key: node.key, value: EMPTY, version: node.version };
+    } else if (node.kind === 2 || top.expanded) {
+      stack.pop();
+      if (node.kind === 1) yield { kind: "inner", version: node.version, height: node.height };
+    } else {
+      top.expanded = true;
+      stack.push(
+        { node: resolve(loader, node.right), expanded: false },
+        { node: resolve(loader, node.left), expanded: false },
+      );
+    }
   }
-  return value;
-}
-
-/** Post-order walk without recursion on the JS stack beyond the tree's height. */
-function* walk(root: TreeNode, loader: NodeLoader, value: (key: Uint8Array) => Uint8Array): Generator<ExportItem> {
-  const node = resolve(loader, root);
-  if (node.kind === 0) {
-    yield { kind: "leaf", key: node.key, value: value(node.key), version: node.version };
-    return;
-  }
-  yield* walk(node.left, loader, value);
-  yield* walk(node.right, loader, value);
-  yield { kind: "inner", version: node.version, height: node.height };
 }

@@ -38,7 +38,8 @@ export interface ImportStateOptions {
   path: string;
   /** The version the export was taken at. */
   version: bigint;
-  items: AsyncIterable<ExportItem> | Iterable<ExportItem>;
+  /** The export's item batches, in order (as exportState yields them). */
+  items: AsyncIterable<ExportItem[]> | Iterable<ExportItem[]>;
   /** The stores the app declares: the export must hold exactly these. */
   storeNames?: string[];
   /** The app hash the result must have (e.g. the one CometBFT's light client verified). */
@@ -93,73 +94,74 @@ export async function importState(options: ImportStateOptions): Promise<CommitIn
       current = undefined;
       await flush(false);
     };
-    for await (const item of options.items) {
-      if (item.kind === "store") {
-        await finishStore();
-        const previous = stores.at(-1)?.name;
-        if (previous !== undefined && !(previous < item.name)) {
-          throw new StateImportError(
-            `store "${item.name}" follows "${previous}": stores must come once each, sorted by name`,
-          );
+    for await (const batch of options.items)
+      for (const item of batch) {
+        if (item.kind === "store") {
+          await finishStore();
+          const previous = stores.at(-1)?.name;
+          if (previous !== undefined && !(previous < item.name)) {
+            throw new StateImportError(
+              `store "${item.name}" follows "${previous}": stores must come once each, sorted by name`,
+            );
+          }
+          current = { name: item.name, sid: stores.length + 1, stack: [], lastKey: undefined };
+          continue;
         }
-        current = { name: item.name, sid: stores.length + 1, stack: [], lastKey: undefined };
-        continue;
+        if (current === undefined) throw new StateImportError("the export starts with a tree node instead of a store");
+        if (item.kind === "leaf") {
+          if (item.version <= 0 || item.version > v) {
+            throw new StateImportError(`store "${current.name}": a leaf has version ${item.version}, outside 1..${v}`);
+          }
+          if (current.lastKey !== undefined && compareBytes(current.lastKey, item.key) >= 0) {
+            throw new StateImportError(
+              `store "${current.name}": leaf keys are not in increasing order at ${toHex(item.key)}`,
+            );
+          }
+          current.lastKey = item.key;
+          const leaf: LeafNode = {
+            kind: 0,
+            key: item.key,
+            version: item.version,
+            writeNo: 1,
+            hash: leafHash(item.key, sha256(item.value), item.version),
+          };
+          current.stack.push({ node: leaf, minKey: item.key, maxKey: item.key });
+          // The key's only write as far as this store knows: write number 1 at the leaf's version.
+          ops.push({
+            key: storeKey(TABLE.latest, current.sid, item.key),
+            value: encodeLatestRow(1, item.version, 0, item.value, arena),
+          });
+          ops.push({
+            key: historyKey(current.sid, item.key, 1),
+            value: encodeHistoryRow(item.version, 0, item.value, arena),
+          });
+        } else {
+          const right = current.stack.pop();
+          const left = current.stack.pop();
+          if (left === undefined || right === undefined) {
+            throw new StateImportError(`store "${current.name}": an inner node comes before its two children`);
+          }
+          const height = 1 + Math.max(heightOf(left.node), heightOf(right.node));
+          if (height !== item.height || item.version <= 0 || item.version > v) {
+            throw new StateImportError(
+              `store "${current.name}": an inner node says height ${item.height} version ${item.version}, expected height ${height} and a version in 1..${v}`,
+            );
+          }
+          const inner: InnerNode = {
+            kind: 1,
+            height,
+            size: sizeOf(left.node) + sizeOf(right.node),
+            version: item.version,
+            key: right.minKey,
+            left: left.node,
+            right: right.node,
+            hash: undefined,
+            ref: -1,
+          };
+          current.stack.push({ node: inner, minKey: left.minKey, maxKey: right.maxKey });
+        }
+        await flush(false);
       }
-      if (current === undefined) throw new StateImportError("the export starts with a tree node instead of a store");
-      if (item.kind === "leaf") {
-        if (item.version <= 0 || item.version > v) {
-          throw new StateImportError(`store "${current.name}": a leaf has version ${item.version}, outside 1..${v}`);
-        }
-        if (current.lastKey !== undefined && compareBytes(current.lastKey, item.key) >= 0) {
-          throw new StateImportError(
-            `store "${current.name}": leaf keys are not in increasing order at ${toHex(item.key)}`,
-          );
-        }
-        current.lastKey = item.key;
-        const leaf: LeafNode = {
-          kind: 0,
-          key: item.key,
-          version: item.version,
-          writeNo: 1,
-          hash: leafHash(item.key, sha256(item.value), item.version),
-        };
-        current.stack.push({ node: leaf, minKey: item.key, maxKey: item.key });
-        // The key's only write as far as this store knows: write number 1 at the leaf's version.
-        ops.push({
-          key: storeKey(TABLE.latest, current.sid, item.key),
-          value: encodeLatestRow(1, item.version, 0, item.value, arena),
-        });
-        ops.push({
-          key: historyKey(current.sid, item.key, 1),
-          value: encodeHistoryRow(item.version, 0, item.value, arena),
-        });
-      } else {
-        const right = current.stack.pop();
-        const left = current.stack.pop();
-        if (left === undefined || right === undefined) {
-          throw new StateImportError(`store "${current.name}": an inner node comes before its two children`);
-        }
-        const height = 1 + Math.max(heightOf(left.node), heightOf(right.node));
-        if (height !== item.height || item.version <= 0 || item.version > v) {
-          throw new StateImportError(
-            `store "${current.name}": an inner node says height ${item.height} version ${item.version}, expected height ${height} and a version in 1..${v}`,
-          );
-        }
-        const inner: InnerNode = {
-          kind: 1,
-          height,
-          size: sizeOf(left.node) + sizeOf(right.node),
-          version: item.version,
-          key: right.minKey,
-          left: left.node,
-          right: right.node,
-          hash: undefined,
-          ref: -1,
-        };
-        current.stack.push({ node: inner, minKey: left.minKey, maxKey: right.maxKey });
-      }
-      await flush(false);
-    }
     await finishStore();
     const names = stores.map((s) => s.name);
     if (options.storeNames !== undefined) {
