@@ -72,6 +72,8 @@ export class BlockStoreError extends Error {
 }
 
 const STATE_KEY = Uint8Array.of(0x73); // "s"
+/** The first stored height of a store bootstrapped at a snapshot height (absent otherwise). */
+const BASE_KEY = Uint8Array.of(0x42); // "B"
 const P = {
   block: 0x62,
   meta: 0x6d,
@@ -163,10 +165,16 @@ function eventKey(compositeKey: string, value: string, pos: Uint8Array): Uint8Ar
 export class BlockStore {
   private readonly db: ClassicLevel<Uint8Array, Uint8Array>;
   private current: EngineState | undefined;
+  private bootstrapBase: bigint | undefined;
 
-  private constructor(db: ClassicLevel<Uint8Array, Uint8Array>, state: EngineState | undefined) {
+  private constructor(
+    db: ClassicLevel<Uint8Array, Uint8Array>,
+    state: EngineState | undefined,
+    bootstrapBase: bigint | undefined,
+  ) {
     this.db = db;
     this.current = state;
+    this.bootstrapBase = bootstrapBase;
   }
 
   /** Opens (creating if needed) the store at `path`, e.g. `<home>/data/blocks.db`. */
@@ -179,7 +187,12 @@ export class BlockStore {
     }
     const raw = await db.get(STATE_KEY);
     const state = raw === undefined ? undefined : fromStoreJson<EngineState>(textDecoder.decode(raw));
-    return new BlockStore(db, state);
+    const base = await db.get(BASE_KEY);
+    return new BlockStore(
+      db,
+      state,
+      base === undefined ? undefined : new DataView(base.buffer, base.byteOffset, 8).getBigUint64(0),
+    );
   }
 
   /** The engine state saved with the last height, or undefined for an empty store. */
@@ -195,7 +208,9 @@ export class BlockStore {
 
   /** The first stored height (the chain's initial height; nothing is pruned); 0 when empty. */
   get base(): bigint {
-    return this.height === 0n ? 0n : (this.current as EngineState).initialHeight;
+    if (this.height === 0n) return 0n;
+    const base = this.bootstrapBase ?? (this.current as EngineState).initialHeight;
+    return base > this.height ? this.height : base;
   }
 
   /** Saves one height atomically. Heights must be saved in order, one after the other. */
@@ -258,8 +273,10 @@ export class BlockStore {
     const batch = this.db.batch();
     batch.put(key(P.commit, u64(state.lastBlockHeight)), encodeCommit(seenCommit));
     batch.put(STATE_KEY, textEncoder.encode(toStoreJson(state)));
+    batch.put(BASE_KEY, u64(state.lastBlockHeight + 1n));
     await batch.write({ sync: true });
     this.current = state;
+    this.bootstrapBase = state.lastBlockHeight + 1n;
   }
 
   /** The block at `height`, or undefined when not stored. */

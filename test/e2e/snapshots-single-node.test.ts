@@ -164,6 +164,8 @@ test("dump on one home, load + restore on another, then start it", { timeout: 60
     headerA.header.app_hash,
     "B's first block carries A's app hash at the snapshot height",
   );
+  const statusB = await rpcCall<{ sync_info: { earliest_block_height: string } }>(endpointsB.rpc, "status");
+  assert.equal(statusB.sync_info.earliest_block_height, String(height + 1n), "B holds blocks from H+1 on");
   const bobOnB = await balanceAt(endpointsB.rest as string, bob);
   assert.deepEqual(bobOnB.body.balances, bobAtH.body.balances);
   const below = await balanceAt(endpointsB.rest as string, bob, height - 1n);
@@ -173,7 +175,9 @@ test("dump on one home, load + restore on another, then start it", { timeout: 60
   assert.equal((await nodeB.exited).code, 0);
 });
 
-test("bad input: unknown snapshot, damaged archive, export while the node runs", { timeout: 300_000 }, async () => {
+test("bad input: unknown snapshot, damaged archive, a bad height; export of the stopped node", {
+  timeout: 300_000,
+}, async () => {
   const missing = await runChaind(["--home", a.home, "snapshots", "dump", "999999", "1"], { userHome });
   assert.equal(missing.code, 1);
   assert.match(missing.stderr, /no snapshot at height 999999 in format 1/);
