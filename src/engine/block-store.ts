@@ -210,7 +210,9 @@ export class BlockStore {
   get base(): bigint {
     if (this.height === 0n) return 0n;
     const base = this.bootstrapBase ?? (this.current as EngineState).initialHeight;
-    return base > this.height ? this.height : base;
+    // Right after a bootstrap at H nothing is stored yet: H itself is reported until H+1 is saved.
+    if (base > this.height) return this.height;
+    return base;
   }
 
   /** Saves one height atomically. Heights must be saved in order, one after the other. */
