@@ -4,6 +4,7 @@
 // refetched (its sender rejected), a wrong trusted app hash refused without touching the state, and after the
 // restore Info reporting the snapshot height and app hash and queries below it answering the pruned error.
 import assert from "node:assert/strict";
+import { createHash } from "node:crypto";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { pino } from "pino";
@@ -17,6 +18,7 @@ import {
 import { tempDir } from "../node/test-support.ts";
 import { type MultiStore, openMultiStore } from "../store/index.ts";
 import { createSnapshot } from "./create-snapshot.ts";
+import { encodeMetadata } from "./metadata.ts";
 import { metadataOf, type SnapshotInfo, SnapshotStore } from "./snapshot-store.ts";
 import { StateSync } from "./state-sync.ts";
 
@@ -142,8 +144,35 @@ describe("state sync over ABCI", () => {
     assert.equal((await client.call("info", {})).lastBlockHeight, 0n);
   });
 
+  test("chunks whose hashes match but whose bytes are not format 1 are refused, the state untouched", async () => {
+    const garbage = [new Uint8Array([9, 1, 2, 3]), new Uint8Array([4, 5, 6])];
+    const hashes = garbage.map((c) => new Uint8Array(createHash("sha256").update(c).digest()));
+    const bogus = { height: 10n, format: 1, chunks: 2, hash: new Uint8Array(32), metadata: encodeMetadata(hashes) };
+    assert.equal(
+      (await client.call("offerSnapshot", { snapshot: bogus, appHash: new Uint8Array(32) })).result,
+      Offer.ACCEPT,
+    );
+    const results = [];
+    for (const [index, chunk] of garbage.entries()) {
+      const r = await client.call("applySnapshotChunk", { index, chunk, sender: "peer-x" });
+      results.push(r.result);
+      if (r.result === Apply.REJECT_SNAPSHOT) break;
+    }
+    assert.equal(results.at(-1), Apply.REJECT_SNAPSHOT);
+    assert.equal((await client.call("info", {})).lastBlockHeight, 0n);
+  });
+
   test("a corrupted chunk is refetched and its sender rejected; the restore then lands on the trusted app hash", async () => {
     const trusted = (await source.view(10n)).appHash as Uint8Array;
+    // A restore abandoned half-way (one chunk in, one ahead of its turn) for a new offer of the same snapshot.
+    assert.equal(
+      (await client.call("offerSnapshot", { snapshot: snapshotMessage(), appHash: trusted })).result,
+      Offer.ACCEPT,
+    );
+    for (const index of [0, 2]) {
+      const chunk = (await sourceSnapshots.loadChunk(10n, info.format, index)) as Uint8Array;
+      assert.equal((await client.call("applySnapshotChunk", { index, chunk, sender: "peer-a" })).result, Apply.ACCEPT);
+    }
     const started = performance.now();
     assert.equal(
       (await client.call("offerSnapshot", { snapshot: snapshotMessage(), appHash: trusted })).result,

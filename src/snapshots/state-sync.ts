@@ -29,6 +29,8 @@ import {
   ResponseOfferSnapshotSchema,
   SnapshotSchema,
 } from "../gen/tendermint/abci/types_pb.js";
+import type { CommitInfo } from "../store/index.ts";
+import { ChunkFeed } from "./chunk-feed.ts";
 import { installState } from "./install-state.ts";
 import { decodeMetadata } from "./metadata.ts";
 import { metadataOf, type SnapshotStore } from "./snapshot-store.ts";
@@ -58,7 +60,15 @@ interface Restore {
   format: number;
   appHash: Uint8Array;
   chunkHashes: Uint8Array[];
-  chunks: (Uint8Array | undefined)[];
+  /** The next chunk index the import needs. */
+  next: number;
+  /** Verified chunks that arrived ahead of their turn. */
+  early: Map<number, Uint8Array>;
+  /** Chunks on their way to the import, which runs as they arrive. */
+  feed: ChunkFeed;
+  /** The import (into a directory beside the App's; swapped in at the end). Never rejects: see `error`. */
+  importing: Promise<CommitInfo | undefined>;
+  error: unknown;
   started: number;
 }
 
@@ -127,16 +137,11 @@ export class StateSync implements AbciSnapshotHandler {
       );
       return answer(ResponseOfferSnapshot_Result.REJECT);
     }
-    if (this.restore !== undefined)
+    if (this.restore !== undefined) {
       logger.info({ height: this.restore.height.toString() }, "abandoning the restore in progress for a new offer");
-    this.restore = {
-      height: s.height,
-      format: s.format,
-      appHash: request.appHash,
-      chunkHashes,
-      chunks: new Array(s.chunks).fill(undefined),
-      started: performance.now(),
-    };
+      await this.abandon(this.restore);
+    }
+    this.restore = this.startRestore(s.height, s.format, request.appHash, chunkHashes);
     this.refetched = 0;
     logger.info(where, "snapshot accepted; restoring");
     return answer(ResponseOfferSnapshot_Result.ACCEPT);
@@ -156,12 +161,13 @@ export class StateSync implements AbciSnapshotHandler {
       );
       return answer(ResponseApplySnapshotChunk_Result.ABORT);
     }
-    if (request.index >= restore.chunks.length) {
+    const count = restore.chunkHashes.length;
+    if (request.index >= count) {
       logger.error(
-        { index: request.index, chunks: restore.chunks.length },
+        { index: request.index, chunks: count },
         "snapshot chunk index out of range; rejecting the snapshot",
       );
-      this.restore = undefined;
+      await this.abandon(restore);
       return answer(ResponseApplySnapshotChunk_Result.REJECT_SNAPSHOT);
     }
     const digest = createHash("sha256").update(request.chunk).digest();
@@ -176,38 +182,85 @@ export class StateSync implements AbciSnapshotHandler {
         rejectSenders: request.sender === "" ? [] : [request.sender],
       });
     }
-    restore.chunks[request.index] = request.chunk;
-    if (restore.chunks.some((c) => c === undefined)) return answer(ResponseApplySnapshotChunk_Result.ACCEPT);
-
+    if (request.index >= restore.next) restore.early.set(request.index, request.chunk);
+    for (let chunk = restore.early.get(restore.next); chunk !== undefined; chunk = restore.early.get(restore.next)) {
+      restore.early.delete(restore.next);
+      restore.feed.push(chunk);
+      restore.next++;
+    }
+    if (restore.next < count) {
+      // Back-pressure: answer once the import has taken the chunk, so memory holds about one chunk at a time.
+      await Promise.race([restore.feed.drained(), restore.importing]);
+      if (restore.error === undefined) return answer(ResponseApplySnapshotChunk_Result.ACCEPT);
+    } else {
+      restore.feed.end();
+    }
+    const info = await restore.importing;
     this.restore = undefined;
-    const { app, applicationDb } = this.options;
-    try {
-      const info = await installState({
-        applicationDb,
-        height: restore.height,
-        items: decodeChunks(restore.chunks as Uint8Array[]),
-        storeNames: app.storeNames(),
-        expectedAppHash: restore.appHash,
-        beforeSwap: () => app.close(),
-      });
-      await app.reload();
-      const report: RestoreReport = {
-        height: info.version,
-        chunks: restore.chunks.length,
-        refetched: this.refetched,
-        ms: Math.round(performance.now() - restore.started),
-      };
-      this.lastRestore = report;
-      logger.info(
-        { height: report.height.toString(), chunks: report.chunks, refetched: report.refetched, ms: report.ms },
-        "state restored from a snapshot",
+    const { app } = this.options;
+    if (info === undefined) {
+      logger.error(
+        { err: restore.error, height: restore.height.toString() },
+        "the snapshot cannot be restored; rejecting it",
       );
-      return answer(ResponseApplySnapshotChunk_Result.ACCEPT);
-    } catch (err) {
-      logger.error({ err, height: restore.height.toString() }, "the snapshot cannot be restored; rejecting it");
       // The App's store may have been closed just before a failed swap: reopen whatever is in place.
       await app.reload().catch((e: unknown) => logger.error({ err: e }, "cannot reopen the state store"));
       return answer(ResponseApplySnapshotChunk_Result.REJECT_SNAPSHOT);
     }
+    try {
+      await app.reload();
+    } catch (err) {
+      logger.error({ err }, "the restored state cannot be opened; rejecting the snapshot");
+      return answer(ResponseApplySnapshotChunk_Result.REJECT_SNAPSHOT);
+    }
+    const report: RestoreReport = {
+      height: info.version,
+      chunks: count,
+      refetched: this.refetched,
+      ms: Math.round(performance.now() - restore.started),
+    };
+    this.lastRestore = report;
+    logger.info(
+      { height: report.height.toString(), chunks: report.chunks, refetched: report.refetched, ms: report.ms },
+      "state restored from a snapshot",
+    );
+    return answer(ResponseApplySnapshotChunk_Result.ACCEPT);
+  }
+
+  /** Starts the import of an accepted snapshot, fed chunk by chunk. */
+  private startRestore(height: bigint, format: number, appHash: Uint8Array, chunkHashes: Uint8Array[]): Restore {
+    const { app, applicationDb } = this.options;
+    const feed = new ChunkFeed();
+    const restore: Restore = {
+      height,
+      format,
+      appHash,
+      chunkHashes,
+      next: 0,
+      early: new Map(),
+      feed,
+      importing: Promise.resolve(undefined),
+      error: undefined,
+      started: performance.now(),
+    };
+    restore.importing = installState({
+      applicationDb,
+      height,
+      items: decodeChunks(feed),
+      storeNames: app.storeNames(),
+      expectedAppHash: appHash,
+      beforeSwap: () => app.close(),
+    }).catch((err: unknown) => {
+      restore.error = err;
+      return undefined;
+    });
+    return restore;
+  }
+
+  /** Stops a restore in progress and waits until its import has cleaned up. */
+  private async abandon(restore: Restore): Promise<void> {
+    if (this.restore === restore) this.restore = undefined;
+    restore.feed.fail(new Error("the restore was abandoned"));
+    await restore.importing;
   }
 }
