@@ -104,7 +104,10 @@ function run<Args extends unknown[]>(action: (...args: Args) => Promise<void>): 
     try {
       await action(...args);
     } catch (err) {
-      if (err instanceof SnapshotError || err instanceof StoreError) throw new CliError(err.message, { cause: err });
+      // The block store's errors (a locked or damaged blocks.db during restore) are about files too.
+      if (err instanceof SnapshotError || err instanceof StoreError || (err as Error)?.name === "BlockStoreError") {
+        throw new CliError((err as Error).message, { cause: err });
+      }
       throw err;
     }
   });
