@@ -14,6 +14,27 @@ export function snapshotDir(home: string): string {
   return join(homePaths(home).dataDir, "snapshots");
 }
 
+/**
+ * The chunk size for new snapshots: `CHAIND_SNAPSHOT_CHUNK_BYTES` when set (a tuning and testing knob: small chunks
+ * make even a small state travel in several chunks), else the format's default. A bad value is reported through
+ * `warn` and ignored: it must not keep a validator from starting.
+ */
+export function chunkSizeFromEnv(
+  warn: (message: string) => void,
+  env: NodeJS.ProcessEnv = process.env,
+): number | undefined {
+  const text = env.CHAIND_SNAPSHOT_CHUNK_BYTES;
+  if (text === undefined || text === "") return undefined;
+  const n = Number(text);
+  if (!Number.isSafeInteger(n) || n < 1024 || n > 16_000_000) {
+    warn(
+      `CHAIND_SNAPSHOT_CHUNK_BYTES=${text} ignored: expected a whole number of bytes from 1024 to 16000000 (CometBFT's chunk limit is 16 MB)`,
+    );
+    return undefined;
+  }
+  return n;
+}
+
 /** What {@link attachSnapshots} set up. */
 export interface NodeSnapshots {
   store: SnapshotStore;
@@ -44,7 +65,7 @@ export function attachSnapshots(options: {
       state: () => app.store,
       interval: config.snapshotInterval,
       keepRecent: config.snapshotKeepRecent,
-      chunkSize: options.chunkSize,
+      chunkSize: options.chunkSize ?? chunkSizeFromEnv((message) => logger.warn(message)),
       logger,
     });
     app.onCommit((height) => m.afterCommit(height));

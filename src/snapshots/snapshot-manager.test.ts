@@ -85,3 +85,15 @@ test("the stream format round-trips across any chunk size, and a truncated strea
     }
   }
 });
+
+test("CHAIND_SNAPSHOT_CHUNK_BYTES: a size in range is used, anything else is ignored with a warning", async () => {
+  const { chunkSizeFromEnv } = await import("./node-snapshots.ts");
+  const warnings: string[] = [];
+  const warn = (m: string) => warnings.push(m);
+  assert.equal(chunkSizeFromEnv(warn, {}), undefined);
+  assert.equal(chunkSizeFromEnv(warn, { CHAIND_SNAPSHOT_CHUNK_BYTES: "4096" }), 4096);
+  assert.equal(chunkSizeFromEnv(warn, { CHAIND_SNAPSHOT_CHUNK_BYTES: "12" }), undefined);
+  assert.equal(chunkSizeFromEnv(warn, { CHAIND_SNAPSHOT_CHUNK_BYTES: "4k" }), undefined);
+  assert.equal(warnings.length, 2);
+  assert.match(warnings[0], /CHAIND_SNAPSHOT_CHUNK_BYTES=12 ignored: expected a whole number of bytes from 1024/);
+});

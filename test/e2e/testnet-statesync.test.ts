@@ -97,7 +97,12 @@ test("a fifth node joins by state sync after an upgrade and becomes a validator"
     net = await startTestnet({
       dir: join(dir, "net"),
       votingPeriod: `${VOTING_PERIOD_SECONDS}s`,
-      chainvisor: { genesis: v1, upgrades: [{ name: "v2", path: v2 }], env: { DAEMON_POLL_INTERVAL: "100ms" } },
+      chainvisor: {
+        genesis: v1,
+        upgrades: [{ name: "v2", path: v2 }],
+        // Small chunks, so even this small state travels in several chunks fetched from several peers.
+        env: { DAEMON_POLL_INTERVAL: "100ms", CHAIND_SNAPSHOT_CHUNK_BYTES: "4096" },
+      },
       minHeight: 3,
       log: (line) => t.diagnostic(line),
     });
@@ -289,6 +294,7 @@ test("a fifth node joins by state sync after an upgrade and becomes a validator"
     );
     t.diagnostic(`join took ${joinMs} ms; ${chunks} chunk(s) applied; snapshot height ${restoredHeight}`);
     assert.ok(Number(restoredHeight) >= haltHeight, "the snapshot is from after the upgrade");
+    assert.ok(Number(chunks) > 1, "the snapshot travelled in several chunks");
 
     // From the snapshot height on, the fifth's app hash is the validators': sample its committed app hash against
     // the header that commits to it on a validator.
