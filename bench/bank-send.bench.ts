@@ -7,11 +7,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { create, toBinary } from "@bufbuild/protobuf";
 import { timestampFromMs } from "@bufbuild/protobuf/wkt";
-import { createTestApp, packAny, signTx, testKey } from "../src/app/testing.ts";
 import { sha256, signSecp256k1, verifySecp256k1 } from "../src/client/crypto/index.ts";
 import { MsgSendSchema } from "../src/gen/chain/bank/v1beta1/tx_pb.js";
 import { RequestFinalizeBlockSchema } from "../src/gen/tendermint/abci/types_pb.js";
 import { openMultiStore } from "../src/store/index.ts";
+import { createTestApp, packAny, signTx, testKey } from "../src/testing/app.ts";
 import { type BenchRow, opsPerSecond } from "./harness.ts";
 
 const SENDERS = 250;

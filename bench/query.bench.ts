@@ -15,7 +15,7 @@ import { Client, credentials, Server, ServerCredentials } from "@grpc/grpc-js";
 import { parseAppConfig } from "../src/config/app-config.ts";
 import { QueryCurrentPlanRequestSchema } from "../src/gen/chain/upgrade/v1beta1/query_pb.js";
 import { startServers } from "../src/server/servers.ts";
-import { openChainFixture, schedule } from "../src/server/test-support/chain-fixture.ts";
+import { openChainFixture, schedule } from "../src/testing/chain-fixture.ts";
 import type { BenchRow } from "./harness.ts";
 
 const SECONDS = 2;

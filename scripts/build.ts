@@ -1,11 +1,17 @@
-// Compiles the TypeScript sources to dist/ with tsc and copies the generated protobuf-es
-// JavaScript (src/gen holds .js + .d.ts pairs, which tsc does not emit) beside it.
+// Compiles the TypeScript sources to dist/ with tsc, copies the generated protobuf-es JavaScript (src/gen holds
+// .js + .d.ts pairs, which tsc does not emit) beside it, and writes dist/package.json: the package's `exports`
+// pointed at the compiled .js, so `chaind/...` imports inside dist/ (chain/cmd/chaind.js → chaind/cli) resolve to
+// dist/ and not to the .ts sources the checkout's package.json names (scripts/dist-manifest.ts). The testing kit is
+// not built.
 import { execFileSync } from "node:child_process";
 import { cpSync, rmSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { writeDistManifest } from "./dist-manifest.ts";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 rmSync(join(root, "dist"), { recursive: true, force: true });
 execFileSync(join(root, "node_modules", ".bin", "tsc"), ["-p", "tsconfig.build.json"], { cwd: root, stdio: "inherit" });
 cpSync(join(root, "src", "gen"), join(root, "dist", "src", "gen"), { recursive: true });
+
+writeDistManifest(root, join(root, "dist"));

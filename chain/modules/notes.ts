@@ -3,8 +3,7 @@
 // its data in the store `notes_v1`, which release v2 renames to `notes`; v1's `legacy` module is
 // deleted by v2; v2 adds `beacon`, initialised from its default genesis during the upgrade.
 import type { JsonValue } from "@bufbuild/protobuf";
-import type { Context } from "../../src/app/context.ts";
-import type { AppModule } from "../../src/app/module.ts";
+import type { AppModule, Context } from "chaind/app";
 
 /** One note: UTF-8 key and value. */
 export interface Note {

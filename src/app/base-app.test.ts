@@ -25,13 +25,13 @@ import {
   ResponseProcessProposal_ProposalStatus,
 } from "../gen/tendermint/abci/types_pb.js";
 import { openMultiStore, readLastCommittedVersion as readHeight, verifyStoreProof } from "../store/index.ts";
+import { createTestApp, genesisFor, packAny, signTx, testKey } from "../testing/app.ts";
 import { balanceKey } from "../x/bank/keys.ts";
 import { AppStateError } from "./base-app.ts";
 import type { Context } from "./context.ts";
 import { HaltError } from "./halt.ts";
 import type { AppModule } from "./module.ts";
 import { upgradeStoreLoader } from "./store-loader.ts";
-import { createTestApp, genesisFor, packAny, signTx, testKey } from "./testing.ts";
 
 const alice = testKey("alice");
 const bob = testKey("bob");

@@ -9,7 +9,7 @@ import { SigningStargateClient } from "@cosmjs/stargate";
 import { MsgSend } from "cosmjs-types/cosmos/bank/v1beta1/tx";
 import { TxRaw } from "cosmjs-types/cosmos/tx/v1beta1/tx";
 import { RequestCheckTxSchema } from "../gen/tendermint/abci/types_pb.js";
-import { createTestApp, testKey } from "./testing.ts";
+import { createTestApp, testKey } from "../testing/app.ts";
 
 // CosmJS's test faucet mnemonic (packages/proto-signing/src/testutils.ts).
 const FAUCET_MNEMONIC =

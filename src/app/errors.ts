@@ -290,85 +290,125 @@ export function grpcCodeOf(err: unknown): GrpcCodeValue {
 /** The root codespace. */
 export const ROOT_CODESPACE = "sdk";
 
+/** Upstream's root-codespace `sdkerrors.ErrTxDecode`. */
 export const ErrTxDecode = registerError(ROOT_CODESPACE, 2, "tx parse error", GrpcCode.InvalidArgument);
+/** Upstream's root-codespace `sdkerrors.ErrInvalidSequence`. */
 export const ErrInvalidSequence = registerError(ROOT_CODESPACE, 3, "invalid sequence", GrpcCode.InvalidArgument);
+/** Upstream's root-codespace `sdkerrors.ErrUnauthorized`. */
 export const ErrUnauthorized = registerError(ROOT_CODESPACE, 4, "unauthorized", GrpcCode.Unauthenticated);
+/** Upstream's root-codespace `sdkerrors.ErrInsufficientFunds`. */
 export const ErrInsufficientFunds = registerError(ROOT_CODESPACE, 5, "insufficient funds", GrpcCode.FailedPrecondition);
+/** Upstream's root-codespace `sdkerrors.ErrUnknownRequest`. */
 export const ErrUnknownRequest = registerError(ROOT_CODESPACE, 6, "unknown request", GrpcCode.InvalidArgument);
+/** Upstream's root-codespace `sdkerrors.ErrInvalidAddress`. */
 export const ErrInvalidAddress = registerError(ROOT_CODESPACE, 7, "invalid address", GrpcCode.InvalidArgument);
+/** Upstream's root-codespace `sdkerrors.ErrInvalidPubKey`. */
 export const ErrInvalidPubKey = registerError(ROOT_CODESPACE, 8, "invalid pubkey", GrpcCode.InvalidArgument);
+/** Upstream's root-codespace `sdkerrors.ErrUnknownAddress`. */
 export const ErrUnknownAddress = registerError(ROOT_CODESPACE, 9, "unknown address", GrpcCode.NotFound);
+/** Upstream's root-codespace `sdkerrors.ErrInvalidCoins`. */
 export const ErrInvalidCoins = registerError(ROOT_CODESPACE, 10, "invalid coins", GrpcCode.InvalidArgument);
+/** Upstream's root-codespace `sdkerrors.ErrOutOfGas`. */
 export const ErrOutOfGas = registerError(ROOT_CODESPACE, 11, "out of gas", GrpcCode.ResourceExhausted);
+/** Upstream's root-codespace `sdkerrors.ErrMemoTooLarge`. */
 export const ErrMemoTooLarge = registerError(ROOT_CODESPACE, 12, "memo too large", GrpcCode.InvalidArgument);
+/** Upstream's root-codespace `sdkerrors.ErrInsufficientFee`. */
 export const ErrInsufficientFee = registerError(ROOT_CODESPACE, 13, "insufficient fee", GrpcCode.InvalidArgument);
+/** Upstream's root-codespace `sdkerrors.ErrTooManySignatures`. */
 export const ErrTooManySignatures = registerError(
   ROOT_CODESPACE,
   14,
   "maximum number of signatures exceeded",
   GrpcCode.InvalidArgument,
 );
+/** Upstream's root-codespace `sdkerrors.ErrNoSignatures`. */
 export const ErrNoSignatures = registerError(ROOT_CODESPACE, 15, "no signatures supplied", GrpcCode.InvalidArgument);
+/** Upstream's root-codespace `sdkerrors.ErrJSONMarshal`. */
 export const ErrJSONMarshal = registerError(ROOT_CODESPACE, 16, "failed to marshal JSON bytes", GrpcCode.Internal);
+/** Upstream's root-codespace `sdkerrors.ErrJSONUnmarshal`. */
 export const ErrJSONUnmarshal = registerError(
   ROOT_CODESPACE,
   17,
   "failed to unmarshal JSON bytes",
   GrpcCode.InvalidArgument,
 );
+/** Upstream's root-codespace `sdkerrors.ErrInvalidRequest`. */
 export const ErrInvalidRequest = registerError(ROOT_CODESPACE, 18, "invalid request", GrpcCode.InvalidArgument);
+/** Upstream's root-codespace `sdkerrors.ErrTxInMempoolCache`. */
 export const ErrTxInMempoolCache = registerError(ROOT_CODESPACE, 19, "tx already in mempool", GrpcCode.AlreadyExists);
+/** Upstream's root-codespace `sdkerrors.ErrMempoolIsFull`. */
 export const ErrMempoolIsFull = registerError(ROOT_CODESPACE, 20, "mempool is full", GrpcCode.Unavailable);
+/** Upstream's root-codespace `sdkerrors.ErrTxTooLarge`. */
 export const ErrTxTooLarge = registerError(ROOT_CODESPACE, 21, "tx too large", GrpcCode.InvalidArgument);
+/** Upstream's root-codespace `sdkerrors.ErrKeyNotFound`. */
 export const ErrKeyNotFound = registerError(ROOT_CODESPACE, 22, "key not found", GrpcCode.NotFound);
+/** Upstream's root-codespace `sdkerrors.ErrWrongPassword`. */
 export const ErrWrongPassword = registerError(ROOT_CODESPACE, 23, "invalid account password", GrpcCode.InvalidArgument);
+/** Upstream's root-codespace `sdkerrors.ErrInvalidSigner`. */
 export const ErrInvalidSigner = registerError(
   ROOT_CODESPACE,
   24,
   "tx intended signer does not match the given signer",
   GrpcCode.InvalidArgument,
 );
+/** Upstream's root-codespace `sdkerrors.ErrInvalidGasAdjustment`. */
 export const ErrInvalidGasAdjustment = registerError(
   ROOT_CODESPACE,
   25,
   "invalid gas adjustment",
   GrpcCode.InvalidArgument,
 );
+/** Upstream's root-codespace `sdkerrors.ErrInvalidHeight`. */
 export const ErrInvalidHeight = registerError(ROOT_CODESPACE, 26, "invalid height", GrpcCode.InvalidArgument);
+/** Upstream's root-codespace `sdkerrors.ErrInvalidVersion`. */
 export const ErrInvalidVersion = registerError(ROOT_CODESPACE, 27, "invalid version", GrpcCode.InvalidArgument);
+/** Upstream's root-codespace `sdkerrors.ErrInvalidChainID`. */
 export const ErrInvalidChainID = registerError(ROOT_CODESPACE, 28, "invalid chain-id", GrpcCode.InvalidArgument);
+/** Upstream's root-codespace `sdkerrors.ErrInvalidType`. */
 export const ErrInvalidType = registerError(ROOT_CODESPACE, 29, "invalid type", GrpcCode.InvalidArgument);
+/** Upstream's root-codespace `sdkerrors.ErrTxTimeoutHeight`. */
 export const ErrTxTimeoutHeight = registerError(ROOT_CODESPACE, 30, "tx timeout height", GrpcCode.InvalidArgument);
+/** Upstream's root-codespace `sdkerrors.ErrUnknownExtensionOptions`. */
 export const ErrUnknownExtensionOptions = registerError(
   ROOT_CODESPACE,
   31,
   "unknown extension options",
   GrpcCode.InvalidArgument,
 );
+/** Upstream's root-codespace `sdkerrors.ErrWrongSequence`. */
 export const ErrWrongSequence = registerError(
   ROOT_CODESPACE,
   32,
   "incorrect account sequence",
   GrpcCode.InvalidArgument,
 );
+/** Upstream's root-codespace `sdkerrors.ErrPackAny`. */
 export const ErrPackAny = registerError(
   ROOT_CODESPACE,
   33,
   "failed packing protobuf message to Any",
   GrpcCode.Internal,
 );
+/** Upstream's root-codespace `sdkerrors.ErrUnpackAny`. */
 export const ErrUnpackAny = registerError(
   ROOT_CODESPACE,
   34,
   "failed unpacking protobuf message from Any",
   GrpcCode.InvalidArgument,
 );
+/** Upstream's root-codespace `sdkerrors.ErrLogic`. */
 export const ErrLogic = registerError(ROOT_CODESPACE, 35, "internal logic error", GrpcCode.Internal);
+/** Upstream's root-codespace `sdkerrors.ErrConflict`. */
 export const ErrConflict = registerError(ROOT_CODESPACE, 36, "conflict", GrpcCode.Aborted);
+/** Upstream's root-codespace `sdkerrors.ErrNotSupported`. */
 export const ErrNotSupported = registerError(ROOT_CODESPACE, 37, "feature not supported", GrpcCode.Unimplemented);
+/** Upstream's root-codespace `sdkerrors.ErrNotFound`. */
 export const ErrNotFound = registerError(ROOT_CODESPACE, 38, "not found", GrpcCode.NotFound);
+/** Upstream's root-codespace `sdkerrors.ErrIO`. */
 export const ErrIO = registerError(ROOT_CODESPACE, 39, "Internal IO error", GrpcCode.Internal);
+/** Upstream's root-codespace `sdkerrors.ErrAppConfig`. */
 export const ErrAppConfig = registerError(ROOT_CODESPACE, 40, "error in app.toml", GrpcCode.Internal);
+/** Upstream's root-codespace `sdkerrors.ErrInvalidGasLimit`. */
 export const ErrInvalidGasLimit = registerError(ROOT_CODESPACE, 41, "invalid gas limit", GrpcCode.InvalidArgument);
 
 /** Upstream's code for a recovered panic (codespace `undefined`); used for unexpected crashes in handlers. */

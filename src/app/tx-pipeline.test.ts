@@ -8,8 +8,8 @@ import { MsgSendSchema } from "../gen/chain/bank/v1beta1/tx_pb.js";
 import { file_chain_gov_v1_tx, MsgVoteSchema } from "../gen/chain/gov/v1/tx_pb.js";
 import { TxRawSchema } from "../gen/chain/tx/v1beta1/tx_pb.js";
 import { RequestCheckTxSchema, type ResponseCheckTx } from "../gen/tendermint/abci/types_pb.js";
+import { createTestApp, packAny, signTx, type TestApp, testKey } from "../testing/app.ts";
 import type { AppModule } from "./module.ts";
-import { createTestApp, packAny, signTx, type TestApp, testKey } from "./testing.ts";
 
 const alice = testKey("alice");
 const bob = testKey("bob");

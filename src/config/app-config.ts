@@ -62,6 +62,7 @@ export interface AppConfig {
 
 /** Default gRPC message limits, used when the file says 0 (as upstream does). */
 export const DEFAULT_GRPC_MAX_RECV_MSG_SIZE = 10 * 1024 * 1024;
+/** app.toml grpc.max-send-msg-size default (upstream: math.MaxInt32). */
 export const DEFAULT_GRPC_MAX_SEND_MSG_SIZE = 2147483647;
 
 const MAX_UINT64 = (1n << 64n) - 1n;

@@ -10,6 +10,7 @@ import { JsonFieldReader, type JsonValue, parseJsonText, readJsonFile } from "./
 
 /** The amino type names CometBFT's JSON uses for ed25519 keys. */
 export const ED25519_PUB_KEY_TYPE = "tendermint/PubKeyEd25519";
+/** The Amino type name of an ed25519 private key in node_key.json / priv_validator_key.json. */
 export const ED25519_PRIV_KEY_TYPE = "tendermint/PrivKeyEd25519";
 
 /** An ed25519 key pair: the 32-byte seed and the 32-byte public key derived from it. */

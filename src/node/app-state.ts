@@ -1,11 +1,12 @@
-// The reference chain's genesis app_state as the node-side commands see it: every module's default
+// The served chain's genesis app_state as the node-side commands see it: every module's default
 // genesis (from the chain app's module manager, so a new module's defaults appear without touching this
 // file), the bond-denom switch of `init --default-denom`, and module-by-module validation.
 import type { JsonObject, JsonValue } from "@bufbuild/protobuf";
 import { pino } from "pino";
-import { buildChainApp, type ChainApp } from "../../chain/chain-app.ts";
-import type { Release } from "../../chain/releases.ts";
 import { GenesisError } from "../app/module-manager.ts";
+import { buildChainApp, type ChainApp } from "../runtime/build-app.ts";
+import { currentChain } from "../runtime/current-chain.ts";
+import type { Release } from "../runtime/release.ts";
 
 /** The default bond and fee denom (SPEC §1). */
 export const DEFAULT_BOND_DENOM = "stake";
@@ -16,6 +17,7 @@ export const DEFAULT_BOND_DENOM = "stake";
  */
 export async function offlineChainApp(home: string, chainId = "offline", release?: Release): Promise<ChainApp> {
   return buildChainApp({
+    chain: currentChain(),
     home,
     chainId,
     release,

@@ -101,7 +101,7 @@ function sortKeys(value: unknown): unknown {
 /**
  * How to run this same binary from the current directory: a release archive's `bin/chaind` launcher
  * (which runs `<root>/lib/node/bin/node`), otherwise the Node binary and the script, relative when
- * they are under the working directory (`node_modules/.bin/node src/cli/chaind.ts`).
+ * they are under the working directory (`node_modules/.bin/node chain/cmd/chaind.ts`).
  */
 export function chaindInvocation(): string {
   const launcher = join(dirname(process.execPath), "..", "..", "..", "bin", "chaind");

@@ -10,11 +10,12 @@ import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { timestampFromMs } from "@bufbuild/protobuf/wkt";
 import { pino } from "pino";
-import { buildChainApp } from "../../chain/chain-app.ts";
-import { RELEASE_NAMES, type Release, releaseNamed } from "../../chain/releases.ts";
 import type { VersionMap } from "../app/module.ts";
 import { homePaths, loadGenesis } from "../config/index.ts";
 import type { Plan } from "../gen/chain/upgrade/v1beta1/upgrade_pb.js";
+import { buildChainApp } from "../runtime/build-app.ts";
+import { currentChain } from "../runtime/current-chain.ts";
+import type { ChainDefinition, Release } from "../runtime/release.ts";
 import { readLastCommittedVersion as readCommittedHeight } from "../store/index.ts";
 import type { ReadableKVStore, StoreUpgrades } from "../store/types.ts";
 import { closeVerifyPool } from "../x/auth/verify-pool.ts";
@@ -37,6 +38,8 @@ export interface DryRunParameters {
   name: string;
   /** The state height to start from; must be the store's latest committed height (the default). */
   height?: bigint;
+  /** The chain whose releases are searched (default: the one this process serves). */
+  chain?: ChainDefinition;
   /** Where the temporary copy goes (default os.tmpdir()); removed afterwards. */
   tempRoot?: string;
 }
@@ -78,15 +81,15 @@ export interface DryRunReport {
   durations: { copyMs: number; loadMs: number; upgradeMs: number; commitMs: number; totalMs: number };
 }
 
-/** The release of this binary whose upgrade is `name`. */
-export function releaseForUpgrade(name: string): Release {
-  for (const releaseName of RELEASE_NAMES) {
-    const release = releaseNamed(releaseName);
-    if (release.upgrades.at(-1)?.name === name) return release;
+/**
+ * The release of `chain` that performs the upgrade `name`: the first of its releases (in the chain's order) that
+ * has the upgrade — later releases keep its handler for history but do not perform it.
+ */
+export function releaseForUpgrade(name: string, chain: ChainDefinition = currentChain()): Release {
+  for (const release of chain.releases) {
+    if ((release.upgrades ?? []).some((u) => u.name === name)) return release;
   }
-  const known = RELEASE_NAMES.map((r) => releaseNamed(r).upgrades.at(-1)?.name).filter(
-    (n): n is string => n !== undefined,
-  );
+  const known = [...new Set(chain.releases.flatMap((r) => (r.upgrades ?? []).map((u) => u.name)))];
   throw new DryRunError(
     `no release in this binary performs the upgrade "${name}" (it knows: ${known.length === 0 ? "none" : known.join(", ")})`,
   );
@@ -100,8 +103,10 @@ export function releaseForUpgrade(name: string): Release {
  */
 export async function dryRunUpgrade(parameters: DryRunParameters): Promise<DryRunReport> {
   const started = performance.now();
-  const release = releaseForUpgrade(parameters.name);
-  const releaseUpgrade = release.upgrades.at(-1) as Release["upgrades"][number];
+  const chainDefinition = parameters.chain ?? currentChain();
+  const release = releaseForUpgrade(parameters.name, chainDefinition);
+  const releaseUpgrade = release.upgrades?.find((u) => u.name === parameters.name);
+  const releaseStoreUpgrades = releaseUpgrade?.storeUpgrades ?? { added: [], renamed: [], deleted: [] };
   const paths = homePaths(parameters.home);
   const genesis = await loadGenesis(paths.genesis);
   try {
@@ -137,6 +142,7 @@ export async function dryRunUpgrade(parameters: DryRunParameters): Promise<DryRu
     await dumpUpgradeInfoToDisk(copyHome, latest + 1n, { name: parameters.name, info: "" });
 
     const chain = await buildChainApp({
+      chain: chainDefinition,
       home: copyHome,
       chainId: genesis.chainId,
       logger: pino({ level: "silent" }),
@@ -191,10 +197,8 @@ export async function dryRunUpgrade(parameters: DryRunParameters): Promise<DryRu
         appliedAt,
         scheduledPlan:
           matching === undefined ? undefined : { name: matching.name, height: matching.height, info: matching.info },
-        storeUpgrades: chain.storeUpgradesInstalled
-          ? releaseUpgrade.storeUpgrades
-          : { added: [], renamed: [], deleted: [] },
-        stores: storeRows(before, after, chain.storeUpgradesInstalled ? releaseUpgrade.storeUpgrades : undefined),
+        storeUpgrades: chain.storeUpgradesInstalled ? releaseStoreUpgrades : { added: [], renamed: [], deleted: [] },
+        stores: storeRows(before, after, chain.storeUpgradesInstalled ? releaseStoreUpgrades : undefined),
         moduleVersions: versionRows(versionsBefore, versionsAfter),
         protocolVersion: { before: protocolBefore, after: protocolAfter },
         appHashBefore: hexUpper(view.appHash ?? app.store.lastCommit().appHash),

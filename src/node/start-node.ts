@@ -1,16 +1,17 @@
 // `chaind start` as a library call: load the settings (nothing starts when they are wrong), build the
-// reference chain's App for this release, drive it with the embedded engine (default) or serve it to
+// chain's App for this release, drive it with the embedded engine (default) or serve it to
 // CometBFT over ABCI (`abci: true`), start the gRPC server and REST gateway when app.toml enables them,
 // and report one exit status when the node stops: 0 after a signal or app.toml's halt-height/halt-time,
 // the upgrade halt's own status (src/x/upgrade/errors.ts UPGRADE_EXIT_CODES), 1 after a fault.
 // Everything started is closed before `done` resolves: servers, engine or ABCI server, the App's store
 // and the signature-verification workers.
 import type { Logger } from "pino";
-import { buildChainApp, type ChainApp } from "../../chain/chain-app.ts";
-import type { Release } from "../../chain/releases.ts";
 import { AbciServer } from "../abci/server.ts";
 import { formatDecCoins, loadNodeKey } from "../config/index.ts";
 import { type EmbeddedNode, startEmbeddedNode } from "../engine/embedded-node.ts";
+import { buildChainApp, type ChainApp } from "../runtime/build-app.ts";
+import { currentChain } from "../runtime/current-chain.ts";
+import type { ChainDefinition, Release } from "../runtime/release.ts";
 import { appNodeHooks, appQueryBackend } from "../server/app-backend.ts";
 import type { NodeHooks } from "../server/query-backend.ts";
 import { type RunningServers, startServers } from "../server/servers.ts";
@@ -52,7 +53,9 @@ export interface StartNodeOptions {
   overrides?: NodeOverrides;
   /** Already loaded settings (otherwise loaded from `home` with `overrides`). */
   settings?: NodeSettings;
-  /** The release to run as (default CHAIND_RELEASE, else v1). */
+  /** The chain to run (default: the one this process serves, see runtime/current-chain.ts). */
+  chain?: ChainDefinition;
+  /** The release to run as (default: the chain's release variable, e.g. CHAIND_RELEASE, else its default). */
   release?: Release;
 }
 
@@ -111,6 +114,7 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
   for (const key of settings.unknownKeys) logger.warn({ key }, "unknown configuration key (ignored)");
 
   const chain = await buildChainApp({
+    chain: options.chain ?? currentChain(),
     home: settings.home,
     chainId: genesis.chainId,
     logger,

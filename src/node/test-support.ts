@@ -1,229 +1,55 @@
-// Helpers for the node's end-to-end tests (test/e2e/node-*.test.ts): run `chaind` as a real child
-// process from this source tree, watch its output, talk JSON-RPC to it, and clean up whatever was
-// started. Not used by the node.
-import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+// Helpers for the node's end-to-end tests (test/e2e/node-*.test.ts): the testing kit's process helpers
+// (src/testing/processes.ts) bound to `chaind` from this source tree. Not used by the node.
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import {
+  type ChainBinary,
+  type ChaindProcess,
+  type ChaindResult,
+  killAllStarted,
+  type SpawnOptions,
+  spawnChainBinary,
+} from "../testing/processes.ts";
+
+export {
+  type BannerEndpoints,
+  bannerEndpoints,
+  type ChaindProcess,
+  type ChaindResult,
+  LOOPBACK_PORT_FLAGS,
+  latestHeight,
+  pollUntil,
+  rpcCall,
+  tempDir,
+  waitForHeight,
+} from "../testing/processes.ts";
 
 /** The project root (absolute). */
 export const PROJECT_ROOT = resolve(fileURLToPath(new URL("../..", import.meta.url)));
 /** The pinned Node 24 and the chaind entry point, absolute. */
 export const NODE_BIN = join(PROJECT_ROOT, "node_modules", ".bin", "node");
-export const CHAIND_ENTRY = join(PROJECT_ROOT, "src", "cli", "chaind.ts");
+export const CHAIND_ENTRY = join(PROJECT_ROOT, "chain", "cmd", "chaind.ts");
 
-/** A finished command. */
-export interface ChaindResult {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** A running chaind. */
-export interface ChaindProcess {
-  child: ChildProcess;
-  /** Everything printed so far. */
-  readonly stdout: string;
-  readonly stderr: string;
-  /** Resolves when the process has exited. */
-  exited: Promise<ChaindResult>;
-  /** Resolves with the first match of `pattern` in stdout (or stderr with `stream`), failing after `timeoutMs`. */
-  waitFor(pattern: RegExp, options?: { stream?: "stdout" | "stderr"; timeoutMs?: number }): Promise<RegExpExecArray>;
-  /** Sends a signal (no-op once exited). */
-  signal(signal: NodeJS.Signals): void;
-}
-
-const running = new Set<ChildProcess>();
-
-/** Environment for children: HOME points into the test's temp dir so `~/.chaind` is never touched. */
-function childEnv(extra: Record<string, string> | undefined, home: string | undefined): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, ...extra };
-  if (home !== undefined) env.HOME = home;
-  delete env.CHAIND_RELEASE;
-  if (extra?.CHAIND_RELEASE !== undefined) env.CHAIND_RELEASE = extra.CHAIND_RELEASE;
-  return env;
-}
+/** chaind from this source tree, for the testing kit's process helpers. */
+export const CHAIND_BINARY: ChainBinary = { node: NODE_BIN, entry: CHAIND_ENTRY, cwd: PROJECT_ROOT };
 
 /** Starts `chaind <args>` from the project root. */
-export function spawnChaind(
-  args: string[],
-  options: { env?: Record<string, string>; userHome?: string } = {},
-): ChaindProcess {
-  const child = spawn(NODE_BIN, [CHAIND_ENTRY, ...args], {
-    cwd: PROJECT_ROOT,
-    env: childEnv(options.env, options.userHome),
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  running.add(child);
-  let stdout = "";
-  let stderr = "";
-  const listeners = new Set<() => void>();
-  child.stdout?.on("data", (chunk: Buffer) => {
-    stdout += chunk.toString();
-    for (const listener of listeners) listener();
-  });
-  child.stderr?.on("data", (chunk: Buffer) => {
-    stderr += chunk.toString();
-    for (const listener of listeners) listener();
-  });
-  let done = false;
-  const exited = new Promise<ChaindResult>((resolveExit) => {
-    child.on("close", (code, signal) => {
-      running.delete(child);
-      done = true;
-      for (const listener of listeners) listener();
-      resolveExit({ code, signal, stdout, stderr });
-    });
-  });
-  return {
-    child,
-    get stdout() {
-      return stdout;
-    },
-    get stderr() {
-      return stderr;
-    },
-    exited,
-    waitFor(pattern, waitOptions = {}) {
-      const timeoutMs = waitOptions.timeoutMs ?? 60_000;
-      return new Promise((resolveMatch, reject) => {
-        const check = () => {
-          const match = pattern.exec(waitOptions.stream === "stderr" ? stderr : stdout);
-          if (match !== null) {
-            finish();
-            resolveMatch(match);
-          } else if (done) {
-            finish();
-            reject(
-              new Error(
-                `chaind exited before printing ${pattern}\nstdout:\n${stdout}\nstderr:\n${stderr.slice(-4000)}`,
-              ),
-            );
-          }
-        };
-        const timer = setTimeout(() => {
-          finish();
-          reject(new Error(`timed out waiting for ${pattern}\nstdout:\n${stdout}\nstderr:\n${stderr.slice(-4000)}`));
-        }, timeoutMs);
-        const finish = () => {
-          clearTimeout(timer);
-          listeners.delete(check);
-        };
-        listeners.add(check);
-        check();
-      });
-    },
-    signal(signal) {
-      if (!done) child.kill(signal);
-    },
-  };
+export function spawnChaind(args: string[], options: SpawnOptions = {}): ChaindProcess {
+  return spawnChainBinary(CHAIND_BINARY, args, options);
 }
 
 /** Runs `chaind <args>` to completion. */
-export async function runChaind(
-  args: string[],
-  options: { env?: Record<string, string>; userHome?: string } = {},
-): Promise<ChaindResult> {
+export async function runChaind(args: string[], options: SpawnOptions = {}): Promise<ChaindResult> {
   return spawnChaind(args, options).exited;
 }
 
 /** Kills (SIGKILL) every chaind these helpers started that is still running. */
-export async function killAllChaind(): Promise<void> {
-  const waits: Promise<unknown>[] = [];
-  for (const child of running) {
-    waits.push(new Promise((resolveClose) => child.once("close", resolveClose)));
-    child.kill("SIGKILL");
-  }
-  await Promise.all(waits);
-}
-
-/** A temp dir under os.tmpdir(), and its removal. */
-export async function tempDir(prefix: string): Promise<{ path: string; remove(): Promise<void> }> {
-  const path = await mkdtemp(join(tmpdir(), prefix));
-  return { path, remove: () => rm(path, { recursive: true, force: true }) };
-}
-
-/** One JSON-RPC 2.0 call (POST); rejects with the RPC error's message and data. */
-export async function rpcCall<T>(baseUrl: string, method: string, params: Record<string, unknown> = {}): Promise<T> {
-  const response = await fetch(baseUrl, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
-  });
-  const body = (await response.json()) as { result?: T; error?: { message: string; data?: string } };
-  if (body.error !== undefined) throw new Error(`${method}: ${body.error.message} ${body.error.data ?? ""}`);
-  return body.result as T;
-}
-
-/** The latest block height the RPC reports. */
-export async function latestHeight(rpcUrl: string): Promise<bigint> {
-  const status = await rpcCall<{ sync_info: { latest_block_height: string } }>(rpcUrl, "status");
-  return BigInt(status.sync_info.latest_block_height);
-}
-
-/** Polls `probe` every `intervalMs` until it returns a value other than undefined (or throws after `timeoutMs`). */
-export async function pollUntil<T>(
-  probe: () => Promise<T | undefined>,
-  options: { timeoutMs?: number; intervalMs?: number; what?: string } = {},
-): Promise<T> {
-  const deadline = Date.now() + (options.timeoutMs ?? 60_000);
-  let lastError: unknown;
-  while (Date.now() < deadline) {
-    try {
-      const value = await probe();
-      if (value !== undefined) return value;
-    } catch (err) {
-      lastError = err;
-    }
-    await new Promise((r) => setTimeout(r, options.intervalMs ?? 200));
-  }
-  throw new Error(
-    `timed out waiting for ${options.what ?? "a condition"}${lastError ? `: ${(lastError as Error).message}` : ""}`,
-  );
-}
-
-/** Waits until the node's RPC reports a height of at least `height`. */
-export function waitForHeight(rpcUrl: string, height: bigint, timeoutMs = 60_000): Promise<bigint> {
-  return pollUntil(
-    async () => {
-      const latest = await latestHeight(rpcUrl);
-      return latest >= height ? latest : undefined;
-    },
-    { timeoutMs, what: `height ${height} at ${rpcUrl}` },
-  );
-}
-
-/** The endpoint URLs a start/dev banner printed. */
-export interface BannerEndpoints {
-  rpc: string;
-  rest?: string;
-  grpc?: string;
-  swagger?: string;
-}
-
-/** Waits for the endpoint banner and reads it. */
-export async function bannerEndpoints(node: ChaindProcess): Promise<BannerEndpoints> {
-  await node.waitFor(/^ {2}consensus RPC +\S+$/m);
-  const find = (label: string) => new RegExp(`^ {2}${label} +(\\S+)$`, "m").exec(node.stdout)?.[1];
-  return { rpc: find("consensus RPC") as string, rest: find("REST"), grpc: find("gRPC"), swagger: find("Swagger") };
-}
-
-/** Flags that put every listener of a node on 127.0.0.1 with a port picked at run time. */
-export const LOOPBACK_PORT_FLAGS = [
-  "--rpc.laddr",
-  "tcp://127.0.0.1:0",
-  "--api.address",
-  "tcp://127.0.0.1:0",
-  "--grpc.address",
-  "127.0.0.1:0",
-];
+export const killAllChaind = killAllStarted;
 
 /**
  * Runs `chaind <args>` inside this process (the real command tree with captured output), for the
  * many quick error cases where a process start per case would dominate the test's time. The exit
- * status is what src/cli/chaind.ts would exit with: the thrown error's `exitCode` (1 by default).
+ * status is what chain/cmd/chaind.ts (src/cli/run-cli.ts) would exit with: the thrown error's `exitCode` (1 by default).
  */
 export async function runChaindInProcess(args: string[]): Promise<ChaindResult> {
   const { rootCommand } = await import("../cli/root.ts");

@@ -6,8 +6,8 @@ import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
 import { Client, credentials, Metadata, type ServiceError, status } from "@grpc/grpc-js";
 import { parseAppConfig } from "../config/app-config.ts";
 import { QueryAuthorityRequestSchema, QueryAuthorityResponseSchema } from "../gen/chain/upgrade/v1beta1/query_pb.js";
+import { type ChainFixture, openChainFixture } from "../testing/chain-fixture.ts";
 import { type RunningServers, startServers } from "./servers.ts";
-import { type ChainFixture, openChainFixture } from "./test-support/chain-fixture.ts";
 
 let chain: ChainFixture;
 let servers: RunningServers;

@@ -7,9 +7,9 @@ import { create, toBinary } from "@bufbuild/protobuf";
 import type { LightMyRequestResponse } from "fastify";
 import { BECH32_PREFIXES, encodeBech32 } from "../client/crypto/bech32.ts";
 import { TxRawSchema } from "../gen/chain/tx/v1beta1/tx_pb.js";
+import { type ChainFixture, openChainFixture, schedule } from "../testing/chain-fixture.ts";
 import { newPlan } from "../x/upgrade/plan.ts";
 import type { RestGateway } from "./rest-gateway.ts";
-import { type ChainFixture, openChainFixture, schedule } from "./test-support/chain-fixture.ts";
 import { gatewayFor } from "./test-support/gateway.ts";
 
 let chain: ChainFixture;

@@ -26,8 +26,8 @@ import {
   type ServerReflectionResponse,
   ServerReflectionResponseSchema,
 } from "../gen/grpc/reflection/v1/reflection_pb.js";
+import { type ChainFixture, openChainFixture, schedule } from "../testing/chain-fixture.ts";
 import { type RunningServers, startServers } from "./servers.ts";
-import { type ChainFixture, openChainFixture, schedule } from "./test-support/chain-fixture.ts";
 
 const TOML = `
 [api]

@@ -8,8 +8,8 @@ import { after, before, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
 import { parseAppConfig } from "../config/app-config.ts";
+import { type ChainFixture, openChainFixture, schedule } from "../testing/chain-fixture.ts";
 import { type RunningServers, startServers } from "./servers.ts";
-import { type ChainFixture, openChainFixture, schedule } from "./test-support/chain-fixture.ts";
 
 const CHROMIUM = "/usr/bin/chromium";
 const skip = existsSync(CHROMIUM) ? false : `${CHROMIUM} is not installed (CI installs Debian's chromium package)`;

@@ -10,6 +10,7 @@ export const HASH_OP = { NO_HASH: 0, SHA256: 1 } as const;
 /** LengthOp values used here. */
 export const LENGTH_OP = { NO_PREFIX: 0, VAR_PROTO: 1 } as const;
 
+/** ICS-23 LeafOp: how a leaf (key, value) is hashed. */
 export interface LeafOp {
   hash: number;
   prehashKey: number;
@@ -18,12 +19,14 @@ export interface LeafOp {
   prefix: Uint8Array;
 }
 
+/** ICS-23 InnerOp: one step up the tree (prefix ‖ child ‖ suffix). */
 export interface InnerOp {
   hash: number;
   prefix: Uint8Array;
   suffix: Uint8Array;
 }
 
+/** ICS-23 ExistenceProof: a key, its value, the leaf op and the path to the root. */
 export interface ExistenceProof {
   key: Uint8Array;
   value: Uint8Array;
@@ -32,12 +35,14 @@ export interface ExistenceProof {
   path: InnerOp[];
 }
 
+/** ICS-23 NonExistenceProof: the neighbours on either side of an absent key. */
 export interface NonExistenceProof {
   key: Uint8Array;
   left: ExistenceProof | undefined;
   right: ExistenceProof | undefined;
 }
 
+/** ICS-23 CommitmentProof: an existence or a non-existence proof. */
 export type CommitmentProof = { exist: ExistenceProof } | { nonexist: NonExistenceProof };
 
 /** How leaves and inner nodes of one tree shape are hashed (ICS-23 ProofSpec). */

@@ -22,7 +22,13 @@ export {
   TENDERMINT_SPEC,
 } from "./ics23.ts";
 export { appHash, merkleRoot } from "./merkle.ts";
-export { MultiStore, type OpenMultiStoreOptions, openMultiStore, readLastCommittedVersion } from "./multistore.ts";
+export {
+  MultiStore,
+  type OpenMultiStoreOptions,
+  openMultiStore,
+  readCommittedStoreNames,
+  readLastCommittedVersion,
+} from "./multistore.ts";
 export { PROOF_OP_IAVL, PROOF_OP_SIMPLE, verifyStoreProof } from "./proofs.ts";
 export { PRUNING_PRESETS, type ResolvedPruning, resolvePruning } from "./pruning.ts";
 export { type ExportItem, type ExportStateOptions, exportState } from "./state-export.ts";

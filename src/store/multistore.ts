@@ -718,6 +718,28 @@ export async function readLastCommittedVersion(path: string): Promise<bigint> {
   }
 }
 
+/**
+ * The names of the stores the LevelDB state at `path` has at its last committed version, read without
+ * mounting them (empty when nothing was committed). The upgrade module reads its own records with this set
+ * before the app mounts its declared stores, which may differ after an upgrade renamed or deleted some.
+ */
+export async function readCommittedStoreNames(path: string): Promise<string[]> {
+  if (!existsSync(path)) return [];
+  let backend: KVBackend;
+  try {
+    backend = await openLevelBackend(path, { createIfMissing: false });
+  } catch (err) {
+    if (err instanceof DataDirectoryMissingError) return [];
+    throw err;
+  }
+  try {
+    const state = await readState(backend);
+    return state.record.stores.map((s) => s.name).sort();
+  } finally {
+    await backend.close();
+  }
+}
+
 /** Opens (or creates) a versioned multistore. */
 export async function openMultiStore(options: OpenMultiStoreOptions): Promise<MultiStore> {
   return MultiStore.open(options);

@@ -10,15 +10,15 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { prepareTestChainHome, type TestChainHome } from "../../src/cli/client/testing/test-chain.ts";
 import { grpcQuery } from "../../src/client/rpc/grpc-query.ts";
 import { abciQueryTransport } from "../../src/client/rpc/query-transport.ts";
 import { createRpcClient } from "../../src/client/rpc/rpc-client.ts";
 import { Query as UpgradeQuery } from "../../src/gen/chain/upgrade/v1beta1/query_pb.js";
+import { prepareTestChainHome, type TestChainHome } from "../../src/testing/test-chain.ts";
 import { type CommandResult, type ManagedProcess, runCommand, startProcess, tail } from "./support/processes.ts";
 
 const PROJECT = join(import.meta.dirname, "..", "..");
-const CHAIND = join(PROJECT, "src", "cli", "chaind.ts");
+const CHAIND = join(PROJECT, "chain", "cmd", "chaind.ts");
 // Long enough for three CLI processes (deposit, vote) on a busy machine, short enough to wait for.
 const GOV_PERIOD_MS = 10_000;
 

@@ -3,11 +3,13 @@
 // ports picked at run time: blocks are produced, a bank send signed here lands, SIGTERM exits 0, a
 // restart continues from the last block, halt-height stops the node by itself with 0, and bad
 // configuration or flags stop it before anything starts, with the file/flag and key named and status 1.
+
 import assert from "node:assert/strict";
 import { copyFile, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { create } from "@bufbuild/protobuf";
+import { referenceChain } from "../../chain/app.ts";
 import { addressToBech32 } from "../../src/client/crypto/index.ts";
 import { openKeyring } from "../../src/client/keyring/index.ts";
 import { packAny, signTx } from "../../src/client/tx/index.ts";
@@ -27,6 +29,10 @@ import {
   tempDir,
   waitForHeight,
 } from "../../src/node/test-support.ts";
+import { useChain } from "../../src/runtime/current-chain.ts";
+
+// runChaindInProcess runs the command tree in this process: serve the reference chain, as chain/cmd/chaind.ts does.
+useChain(referenceChain);
 
 const CHAIN_ID = "node-e2e";
 let dir: Awaited<ReturnType<typeof tempDir>>;

@@ -1,7 +1,8 @@
 // The upgrade halt through `chaind start` as real processes (SPEC §2.4): governance on a fast chain
 // schedules upgrade "v2"; the v1 node halts at its height with the upgrade-halt exit status, the NEEDED
 // line and data/upgrade-info.json; restarting v1 halts again at the same place; starting the v2 release
-// (CHAIND_RELEASE=v2) applies the upgrade at that height and carries on.
+// (CHAIND_RELEASE=v2) applies the upgrade at that height and carries on; the v1 release started again on the
+// upgraded state exits 21 with the downgrade line of §2.4.
 import assert from "node:assert/strict";
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
@@ -90,7 +91,7 @@ async function broadcast<D extends DescMessage>(
   assert.equal(result.tx_result.code, 0, result.tx_result.log);
 }
 
-test("a v1 node halts for upgrade v2 with its exit status, halts again on restart, and v2 carries on from there", async () => {
+test("a v1 node halts for upgrade v2 with its exit status, halts again on restart, v2 carries on from there, and v1 is refused after it", async () => {
   const validator = dev.keys.find((key) => key.name === "validator")?.address as string;
   let node = start();
   const { rpc, rest } = await bannerEndpoints(node);
@@ -140,6 +141,22 @@ test("a v1 node halts for upgrade v2 with its exit status, halts again on restar
     height: string;
   };
   assert.equal(applied.height, upgradeHeight.toString());
+  node.signal("SIGTERM");
+  assert.equal((await node.exited).code, 0);
+
+  // The v1 release again, on the state v2 upgraded (notes_v1 renamed to notes, legacy deleted): it is refused with
+  // SPEC §2.4's line and exit status 21, before it mounts stores the state no longer has — one line, no stack.
+  const downgraded = await start().exited;
+  assert.equal(downgraded.code, UPGRADE_EXIT_CODES.wrongBinary, downgraded.stderr.slice(-3000));
+  const errorLines = downgraded.stderr.split("\n").filter((line) => line.startsWith("Error:"));
+  assert.deepEqual(errorLines, ["Error: wrong app version 1, upgrade handler is missing for v2 upgrade plan"]);
+  assert.doesNotMatch(downgraded.stderr, /^\s+at /m, "no stack trace");
+  assert.doesNotMatch(downgraded.stderr, /StoreUpgradeError/);
+
+  // Nothing was written: v2 still carries on from where it stopped.
+  node = start({ CHAIND_RELEASE: "v2" });
+  const again2 = await bannerEndpoints(node);
+  await waitForHeight(again2.rpc, upgradeHeight + 2n);
   node.signal("SIGTERM");
   assert.equal((await node.exited).code, 0);
 });

@@ -2,11 +2,13 @@
 // reports the v2 release's store changes, migrations and app hash and leaves the node's data
 // byte-for-byte untouched (checked by hashing every file); bad requests exit 1 with the reason; and
 // `chaind pre-upgrade` exits 0 quietly, as the sidecar's protocol expects.
+
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { readdir, readFile } from "node:fs/promises";
 import { join, relative } from "node:path";
 import { after, before, test } from "node:test";
+import { referenceChain } from "../../chain/app.ts";
 import { homePaths } from "../../src/config/index.ts";
 import {
   killAllChaind,
@@ -15,6 +17,10 @@ import {
   runChaindInProcess,
   tempDir,
 } from "../../src/node/test-support.ts";
+import { useChain } from "../../src/runtime/current-chain.ts";
+
+// runChaindInProcess runs the command tree in this process: serve the reference chain, as chain/cmd/chaind.ts does.
+useChain(referenceChain);
 
 let dir: Awaited<ReturnType<typeof tempDir>>;
 let home: string;

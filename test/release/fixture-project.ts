@@ -71,8 +71,9 @@ export function makeFixtureProject(): string {
     "scripts/build.ts",
     [
       'import { mkdirSync, writeFileSync } from "node:fs";',
-      'mkdirSync("dist/src/cli", { recursive: true });',
-      'writeFileSync("dist/src/cli/chaind.js", "console.log(\'fixture chaind\');\\n");',
+      'mkdirSync("dist/chain/cmd", { recursive: true });',
+      'mkdirSync("dist/src", { recursive: true });',
+      'writeFileSync("dist/chain/cmd/chaind.js", "console.log(\'fixture chaind\');\\n");',
       'writeFileSync("dist/src/other.js", "export const other = 1;\\n");',
       "",
     ].join("\n"),

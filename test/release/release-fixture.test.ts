@@ -139,7 +139,7 @@ describe("buildRelease on a fixture project", () => {
     assert.deepEqual(files, [
       "RELEASE",
       "bin/chaind",
-      "lib/app/dist/src/cli/chaind.js",
+      "lib/app/dist/chain/cmd/chaind.js",
       "lib/app/dist/src/other.js",
       "lib/app/node_modules/alpha/index.js",
       "lib/app/node_modules/alpha/node_modules/beta/index.js",
@@ -205,7 +205,7 @@ describe("buildRelease on a fixture project", () => {
     rmSync(join(project, "dist"), { recursive: true });
     await assert.rejects(
       buildRelease({ release: "v7", outDir: join(out, "e"), projectRoot: project, skipBuild: true }),
-      /dist\/src\/cli\/chaind\.js not found in .*: run `npm run build` first, or drop --skip-build/,
+      /dist\/chain\/cmd\/chaind\.js not found in .*: run `npm run build` first, or drop --skip-build/,
     );
   });
 });

@@ -10,16 +10,16 @@ import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { addressFromBech32, addressToBech32 } from "../../client/crypto/index.ts";
 import { openKeyring } from "../../client/keyring/index.ts";
-import { upgradeCliClient } from "./module-clients.ts";
-import { ClientSession } from "./session.ts";
-import { type CliRun, runClientCli } from "./testing/run-cli.ts";
 import {
   type InProcessNode,
   prepareTestChainHome,
   startInProcessNode,
   TEST_MNEMONICS,
   type TestChainHome,
-} from "./testing/test-chain.ts";
+} from "../../testing/test-chain.ts";
+import { upgradeCliClient } from "./module-clients.ts";
+import { ClientSession } from "./session.ts";
+import { type CliRun, runClientCli } from "./testing/run-cli.ts";
 
 const GOV = "chain10d07y265gmmuvt4z0w9aw880jnsr700j0q8wax";
 

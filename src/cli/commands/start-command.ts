@@ -140,7 +140,7 @@ export function startCommand(io: CliIo): Command {
       const { genesis } = node.settings;
       io.stdout.write(
         [
-          `chaind ${node.chain.release.version} (release ${node.chain.release.name}) running chain "${genesis.chainId}" from ${home}`,
+          `${node.chain.chain.name} ${node.chain.release.version} (release ${node.chain.release.name}) running chain "${genesis.chainId}" from ${home}`,
           ...endpointLines(node.endpoints),
           "",
         ].join("\n"),

@@ -1,6 +1,7 @@
 // `chaind version`: the software version and the release this process runs as.
 import { Command } from "commander";
-import { releaseNamed } from "../../../chain/releases.ts";
+import { currentChain } from "../../runtime/current-chain.ts";
+import { currentRelease } from "../../runtime/release.ts";
 import type { CliIo } from "../root.ts";
 
 /** `chaind version [--long]`. */
@@ -9,12 +10,15 @@ export function versionCommand(io: CliIo): Command {
     .description("Print the version of this binary and the release it runs as")
     .option("--long", "print the release, version and runtime")
     .action((flags: { long?: boolean }, command: Command) => {
-      const release = releaseNamed(process.env.CHAIND_RELEASE);
+      const chain = currentChain();
+      const release = currentRelease(chain);
       const { output } = command.optsWithGlobals() as { output: string };
-      const info = { name: "chaind", release: release.name, version: release.version, node: process.version };
+      const info = { name: chain.name, release: release.name, version: release.version, node: process.version };
       if (output === "json") io.stdout.write(`${JSON.stringify(flags.long ? info : { version: release.version })}\n`);
       else if (flags.long)
-        io.stdout.write(`name: chaind\nrelease: ${info.release}\nversion: ${info.version}\nnode: ${info.node}\n`);
+        io.stdout.write(
+          `name: ${chain.name}\nrelease: ${info.release}\nversion: ${info.version}\nnode: ${info.node}\n`,
+        );
       else io.stdout.write(`${release.version}\n`);
     });
 }

@@ -1,8 +1,8 @@
 // Builds an in-process REST gateway (fastify inject, no socket) over a chain fixture.
 import { parseAppConfig } from "../../config/app-config.ts";
+import type { ChainFixture } from "../../testing/chain-fixture.ts";
 import { buildRestGateway, type RestGateway, type RestGatewayOptions } from "../rest-gateway.ts";
 import { servedRoutes } from "../servers.ts";
-import type { ChainFixture } from "./chain-fixture.ts";
 
 /** The default app.toml, as `chaind init` leaves it. */
 export const DEFAULT_CONFIG = parseAppConfig("");

@@ -2,7 +2,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { create, fromBinary, type JsonValue, toBinary } from "@bufbuild/protobuf";
-import { createTestApp, genesisFor, testKey } from "../../app/testing.ts";
 import { addressToBech32, moduleAddress } from "../../client/crypto/index.ts";
 import { BaseAccountSchema, ModuleAccountSchema } from "../../gen/chain/auth/v1beta1/auth_pb.js";
 import {
@@ -18,6 +17,7 @@ import {
 } from "../../gen/chain/auth/v1beta1/query_pb.js";
 import { MsgUpdateParamsSchema } from "../../gen/chain/auth/v1beta1/tx_pb.js";
 import { RequestQuerySchema } from "../../gen/tendermint/abci/types_pb.js";
+import { createTestApp, genesisFor, testKey } from "../../testing/app.ts";
 import { validateAuthGenesis } from "./genesis.ts";
 import { defaultAuthParams } from "./params.ts";
 

@@ -4,7 +4,6 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
 import { abciInfo } from "../../app/errors.ts";
-import { createTestApp, packAny, signTx, type TestApp, testKey } from "../../app/testing.ts";
 import { addressToBech32, moduleAddress } from "../../client/crypto/index.ts";
 import {
   QueryAllBalancesRequestSchema,
@@ -18,6 +17,7 @@ import {
 } from "../../gen/chain/bank/v1beta1/query_pb.js";
 import { MsgMultiSendSchema, MsgSendSchema, MsgSetSendEnabledSchema } from "../../gen/chain/bank/v1beta1/tx_pb.js";
 import { RequestQuerySchema } from "../../gen/tendermint/abci/types_pb.js";
+import { createTestApp, packAny, signTx, type TestApp, testKey } from "../../testing/app.ts";
 
 const alice = testKey("alice");
 const bob = testKey("bob");

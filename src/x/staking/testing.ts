@@ -18,7 +18,6 @@ import { timestampFromMs } from "@bufbuild/protobuf/wkt";
 import type { Coin } from "../../app/coins.ts";
 import { toProtoJson } from "../../app/proto-json.ts";
 import { methodPath } from "../../app/router.ts";
-import { createTestApp, genesisFor, packAny, signTx, type TestApp, type TestKey, testKey } from "../../app/testing.ts";
 import { addressToBech32, ed25519KeyPairFromSeed } from "../../client/crypto/index.ts";
 import { MsgCreateValidatorSchema } from "../../gen/chain/staking/v1beta1/tx_pb.js";
 import { AuthInfoSchema, TxBodySchema, TxRawSchema, TxSchema } from "../../gen/chain/tx/v1beta1/tx_pb.js";
@@ -27,6 +26,7 @@ import {
   RequestInitChainSchema,
   type ResponseFinalizeBlock,
 } from "../../gen/tendermint/abci/types_pb.js";
+import { createTestApp, genesisFor, packAny, signTx, type TestApp, type TestKey, testKey } from "../../testing/app.ts";
 import { GovKeeper } from "../gov/keeper.ts";
 import { govModule } from "../gov/module.ts";
 import { genutilModule } from "./genutil.ts";

@@ -16,7 +16,7 @@ import {
   type TestRelease,
   testModule,
   VOTING_PERIOD_MS,
-} from "./app-harness.ts";
+} from "../../testing/test-node.ts";
 import { UpgradeHaltError } from "./errors.ts";
 import { PLAN_KEY } from "./keys.ts";
 import { newPlan } from "./plan.ts";
@@ -60,10 +60,10 @@ const v2Modules =
     testModule({ name: "fresh", version: 1n }),
   ];
 const v2Upgrade = {
-  upgradeName: "v2",
+  name: "v2",
   storeUpgrades: { added: ["fresh"], renamed: [{ oldKey: "oldstore", newKey: "renamed" }], deleted: ["doomed"] },
 };
-const v2: TestRelease = { modules: v2Modules(), handlers: ["v2"], upgrade: v2Upgrade };
+const v2: TestRelease = { modules: v2Modules(), upgrades: [v2Upgrade] };
 
 let root: string;
 let homes = 0;
@@ -262,6 +262,22 @@ describe("the upgrade height", () => {
     await haltsWith(node, "wrongBinary", "wrong app version 1, upgrade handler is missing for v2 upgrade plan");
     await node.close();
   });
+
+  it("the old binary, whose stores the upgrade renamed and deleted, is refused before it mounts: wrong app version", async () => {
+    await assert.rejects(startTestNode({ home, release: v1 }), (err: unknown) => {
+      assert.ok(err instanceof UpgradeHaltError, String(err));
+      assert.equal(err.kind, "wrongBinary");
+      assert.equal(err.exitCode, 21);
+      assert.equal(err.message, "wrong app version 1, upgrade handler is missing for v2 upgrade plan");
+      return true;
+    });
+    // Nothing was written: v2 still opens the state and carries on.
+    const node = await startTestNode({ home, release: v2 });
+    const last = node.app.lastBlockHeight();
+    await node.nextBlock();
+    assert.equal(node.app.lastBlockHeight(), last + 1n);
+    await node.close();
+  });
 });
 
 describe("other outcomes at the upgrade height", () => {
@@ -292,12 +308,33 @@ describe("other outcomes at the upgrade height", () => {
     await node.nextBlock();
     await passes(node, [schedule("v2", 100n)]);
     await node.close();
-    node = await startTestNode({ home, release: { ...v1, handlers: ["v2"] } });
+    node = await startTestNode({ home, release: { ...v1, upgrades: [{ name: "v2" }] } });
     await haltsWith(
       node,
       "wrongBinary",
       'BINARY UPDATED BEFORE TRIGGER! UPGRADE "v2" - in binary but not executed on chain. Downgrade your binary',
     );
+    await node.close();
+  });
+
+  it("an early binary whose store set differs from the state's is refused before it mounts: BINARY UPDATED BEFORE TRIGGER", async () => {
+    const home = newHome();
+    let node = await startTestNode({ home, release: v1 });
+    await node.nextBlock();
+    await passes(node, [schedule("v2", 100n)]);
+    await node.close();
+    await assert.rejects(startTestNode({ home, release: v2 }), (err: unknown) => {
+      assert.ok(err instanceof UpgradeHaltError, String(err));
+      assert.equal(err.exitCode, 21);
+      assert.equal(
+        err.message,
+        'BINARY UPDATED BEFORE TRIGGER! UPGRADE "v2" - in binary but not executed on chain. Downgrade your binary',
+      );
+      return true;
+    });
+    // The state is untouched: v1 carries on.
+    node = await startTestNode({ home, release: v1 });
+    await node.nextBlock();
     await node.close();
   });
 

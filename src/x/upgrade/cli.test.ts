@@ -10,11 +10,11 @@ import { fromBinary, type JsonValue } from "@bufbuild/protobuf";
 import { Command } from "commander";
 import { MsgRouter, QueryRouter, routerRegistrar } from "../../app/router.ts";
 import { MsgCancelUpgradeSchema, MsgSoftwareUpgradeSchema } from "../../gen/chain/upgrade/v1beta1/tx_pb.js";
+import { openTestChain, type TestChain } from "../../testing/upgrade-context.ts";
 import { type ProposalSubmission, type UpgradeCliClient, upgradeQueryCommand, upgradeTxCommand } from "./cli.ts";
 import { UpgradeKeeper } from "./keeper.ts";
 import { createUpgradeModule } from "./module.ts";
 import { newPlan } from "./plan.ts";
-import { openTestChain, type TestChain } from "./test-support.ts";
 
 const GOV = "chain10d07y265gmmuvt4z0w9aw880jnsr700j0q8wax";
 const BLOCK_META = {

@@ -4,12 +4,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { HaltError } from "../../app/halt.ts";
+import { openTestChain, type TestChain } from "../../testing/upgrade-context.ts";
 import { upgradeEndBlock } from "./end-block.ts";
 import { UPGRADE_EXIT_CODES, UpgradeHaltError } from "./errors.ts";
 import { UpgradeKeeper } from "./keeper.ts";
 import { newPlan } from "./plan.ts";
 import { upgradePreBlock } from "./pre-block.ts";
-import { openTestChain, type TestChain } from "./test-support.ts";
 import { upgradeInfoPath } from "./upgrade-info-file.ts";
 
 let root: string;

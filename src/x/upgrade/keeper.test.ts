@@ -6,10 +6,10 @@ import { after, before, test } from "node:test";
 import { create, fromBinary } from "@bufbuild/protobuf";
 import { ErrInvalidRequest } from "../../app/errors.ts";
 import { PlanSchema } from "../../gen/chain/upgrade/v1beta1/upgrade_pb.js";
+import { openTestChain, type TestChain } from "../../testing/upgrade-context.ts";
 import { defaultUpgradeAuthority, parseSkipUpgradeHeights, UpgradeKeeper } from "./keeper.ts";
 import { doneKey, moduleVersionKey, PLAN_KEY, PROTOCOL_VERSION_KEY } from "./keys.ts";
 import { newPlan } from "./plan.ts";
-import { openTestChain, type TestChain } from "./test-support.ts";
 
 let home: string;
 let chain: TestChain;

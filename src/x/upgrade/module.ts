@@ -28,7 +28,7 @@ export interface UpgradeModuleOptions {
  *
  * @example
  * const upgrade = createUpgradeModule({ keeper });
- * // and, once the App exists: await wireUpgradeModule(app, keeper) (see wiring.ts)
+ * // and, once the App exists, before app.load(): await installUpgrades(app, keeper, upgrades, options) (install.ts)
  */
 export function createUpgradeModule(options: UpgradeModuleOptions): AppModule {
   const { keeper } = options;

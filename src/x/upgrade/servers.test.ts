@@ -20,11 +20,11 @@ import {
   QueryUpgradedConsensusStateResponseSchema,
 } from "../../gen/chain/upgrade/v1beta1/query_pb.js";
 import { MsgCancelUpgradeSchema, MsgSoftwareUpgradeSchema } from "../../gen/chain/upgrade/v1beta1/tx_pb.js";
+import { openTestChain, type TestChain } from "../../testing/upgrade-context.ts";
 import { ErrInvalidSigner, ErrNoModuleVersionFound } from "./errors.ts";
 import { UpgradeKeeper } from "./keeper.ts";
 import { createUpgradeModule } from "./module.ts";
 import { newPlan } from "./plan.ts";
-import { openTestChain, type TestChain } from "./test-support.ts";
 
 const GOV = "chain10d07y265gmmuvt4z0w9aw880jnsr700j0q8wax";
 const OTHER = "chain1qypqxpq9qcrsszg2pvxq6rs0zqg3yyc5lzv7xu";

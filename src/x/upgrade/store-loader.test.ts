@@ -5,11 +5,11 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import type { StoreLoader } from "../../app/store-loader.ts";
 import { UpgradeInfoFileError } from "./errors.ts";
+import { installUpgrades } from "./install.ts";
 import { UpgradeKeeper } from "./keeper.ts";
 import { newPlan } from "./plan.ts";
 import { releaseStoreLoader, upgradeStoreLoader } from "./store-loader.ts";
 import { upgradeInfoPath } from "./upgrade-info-file.ts";
-import { wireUpgradeModule } from "./wiring.ts";
 
 const upgrades = { added: ["fresh"], renamed: [{ oldKey: "a", newKey: "b" }], deleted: ["gone"] };
 const none = { added: [], renamed: [], deleted: [] };
@@ -61,7 +61,10 @@ test("an invalid upgrade-info.json at start is an error naming the file, and no 
     setStoreLoader: () => calls.push("storeLoader"),
   };
   await assert.rejects(
-    wireUpgradeModule(app, new UpgradeKeeper({ home }), { upgradeName: "v2", storeUpgrades: upgrades }),
+    installUpgrades(app, new UpgradeKeeper({ home }), [{ name: "v2", storeUpgrades: upgrades }], {
+      migrator: { runMigrations: async (_ctx, fromVM) => fromVM },
+      storeNames: ["b", "fresh"],
+    }),
     (err: unknown) => {
       assert.ok(err instanceof UpgradeInfoFileError);
       assert.equal(

@@ -5,12 +5,13 @@
 import { spawn } from "node:child_process";
 import { cp, mkdir, readdir, stat, symlink } from "node:fs/promises";
 import { join, resolve } from "node:path";
+import { writeDistManifest } from "../../../scripts/dist-manifest.ts";
 
 /** The repository root. */
 export const PROJECT = resolve(import.meta.dirname, "..", "..", "..");
 
 /** The compiled entry point whose age decides whether dist/ is current. */
-const ENTRY = join("dist", "src", "cli", "chaind.js");
+const ENTRY = join("dist", "chain", "cmd", "chaind.js");
 
 /** Newest modification time (ms) of the files under `dir` that end with one of `suffixes`. */
 async function newestSource(dir: string, suffixes: string[]): Promise<number> {
@@ -78,5 +79,6 @@ export async function projectToPackage(workDir: string): Promise<string> {
     throw new Error(`compiling the tree into ${copy} did not produce ${ENTRY}:\n${output}`, { cause });
   }
   await cp(join(PROJECT, "src", "gen"), join(copy, "dist", "src", "gen"), { recursive: true });
+  writeDistManifest(PROJECT, join(copy, "dist"));
   return copy;
 }

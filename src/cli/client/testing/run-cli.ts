@@ -1,5 +1,5 @@
 // Runs the client commands in the test process, under a root with the same global flags as `chaind`'s
-// (src/cli/root.ts) and the same error handling as src/cli/chaind.ts: expected errors print
+// (src/cli/root.ts) and the same error handling as src/cli/run-cli.ts: expected errors print
 // `Error: <message>` to stderr and set a non-zero exit status. Quick to call many times per test;
 // the end-to-end tests run the real executable instead.
 import { Command, CommanderError, Option } from "commander";

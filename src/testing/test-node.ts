@@ -1,67 +1,48 @@
-// Test harness: a real App (auth, bank, staking, gov, genutil, upgrade and the release's own modules) over a real
-// LevelDB store in a temporary home, one genesis validator created by a gentx, driven block by block, stopped and
-// restarted as a different "binary" (release). Proposals go through real gov: submitted with the full deposit by a
-// funded account, voted YES by the validator, executed by gov's EndBlock when the voting period ends. Not used by the
-// node.
-import { join } from "node:path";
+// Testing kit: a real App of one release — built by the same builder the node uses (src/runtime/build-app.ts) — over
+// a real LevelDB store in a temporary home, one genesis validator created by a gentx, driven block by block, stopped
+// and restarted as a different "binary" (release). Proposals go through real gov: submitted with the full deposit by
+// a funded account, voted YES by the validator, executed by gov's EndBlock when the voting period ends. The
+// counterpart of the SDK's simapp test helpers; not part of the runtime bundle.
 import { create, fromBinary, type JsonValue } from "@bufbuild/protobuf";
 import { type Any, timestampFromMs } from "@bufbuild/protobuf/wkt";
 import { pino } from "pino";
-import { type App, createApp } from "../../app/base-app.ts";
-import type { Context } from "../../app/context.ts";
-import type { AppModule, MigrationHandler } from "../../app/module.ts";
-import { ModuleManager } from "../../app/module-manager.ts";
-import { toProtoJson } from "../../app/proto-json.ts";
-import type { StoreOpener } from "../../app/store-loader.ts";
-import { genesisFor, packAny, signTx, type TestKey, testKey } from "../../app/testing.ts";
-import { TxMsgDataSchema } from "../../gen/chain/base/abci/v1beta1/abci_pb.js";
-import { type Proposal, VoteOption } from "../../gen/chain/gov/v1/gov_pb.js";
-import {
-  MsgSubmitProposalResponseSchema,
-  MsgSubmitProposalSchema,
-  MsgVoteSchema,
-} from "../../gen/chain/gov/v1/tx_pb.js";
-import { AuthInfoSchema, TxBodySchema, TxRawSchema, TxSchema } from "../../gen/chain/tx/v1beta1/tx_pb.js";
+import type { App } from "../app/base-app.ts";
+import type { Context } from "../app/context.ts";
+import type { AppModule, MigrationHandler } from "../app/module.ts";
+import type { ModuleManager } from "../app/module-manager.ts";
+import { toProtoJson } from "../app/proto-json.ts";
+import { TxMsgDataSchema } from "../gen/chain/base/abci/v1beta1/abci_pb.js";
+import { type Proposal, VoteOption } from "../gen/chain/gov/v1/gov_pb.js";
+import { MsgSubmitProposalResponseSchema, MsgSubmitProposalSchema, MsgVoteSchema } from "../gen/chain/gov/v1/tx_pb.js";
+import { AuthInfoSchema, TxBodySchema, TxRawSchema, TxSchema } from "../gen/chain/tx/v1beta1/tx_pb.js";
 import {
   type ExecTxResult,
   RequestFinalizeBlockSchema,
   RequestInitChainSchema,
   type ResponseFinalizeBlock,
-} from "../../gen/tendermint/abci/types_pb.js";
-import { openMultiStore, readLastCommittedVersion as readCommittedHeight } from "../../store/index.ts";
-import { createAnteHandler } from "../auth/ante.ts";
-import { AccountKeeper } from "../auth/keeper.ts";
-import { authModule } from "../auth/module.ts";
-import { BankKeeper } from "../bank/keeper.ts";
-import { bankModule } from "../bank/module.ts";
-import { GovKeeper } from "../gov/keeper.ts";
-import { govModule } from "../gov/module.ts";
-import { genutilModule } from "../staking/genutil.ts";
-import { StakingKeeper } from "../staking/keeper.ts";
-import { stakingModule } from "../staking/module.ts";
-import { createValidatorMsg } from "../staking/testing.ts";
-import { UpgradeKeeper } from "./keeper.ts";
-import { createUpgradeModule } from "./module.ts";
-import { type ReleaseUpgrade, wireUpgradeModule } from "./wiring.ts";
+} from "../gen/tendermint/abci/types_pb.js";
+import { buildChainApp } from "../runtime/build-app.ts";
+import { type ChainDefinition, defineChain, type Release } from "../runtime/release.ts";
+import type { GovKeeper } from "../x/gov/keeper.ts";
+import { createValidatorMsg } from "../x/staking/testing.ts";
+import type { UpgradeKeeper } from "../x/upgrade/keeper.ts";
+import { genesisFor, packAny, signTx, type TestKey, testKey } from "./app.ts";
 
-/** gov periods of the test chain. */
+const CHAIN_ID = "upgrade-test";
+
+/** gov voting period of the test chain. */
 export const VOTING_PERIOD_MS = 20_000;
+/** gov deposit period of the test chain. */
 export const DEPOSIT_PERIOD_MS = 20_000;
-/** The genesis validator (10M stake bonded) and a funded proposer. */
+/** The genesis validator (10M stake bonded). */
 export const VALIDATOR = testKey("upgrade-harness-validator");
+/** A funded account that submits proposals. */
 export const PROPOSER = testKey("upgrade-harness-proposer");
 const ACCOUNTS = [VALIDATOR, PROPOSER];
 const MIN_DEPOSIT = 10_000_000n;
 
-/** A "binary": the modules it has and the upgrades it knows. */
-export interface TestRelease {
-  /** Extra modules besides auth, bank, staking, gov, genutil and upgrade. */
-  modules?: () => AppModule[];
-  /** Names of upgrades this binary has handlers for (each runs the module manager's migrations). */
-  handlers?: string[];
-  /** The upgrade this release performs: its store upgrades are installed through upgrade-info.json. */
-  upgrade?: ReleaseUpgrade;
-}
+/** A "binary": the modules it has besides the standard ones and the upgrades it knows (a runtime Release). */
+export type TestRelease = Omit<Release, "name" | "version"> & { name?: string; version?: string };
 
 /** A running test node. */
 export interface TestNode {
@@ -98,49 +79,24 @@ export async function startTestNode(parameters: {
   release: TestRelease;
   skipUpgradeHeights?: bigint[];
 }): Promise<TestNode> {
-  const { home, release } = parameters;
+  const { home } = parameters;
+  const release: Release = { name: "test", version: "0.0.0", ...parameters.release };
+  const chain: ChainDefinition = defineChain({ name: "chaind", releases: [release] });
   const logs: string[] = [];
   const logger = pino({ level: "debug" }, { write: (line: string) => logs.push(JSON.parse(line).msg) });
-  const keeper = new UpgradeKeeper({ home, skipUpgradeHeights: parameters.skipUpgradeHeights });
-  const accountKeeper = new AccountKeeper();
-  const bankKeeper = new BankKeeper({ accountKeeper });
-  const stakingKeeper = new StakingKeeper({ accountKeeper, bankKeeper });
-  const govKeeper = new GovKeeper({ accountKeeper, bankKeeper, stakingKeeper });
-  const gov = govModule(govKeeper);
-  const genutil = genutilModule({ stakingKeeper });
-  const moduleManager = new ModuleManager([
-    authModule(accountKeeper),
-    bankModule(bankKeeper),
-    stakingModule(stakingKeeper),
-    gov,
-    genutil,
-    createUpgradeModule({ keeper }),
-    ...(release.modules?.() ?? []),
-  ]);
-  moduleManager.setOrderPreBlockers(...["upgrade", ...moduleManager.orders().preBlock.filter((n) => n !== "upgrade")]);
-  const rest = moduleManager.orders().endBlock.filter((n) => n !== "gov" && n !== "upgrade");
-  moduleManager.setOrderEndBlockers("gov", "upgrade", ...rest);
-  for (const name of release.handlers ?? []) {
-    keeper.setUpgradeHandler(name, (ctx, _plan, fromVM) => moduleManager.runMigrations(ctx, fromVM));
-  }
-
-  const path = join(home, "data", "application.db");
-  const openStore: StoreOpener = (options) =>
-    openMultiStore({ path, storeNames: options.storeNames, upgrades: options.upgrades });
-  const app = createApp({
-    chainId: "upgrade-test",
-    moduleManager,
-    anteHandler: createAnteHandler({ accountKeeper, bankKeeper }),
-    openStore,
-    readCommittedHeight: () => readCommittedHeight(path),
+  const built = await buildChainApp({
+    chain,
+    release,
+    home,
+    chainId: CHAIN_ID,
     logger,
+    skipUpgradeHeights: parameters.skipUpgradeHeights,
   });
-  gov.bind(app);
-  genutil.bind(app);
-  const storeLoaderInstalled = await wireUpgradeModule(app, keeper, release.upgrade);
-  await app.load();
+  const { app, accountKeeper, govKeeper, moduleManager, upgradeKeeper: keeper } = built;
+  const storeLoaderInstalled = built.storeUpgradesInstalled;
+  const defaultGov = moduleManager.defaultGenesis().gov as Record<string, JsonValue>;
   let time = clocks.get(home) ?? 1_700_000_000_000;
-  if (app.lastBlockHeight() === 0n) await initChain(app, gov.defaultGenesis() as Record<string, JsonValue>, time);
+  if (app.lastBlockHeight() === 0n) await initChain(app, defaultGov, time);
 
   const nextBlock: TestNode["nextBlock"] = async (options = {}) => {
     const blockTime = time + (options.advanceMs ?? 1000);
@@ -163,7 +119,7 @@ export async function startTestNode(parameters: {
     const tx = signTx({
       key,
       messages,
-      chainId: "upgrade-test",
+      chainId: CHAIN_ID,
       accountNumber: account.accountNumber,
       sequence: account.sequence,
       gasLimit: 2_000_000n,
@@ -220,7 +176,7 @@ async function initChain(app: App, defaultGov: Record<string, JsonValue>, time: 
   const gentx = signTx({
     key: VALIDATOR,
     messages: [createValidatorMsg(VALIDATOR, 10_000_000n)],
-    chainId: "upgrade-test",
+    chainId: CHAIN_ID,
     accountNumber: 0n,
     sequence: 0n,
   });
@@ -246,7 +202,7 @@ async function initChain(app: App, defaultGov: Record<string, JsonValue>, time: 
   };
   await app.initChain(
     create(RequestInitChainSchema, {
-      chainId: "upgrade-test",
+      chainId: CHAIN_ID,
       time: timestampFromMs(time),
       initialHeight: 1n,
       appStateBytes: new TextEncoder().encode(JSON.stringify(appState)),

@@ -4,19 +4,20 @@
 // picked at run time). Used by the client commands' tests and the CLI end-to-end tests; not by the node.
 import { create, fromBinary, type JsonObject, type JsonValue } from "@bufbuild/protobuf";
 import { pino } from "pino";
-import { buildChainApp, type ChainApp } from "../../../../chain/chain-app.ts";
-import { toProtoJson } from "../../../app/proto-json.ts";
-import { genesisFor } from "../../../app/testing.ts";
-import { addressToBech32 } from "../../../client/crypto/index.ts";
-import { openKeyring } from "../../../client/keyring/index.ts";
-import { packAny, signTx } from "../../../client/tx/index.ts";
-import { initHome, loadAppConfig } from "../../../config/index.ts";
-import { type EmbeddedNode, startEmbeddedNode } from "../../../engine/embedded-node.ts";
-import { MsgCreateValidatorSchema } from "../../../gen/chain/staking/v1beta1/tx_pb.js";
-import { AuthInfoSchema, TxBodySchema, TxRawSchema, TxSchema } from "../../../gen/chain/tx/v1beta1/tx_pb.js";
-import { appNodeHooks, appQueryBackend } from "../../../server/app-backend.ts";
-import { type RunningServers, startServers } from "../../../server/servers.ts";
-import { ed25519PubKeyAny } from "../../../x/staking/validator.ts";
+import { toProtoJson } from "../app/proto-json.ts";
+import { addressToBech32 } from "../client/crypto/index.ts";
+import { openKeyring } from "../client/keyring/index.ts";
+import { packAny, signTx } from "../client/tx/index.ts";
+import { initHome, loadAppConfig } from "../config/index.ts";
+import { type EmbeddedNode, startEmbeddedNode } from "../engine/embedded-node.ts";
+import { MsgCreateValidatorSchema } from "../gen/chain/staking/v1beta1/tx_pb.js";
+import { AuthInfoSchema, TxBodySchema, TxRawSchema, TxSchema } from "../gen/chain/tx/v1beta1/tx_pb.js";
+import { buildChainApp, type ChainApp } from "../runtime/build-app.ts";
+import { currentChain } from "../runtime/current-chain.ts";
+import { appNodeHooks, appQueryBackend } from "../server/app-backend.ts";
+import { type RunningServers, startServers } from "../server/servers.ts";
+import { ed25519PubKeyAny } from "../x/staking/validator.ts";
+import { genesisFor } from "./app.ts";
 
 /** Mnemonics of the test keys (fixed so failures are reproducible). */
 export const TEST_MNEMONICS = {
@@ -171,7 +172,7 @@ export interface InProcessNode {
 /** Starts the node of a prepared home in this process (embedded engine, RPC and gRPC on their ports). */
 export async function startInProcessNode(home: string, chainId: string): Promise<InProcessNode> {
   const logger = pino({ level: "silent" });
-  const chain = await buildChainApp({ home, chainId, logger, minimumGasPrices: "0stake" });
+  const chain = await buildChainApp({ chain: currentChain(), home, chainId, logger, minimumGasPrices: "0stake" });
   const embedded = await startEmbeddedNode({ home, app: chain.app });
   let servers: RunningServers | undefined;
   try {
@@ -208,5 +209,12 @@ export async function startInProcessNode(home: string, chainId: string): Promise
 }
 
 async function offlineApp(home: string, chainId: string): Promise<ChainApp> {
-  return buildChainApp({ home, chainId, logger: pino({ level: "silent" }), backend: "memory", deferLoad: true });
+  return buildChainApp({
+    chain: currentChain(),
+    home,
+    chainId,
+    logger: pino({ level: "silent" }),
+    backend: "memory",
+    deferLoad: true,
+  });
 }

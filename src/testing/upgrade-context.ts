@@ -1,10 +1,10 @@
 // Helpers for this module's tests: a Context over a real in-memory multistore, and a logger whose lines the
 // tests read back.
 import { type Logger, pino } from "pino";
-import { type Context, newContext } from "../../app/context.ts";
-import { openMultiStore } from "../../store/index.ts";
-import type { CommitMultiStore } from "../../store/types.ts";
-import { UPGRADE_STORE_KEY } from "./keys.ts";
+import { type Context, newContext } from "../app/context.ts";
+import { openMultiStore } from "../store/index.ts";
+import type { CommitMultiStore } from "../store/types.ts";
+import { UPGRADE_STORE_KEY } from "../x/upgrade/keys.ts";
 
 /** A logger that keeps every line (as parsed JSON) in `lines`. */
 export function captureLogger(): { logger: Logger; lines: { level: number; msg: string }[]; messages(): string[] } {

@@ -5,6 +5,12 @@ import { createHash } from "node:crypto";
 import { create, type JsonValue, toBinary } from "@bufbuild/protobuf";
 import { type Any, AnySchema, timestampFromMs } from "@bufbuild/protobuf/wkt";
 import pino, { type Logger } from "pino";
+import { type App, createApp } from "../app/base-app.ts";
+import { type Coin, coinsToProto } from "../app/coins.ts";
+import { parseDecCoins } from "../app/dec-coins.ts";
+import type { AppModule } from "../app/module.ts";
+import { ModuleManager } from "../app/module-manager.ts";
+import type { StoreOpener } from "../app/store-loader.ts";
 import {
   accAddressFromPubKey,
   addressToBech32,
@@ -26,12 +32,6 @@ import { AccountKeeper, type AccountKeeperOptions } from "../x/auth/keeper.ts";
 import { authModule } from "../x/auth/module.ts";
 import { BankKeeper } from "../x/bank/keeper.ts";
 import { bankModule } from "../x/bank/module.ts";
-import { type App, createApp } from "./base-app.ts";
-import { type Coin, coinsToProto } from "./coins.ts";
-import { parseDecCoins } from "./dec-coins.ts";
-import type { AppModule } from "./module.ts";
-import { ModuleManager } from "./module-manager.ts";
-import type { StoreOpener } from "./store-loader.ts";
 
 /** A test key: private key, compressed public key, address bytes and bech32. */
 export interface TestKey {

@@ -1,0 +1,36 @@
+// The guestbook chain: a chain developer's own chain, built from the chaind package alone. Release v1 runs the
+// standard modules plus `guestbook` (store `entries_v1`, consensus version 1); release v2 performs upgrade "v2",
+// which renames the store to `guestbook` and migrates the module to version 2. GUESTBOOK_RELEASE picks the release.
+import { type ChainDefinition, defineChain, type Release } from "chaind/runtime";
+import type { Upgrade } from "chaind/x/upgrade";
+import { guestbookModule } from "./modules/guestbook.ts";
+
+/** v1: guestbook at version 1 in store `entries_v1`. */
+export const v1: Release = {
+  name: "v1",
+  version: "1.0.0",
+  modules: () => [guestbookModule({ storeKey: "entries_v1", consensusVersion: 1n })],
+};
+
+/** Upgrade "v2": the store rename; the default handler runs the guestbook migration 1 → 2. */
+export const upgradeV2: Upgrade = {
+  name: "v2",
+  storeUpgrades: { added: [], renamed: [{ oldKey: "entries_v1", newKey: "guestbook" }], deleted: [] },
+};
+
+/** v2: guestbook at version 2 in store `guestbook`; takes a chain over from v1 through upgrade "v2". */
+export const v2: Release = {
+  name: "v2",
+  version: "2.0.0",
+  upgradesFrom: ["v1"],
+  modules: () => [guestbookModule({ storeKey: "guestbook", consensusVersion: 2n })],
+  upgrades: [upgradeV2],
+};
+
+/** The chain: binary `guestbookd`, releases v1 and v2. */
+export const guestbookChain: ChainDefinition = defineChain({
+  name: "guestbookd",
+  releases: [v1, v2],
+  defaultRelease: "v1",
+  releaseEnv: "GUESTBOOK_RELEASE",
+});

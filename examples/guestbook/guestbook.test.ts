@@ -1,0 +1,196 @@
+// The proof that a chain developer can build a chain from the package: the guestbook chain (its own module, its own
+// upgrade "v2" with a store rename and a migration) is set up, started as a real process through its own binary
+// (cmd/guestbookd.ts), upgraded by governance — v1 halts at the plan's height with exit 20, v2 applies the store
+// rename and the migration and carries on — and refused as v1 afterwards (exit 21). Imports only `chaind/...`
+// (the package's exports), Node's built-ins and @bufbuild/protobuf, as a chain outside this repository would.
+import assert from "node:assert/strict";
+import { readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { after, before, test } from "node:test";
+import { create, type DescMessage, type MessageShape } from "@bufbuild/protobuf";
+import { openKeyring } from "chaind/client/keyring";
+import { packAny, signTx } from "chaind/client/tx";
+import { homePaths, loadGenesis, saveGenesis, setTomlValues } from "chaind/config";
+import { VoteOption } from "chaind/gen/chain/gov/v1/gov_pb.js";
+import { MsgSubmitProposalSchema, MsgVoteSchema } from "chaind/gen/chain/gov/v1/tx_pb.js";
+import { MsgSoftwareUpgradeSchema } from "chaind/gen/chain/upgrade/v1beta1/tx_pb.js";
+import { type DevHome, prepareDevHome } from "chaind/node";
+import { useChain } from "chaind/runtime";
+import { openMultiStore, readCommittedStoreNames } from "chaind/store";
+import {
+  bannerEndpoints,
+  type ChainBinary,
+  killAllStarted,
+  LOOPBACK_PORT_FLAGS,
+  latestHeight,
+  pollUntil,
+  rpcCall,
+  spawnChainBinary,
+  tempDir,
+  waitForHeight,
+} from "chaind/testing";
+import { defaultUpgradeAuthority, UPGRADE_EXIT_CODES } from "chaind/x/upgrade";
+import { guestbookChain } from "./app.ts";
+
+const GUESTBOOKD: ChainBinary = {
+  node: process.execPath,
+  entry: join(import.meta.dirname, "cmd", "guestbookd.ts"),
+  cwd: import.meta.dirname,
+  releaseEnv: "GUESTBOOK_RELEASE",
+};
+const SIGNATURES = [
+  { name: "ada", message: "hello from genesis" },
+  { name: "grace", message: "the first guest" },
+];
+
+let dir: Awaited<ReturnType<typeof tempDir>>;
+let dev: DevHome;
+
+before(async () => {
+  dir = await tempDir("guestbook-chain-");
+  // The home is made in this process for the guestbook chain (its genesis holds the guestbook module's defaults).
+  useChain(guestbookChain);
+  dev = await prepareDevHome({ home: join(dir.path, "home") });
+  const paths = homePaths(dev.home);
+  const genesis = await loadGenesis(paths.genesis);
+  const appState = structuredClone(genesis.appState ?? {}) as Record<string, unknown> & {
+    gov: { params: Record<string, unknown> };
+  };
+  assert.deepEqual(appState.guestbook, { signatures: [] }, "the module's default genesis is in the dev genesis");
+  appState.guestbook = { signatures: SIGNATURES };
+  appState.gov.params.voting_period = "2s";
+  appState.gov.params.max_deposit_period = "2s";
+  appState.gov.params.expedited_voting_period = "1s";
+  await saveGenesis(paths.genesis, { ...genesis, appState: appState as never });
+  await writeFile(
+    paths.configToml,
+    setTomlValues(await readFile(paths.configToml, "utf8"), { "consensus.timeout_commit": "150ms" }),
+  );
+});
+
+after(async () => {
+  await killAllStarted();
+  await dir?.remove();
+});
+
+const start = (release?: "v2") =>
+  spawnChainBinary(GUESTBOOKD, ["--home", dev.home, "start", ...LOOPBACK_PORT_FLAGS], {
+    userHome: join(dir.path, "user"),
+    env: release === undefined ? {} : { GUESTBOOK_RELEASE: release },
+  });
+
+async function broadcast<D extends DescMessage>(rpc: string, rest: string, schema: D, message: MessageShape<D>) {
+  const validator = dev.keys.find((key) => key.name === "validator")?.address as string;
+  const account = (await (await fetch(`${rest}/chain/auth/v1beta1/accounts/${validator}`)).json()) as {
+    account: { account_number: string; sequence: string };
+  };
+  const signed = await signTx({
+    messages: [packAny(schema, message)],
+    fee: { amount: [], gasLimit: 2_000_000n },
+    chainId: dev.chainId,
+    accountNumber: BigInt(account.account.account_number),
+    sequence: BigInt(account.account.sequence),
+    signer: await openKeyring({ home: dev.home, backend: "test" }).signer("validator"),
+  });
+  const checked = await rpcCall<{ code: number; log: string }>(rpc, "broadcast_tx_sync", {
+    tx: Buffer.from(signed.txBytes).toString("base64"),
+  });
+  assert.equal(checked.code, 0, checked.log);
+  const result = await pollUntil(
+    () =>
+      rpcCall<{ tx_result: { code: number; log: string } }>(rpc, "tx", {
+        hash: Buffer.from(signed.txHash, "hex").toString("base64"),
+      }),
+    { what: `${schema.typeName} to be included` },
+  );
+  assert.equal(result.tx_result.code, 0, result.tx_result.log);
+}
+
+/** The committed key → value pairs of one store of the node's state (the node stopped). */
+async function storeContents(): Promise<{ stores: string[]; entries: Map<string, Map<string, string>> }> {
+  const path = homePaths(dev.home).applicationDb;
+  const stores = await readCommittedStoreNames(path);
+  const state = await openMultiStore({ path, storeNames: stores, createIfMissing: false });
+  try {
+    const view = await state.view();
+    const entries = new Map<string, Map<string, string>>();
+    for (const name of stores.filter((s) => s === "guestbook" || s === "entries_v1")) {
+      const rows = new Map<string, string>();
+      for await (const [key, value] of view.store(name).iterate()) {
+        rows.set(new TextDecoder().decode(key), new TextDecoder().decode(value));
+      }
+      entries.set(name, rows);
+    }
+    return { stores, entries };
+  } finally {
+    await state.close();
+  }
+}
+
+test("the guestbook chain starts as v1, upgrades to v2 by governance (store rename + migration), and refuses v1 after", async () => {
+  let node = start();
+  const { rpc, rest } = await bannerEndpoints(node);
+  assert.match(node.stdout, /\(release v1\)/);
+  await waitForHeight(rpc, 1n);
+  const upgradeHeight = (await latestHeight(rpc)) + 30n;
+  const validator = dev.keys.find((key) => key.name === "validator")?.address as string;
+  const upgrade = create(MsgSoftwareUpgradeSchema, {
+    authority: defaultUpgradeAuthority(),
+    plan: { name: "v2", height: upgradeHeight, info: "" },
+  });
+  await broadcast(
+    rpc,
+    rest as string,
+    MsgSubmitProposalSchema,
+    create(MsgSubmitProposalSchema, {
+      messages: [packAny(MsgSoftwareUpgradeSchema, upgrade)],
+      initialDeposit: [{ denom: "stake", amount: "10000000" }],
+      proposer: validator,
+      title: "guestbook v2",
+      summary: "rename the store, migrate the messages",
+    }),
+  );
+  await broadcast(
+    rpc,
+    rest as string,
+    MsgVoteSchema,
+    create(MsgVoteSchema, { proposalId: 1n, voter: validator, option: VoteOption.YES }),
+  );
+
+  const halted = await node.exited;
+  assert.equal(halted.code, UPGRADE_EXIT_CODES.needed, halted.stderr.slice(-3000));
+  assert.match(halted.stderr, new RegExp(`UPGRADE "v2" NEEDED at height: ${upgradeHeight}: `));
+  const before = await storeContents();
+  assert.ok(before.stores.includes("entries_v1") && !before.stores.includes("guestbook"), before.stores.join(","));
+  assert.deepEqual(
+    Object.fromEntries(before.entries.get("entries_v1") ?? []),
+    Object.fromEntries(SIGNATURES.map((s) => [s.name, s.message])),
+  );
+
+  node = start("v2");
+  const resumed = await bannerEndpoints(node);
+  assert.match(node.stdout, /\(release v2\)/);
+  await waitForHeight(resumed.rpc, upgradeHeight + 1n);
+  const applied = (await (await fetch(`${resumed.rest}/chain/upgrade/v1beta1/applied_plan/v2`)).json()) as {
+    height: string;
+  };
+  assert.equal(applied.height, upgradeHeight.toString());
+  const versions = (await (await fetch(`${resumed.rest}/chain/upgrade/v1beta1/module_versions`)).json()) as {
+    module_versions: { name: string; version: string }[];
+  };
+  assert.equal(versions.module_versions.find((m) => m.name === "guestbook")?.version, "2");
+  node.signal("SIGTERM");
+  assert.equal((await node.exited).code, 0);
+
+  const after = await storeContents();
+  assert.ok(after.stores.includes("guestbook") && !after.stores.includes("entries_v1"), after.stores.join(","));
+  assert.deepEqual(
+    Object.fromEntries(after.entries.get("guestbook") ?? []),
+    Object.fromEntries(SIGNATURES.map((s) => [s.name, JSON.stringify({ message: s.message, signedIn: "v1" })])),
+  );
+
+  const downgraded = await start().exited;
+  assert.equal(downgraded.code, UPGRADE_EXIT_CODES.wrongBinary, downgraded.stderr.slice(-3000));
+  assert.match(downgraded.stderr, /^Error: wrong app version 1, upgrade handler is missing for v2 upgrade plan$/m);
+  assert.doesNotMatch(downgraded.stderr, /^\s+at /m);
+});

@@ -1,0 +1,95 @@
+// The guestbook module: signatures (name → message) filled from genesis into one store. Consensus version 1 keeps a
+// message as plain text; version 2 keeps it as JSON `{"message": …, "signedIn": "v1"}`, and the migration 1 → 2
+// rewrites every entry. Written only against the chaind package's exports.
+import type { JsonValue } from "@bufbuild/protobuf";
+import type { AppModule, Context } from "chaind/app";
+
+/** One signature. */
+export interface Signature {
+  name: string;
+  message: string;
+}
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+/** Options of {@link guestbookModule}. */
+export interface GuestbookOptions {
+  /** The store the module keeps its entries in (v1: "entries_v1", renamed "guestbook" by upgrade v2). */
+  storeKey: string;
+  /** 1: plain-text messages; 2: JSON messages, with the migration from 1. */
+  consensusVersion: 1n | 2n;
+}
+
+/** Genesis `{ "signatures": [{ "name": …, "message": … }] }`, checked strictly. */
+function parseGenesis(genesis: JsonValue): Signature[] {
+  const list = (genesis as { signatures?: unknown } | null)?.signatures;
+  if (!Array.isArray(list)) {
+    throw new Error(`guestbook genesis: expected {"signatures": [...]}, got ${JSON.stringify(genesis)}`);
+  }
+  return list.map((entry, index) => {
+    const { name, message } = (entry ?? {}) as Record<string, unknown>;
+    if (typeof name !== "string" || name === "" || typeof message !== "string") {
+      throw new Error(`guestbook genesis: signature ${index} needs a non-empty "name" and a "message" string`);
+    }
+    return { name, message };
+  });
+}
+
+/** The value a message is stored as at `version`. */
+function encodeMessage(message: string, version: bigint): Uint8Array {
+  return encoder.encode(version === 1n ? message : JSON.stringify({ message, signedIn: "genesis" }));
+}
+
+/**
+ * Migration 1 → 2: every plain-text message becomes JSON, marked as signed in v1.
+ *
+ * @example await migrateGuestbookV1ToV2(ctx, "guestbook");
+ */
+export async function migrateGuestbookV1ToV2(ctx: Context, storeKey: string): Promise<void> {
+  const store = ctx.kvStore(storeKey);
+  const entries: [Uint8Array, Uint8Array][] = [];
+  for await (const [key, value] of store.iterate()) entries.push([key, value]);
+  for (const [key, value] of entries) {
+    store.set(key, encoder.encode(JSON.stringify({ message: decoder.decode(value), signedIn: "v1" })));
+  }
+}
+
+/**
+ * The guestbook AppModule.
+ *
+ * @example guestbookModule({ storeKey: "entries_v1", consensusVersion: 1n })
+ */
+export function guestbookModule(options: GuestbookOptions): AppModule {
+  const { storeKey, consensusVersion } = options;
+  return {
+    name: "guestbook",
+    consensusVersion,
+    storeKeys: [storeKey],
+    defaultGenesis: () => ({ signatures: [] }),
+    validateGenesis(genesis) {
+      parseGenesis(genesis);
+    },
+    async initGenesis(ctx, genesis) {
+      const store = ctx.kvStore(storeKey);
+      for (const { name, message } of parseGenesis(genesis)) {
+        store.set(encoder.encode(name), encodeMessage(message, consensusVersion));
+      }
+      return undefined;
+    },
+    async exportGenesis(ctx) {
+      const signatures: JsonValue[] = [];
+      for await (const [key, value] of ctx.kvStore(storeKey).iterate()) {
+        const text = decoder.decode(value);
+        const message = consensusVersion === 1n ? text : (JSON.parse(text) as { message: string }).message;
+        signatures.push({ name: decoder.decode(key), message });
+      }
+      return { signatures };
+    },
+    registerServices() {},
+    registerMigrations(registrar) {
+      if (consensusVersion >= 2n)
+        registrar.registerMigration("guestbook", 1n, (ctx) => migrateGuestbookV1ToV2(ctx, storeKey));
+    },
+  };
+}

@@ -1,0 +1,2 @@
+// Public entry point of the embedded single-validator consensus engine (`chaind/engine`).
+export * from "./embedded-node.ts";

@@ -1,0 +1,162 @@
+// The app builder the node, its tools and the testing kit share: the standard module set (auth, bank, staking,
+// gov, upgrade, genutil) plus a release's own modules, hook orders, the App over LevelDB or memory, and the upgrade
+// wiring of x/upgrade (handlers, store loader from upgrade-info.json, the exit-21 guards).
+import type { Logger } from "pino";
+import { type App, createApp } from "../app/base-app.ts";
+import { parseDecCoins } from "../app/dec-coins.ts";
+import type { AppModule } from "../app/module.ts";
+import { ModuleManager } from "../app/module-manager.ts";
+import type { StoreOpener } from "../app/store-loader.ts";
+import { homePaths } from "../config/home.ts";
+import { openMultiStore, readCommittedStoreNames, readLastCommittedVersion } from "../store/index.ts";
+import type { PruningOptions } from "../store/types.ts";
+import { createAnteHandler } from "../x/auth/ante.ts";
+import { AccountKeeper } from "../x/auth/keeper.ts";
+import { authModule } from "../x/auth/module.ts";
+import { BankKeeper } from "../x/bank/keeper.ts";
+import { bankModule } from "../x/bank/module.ts";
+import { GovKeeper } from "../x/gov/keeper.ts";
+import { govModule } from "../x/gov/module.ts";
+import { genutilModule } from "../x/staking/genutil.ts";
+import { StakingKeeper } from "../x/staking/keeper.ts";
+import { stakingModule } from "../x/staking/module.ts";
+import { installUpgrades } from "../x/upgrade/install.ts";
+import { UpgradeKeeper } from "../x/upgrade/keeper.ts";
+import { createUpgradeModule } from "../x/upgrade/module.ts";
+import type { StandardKeepers } from "./keepers.ts";
+import { type ChainDefinition, currentRelease, type Release } from "./release.ts";
+
+/** Options of {@link buildChainApp}. */
+export interface ChainAppOptions {
+  /** The chain; its release comes from `release`, else the chain's release variable, else its default. */
+  chain: ChainDefinition;
+  home: string;
+  chainId: string;
+  logger: Logger;
+  /** The release to run as. */
+  release?: Release;
+  /** app.toml minimum-gas-prices text, e.g. "0.025stake". */
+  minimumGasPrices?: string;
+  pruning?: PruningOptions;
+  haltHeight?: bigint;
+  haltTime?: bigint;
+  minRetainBlocks?: bigint;
+  /** `--unsafe-skip-upgrades`. */
+  skipUpgradeHeights?: bigint[];
+  /** "memory" for tests and dry runs that must not touch disk; default LevelDB at data/application.db. */
+  backend?: "leveldb" | "memory";
+  /** Overrides where the state store lives (the dry run opens a copy). */
+  storePath?: string;
+  /** Do not load (a caller that wants to inspect before opening). */
+  deferLoad?: boolean;
+}
+
+/** A wired App of one release with its keepers. */
+export interface ChainApp extends StandardKeepers {
+  app: App;
+  chain: ChainDefinition;
+  release: Release;
+  moduleManager: ModuleManager;
+  /** Whether this start applies the store upgrades of an upgrade (upgrade-info.json names it and it is due now). */
+  storeUpgradesInstalled: boolean;
+}
+
+/**
+ * Builds (and, unless deferred, loads) the App of one release of `chain`. Throws an UpgradeHaltError (exit 21)
+ * when the binary does not fit the state (a downgrade, or an upgrade binary started before its height).
+ *
+ * @example
+ * const built = await buildChainApp({ chain: myChain, home, chainId: "my-1", logger });
+ * built.app; // ready for the embedded engine or the ABCI server
+ */
+export async function buildChainApp(options: ChainAppOptions): Promise<ChainApp> {
+  const { chain } = options;
+  const release = options.release ?? currentRelease(chain);
+  const paths = homePaths(options.home);
+  const storePath = options.storePath ?? paths.applicationDb;
+
+  const accountKeeper = new AccountKeeper();
+  const bankKeeper = new BankKeeper({ accountKeeper });
+  const stakingKeeper = new StakingKeeper({ accountKeeper, bankKeeper });
+  const govKeeper = new GovKeeper({ accountKeeper, bankKeeper, stakingKeeper });
+  const upgradeKeeper = new UpgradeKeeper({ home: options.home, skipUpgradeHeights: options.skipUpgradeHeights });
+  const keepers: StandardKeepers = { accountKeeper, bankKeeper, stakingKeeper, govKeeper, upgradeKeeper };
+
+  const gov = govModule(govKeeper);
+  const genutil = genutilModule({ stakingKeeper });
+  const standard: AppModule[] = [
+    authModule(accountKeeper),
+    bankModule(bankKeeper),
+    stakingModule(stakingKeeper),
+    gov,
+    createUpgradeModule({ keeper: upgradeKeeper }),
+  ];
+  const own = release.modules?.(keepers) ?? [];
+  const replaced = new Set(own.map((m) => m.name));
+  if (replaced.has("gov") || replaced.has("genutil")) {
+    throw new Error(`release "${release.name}" replaces gov or genutil, which the builder binds to the App itself`);
+  }
+  const extras = own.filter((m) => !standard.some((s) => s.name === m.name));
+  const modules = [...standard.map((s) => own.find((m) => m.name === s.name) ?? s), ...extras, genutil];
+  const moduleManager = new ModuleManager(modules);
+  const withHook = (hook: "preBlock" | "beginBlock" | "endBlock") =>
+    modules.filter((m) => typeof m[hook] === "function").map((m) => m.name);
+  // The upgrade guard runs before anything else in a block; in EndBlock gov executes passed proposals first, then
+  // the upgrade module looks at the (possibly just scheduled) plan, then staking reports the validator set so the
+  // engine sees post-upgrade power.
+  moduleManager.setOrderPreBlockers(...orderFirst(withHook("preBlock"), ["upgrade"]));
+  moduleManager.setOrderBeginBlockers(...withHook("beginBlock"));
+  moduleManager.setOrderEndBlockers(...orderFirst(withHook("endBlock"), ["gov", "upgrade", "staking"]));
+  moduleManager.setOrderInitGenesis(...modules.map((m) => m.name));
+
+  const memory = options.backend === "memory";
+  const openStore: StoreOpener = memory
+    ? (o) =>
+        openMultiStore({ backend: "memory", storeNames: o.storeNames, upgrades: o.upgrades, pruning: options.pruning })
+    : (o) =>
+        openMultiStore({ path: storePath, storeNames: o.storeNames, upgrades: o.upgrades, pruning: options.pruning });
+  const app = createApp({
+    chainId: options.chainId,
+    moduleManager,
+    anteHandler: createAnteHandler({ accountKeeper, bankKeeper }),
+    openStore,
+    logger: options.logger,
+    name: chain.name,
+    version: release.version,
+    minGasPrices: parseDecCoins(options.minimumGasPrices ?? ""),
+    minRetainBlocks: options.minRetainBlocks,
+    haltHeight: options.haltHeight,
+    haltTime: options.haltTime,
+    readCommittedHeight: memory ? undefined : () => readLastCommittedVersion(storePath),
+  });
+  gov.bind(app);
+  genutil.bind(app);
+
+  const installed = await installUpgrades(app, upgradeKeeper, release.upgrades ?? [], {
+    migrator: moduleManager,
+    storeNames: moduleManager.storeKeys(),
+    logger: options.logger,
+    committedState:
+      memory || options.deferLoad
+        ? undefined
+        : {
+            storeNames: () => readCommittedStoreNames(storePath),
+            open: (storeNames) => openMultiStore({ path: storePath, storeNames, createIfMissing: false }),
+          },
+  });
+  if (!options.deferLoad) await app.load();
+  return {
+    app,
+    chain,
+    release,
+    ...keepers,
+    moduleManager,
+    storeUpgradesInstalled: installed.storeLoaderOf !== undefined,
+  };
+}
+
+/** `names` with the listed ones first, in that order, and the rest after, in their order. */
+function orderFirst(names: string[], first: string[]): string[] {
+  const head = first.filter((n) => names.includes(n));
+  return [...head, ...names.filter((n) => !head.includes(n))];
+}

@@ -1,0 +1,99 @@
+// What a chain is, for the node and the CLI: its releases, each the set of modules it runs and the upgrades it
+// knows. A chain developer writes one ChainDefinition (the reference chain's is chain/app.ts) and hands it to the
+// CLI runner; the framework builds the App of the chosen release (build-app.ts).
+import type { AppModule } from "../app/module.ts";
+import type { Upgrade } from "../x/upgrade/install.ts";
+import type { StandardKeepers } from "./keepers.ts";
+
+/** One release of a chain: a binary's module set and the upgrades it has handlers for. */
+export interface Release {
+  /** The release name (what CHAIND_RELEASE or the chain's release variable selects), e.g. "v2". */
+  name: string;
+  /** Software version reported by ABCI Info and `version`. */
+  version: string;
+  /**
+   * The release(s) this one takes a chain over from, oldest upgrade path first (v2: ["v1"]). Informational for the
+   * node; a replay across releases (one process switching rules at each upgrade height) walks this chain back to
+   * genesis.
+   */
+  upgradesFrom?: string[];
+  /**
+   * The release's modules besides the standard set (auth, bank, staking, gov, upgrade, genutil), or a standard one
+   * replaced (same name): e.g. bank at consensus version 2 with its migration (see `withMigrations`).
+   */
+  modules?(keepers: StandardKeepers): AppModule[];
+  /**
+   * Every upgrade this release has a handler for — the whole history of the chain, not only the newest: a release
+   * missing the handler of an applied upgrade halts with `wrong app version …` (exit 21).
+   */
+  upgrades?: Upgrade[];
+}
+
+/** A chain: its binary name, its releases and how a process picks one. */
+export interface ChainDefinition {
+  /** The binary and app name ("chaind"), reported by ABCI Info and `version`. */
+  name: string;
+  /** Every release this tree can run as. */
+  releases: Release[];
+  /** The release run when the release variable is unset. Default: the first. */
+  defaultRelease?: string;
+  /** The environment variable naming the release (default `CHAIND_RELEASE`). */
+  releaseEnv?: string;
+}
+
+/** The environment variable that selects a release when a chain names none. */
+export const DEFAULT_RELEASE_ENV = "CHAIND_RELEASE";
+
+/** The release of `chain` named `name` (unset or empty: the chain's default); an unknown name lists the known ones. */
+export function releaseNamed(chain: ChainDefinition, name: string | undefined): Release {
+  const fallback = chain.defaultRelease ?? chain.releases[0]?.name;
+  const chosen = name === undefined || name === "" ? fallback : name;
+  const release = chain.releases.find((r) => r.name === chosen);
+  if (release === undefined) {
+    const env = chain.releaseEnv ?? DEFAULT_RELEASE_ENV;
+    throw new ReleaseSelectionError(
+      `unknown release "${chosen}" (${env}): expected one of ${chain.releases.map((r) => r.name).join(", ")}`,
+    );
+  }
+  return release;
+}
+
+/** The release this process runs as: the chain's release variable, else its default. */
+export function currentRelease(chain: ChainDefinition, env: NodeJS.ProcessEnv = process.env): Release {
+  return releaseNamed(chain, env[chain.releaseEnv ?? DEFAULT_RELEASE_ENV]);
+}
+
+/** A release name the chain does not have; carries exit status 1 and prints as one line. */
+export class ReleaseSelectionError extends Error {
+  readonly exitCode = 1;
+  constructor(message: string) {
+    super(message);
+    this.name = "ReleaseSelectionError";
+  }
+}
+
+/**
+ * Checks a chain definition: at least one release, distinct release names, a default that exists, and
+ * predecessors (`upgradesFrom`) that name releases of the chain. Returns the chain for chaining.
+ *
+ * @example export const myChain = defineChain({ name: "mychaind", releases: [v1, v2] });
+ */
+export function defineChain(chain: ChainDefinition): ChainDefinition {
+  if (chain.releases.length === 0) throw new Error(`chain "${chain.name}" has no release: expected at least one`);
+  const names = new Set<string>();
+  for (const release of chain.releases) {
+    if (names.has(release.name)) throw new Error(`chain "${chain.name}": release "${release.name}" is listed twice`);
+    names.add(release.name);
+  }
+  for (const release of chain.releases) {
+    for (const from of release.upgradesFrom ?? []) {
+      if (!names.has(from)) {
+        throw new Error(`chain "${chain.name}": release "${release.name}" upgrades from unknown release "${from}"`);
+      }
+    }
+  }
+  if (chain.defaultRelease !== undefined && !names.has(chain.defaultRelease)) {
+    throw new Error(`chain "${chain.name}": default release "${chain.defaultRelease}" is not one of its releases`);
+  }
+  return chain;
+}

@@ -1,0 +1,15 @@
+// Public entry point of the testing kit (`chaind/testing`), the counterpart of the SDK's simapp helpers. Not part of
+// the runtime bundle: tsconfig.build.json leaves src/testing out and dist/package.json does not export it.
+// - test-node.ts: a release's App built by the node's own builder over LevelDB, driven block by block, restarted
+//   as another release (upgrade tests);
+// - test-chain.ts: a node home with funded test keys and a gentx validator, and that node run in this process;
+// - chain-fixture.ts: a small in-memory chain with node hooks for the query servers' tests;
+// - app.ts: test keys, signed txs, genesis balances and a minimal App (auth, bank, your modules);
+// - upgrade-context.ts: a Context over a memory multistore with a captured logger;
+// - processes.ts: a chain's binary as a real child process, JSON-RPC calls, waiting for heights.
+export * from "./app.ts";
+export * from "./chain-fixture.ts";
+export * from "./processes.ts";
+export * from "./test-chain.ts";
+export * from "./test-node.ts";
+export * from "./upgrade-context.ts";

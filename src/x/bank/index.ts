@@ -1,0 +1,3 @@
+// Public entry point of the bank module (`chaind/x/bank`): balances, supply, denom metadata and the module.
+export * from "./keeper.ts";
+export * from "./module.ts";

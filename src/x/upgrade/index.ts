@@ -1,0 +1,8 @@
+// Public entry point of the upgrade module (`chaind/x/upgrade`): the Upgrade type and `installUpgrades` (the wiring
+// every chain needs), the keeper, the module, store loaders and the halt errors with their exit statuses.
+export * from "./errors.ts";
+export * from "./install.ts";
+export * from "./keeper.ts";
+export * from "./module.ts";
+export { binaryUpdatedBeforeTriggerMessage, wrongAppVersionMessage } from "./pre-block.ts";
+export { type ReleaseStoreLoaderParameters, releaseStoreLoader, upgradeStoreLoader } from "./store-loader.ts";

@@ -1,0 +1,191 @@
+// The upgrade wiring every chain needs, in one call (what gaia's app.go does by hand): register the handler of
+// every upgrade the release knows, report the protocol version as ABCI Info.app_version, store the version map at
+// InitChain, install the store loader of the upgrade upgrade-info.json names, and — before the app mounts its own
+// store set — the guards a binary that does not fit the state's stores would otherwise never reach: the downgrade
+// (`wrong app version …`) and the early binary (`BINARY UPDATED BEFORE TRIGGER! …`), both exit 21.
+import type { Logger } from "pino";
+import type { Context } from "../../app/context.ts";
+import type { VersionMap } from "../../app/module.ts";
+import type { StoreLoader } from "../../app/store-loader.ts";
+import type { Plan } from "../../gen/chain/upgrade/v1beta1/upgrade_pb.js";
+import type { CommitMultiStore, StoreUpgrades } from "../../store/types.ts";
+import { UpgradeHaltError } from "./errors.ts";
+import { readLastCompletedUpgrade, readPlan, readProtocolVersion, type UpgradeKeeper } from "./keeper.ts";
+import { isDue } from "./plan.ts";
+import { binaryUpdatedBeforeTriggerMessage, wrongAppVersionMessage } from "./pre-block.ts";
+import { releaseStoreLoader } from "./store-loader.ts";
+
+/** Runs module migrations; the App's ModuleManager is one. */
+export interface Migrator {
+  runMigrations(ctx: Context, fromVM: VersionMap): Promise<VersionMap>;
+}
+
+/**
+ * An upgrade handler: runs in EndBlock at the plan's height and returns the new version map. `migrator` runs
+ * every module's registered migrations from `fromVM` (what most handlers do, and the default).
+ */
+export type ReleaseUpgradeHandler = (
+  ctx: Context,
+  plan: Plan,
+  fromVM: VersionMap,
+  migrator: Migrator,
+) => Promise<VersionMap>;
+
+/** One upgrade a release knows: the plan name governance schedules, its store changes and its handler. */
+export interface Upgrade {
+  /** The plan name (`tx upgrade software-upgrade <name>`). */
+  name: string;
+  /** Stores added, renamed and deleted when the new binary opens the state at the plan's height. */
+  storeUpgrades?: StoreUpgrades;
+  /** Default: run every module's migrations (`migrator.runMigrations(ctx, fromVM)`). */
+  handler?: ReleaseUpgradeHandler;
+}
+
+/** The App hooks the upgrade module uses (src/app/base-app.ts `App` has them). */
+export interface UpgradeAppHooks {
+  setAppVersionProvider(provider: (ctx: Context) => Promise<bigint>): void;
+  onInitChainVersionMap(handler: (ctx: Context, versionMap: VersionMap) => Promise<void>): void;
+  setStoreLoader(loader: StoreLoader): void;
+}
+
+/** The committed state as it is on disk, read before the app mounts its own store set. */
+export interface CommittedStateAccess {
+  /** The stores the state has at its last committed version ([] when nothing was committed). */
+  storeNames(): Promise<string[]>;
+  /** Opens the state with exactly these stores (read only use; closed by the caller). */
+  open(storeNames: string[]): Promise<CommitMultiStore>;
+}
+
+/** Options of {@link installUpgrades}. */
+export interface InstallUpgradesOptions {
+  /** Runs the module migrations an upgrade handler asks for (the App's ModuleManager). */
+  migrator: Migrator;
+  /** The stores the app declares (ModuleManager.storeKeys()). */
+  storeNames: string[];
+  /** Access to the state on disk; without it (a memory store) the pre-mount guards are skipped. */
+  committedState?: CommittedStateAccess;
+  /** Where the guards log their halt line (module `x/upgrade`). */
+  logger?: Logger;
+}
+
+/** What {@link installUpgrades} did. */
+export interface InstalledUpgrades {
+  /** The upgrade whose store loader was installed (upgrade-info.json names it and its height is next). */
+  storeLoaderOf?: Upgrade;
+}
+
+/** A handler is required once per name: the keeper refuses a second registration. */
+function assertDistinct(upgrades: readonly Upgrade[]): void {
+  const seen = new Set<string>();
+  for (const upgrade of upgrades) {
+    if (upgrade.name === "") throw new Error("an upgrade needs a name: got an empty one");
+    if (seen.has(upgrade.name)) throw new Error(`upgrade "${upgrade.name}" is listed twice`);
+    seen.add(upgrade.name);
+  }
+}
+
+/**
+ * Wires the upgrade module into `app` before `app.load()`:
+ * 1. registers the handler of every upgrade in `upgrades` (a release keeps those of every upgrade the chain has
+ *    applied, or it halts with `wrong app version …`);
+ * 2. Info.app_version ← the protocol version; InitChain → the full version map is stored;
+ * 3. reads upgrade-info.json (an invalid file is an error naming it) and, when it names one of `upgrades` at a height
+ *    that is not skipped, installs that upgrade's store loader (applied only when the state's next height is the
+ *    plan's);
+ * 4. when the state's stores differ from the app's and no store loader covers the difference, reads the upgrade
+ *    store with the stores the state has and halts (UpgradeHaltError, exit 21) as PreBlock would: the downgrade
+ *    guard (`wrong app version <v>, upgrade handler is missing for <name> upgrade plan`) or the early-binary guard
+ *    (`BINARY UPDATED BEFORE TRIGGER! …`). Otherwise PreBlock runs both guards at the first block.
+ *
+ * @example
+ * const upgrades: Upgrade[] = [{ name: "v2", storeUpgrades: { added: ["beacon"], renamed: [], deleted: [] } }];
+ * await installUpgrades(app, upgradeKeeper, upgrades, { migrator: moduleManager, storeNames: moduleManager.storeKeys() });
+ * await app.load();
+ */
+export async function installUpgrades(
+  app: UpgradeAppHooks,
+  keeper: UpgradeKeeper,
+  upgrades: readonly Upgrade[],
+  options: InstallUpgradesOptions,
+): Promise<InstalledUpgrades> {
+  assertDistinct(upgrades);
+  for (const upgrade of upgrades) {
+    const handler = upgrade.handler ?? ((ctx, _plan, fromVM, migrator) => migrator.runMigrations(ctx, fromVM));
+    keeper.setUpgradeHandler(upgrade.name, (ctx, plan, fromVM) => handler(ctx, plan, fromVM, options.migrator));
+  }
+  app.setAppVersionProvider((ctx) => keeper.getProtocolVersion(ctx));
+  app.onInitChainVersionMap((ctx, versionMap) => keeper.setModuleVersionMap(ctx, versionMap));
+
+  const info = await keeper.readUpgradeInfoFromDisk();
+  const named = info === undefined ? undefined : upgrades.find((u) => u.name === info.name);
+  let storeLoaderOf: Upgrade | undefined;
+  let storeLoaderHeight: bigint | undefined;
+  if (named !== undefined) {
+    const loader = await releaseStoreLoader({
+      keeper,
+      upgradeName: named.name,
+      storeUpgrades: named.storeUpgrades ?? { added: [], renamed: [], deleted: [] },
+    });
+    if (loader !== undefined) {
+      app.setStoreLoader(loader);
+      storeLoaderOf = named;
+      storeLoaderHeight = info?.height;
+    }
+  }
+
+  if (options.committedState !== undefined) {
+    await guardBeforeMount(keeper, options.committedState, options.storeNames, storeLoaderHeight, options.logger);
+  }
+  return { storeLoaderOf };
+}
+
+/**
+ * The guards of SPEC §2.4 for a state the app cannot mount: its stores are not the app's and no store loader will
+ * reconcile them. Reads the plan, the last applied upgrade and the protocol version with the state's own stores.
+ */
+async function guardBeforeMount(
+  keeper: UpgradeKeeper,
+  state: CommittedStateAccess,
+  declared: string[],
+  storeLoaderHeight: bigint | undefined,
+  logger: Logger | undefined,
+): Promise<void> {
+  const stored = await state.storeNames();
+  if (stored.length === 0 || !stored.includes(keeper.storeKey)) return;
+  if (sameSet(stored, declared)) return;
+  const store = await state.open(stored);
+  let next: bigint;
+  let plan: Plan | undefined;
+  let last: Awaited<ReturnType<typeof readLastCompletedUpgrade>>;
+  let protocolVersion: bigint;
+  try {
+    next = store.lastCommit().version + 1n;
+    const upgradeStore = (await store.view()).store(keeper.storeKey);
+    plan = await readPlan(upgradeStore);
+    last = await readLastCompletedUpgrade(upgradeStore);
+    protocolVersion = await readProtocolVersion(upgradeStore);
+  } finally {
+    await store.close();
+  }
+  // A store loader applying at the next height reconciles the sets (the store checks it does so exactly).
+  if (storeLoaderHeight === next) return;
+  const due = plan !== undefined && isDue(plan, next);
+  const skipped = keeper.isSkipHeight(next);
+  let message: string | undefined;
+  if ((!due || skipped) && last !== undefined && !keeper.hasHandler(last.name)) {
+    message = wrongAppVersionMessage(protocolVersion, last.name);
+  } else if (plan !== undefined && !due && keeper.hasHandler(plan.name) && !keeper.isSkipHeight(plan.height)) {
+    message = binaryUpdatedBeforeTriggerMessage(plan.name);
+  }
+  if (message === undefined) return;
+  // PreBlock would run these guards once per process; they have run now.
+  keeper.downgradeVerified = true;
+  logger?.child({ module: "x/upgrade" }).error(message);
+  throw new UpgradeHaltError("wrongBinary", message, next);
+}
+
+function sameSet(a: readonly string[], b: readonly string[]): boolean {
+  const left = new Set(a);
+  const right = new Set(b);
+  return left.size === right.size && [...left].every((name) => right.has(name));
+}
