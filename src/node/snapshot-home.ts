@@ -15,8 +15,6 @@ import { tmpdir } from "node:os";
 import { basename, join, resolve } from "node:path";
 import { pino } from "pino";
 import { create as createTar, extract as extractTar } from "tar";
-import { buildChainApp } from "../../chain/chain-app.ts";
-import type { Release } from "../../chain/releases.ts";
 import { homePaths } from "../config/home.ts";
 import { BlockStore } from "../engine/block-store.ts";
 import {
@@ -25,6 +23,9 @@ import {
   encodeEngineBootstrap,
   engineBootstrapAt,
 } from "../engine/bootstrap-state.ts";
+import { buildChainApp } from "../runtime/build-app.ts";
+import { currentChain } from "../runtime/current-chain.ts";
+import type { ChainDefinition, Release } from "../runtime/release.ts";
 import {
   createSnapshot,
   DEFAULT_CHUNK_SIZE,
@@ -55,11 +56,14 @@ export async function listHomeSnapshots(home: string): Promise<SnapshotInfo[]> {
 export async function exportHomeSnapshot(options: {
   home: string;
   height?: bigint;
+  /** The chain (default: the one this process serves) and its release (default: the chain's current). */
+  chain?: ChainDefinition;
   release?: Release;
   chunkSize?: number;
 }): Promise<SnapshotInfo> {
   const settings = await loadNodeSettings(options.home);
   const chain = await buildChainApp({
+    chain: options.chain ?? currentChain(),
     home: settings.home,
     chainId: settings.genesis.chainId,
     logger: pino({ level: "silent" }),
@@ -211,6 +215,8 @@ export async function restoreHomeSnapshot(options: {
   home: string;
   height: bigint;
   format: number;
+  /** The chain (default: the one this process serves) and its release (default: the chain's current). */
+  chain?: ChainDefinition;
   release?: Release;
 }): Promise<{ info: SnapshotInfo; appHash: Uint8Array; engineBootstrapped: boolean }> {
   const settings = await loadNodeSettings(options.home);
@@ -225,6 +231,7 @@ export async function restoreHomeSnapshot(options: {
     );
   }
   const chain = await buildChainApp({
+    chain: options.chain ?? currentChain(),
     home: settings.home,
     chainId: settings.genesis.chainId,
     logger: pino({ level: "silent" }),

@@ -8,7 +8,6 @@ import { createHash } from "node:crypto";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { pino } from "pino";
-import { buildChainApp, type ChainApp } from "../../chain/chain-app.ts";
 import { AbciClient } from "../abci/client.ts";
 import { AbciServer } from "../abci/server.ts";
 import {
@@ -16,6 +15,8 @@ import {
   ResponseOfferSnapshot_Result as Offer,
 } from "../gen/tendermint/abci/types_pb.js";
 import { tempDir } from "../node/test-support.ts";
+import { buildChainApp, type ChainApp } from "../runtime/build-app.ts";
+import { STANDARD_CHAIN } from "../runtime/current-chain.ts";
 import { type MultiStore, openMultiStore } from "../store/index.ts";
 import { createSnapshot } from "./create-snapshot.ts";
 import { encodeMetadata } from "./metadata.ts";
@@ -35,7 +36,12 @@ let target: StateSync;
 
 before(async () => {
   dir = await tempDir("chaind-state-sync-");
-  chain = await buildChainApp({ home: join(dir.path, "target"), chainId: "sync-test", logger: silent });
+  chain = await buildChainApp({
+    chain: STANDARD_CHAIN,
+    home: join(dir.path, "target"),
+    chainId: "sync-test",
+    logger: silent,
+  });
   const storeNames = chain.moduleManager.storeKeys();
   source = await openMultiStore({
     path: join(dir.path, "source.db"),

@@ -12,7 +12,7 @@ import { copyFile, mkdtemp, readFile, readlink, rm, writeFile } from "node:fs/pr
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
-import { releaseNamed } from "../../chain/releases.ts";
+import { referenceChain } from "../../chain/app.ts";
 import {
   abciAnswers,
   allocatePorts,
@@ -32,6 +32,7 @@ import { homePaths } from "../../src/config/home.ts";
 import { loadNodeKey } from "../../src/config/node-keys.ts";
 import { setTomlValues } from "../../src/config/toml-template.ts";
 import { loadHomeSnapshot, restoreHomeSnapshot } from "../../src/node/snapshot-home.ts";
+import { releaseNamed } from "../../src/runtime/release.ts";
 import { SnapshotStore } from "../../src/snapshots/index.ts";
 import {
   chaindCli,
@@ -203,7 +204,8 @@ test("a fifth node joins by state sync after an upgrade and becomes a validator"
         home: fresh,
         height: BigInt(haltHeight),
         format: 1,
-        release: releaseNamed("v2"),
+        chain: referenceChain,
+        release: releaseNamed(referenceChain, "v2"),
       });
       const header = await headerAt(proposer, haltHeight + 1);
       assert.equal(Buffer.from(restored.appHash).toString("hex").toUpperCase(), header.appHash);
