@@ -1,7 +1,8 @@
 // The proof that a chain developer can build a chain from the package: the guestbook chain (its own module, its own
 // upgrade "v2" with a store rename and a migration) is set up, started as a real process through its own binary
 // (cmd/guestbookd.ts), upgraded by governance — v1 halts at the plan's height with exit 20, v2 applies the store
-// rename and the migration and carries on — and refused as v1 afterwards (exit 21). Imports only `chaind/...`
+// rename and the migration and carries on — refused as v1 afterwards (exit 21), and replayed from genesis by v2
+// alone (`guestbookd replay`, the library's replay mode). Imports only `chaind/...`
 // (the package's exports), Node's built-ins and @bufbuild/protobuf, as a chain outside this repository would.
 import assert from "node:assert/strict";
 import { readFile, writeFile } from "node:fs/promises";
@@ -193,4 +194,23 @@ test("the guestbook chain starts as v1, upgrades to v2 by governance (store rena
   assert.equal(downgraded.code, UPGRADE_EXIT_CODES.wrongBinary, downgraded.stderr.slice(-3000));
   assert.match(downgraded.stderr, /^Error: wrong app version 1, upgrade handler is missing for v2 upgrade plan$/m);
   assert.doesNotMatch(downgraded.stderr, /^\s+at /m);
+
+  // Replay mode comes with the library: v2 alone (its line is v2 ← v1, from `upgradesFrom`) rebuilds the chain
+  // from genesis in a new home, switching to v2's rules in process at the upgrade, every app hash checked.
+  const replayed = await spawnChainBinary(
+    GUESTBOOKD,
+    ["replay", "--from", dev.home, "--home", join(dir.path, "replayed"), "-o", "json"],
+    { userHome: join(dir.path, "user"), env: { GUESTBOOK_RELEASE: "v2" } },
+  ).exited;
+  assert.equal(replayed.code, 0, replayed.stderr.slice(-3000));
+  const report = JSON.parse(replayed.stdout) as {
+    segments: { release: string; entered_by: string | null; from_height: string }[];
+  };
+  assert.deepEqual(
+    report.segments.map((segment) => [segment.release, segment.entered_by, segment.from_height]),
+    [
+      ["v1", null, "1"],
+      ["v2", "v2", upgradeHeight.toString()],
+    ],
+  );
 });

@@ -17,6 +17,7 @@ const DEFAULTS: Omit<AppConfig, "file"> = {
   haltHeight: 0n,
   haltTime: 0n,
   minRetainBlocks: 0n,
+  replayReleases: false,
   api: {
     enable: true,
     swagger: true,
@@ -64,6 +65,7 @@ describe("app.toml template", () => {
       "halt-height",
       "halt-time",
       "min-retain-blocks",
+      "replay-releases",
       "api.enable",
       "api.swagger",
       "api.address",
@@ -113,6 +115,7 @@ describe("app.toml values", () => {
     assert.deepEqual(config.pruning, { strategy: "custom", keepRecent: 100n, interval: 20n });
     assert.equal(config.haltHeight, 1234n);
     assert.equal(config.haltTime, 1700000000n);
+    assert.equal(parseAppConfig("replay-releases = true", FILE).replayReleases, true);
     assert.equal(config.grpc.maxRecvMsgSize, 1024);
     assert.equal(config.grpc.maxSendMsgSize, 2147483647, "0 means the default");
   });
@@ -191,6 +194,7 @@ describe("app.toml errors name the file, the key and what was expected", () => {
       '"18446744073709551616"',
       'halt-height: expected a non-negative integer, got "18446744073709551616" (the largest allowed value is 18446744073709551615)',
     ],
+    ["replay-releases", '"yes"', 'replay-releases: expected true or false, got "yes"'],
     ["api.enable", '"yes"', 'api.enable: expected true or false, got "yes"'],
     ["api.swagger", "1", "api.swagger: expected true or false, got 1"],
     [

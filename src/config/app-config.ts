@@ -52,6 +52,11 @@ export interface AppConfig {
   haltTime: bigint;
   /** 0n = keep every block. */
   minRetainBlocks: bigint;
+  /**
+   * `replay-releases`: run the rules of the release active on chain at each height and apply the upgrades this
+   * binary's release line knows in process, without halting (src/replay). Default false: SPEC §2.4 as is.
+   */
+  replayReleases: boolean;
   api: ApiConfig;
   grpc: GrpcConfig;
   /** `[state-sync]`: snapshots for nodes joining by state sync. */
@@ -128,6 +133,7 @@ function appConfigFromTree(tree: Record<string, unknown>, file: string): AppConf
   const haltHeight = read.integer("halt-height", 0n, { min: 0n, max: MAX_UINT64 });
   const haltTime = read.integer("halt-time", 0n, { min: 0n, max: MAX_UINT64 });
   const minRetainBlocks = read.integer("min-retain-blocks", 0n, { min: 0n, max: MAX_UINT64 });
+  const replayReleases = read.boolean("replay-releases", false);
 
   const api: ApiConfig = {
     enable: read.boolean("api.enable", true),
@@ -175,6 +181,7 @@ function appConfigFromTree(tree: Record<string, unknown>, file: string): AppConf
     haltHeight,
     haltTime,
     minRetainBlocks,
+    replayReleases,
     api,
     grpc,
     stateSync,

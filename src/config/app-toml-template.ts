@@ -66,6 +66,16 @@ export const APP_TOML_SECTIONS: readonly TemplateSection[] = [
           "This prunes blocks, not application state. 0 keeps every block.",
         ],
       },
+      {
+        key: "replay-releases",
+        value: false,
+        comment: [
+          "Replay mode: run the rules of the release active on chain at each height and apply the upgrades",
+          "this binary's releases know in process (no halt, no upgrade-info.json, no restart), e.g. to sync",
+          "from genesis with the latest release alone. An upgrade this binary does not know still halts.",
+          "Same as `chaind start --replay-releases`. See docs/UPGRADING.md.",
+        ],
+      },
     ],
   },
   {

@@ -10,8 +10,11 @@ import {
   ExtendedCommitInfoSchema,
   type RequestFinalizeBlock,
   RequestFinalizeBlockSchema,
+  type RequestInitChain,
+  RequestInitChainSchema,
   type ResponseFinalizeBlock,
   type ResponseInitChain,
+  ValidatorUpdateSchema,
 } from "../gen/tendermint/abci/types_pb.js";
 import { BlockIDFlag } from "../gen/tendermint/types/validator_pb.js";
 import type { GenesisDoc } from "./genesis.ts";
@@ -27,7 +30,7 @@ import {
   validatorSetHash,
 } from "./hashing/hashes.ts";
 import { merkleRoot } from "./hashing/merkle.ts";
-import { updateConsensusParams } from "./params.ts";
+import { consensusParamsToProto, updateConsensusParams } from "./params.ts";
 import type { EngineState } from "./state.ts";
 import { addMillis, compareTimestamps } from "./time.ts";
 import {
@@ -39,7 +42,7 @@ import {
   type Timestamp,
   type Validator,
 } from "./types.ts";
-import { applyValidatorUpdates, sortValidators } from "./validator-set.ts";
+import { applyValidatorUpdates, publicKeyToProto, sortValidators } from "./validator-set.ts";
 
 /** CometBFT's block protocol version (version.BlockProtocol). */
 export const BLOCK_PROTOCOL = 11n;
@@ -196,6 +199,20 @@ export function commitInfoOf(lastCommit: Commit, lastValidators: readonly Valida
 /** PrepareProposal's `local_last_commit` (no vote extensions: they are disabled). */
 export function extendedCommitInfoOf(lastCommit: Commit, lastValidators: readonly Validator[]): ExtendedCommitInfo {
   return create(ExtendedCommitInfoSchema, { round: lastCommit.round, votes: votesOf(lastCommit, lastValidators) });
+}
+
+/** The InitChain request for a genesis document (what the engine's handshake sends to a fresh app). */
+export function initChainRequestOf(genesis: GenesisDoc): RequestInitChain {
+  return create(RequestInitChainSchema, {
+    time: toProtoTimestamp(genesis.genesisTime),
+    chainId: genesis.chainId,
+    consensusParams: consensusParamsToProto(genesis.consensusParams),
+    validators: genesis.validators.map((v) =>
+      create(ValidatorUpdateSchema, { pubKey: publicKeyToProto(v.pubKey), power: v.power }),
+    ),
+    appStateBytes: genesis.appStateBytes,
+    initialHeight: genesis.initialHeight,
+  });
 }
 
 /** The FinalizeBlock request for a block (also used to replay a stored block). */

@@ -54,6 +54,8 @@ const USER_ERROR_NAMES = new Set([
   "DryRunError",
   "DevChainError",
   "NodeStartError",
+  "ReleaseLineError",
+  "ReplayError",
 ]);
 const USER_ERRNO = new Set(["EADDRINUSE", "EADDRNOTAVAIL", "EACCES", "ENOENT", "EPERM"]);
 
@@ -63,7 +65,12 @@ export function asCliError(err: unknown): unknown {
   if (!(err instanceof Error)) return err;
   const errno = (err as NodeJS.ErrnoException).code;
   if (USER_ERROR_NAMES.has(err.name) || (typeof errno === "string" && USER_ERRNO.has(errno))) {
-    return new CliError(err.message, { cause: err });
+    // The replay errors carry their own exit status (21 for a chain beyond this binary's releases).
+    const exitCode =
+      err.name === "ReleaseLineError" || err.name === "ReplayError"
+        ? (err as { exitCode?: number }).exitCode
+        : undefined;
+    return new CliError(err.message, { cause: err, exitCode });
   }
   return err;
 }

@@ -9,7 +9,8 @@ import type { Logger } from "pino";
 import { AbciServer } from "../abci/server.ts";
 import { formatDecCoins, loadNodeKey } from "../config/index.ts";
 import { type EmbeddedNode, startEmbeddedNode } from "../engine/embedded-node.ts";
-import { buildChainApp, type ChainApp } from "../runtime/build-app.ts";
+import { buildReplayChainApp } from "../replay/chain-line.ts";
+import { buildChainApp, type ChainApp, type ChainAppOptions } from "../runtime/build-app.ts";
 import { currentChain } from "../runtime/current-chain.ts";
 import type { ChainDefinition, Release } from "../runtime/release.ts";
 import { appNodeHooks, appQueryBackend } from "../server/app-backend.ts";
@@ -57,6 +58,12 @@ export interface StartNodeOptions {
   chain?: ChainDefinition;
   /** The release to run as (default: the chain's release variable, e.g. CHAIND_RELEASE, else its default). */
   release?: Release;
+  /**
+   * Replay mode (`--replay-releases`; default app.toml `replay-releases`): run the rules of the release active on
+   * chain and apply in process the upgrades of this release's line — the release and its predecessors
+   * (`upgradesFrom`) — instead of halting (src/replay).
+   */
+  replayReleases?: boolean;
 }
 
 /** Where the node can be reached. Absent entries are disabled. */
@@ -84,7 +91,10 @@ export interface NodeExit {
 
 /** A started node. */
 export interface RunningNode {
+  /** The chain's App and keepers; in replay mode those of the release running now (`chain.app` switches). */
   chain: ChainApp;
+  /** Set in replay mode: the release this binary runs as (the top of its line), whatever release runs now. */
+  replay?: { binaryRelease: Release };
   settings: NodeSettings;
   endpoints: NodeEndpoints;
   /** The embedded engine (undefined in ABCI mode). */
@@ -113,7 +123,7 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
   const { appConfig, nodeConfig, genesis } = settings;
   for (const key of settings.unknownKeys) logger.warn({ key }, "unknown configuration key (ignored)");
 
-  const chain = await buildChainApp({
+  const chainOptions: ChainAppOptions = {
     chain: options.chain ?? currentChain(),
     home: settings.home,
     chainId: genesis.chainId,
@@ -125,7 +135,10 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
     haltTime: appConfig.haltTime,
     minRetainBlocks: appConfig.minRetainBlocks,
     skipUpgradeHeights: options.skipUpgradeHeights,
-  });
+  };
+  const replayed =
+    (options.replayReleases ?? appConfig.replayReleases) ? await buildReplayChainApp(chainOptions) : undefined;
+  const chain = replayed?.chain ?? (await buildChainApp(chainOptions));
   const app = chain.app;
   const snapshots = attachSnapshots({ app, home: settings.home, config: appConfig.stateSync, logger });
   // A snapshot being written finishes before the store closes.
@@ -251,6 +264,7 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
 
     return {
       chain,
+      replay: replayed === undefined ? undefined : { binaryRelease: replayed.binaryRelease },
       settings,
       endpoints,
       embedded,

@@ -20,7 +20,7 @@ import { govModule } from "../x/gov/module.ts";
 import { genutilModule } from "../x/staking/genutil.ts";
 import { StakingKeeper } from "../x/staking/keeper.ts";
 import { stakingModule } from "../x/staking/module.ts";
-import { installUpgrades } from "../x/upgrade/install.ts";
+import { installUpgrades, type StoreLoaderSource } from "../x/upgrade/install.ts";
 import { UpgradeKeeper } from "../x/upgrade/keeper.ts";
 import { createUpgradeModule } from "../x/upgrade/module.ts";
 import type { StandardKeepers } from "./keepers.ts";
@@ -49,6 +49,11 @@ export interface ChainAppOptions {
   storePath?: string;
   /** Do not load (a caller that wants to inspect before opening). */
   deferLoad?: boolean;
+  /**
+   * Where the upgrade store loader comes from (installUpgrades' `storeLoader`): default upgrade-info.json; the
+   * replay mode (src/replay) passes `"none"` or the upgrade and height it read from the chain.
+   */
+  storeLoader?: StoreLoaderSource;
 }
 
 /** A wired App of one release with its keepers. */
@@ -136,6 +141,7 @@ export async function buildChainApp(options: ChainAppOptions): Promise<ChainApp>
     migrator: moduleManager,
     storeNames: moduleManager.storeKeys(),
     logger: options.logger,
+    storeLoader: options.storeLoader,
     committedState:
       memory || options.deferLoad
         ? undefined

@@ -2,7 +2,8 @@
 // chainvisor with the v2 release staged (`chainvisor add-upgrade v2 <archive>`). Governance schedules v2 at H; every
 // v1 halts in FinalizeBlock(H) without committing it, chainvisor switches to v2, CometBFT (restarted, as its
 // supervisor would) replays FinalizeBlock(H) into v2 through the handshake, and the chain goes on with the same app
-// hash everywhere and the new app version in header H+1. Skipped, with the reason printed, when cometbft or a
+// hash everywhere and the new app version in header H+1. Then a full node with only v2, in replay mode, joins
+// from genesis by block sync and reaches the same app hash at every height (issue 19). Skipped, with the reason printed, when cometbft or a
 // chaind command it drives is missing.
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
@@ -29,6 +30,7 @@ import {
   restGet,
   waitForTx,
 } from "./testnet-support/chain-client.ts";
+import { startReplayFullNode } from "./testnet-support/replay-node.ts";
 import { testnetSkipReason } from "./testnet-support/requirements.ts";
 import { sourceReleaseArchive } from "./testnet-support/source-release.ts";
 
@@ -142,6 +144,8 @@ test("a governance upgrade across four validators under chainvisor", { skip, tim
         { timeoutMs: (VOTING_PERIOD_SECONDS + 30) * 1000 },
       );
       assert.equal(status, "PROPOSAL_STATUS_PASSED");
+      // A node can be a block behind the proposer: wait until each has the block that executed the proposal.
+      await waitForHeight(network, await latestHeight(proposer));
       for (const node of network.nodes) {
         const { body } = await restGet(node, "/chain/upgrade/v1beta1/current_plan");
         const plan = (body as { plan: { name: string; height: string } | null }).plan;
@@ -212,6 +216,25 @@ test("a governance upgrade across four validators under chainvisor", { skip, tim
         assert.equal((plan.body as { plan: unknown }).plan, null, `${node.moniker}: no plan left`);
       }
     });
+
+    // Issue 19: a node with only the v2 release, in replay mode (app.toml replay-releases), joins from genesis by
+    // CometBFT block sync, runs v1's rules up to H-1, switches to v2 in process at H, and matches every header.
+    await t.test(
+      "a v2-only node in replay mode block-syncs from genesis through H to the same app hashes",
+      async () => {
+        const tip = await latestHeight(proposer);
+        const full = await startReplayFullNode(network, "v2");
+        await waitForHeight(network, tip + 1, { nodes: [full], timeoutMs: 240_000 });
+        assert.deepEqual(await headerDifferences([proposer, full], 1, tip + 1), [], "every header, so every app hash");
+        const log = await readFile(full.chaind!.logFile, "utf8");
+        assert.match(log, /switching from release v1 to v2 in process/);
+        assert.doesNotMatch(log, /NEEDED at height/, "no upgrade halt");
+        assert.equal(existsSync(join(full.home, "data", "upgrade-info.json")), false);
+        const { status, body } = await restGet(full, "/chain/upgrade/v1beta1/applied_plan/v2");
+        assert.equal(status, 200, JSON.stringify(body));
+        assert.equal((body as { height: string }).height, String(haltHeight));
+      },
+    );
   } finally {
     if (net !== undefined) await stopTestnet(net, { graceMs: 10_000 });
     if (process.env.TESTNET_KEEP === "1") t.diagnostic(`kept ${dir}`);

@@ -7,6 +7,7 @@ import { dryRunUpgradeCommand } from "./dry-run-command.ts";
 import { genesisCommand } from "./genesis-command.ts";
 import { initCommand } from "./init-command.ts";
 import { preUpgradeCommand } from "./pre-upgrade-command.ts";
+import { replayCommand } from "./replay-command.ts";
 import { startCommand } from "./start-command.ts";
 
 /** Every node-side command, in the order `chaind --help` lists them. */
@@ -18,5 +19,6 @@ export function nodeCommands(io: CliIo): Command[] {
     genesisCommand(io),
     preUpgradeCommand(io),
     dryRunUpgradeCommand(io),
+    replayCommand(io),
   ];
 }

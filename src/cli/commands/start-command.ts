@@ -123,6 +123,17 @@ export async function runUntilStopped(node: RunningNode): Promise<void> {
   }
 }
 
+/** The banner's first line; in replay mode it names the binary's release and the one whose rules run now. */
+function startBanner(node: RunningNode, home: string): string {
+  const chainId = node.settings.genesis.chainId;
+  const name = node.chain.chain.name;
+  const running = node.chain.release;
+  const binary = node.replay?.binaryRelease;
+  if (binary === undefined)
+    return `${name} ${running.version} (release ${running.name}) running chain "${chainId}" from ${home}`;
+  return `${name} ${binary.version} (release ${binary.name}, replay mode: rules of release ${running.name}, active on chain) running chain "${chainId}" from ${home}`;
+}
+
 /** `start`. */
 export function startCommand(io: CliIo): Command {
   const command = new Command("start")
@@ -130,21 +141,27 @@ export function startCommand(io: CliIo): Command {
       "Run the node: the embedded single-validator engine (default) or, with --abci, the ABCI server for CometBFT; plus the gRPC server and REST gateway",
     )
     .addOption(new Option("--abci", "serve the app to CometBFT over ABCI at config.toml's proxy_app"))
+    .addOption(
+      new Option(
+        "--replay-releases",
+        "replay mode (app.toml replay-releases): run the rules of the release active on chain and apply the upgrades this binary's releases know in process, without halting",
+      ),
+    )
     .addHelpText("after", EXIT_STATUS_HELP);
   addNodeFlags(command).action(
-    guarded(async (flags: NodeFlags & { abci?: boolean }, cmd: Command) => {
+    guarded(async (flags: NodeFlags & { abci?: boolean; replayReleases?: boolean }, cmd: Command) => {
       const { home, logLevel, logFormat } = globalFlags(cmd);
       const logger = createNodeLogger({ level: logLevel, format: logFormat });
       const { overrides, skipUpgradeHeights } = nodeOptionsOf(flags);
-      const node = await startNode({ home, logger, abci: flags.abci, overrides, skipUpgradeHeights });
-      const { genesis } = node.settings;
-      io.stdout.write(
-        [
-          `${node.chain.chain.name} ${node.chain.release.version} (release ${node.chain.release.name}) running chain "${genesis.chainId}" from ${home}`,
-          ...endpointLines(node.endpoints),
-          "",
-        ].join("\n"),
-      );
+      const node = await startNode({
+        home,
+        logger,
+        abci: flags.abci,
+        overrides,
+        skipUpgradeHeights,
+        replayReleases: flags.replayReleases,
+      });
+      io.stdout.write([startBanner(node, home), ...endpointLines(node.endpoints), ""].join("\n"));
       await runUntilStopped(node);
     }),
   );

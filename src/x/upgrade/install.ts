@@ -13,7 +13,9 @@ import { UpgradeHaltError } from "./errors.ts";
 import { readLastCompletedUpgrade, readPlan, readProtocolVersion, type UpgradeKeeper } from "./keeper.ts";
 import { isDue } from "./plan.ts";
 import { binaryUpdatedBeforeTriggerMessage, wrongAppVersionMessage } from "./pre-block.ts";
-import { releaseStoreLoader } from "./store-loader.ts";
+import { releaseStoreLoader, upgradeStoreLoader } from "./store-loader.ts";
+
+const NO_STORE_UPGRADES: StoreUpgrades = { added: [], renamed: [], deleted: [] };
 
 /** Runs module migrations; the App's ModuleManager is one. */
 export interface Migrator {
@@ -66,7 +68,17 @@ export interface InstallUpgradesOptions {
   committedState?: CommittedStateAccess;
   /** Where the guards log their halt line (module `x/upgrade`). */
   logger?: Logger;
+  /**
+   * Where the store loader comes from. Default `"upgrade-info"`: data/upgrade-info.json names the upgrade and its
+   * height (as gaia does after a halt). `"none"`: no store loader, the state is opened as it is. `{ upgrade, height }`:
+   * that upgrade's store loader for the block at `height`, without reading upgrade-info.json — for a caller that
+   * knows the upgrade from the chain itself (the replay mode, src/replay, switching releases in process).
+   */
+  storeLoader?: StoreLoaderSource;
 }
+
+/** See {@link InstallUpgradesOptions.storeLoader}. */
+export type StoreLoaderSource = "upgrade-info" | "none" | { upgrade: string; height: bigint };
 
 /** What {@link installUpgrades} did. */
 export interface InstalledUpgrades {
@@ -91,7 +103,7 @@ function assertDistinct(upgrades: readonly Upgrade[]): void {
  * 2. Info.app_version ← the protocol version; InitChain → the full version map is stored;
  * 3. reads upgrade-info.json (an invalid file is an error naming it) and, when it names one of `upgrades` at a height
  *    that is not skipped, installs that upgrade's store loader (applied only when the state's next height is the
- *    plan's);
+ *    plan's) — or, with `options.storeLoader`, installs none or the one of the upgrade and height it names;
  * 4. when the state's stores differ from the app's and no store loader covers the difference, reads the upgrade
  *    store with the stores the state has and halts (UpgradeHaltError, exit 21) as PreBlock would: the downgrade
  *    guard (`wrong app version <v>, upgrade handler is missing for <name> upgrade plan`) or the early-binary guard
@@ -116,21 +128,34 @@ export async function installUpgrades(
   app.setAppVersionProvider((ctx) => keeper.getProtocolVersion(ctx));
   app.onInitChainVersionMap((ctx, versionMap) => keeper.setModuleVersionMap(ctx, versionMap));
 
-  const info = await keeper.readUpgradeInfoFromDisk();
-  const named = info === undefined ? undefined : upgrades.find((u) => u.name === info.name);
+  const source = options.storeLoader ?? "upgrade-info";
   let storeLoaderOf: Upgrade | undefined;
   let storeLoaderHeight: bigint | undefined;
-  if (named !== undefined) {
-    const loader = await releaseStoreLoader({
-      keeper,
-      upgradeName: named.name,
-      storeUpgrades: named.storeUpgrades ?? { added: [], renamed: [], deleted: [] },
-    });
-    if (loader !== undefined) {
-      app.setStoreLoader(loader);
-      storeLoaderOf = named;
-      storeLoaderHeight = info?.height;
+  if (source === "upgrade-info") {
+    const info = await keeper.readUpgradeInfoFromDisk();
+    const named = info === undefined ? undefined : upgrades.find((u) => u.name === info.name);
+    if (named !== undefined) {
+      const loader = await releaseStoreLoader({
+        keeper,
+        upgradeName: named.name,
+        storeUpgrades: named.storeUpgrades ?? NO_STORE_UPGRADES,
+      });
+      if (loader !== undefined) {
+        app.setStoreLoader(loader);
+        storeLoaderOf = named;
+        storeLoaderHeight = info?.height;
+      }
     }
+  } else if (source !== "none") {
+    const named = upgrades.find((u) => u.name === source.upgrade);
+    if (named === undefined) {
+      throw new Error(
+        `cannot install the store loader of upgrade "${source.upgrade}": this release knows ${upgrades.length === 0 ? "no upgrade" : `only ${upgrades.map((u) => `"${u.name}"`).join(", ")}`}`,
+      );
+    }
+    app.setStoreLoader(upgradeStoreLoader(source.height, named.storeUpgrades ?? NO_STORE_UPGRADES));
+    storeLoaderOf = named;
+    storeLoaderHeight = source.height;
   }
 
   if (options.committedState !== undefined) {

@@ -76,3 +76,47 @@ test("an invalid upgrade-info.json at start is an error naming the file, and no 
   );
   assert.deepEqual(calls, ["appVersion", "versionMap"]);
 });
+
+test("installUpgrades' storeLoader option: none, or the named upgrade at the given height, never reading upgrade-info.json", async () => {
+  const home = join(root, "explicit");
+  const keeper = new UpgradeKeeper({ home });
+  // A file naming v2 at 12 is on disk; the explicit sources ignore it.
+  await keeper.dumpUpgradeInfoToDisk(12n, newPlan({ name: "v2", height: 12n }));
+  const install = async (storeLoader: Parameters<typeof installUpgrades>[3]["storeLoader"]) => {
+    const loaders: StoreLoader[] = [];
+    const app = {
+      setAppVersionProvider: () => {},
+      onInitChainVersionMap: () => {},
+      setStoreLoader: (loader: StoreLoader) => void loaders.push(loader),
+    };
+    const installed = await installUpgrades(
+      app,
+      new UpgradeKeeper({ home }),
+      [{ name: "v2", storeUpgrades: upgrades }],
+      {
+        migrator: { runMigrations: async (_ctx, fromVM) => fromVM },
+        storeNames: ["b", "fresh"],
+        storeLoader,
+      },
+    );
+    return { loaders, installed };
+  };
+
+  const fromFile = await install(undefined);
+  assert.equal(fromFile.installed.storeLoaderOf?.name, "v2");
+  assert.deepEqual(decide(fromFile.loaders[0] as StoreLoader, 11n), upgrades);
+
+  const noLoader = await install("none");
+  assert.equal(noLoader.installed.storeLoaderOf, undefined);
+  assert.equal(noLoader.loaders.length, 0);
+
+  const explicit = await install({ upgrade: "v2", height: 40n });
+  assert.equal(explicit.installed.storeLoaderOf?.name, "v2");
+  assert.equal(explicit.loaders.length, 1);
+  assert.deepEqual(decide(explicit.loaders[0] as StoreLoader, 39n), upgrades);
+  assert.equal(decide(explicit.loaders[0] as StoreLoader, 11n), undefined, "the file's height is not used");
+
+  await assert.rejects(install({ upgrade: "v3", height: 40n }), {
+    message: 'cannot install the store loader of upgrade "v3": this release knows only "v2"',
+  });
+});

@@ -1,0 +1,310 @@
+// `chaind replay --from <source home> --home <new home>`: rebuild a node's state from genesis by re-executing
+// another home's blocks with one binary's release line, and prove it reproduces history. The new home gets the
+// source's config/ (genesis, config.toml, app.toml, node and validator keys) and priv_validator_state.json; the
+// source's block store is read from a temporary copy, so the source is never opened, locked or written. Each
+// height goes through the same steps as the engine's handshake replay — FinalizeBlock with the stored block, the
+// app hash checked against what the source recorded for that height (and against the next block's header), save
+// the height in the new block store with the results this replay computed, Commit — and the first difference
+// stops the replay with a ReplayMismatchError naming the height, the expected and the computed hash.
+
+import { cp, mkdir, readdir, rm, stat } from "node:fs/promises";
+import { join } from "node:path";
+import { create } from "@bufbuild/protobuf";
+import { homePaths } from "../config/home.ts";
+import { isHaltRequest } from "../engine/abci-app.ts";
+import { finalizeRequestOf, genesisState, initChainRequestOf, nextState } from "../engine/block-execution.ts";
+import { BlockStore } from "../engine/block-store.ts";
+import { ENGINE_VERSION } from "../engine/engine.ts";
+import { type GenesisDoc, loadGenesis } from "../engine/genesis.ts";
+import { encodeBlock } from "../engine/hashing/encode.ts";
+import type { EngineState } from "../engine/state.ts";
+import { RequestCommitSchema, RequestInfoSchema } from "../gen/tendermint/abci/types_pb.js";
+import type { SwitchableApp } from "./release-line.ts";
+import type { ReleaseSwitch, SwitchingApp } from "./switching-app.ts";
+
+/** A problem with the replay's inputs or its run (printed as one line; exit status `exitCode`). */
+export class ReplayError extends Error {
+  readonly exitCode: number;
+
+  constructor(message: string, options: ErrorOptions & { exitCode?: number } = {}) {
+    super(message, options);
+    this.name = "ReplayError";
+    this.exitCode = options.exitCode ?? 1;
+  }
+}
+
+/** The replay computed another app hash than the source recorded. */
+export class ReplayMismatchError extends ReplayError {
+  readonly height: bigint;
+  readonly expected: string;
+  readonly got: string;
+  readonly release: string;
+
+  constructor(height: bigint, expected: string, got: string, release: string) {
+    super(
+      `app hash mismatch at height ${height}: expected ${expected} (recorded by the source), got ${got} (replayed with release ${release}); the new home keeps the replayed state up to height ${height - 1n}`,
+      { exitCode: 1 },
+    );
+    this.name = "ReplayError";
+    this.height = height;
+    this.expected = expected;
+    this.got = got;
+    this.release = release;
+  }
+}
+
+/** The heights one release ran during the replay. */
+export interface ReplaySegment {
+  release: string;
+  /** The upgrade that entered this release during the replay (absent for the release the replay started with). */
+  enteredBy?: string;
+  fromHeight: bigint;
+  toHeight: bigint;
+  blocks: number;
+  ms: number;
+}
+
+/** What a finished replay reports. */
+export interface ReplayReport {
+  fromHeight: bigint;
+  toHeight: bigint;
+  blocks: number;
+  ms: number;
+  /** The app hash of the last height (uppercase hex), equal to the source's. */
+  appHash: string;
+  segments: ReplaySegment[];
+}
+
+/** Progress after each height. */
+export interface ReplayProgress {
+  height: bigint;
+  /** The last height to replay. */
+  tip: bigint;
+  /** The first height replayed. */
+  base: bigint;
+  release: string;
+  elapsedMs: number;
+}
+
+/** Options of {@link replayHome}. */
+export interface ReplayHomeOptions<A extends SwitchableApp> {
+  /** The home whose blocks are replayed (read only). */
+  sourceHome: string;
+  /** The new home (absent or empty). */
+  home: string;
+  /** Opens the switching App on the new home (after its config has been copied in). */
+  openApp(home: string): Promise<SwitchingApp<A>>;
+  onProgress?(progress: ReplayProgress): void;
+}
+
+const hex = (b: Uint8Array) => Buffer.from(b).toString("hex").toUpperCase();
+
+/**
+ * Replays every block of `sourceHome` from genesis into `home` (see the file comment). Rejects with a ReplayError
+ * before creating anything when the target is not empty or the source has no blocks, and with a
+ * ReplayMismatchError at the first height whose app hash differs.
+ *
+ * @example
+ * const report = await replayHome({ sourceHome, home, openApp: (h) => openReplayApp(h) });
+ * console.log(`${report.blocks} blocks, ${report.appHash}`);
+ */
+export async function replayHome<A extends SwitchableApp>(options: ReplayHomeOptions<A>): Promise<ReplayReport> {
+  const source = homePaths(options.sourceHome);
+  const target = homePaths(options.home);
+  await checkInputs(source, target);
+  const existed = (await stat(target.home).catch(() => undefined)) !== undefined;
+  let replayed = false;
+  try {
+    return await replayInto(source, target, {
+      ...options,
+      onProgress: (progress) => {
+        replayed = true;
+        options.onProgress?.(progress);
+      },
+    });
+  } catch (err) {
+    // Nothing replayed yet (a bad source, a failure to open): leave the target as it was, absent or empty.
+    if (!replayed) await clearTarget(target.home, existed);
+    throw err;
+  }
+}
+
+async function clearTarget(home: string, keepDirectory: boolean): Promise<void> {
+  if (!keepDirectory) {
+    await rm(home, { recursive: true, force: true });
+    return;
+  }
+  for (const entry of await readdir(home).catch(() => [] as string[])) {
+    await rm(join(home, entry), { recursive: true, force: true });
+  }
+}
+
+async function replayInto<A extends SwitchableApp>(
+  source: ReturnType<typeof homePaths>,
+  target: ReturnType<typeof homePaths>,
+  options: ReplayHomeOptions<A>,
+): Promise<ReplayReport> {
+  await mkdir(target.dataDir, { recursive: true, mode: 0o700 });
+  await cp(source.configDir, target.configDir, { recursive: true, preserveTimestamps: true });
+  await cp(source.privValidatorState, target.privValidatorState).catch(() => undefined);
+  // The source's block store is read from a copy: opening LevelDB takes its lock and may write its log files.
+  const sourceCopy = join(target.dataDir, "replay-source-blocks.db");
+  await cp(source.blocksDb, sourceCopy, { recursive: true });
+  const sourceBlocks = await BlockStore.open(sourceCopy);
+  let blocks: BlockStore | undefined;
+  let switching: SwitchingApp<A> | undefined;
+  try {
+    const tip = sourceBlocks.height;
+    const base = sourceBlocks.base;
+    const sourceState = sourceBlocks.state as EngineState;
+    if (tip === 0n) throw new ReplayError(`the source home ${options.sourceHome} has no blocks to replay`);
+    if (base !== sourceState.initialHeight) {
+      throw new ReplayError(
+        `the source's block store starts at height ${base}, not at the genesis initial height ${sourceState.initialHeight}: a replay needs every block from genesis`,
+      );
+    }
+    const genesis = await loadGenesis(target.genesis);
+    if (genesis.chainId !== sourceState.chainId) {
+      throw new ReplayError(
+        `the source's block store belongs to chain ${sourceState.chainId} but its genesis.json says ${genesis.chainId}`,
+      );
+    }
+    blocks = await BlockStore.open(target.blocksDb);
+    switching = await options.openApp(options.home);
+    return await replayBlocks(switching, sourceBlocks, blocks, genesis, options.onProgress);
+  } finally {
+    await switching?.close().catch(() => undefined);
+    await blocks?.close().catch(() => undefined);
+    await sourceBlocks.close().catch(() => undefined);
+    await rm(sourceCopy, { recursive: true, force: true });
+  }
+}
+
+async function checkInputs(source: ReturnType<typeof homePaths>, target: ReturnType<typeof homePaths>) {
+  const entries = await readdir(target.home).catch((err: NodeJS.ErrnoException) => {
+    if (err.code === "ENOENT") return [] as string[];
+    throw new ReplayError(`cannot read the target home ${target.home}: ${err.message}`, { cause: err });
+  });
+  if (entries.length > 0) {
+    throw new ReplayError(
+      `the target home ${target.home} is not empty: replay builds a new home; give a path that does not exist or an empty directory`,
+    );
+  }
+  const isDir = async (path: string) => (await stat(path).catch(() => undefined))?.isDirectory() === true;
+  if (!(await isDir(source.home))) throw new ReplayError(`the source home ${source.home} does not exist`);
+  if (!(await isDir(source.configDir)) || (await stat(source.genesis).catch(() => undefined)) === undefined) {
+    throw new ReplayError(`the source home ${source.home} has no config/genesis.json: expected a chaind home`);
+  }
+  if (!(await isDir(source.blocksDb)) || (await readdir(source.blocksDb)).length === 0) {
+    throw new ReplayError(
+      `the source home ${source.home} has no blocks to replay (no data/blocks.db; a CometBFT node keeps its blocks elsewhere: use block sync with --replay-releases instead)`,
+    );
+  }
+}
+
+async function replayBlocks<A extends SwitchableApp>(
+  switching: SwitchingApp<A>,
+  source: BlockStore,
+  target: BlockStore,
+  genesis: GenesisDoc,
+  onProgress: ReplayHomeOptions<A>["onProgress"],
+): Promise<ReplayReport> {
+  const tip = source.height;
+  const base = source.base;
+  const info = await switching.info(
+    create(RequestInfoSchema, {
+      version: ENGINE_VERSION.core,
+      blockVersion: ENGINE_VERSION.block,
+      p2pVersion: ENGINE_VERSION.p2p,
+      abciVersion: ENGINE_VERSION.abci,
+    }),
+  );
+  if (info.lastBlockHeight !== 0n) {
+    throw new ReplayError(`the new home's state is at height ${info.lastBlockHeight}, expected a fresh state`);
+  }
+  const init = await switching.initChain(initChainRequestOf(genesis));
+  let state = genesisState(genesis, init, info.appVersion);
+
+  const started = performance.now();
+  const segments: ReplaySegment[] = [];
+  let segment: ReplaySegment = {
+    release: switching.release.name,
+    fromHeight: base,
+    toHeight: base - 1n,
+    blocks: 0,
+    ms: 0,
+  };
+  let segmentStart = started;
+  const unsubscribe = switching.onSwitch((event: ReleaseSwitch) => {
+    const now = performance.now();
+    segments.push({ ...segment, ms: now - segmentStart });
+    segment = {
+      release: event.to,
+      enteredBy: event.upgrade,
+      fromHeight: event.height,
+      toHeight: event.height - 1n,
+      blocks: 0,
+      ms: 0,
+    };
+    segmentStart = now;
+  });
+  try {
+    for (let h = base; h <= tip; h++) {
+      const stored = await source.block(h);
+      const saved = await source.results(h);
+      const seenCommit = await source.seenCommit(h);
+      if (stored === undefined || saved === undefined || seenCommit === undefined) {
+        throw new ReplayError(`the source's block store lacks height ${h} (block, results or commit)`);
+      }
+      // The header of h carries the app hash of h − 1: check what this replay computed against it.
+      if (Buffer.compare(stored.block.header.appHash, state.appHash) !== 0) {
+        throw new ReplayMismatchError(
+          h - 1n,
+          hex(stored.block.header.appHash),
+          hex(state.appHash),
+          switching.release.name,
+        );
+      }
+      let results: Awaited<ReturnType<typeof switching.finalizeBlock>>;
+      try {
+        results = await switching.finalizeBlock(finalizeRequestOf(stored.block, stored.blockId, state.lastValidators));
+      } catch (err) {
+        if (!isHaltRequest(err)) throw err;
+        throw new ReplayError(
+          `the replay halted at height ${h} running release ${switching.release.name}: ${err.message} (this binary's releases cannot replay past it; the new home keeps the state up to height ${h - 1n})`,
+          { cause: err, exitCode: err.exitCode },
+        );
+      }
+      if (Buffer.compare(results.appHash, saved.appHash) !== 0) {
+        throw new ReplayMismatchError(h, hex(saved.appHash), hex(results.appHash), switching.release.name);
+      }
+      const after = nextState(state, stored.block, stored.blockId, results);
+      await target.saveHeight({
+        block: stored.block,
+        blockBytes: encodeBlock(stored.block),
+        blockId: stored.blockId,
+        seenCommit,
+        results,
+        validators: state.validators,
+        state: after,
+      });
+      await switching.commit(create(RequestCommitSchema, {}));
+      state = after;
+      segment.toHeight = h;
+      segment.blocks += 1;
+      onProgress?.({ height: h, tip, base, release: switching.release.name, elapsedMs: performance.now() - started });
+    }
+  } finally {
+    unsubscribe();
+  }
+  const ended = performance.now();
+  segments.push({ ...segment, ms: ended - segmentStart });
+  return {
+    fromHeight: base,
+    toHeight: tip,
+    blocks: Number(tip - base + 1n),
+    ms: ended - started,
+    appHash: hex(state.appHash),
+    segments,
+  };
+}
