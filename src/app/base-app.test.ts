@@ -134,6 +134,43 @@ describe("App lifecycle", () => {
     });
   });
 
+  it("a genesis initial_height of 1000 makes block 1000 the store's first version (both engines drive this)", async () => {
+    const t = await createTestApp({ skipInitChain: true });
+    await t.app.initChain(
+      create(RequestInitChainSchema, {
+        chainId: t.chainId,
+        initialHeight: 1000n,
+        appStateBytes: new TextEncoder().encode(
+          JSON.stringify(genesisFor({ [alice.bech32]: [{ denom: "stake", amount: 100n }] })),
+        ),
+      }),
+    );
+    await assert.rejects(t.app.finalizeBlock(create(RequestFinalizeBlockSchema, { height: 1n })), {
+      message: "invalid height in FinalizeBlock: expected 1000, got 1",
+    });
+    const first = await t.app.finalizeBlock(create(RequestFinalizeBlockSchema, { height: 1000n }));
+    await t.app.commit();
+    assert.equal(t.app.store.lastCommit().version, 1000n);
+    assert.deepEqual(t.app.store.lastCommit().appHash, first.appHash);
+    assert.equal(t.app.store.earliestVersion(), 1000n);
+    assert.equal((await t.app.info()).lastBlockHeight, 1000n);
+    await t.nextBlock();
+    assert.equal((await t.app.info()).lastBlockHeight, 1001n);
+    const atFirst = await t.app.query(
+      query(
+        "/chain.bank.v1beta1.Query/Balance",
+        toBinary(
+          QueryBalanceRequestSchema,
+          create(QueryBalanceRequestSchema, { address: alice.bech32, denom: "stake" }),
+        ),
+        1000n,
+      ),
+    );
+    assert.equal(atFirst.code, 0, atFirst.log);
+    assert.equal(atFirst.height, 1000n);
+    assert.throws(() => t.app.store.setInitialVersion(5n), /already holds version 1001/);
+  });
+
   it("halts from a PreBlock hook without staging anything, then continues once the hook lets it", async () => {
     let halt = true;
     const writes: bigint[] = [];

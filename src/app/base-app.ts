@@ -294,7 +294,11 @@ export class App {
     const validators = await this.moduleManager.initGenesis(ctx, appState);
     await this.versionMapHandler?.(ctx, this.moduleManager.getVersionMap());
     if (request.validators.length > 0 && validators.length > 0) checkGenesisValidators(request.validators, validators);
-    this.genesis = { branch, initialHeight: request.initialHeight > 0n ? request.initialHeight : 1n, time };
+    const initialHeight = request.initialHeight > 0n ? request.initialHeight : 1n;
+    // As upstream's InitChain: block `initial_height` is the store's first version, so heights,
+    // versions and historical queries agree from the first block on.
+    if (initialHeight > 1n && store.lastCommit().version === 0n) store.setInitialVersion(initialHeight);
+    this.genesis = { branch, initialHeight, time };
     this.checkState = store.branch();
     return create(ResponseInitChainSchema, {
       validators: toAbciValidatorUpdates(validators),

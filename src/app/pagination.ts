@@ -8,6 +8,25 @@ import { GrpcCode, GrpcStatusError } from "./errors.ts";
 /** Default page size. */
 export const DEFAULT_PAGE_LIMIT = 100n;
 
+/**
+ * The largest page of a list that grows with chain history (txs, proposals, votes, deposits,
+ * accounts): upstream's tx search maximum (CometBFT `tx_search` per_page). A larger limit gets a
+ * page of this size, not an error, as CometBFT's per_page does; the page response still says how to
+ * go on (next_key, total).
+ */
+export const MAX_HISTORY_PAGE_LIMIT = 100n;
+
+/** `limit` lowered to {@link MAX_HISTORY_PAGE_LIMIT}. */
+export function capHistoryLimit(limit: bigint): bigint {
+  return limit > MAX_HISTORY_PAGE_LIMIT ? MAX_HISTORY_PAGE_LIMIT : limit;
+}
+
+/** `request` with its limit lowered to {@link MAX_HISTORY_PAGE_LIMIT} (limit 0 keeps meaning the default). */
+export function capHistoryPage<T extends PageRequestLike | undefined>(request: T): T {
+  if (request === undefined || request.limit <= MAX_HISTORY_PAGE_LIMIT) return request;
+  return { ...request, limit: MAX_HISTORY_PAGE_LIMIT };
+}
+
 /** The fields of chain.base.query.v1beta1.PageRequest. */
 export interface PageRequestLike {
   key: Uint8Array;

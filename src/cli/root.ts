@@ -5,6 +5,7 @@ import { defaultHome } from "../config/home.ts";
 import { clientCommands } from "./commands/client-commands.ts";
 import { nodeCommands } from "./commands/node-commands.ts";
 import { snapshotsCommand } from "./commands/snapshots-command.ts";
+import { statusEntryCommand } from "./commands/status-entry.ts";
 import { versionCommand } from "./commands/version.ts";
 import { keysCommand } from "./keys-command.ts";
 
@@ -33,5 +34,6 @@ export function rootCommand(io: CliIo = { stdout: process.stdout, stderr: proces
   for (const command of clientCommands(io)) program.addCommand(command);
   program.addCommand(snapshotsCommand(io));
   program.addCommand(versionCommand(io));
+  program.addCommand(statusEntryCommand(io));
   return program;
 }

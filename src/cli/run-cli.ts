@@ -1,12 +1,14 @@
 // The CLI runner a chain's entry point hands its chain to (chain/cmd/chaind.ts for the reference chain, like
 // simapp's simd main.go). Expected failures (CliError and other errors that carry an exit code) print their message
 // to stderr and exit with their code; anything else is a bug and prints its stack.
-import { CommanderError } from "commander";
+//
+// `status` is answered before the command tree is loaded (src/cli/commands/status-command.ts says why).
+import { type Command, CommanderError } from "commander";
 import { useChain } from "../runtime/current-chain.ts";
 import type { ChainDefinition } from "../runtime/release.ts";
-import { rootCommand } from "./root.ts";
+import { commandWord } from "./early-dispatch.ts";
 
-function applyExitOverride(command: ReturnType<typeof rootCommand>): void {
+function applyExitOverride(command: Command): void {
   command.exitOverride();
   for (const sub of command.commands) applyExitOverride(sub);
 }
@@ -21,7 +23,13 @@ function applyExitOverride(command: ReturnType<typeof rootCommand>): void {
  * await runCli(myChain);
  */
 export async function runCli(chain: ChainDefinition, argv: string[] = process.argv): Promise<void> {
+  if (commandWord(argv.slice(2)) === "status") {
+    const { runStatusCommand } = await import("./commands/status-command.ts");
+    process.exitCode = await runStatusCommand(argv.slice(2));
+    return;
+  }
   useChain(chain);
+  const { rootCommand } = await import("./root.ts");
   const program = rootCommand();
   applyExitOverride(program);
   try {

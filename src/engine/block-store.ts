@@ -14,8 +14,11 @@
 //   p ‖ h ‖ index(4)           → TxResult {height, index, tx, result}
 //   t ‖ tx hash                → h ‖ index of the latest inclusion
 //   e ‖ len ‖ type.key ‖ len ‖ value ‖ h ‖ index → (empty)   event index, attributes with index=true only
+
+import { basename, dirname } from "node:path";
 import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
 import { ClassicLevel } from "classic-level";
+import { redactPaths } from "../app/redact-paths.ts";
 import {
   type ResponseFinalizeBlock,
   ResponseFinalizeBlockSchema,
@@ -24,7 +27,7 @@ import {
 } from "../gen/tendermint/abci/types_pb.js";
 import { decodeBlock, decodeBlockId, decodeCommit, decodeHeader } from "./hashing/decode.ts";
 import { encodeBlockId, encodeCommit, encodeHeader } from "./hashing/encode.ts";
-import { txHash } from "./hashing/hashes.ts";
+import { headerHash, txHash } from "./hashing/hashes.ts";
 import { asInt64, readFields } from "./hashing/proto-reader.ts";
 import { ProtoWriter } from "./hashing/proto-writer.ts";
 import type { EngineState } from "./state.ts";
@@ -70,6 +73,22 @@ export interface TxSearchResult {
 export class BlockStoreError extends Error {
   override name = "BlockStoreError";
 }
+
+/**
+ * Raised when what the store holds cannot be read or does not verify (a block whose header does not
+ * hash to its stored id, a broken link between blocks, an app hash that disagrees with the stored
+ * results, a LevelDB I/O or corruption error). The message names the store relative to the home
+ * (`data/blocks.db`) and the height, never an absolute path.
+ */
+export class BlockStoreCorruptError extends BlockStoreError {
+  override name = "BlockStoreCorruptError";
+}
+
+// LevelDB's own errors that mean the files are damaged (not, say, a closed database).
+const DAMAGE_CODES = new Set(["LEVEL_CORRUPTION", "LEVEL_IO_ERROR"]);
+
+/** How many of the last heights {@link BlockStore.open}'s caller verifies at start (see verifyRecent). */
+export const VERIFIED_AT_START = 100n;
 
 const STATE_KEY = Uint8Array.of(0x73); // "s"
 /** The first stored height of a store bootstrapped at a snapshot height (absent otherwise). */
@@ -125,6 +144,9 @@ function prefixEnd(prefix: Uint8Array): Uint8Array {
 function hexOf(b: Uint8Array): string {
   return Buffer.from(b).toString("hex");
 }
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  return Buffer.compare(a, b) === 0;
+}
 
 function encodeBlockMeta(m: BlockMeta): Uint8Array {
   const w = new ProtoWriter();
@@ -165,34 +187,128 @@ function eventKey(compositeKey: string, value: string, pos: Uint8Array): Uint8Ar
 export class BlockStore {
   private readonly db: ClassicLevel<Uint8Array, Uint8Array>;
   private current: EngineState | undefined;
+  /** The store's name for messages: its folder and itself (`data/blocks.db`). */
+  readonly label: string;
+  private damage: BlockStoreCorruptError | undefined;
+  /** Set for a store bootstrapped at a snapshot height H: H+1, its first stored block. */
   private bootstrapBase: bigint | undefined;
 
-  private constructor(
-    db: ClassicLevel<Uint8Array, Uint8Array>,
-    state: EngineState | undefined,
-    bootstrapBase: bigint | undefined,
-  ) {
+  private constructor(db: ClassicLevel<Uint8Array, Uint8Array>, label: string) {
     this.db = db;
-    this.current = state;
-    this.bootstrapBase = bootstrapBase;
+    this.label = label;
   }
 
-  /** Opens (creating if needed) the store at `path`, e.g. `<home>/data/blocks.db`. */
-  static async open(path: string): Promise<BlockStore> {
-    const db = new ClassicLevel<Uint8Array, Uint8Array>(path, { keyEncoding: "view", valueEncoding: "view" });
+  /**
+   * Opens the store at `path`, e.g. `<home>/data/blocks.db`; creates it unless `createIfMissing` is false (readers
+   * such as `chaind status` of a stopped node must not leave an empty store behind).
+   */
+  static async open(path: string, options: { createIfMissing?: boolean } = {}): Promise<BlockStore> {
+    const db = new ClassicLevel<Uint8Array, Uint8Array>(path, {
+      keyEncoding: "view",
+      valueEncoding: "view",
+      createIfMissing: options.createIfMissing ?? true,
+    });
     try {
       await db.open();
     } catch (cause) {
       throw new BlockStoreError(`cannot open the block store at ${path}: ${(cause as Error).message}`, { cause });
     }
-    const raw = await db.get(STATE_KEY);
-    const state = raw === undefined ? undefined : fromStoreJson<EngineState>(textDecoder.decode(raw));
-    const base = await db.get(BASE_KEY);
-    return new BlockStore(
-      db,
-      state,
-      base === undefined ? undefined : new DataView(base.buffer, base.byteOffset, 8).getBigUint64(0),
+    const store = new BlockStore(db, `${basename(dirname(path))}/${basename(path)}`);
+    try {
+      const raw = await store.get(STATE_KEY, "the engine state");
+      store.current =
+        raw === undefined
+          ? undefined
+          : store.decode(() => fromStoreJson<EngineState>(textDecoder.decode(raw)), "the engine state");
+      const base = await store.get(BASE_KEY, "the bootstrap base");
+      if (base !== undefined) store.bootstrapBase = new DataView(base.buffer, base.byteOffset, 8).getBigUint64(0);
+    } catch (err) {
+      await db.close();
+      throw err;
+    }
+    return store;
+  }
+
+  /** The first damage found (at start or by any read since), or undefined while everything read verified. */
+  get damaged(): BlockStoreCorruptError | undefined {
+    return this.damage;
+  }
+
+  /** Records and returns the damage `detail` describes. */
+  private corrupt(detail: string, cause?: unknown): BlockStoreCorruptError {
+    const error = new BlockStoreCorruptError(
+      `the block store (${this.label}) is damaged: ${detail}; stop the node and restore ${this.label} from a backup`,
+      cause === undefined ? undefined : { cause },
     );
+    this.damage ??= error;
+    return error;
+  }
+
+  /** A LevelDB read, with damage reported as BlockStoreCorruptError. */
+  private async get(k: Uint8Array, what: string): Promise<Uint8Array | undefined> {
+    try {
+      return await this.db.get(k);
+    } catch (err) {
+      throw this.asDamage(err, what);
+    }
+  }
+
+  private asDamage(err: unknown, what: string, action = "read"): unknown {
+    if (err instanceof BlockStoreCorruptError) return err;
+    const code = (err as { code?: string }).code;
+    if (code === undefined || !DAMAGE_CODES.has(code)) return err;
+    const cause = (err as { cause?: Error }).cause?.message ?? (err as Error).message;
+    return this.corrupt(`cannot ${action} ${what} (${redactPaths(cause)})`, err);
+  }
+
+  private decode<T>(decode: () => T, what: string): T {
+    try {
+      return decode();
+    } catch (err) {
+      throw this.corrupt(`${what} does not decode (${(err as Error).message})`, err);
+    }
+  }
+
+  /**
+   * Checks the last `count` heights: each block's header hashes to its stored id, links to the
+   * block before it, carries the app hash that the stored results of the height before recorded,
+   * and has its commit and results; the engine state's app hash is the last results' one.
+   * Throws BlockStoreCorruptError naming the first height that fails.
+   */
+  async verifyRecent(count: bigint = VERIFIED_AT_START): Promise<void> {
+    const top = this.height;
+    if (top === 0n) return;
+    // A store bootstrapped at a snapshot height holds no block before its first one.
+    const first = this.bootstrapBase ?? this.base;
+    const from = top - count + 1n > first ? top - count + 1n : first;
+    let previousId: BlockId | undefined;
+    let previousResults: ResponseFinalizeBlock | undefined;
+    for (let h = from; h <= top; h++) {
+      const stored = await this.block(h);
+      if (stored === undefined) throw this.corrupt(`block ${h} is missing`);
+      const header = stored.block.header;
+      if (previousId !== undefined && !sameBytes(header.lastBlockId.hash, previousId.hash)) {
+        throw this.corrupt(
+          `block ${h} links to block id ${hexOf(header.lastBlockId.hash)}, but block ${h - 1n} has id ${hexOf(previousId.hash)}`,
+        );
+      }
+      if (previousResults !== undefined && !sameBytes(header.appHash, previousResults.appHash)) {
+        throw this.corrupt(
+          `block ${h} carries app hash ${hexOf(header.appHash)}, but the results of block ${h - 1n} recorded ${hexOf(previousResults.appHash)}`,
+        );
+      }
+      const results = await this.results(h);
+      if (results === undefined) throw this.corrupt(`the results of block ${h} are missing`);
+      if ((await this.seenCommit(h)) === undefined) throw this.corrupt(`the commit of block ${h} is missing`);
+      previousId = stored.blockId;
+      previousResults = results;
+    }
+    const state = this.current as EngineState;
+    if (previousResults !== undefined && !sameBytes(state.appHash, previousResults.appHash)) {
+      throw this.corrupt(
+        `the engine state says the app hash after block ${top} is ${hexOf(state.appHash)}, but its results recorded ${hexOf(previousResults.appHash)}`,
+      );
+    }
   }
 
   /** The engine state saved with the last height, or undefined for an empty store. */
@@ -259,7 +375,14 @@ export class BlockStore {
       }
     });
     batch.put(STATE_KEY, textEncoder.encode(toStoreJson(rec.state)));
-    await batch.write({ sync: true });
+    try {
+      await batch.write({ sync: true });
+    } catch (err) {
+      // LevelDB refuses writes once its background compaction met a damaged table file; a full
+      // disk (an I/O error) is not damage and keeps its own message.
+      if ((err as { code?: string }).code === "LEVEL_CORRUPTION") throw this.asDamage(err, `block ${h}`, "save");
+      throw err;
+    }
     this.current = rec.state;
   }
 
@@ -282,54 +405,80 @@ export class BlockStore {
   }
 
   /** The block at `height`, or undefined when not stored. */
+  /**
+   * The block at `height`, or undefined when not stored. Verified: its header must hash to the
+   * stored block id (else BlockStoreCorruptError), so a damaged block is never served.
+   */
   async block(height: bigint): Promise<StoredBlock | undefined> {
-    const bytes = await this.db.get(key(P.block, u64(height)));
+    const bytes = await this.get(key(P.block, u64(height)), `block ${height}`);
     if (bytes === undefined) return undefined;
     const meta = await this.blockMeta(height);
-    if (meta === undefined) throw new BlockStoreError(`block ${height} is stored without its meta`);
-    return { block: decodeBlock(bytes), blockId: meta.blockId, size: bytes.length };
+    if (meta === undefined) throw this.corrupt(`block ${height} is stored without its meta`);
+    const block = this.decode(() => decodeBlock(bytes), `block ${height}`);
+    const hash = headerHash(block.header);
+    if (!sameBytes(hash, meta.blockId.hash)) {
+      throw this.corrupt(
+        `block ${height} hashes to ${hexOf(hash)} but its stored block id is ${hexOf(meta.blockId.hash)}`,
+      );
+    }
+    return { block, blockId: meta.blockId, size: bytes.length };
   }
 
   /** The height of the block with this hash, or undefined. */
   async heightOfHash(hash: Uint8Array): Promise<bigint | undefined> {
-    const v = await this.db.get(key(P.hash, hash));
-    return v === undefined ? undefined : new DataView(v.buffer, v.byteOffset, 8).getBigUint64(0);
+    const v = await this.get(key(P.hash, hash), `the height of block ${hexOf(hash)}`);
+    if (v === undefined) return undefined;
+    if (v.length !== 8) throw this.corrupt(`the height of block ${hexOf(hash)} is ${v.length} bytes long, not 8`);
+    return new DataView(v.buffer, v.byteOffset, 8).getBigUint64(0);
   }
 
-  /** The block meta at `height`, or undefined. */
+  /** The block meta at `height`, or undefined. Verified: its header must hash to its block id. */
   async blockMeta(height: bigint): Promise<BlockMeta | undefined> {
-    const bytes = await this.db.get(key(P.meta, u64(height)));
-    return bytes === undefined ? undefined : decodeBlockMeta(bytes);
+    const bytes = await this.get(key(P.meta, u64(height)), `the meta of block ${height}`);
+    if (bytes === undefined) return undefined;
+    const meta = this.decode(() => decodeBlockMeta(bytes), `the meta of block ${height}`);
+    const hash = headerHash(meta.header);
+    if (meta.header.height !== height || !sameBytes(hash, meta.blockId.hash)) {
+      throw this.corrupt(
+        `the header stored for block ${height} (height ${meta.header.height}) hashes to ${hexOf(hash)} but its block id is ${hexOf(meta.blockId.hash)}`,
+      );
+    }
+    return meta;
   }
 
   /** The commit this node saw for `height` (its own precommit), or undefined. */
   async seenCommit(height: bigint): Promise<Commit | undefined> {
-    const bytes = await this.db.get(key(P.commit, u64(height)));
-    return bytes === undefined ? undefined : decodeCommit(bytes);
+    const bytes = await this.get(key(P.commit, u64(height)), `the commit of block ${height}`);
+    return bytes === undefined ? undefined : this.decode(() => decodeCommit(bytes), `the commit of block ${height}`);
   }
 
   /** FinalizeBlock's response for `height`, or undefined. */
   async results(height: bigint): Promise<ResponseFinalizeBlock | undefined> {
-    const bytes = await this.db.get(key(P.results, u64(height)));
-    return bytes === undefined ? undefined : fromBinary(ResponseFinalizeBlockSchema, bytes);
+    const bytes = await this.get(key(P.results, u64(height)), `the results of block ${height}`);
+    return bytes === undefined
+      ? undefined
+      : this.decode(() => fromBinary(ResponseFinalizeBlockSchema, bytes), `the results of block ${height}`);
   }
 
   /** The validator set that signed `height`, or undefined. */
   async validatorsAt(height: bigint): Promise<Validator[] | undefined> {
-    const bytes = await this.db.get(key(P.validators, u64(height)));
-    return bytes === undefined ? undefined : fromStoreJson<Validator[]>(textDecoder.decode(bytes));
+    const bytes = await this.get(key(P.validators, u64(height)), `the validators of block ${height}`);
+    return bytes === undefined
+      ? undefined
+      : this.decode(() => fromStoreJson<Validator[]>(textDecoder.decode(bytes)), `the validators of block ${height}`);
   }
 
   /** The indexed tx with this hash (its latest inclusion), or undefined. */
   async tx(hash: Uint8Array): Promise<TxResult | undefined> {
-    const pos = await this.db.get(key(P.txHash, hash));
+    const pos = await this.get(key(P.txHash, hash), `the index entry of tx ${hexOf(hash)}`);
     if (pos === undefined) return undefined;
     return this.txAt(pos);
   }
 
   private async txAt(pos: Uint8Array): Promise<TxResult | undefined> {
-    const bytes = await this.db.get(key(P.txPos, pos));
-    return bytes === undefined ? undefined : fromBinary(TxResultSchema, bytes);
+    const what = `the tx at position ${hexOf(pos)}`;
+    const bytes = await this.get(key(P.txPos, pos), what);
+    return bytes === undefined ? undefined : this.decode(() => fromBinary(TxResultSchema, bytes), what);
   }
 
   /** Positions (hex of height ‖ index) of txs satisfying one condition, found through the indexes. */
@@ -383,7 +532,9 @@ export class BlockStore {
   ): Promise<TxSearchResult> {
     let matching: Set<string> | undefined;
     for (const cond of conditions) {
-      const found = await this.positionsFor(cond);
+      const found = await this.positionsFor(cond).catch((err: unknown) => {
+        throw this.asDamage(err, "the tx index");
+      });
       matching = matching === undefined ? found : new Set([...matching].filter((p) => found.has(p)));
       if (matching.size === 0) break;
     }

@@ -10,6 +10,7 @@ import { BlockStore } from "./block-store.ts";
 import { Engine, type EngineExit, type EngineLogger } from "./engine.ts";
 import { loadGenesis } from "./genesis.ts";
 import { PrivValidator } from "./priv-validator.ts";
+import { rpcWriteTimeoutMs } from "./rpc/connection-limits.ts";
 import { RpcServer } from "./rpc/rpc-server.ts";
 
 /** What {@link startEmbeddedNode} needs. */
@@ -115,6 +116,10 @@ export async function startEmbeddedNode(options: EmbeddedNodeOptions): Promise<E
       listen: laddr.protocol === "unix" ? { path: laddr.path } : { host: laddr.host, port: laddr.port },
       maxBodyBytes: config.rpc.maxBodyBytes,
       maxBatchSize: config.rpc.maxRequestBatchSize,
+      limits: {
+        maxOpenConnections: config.rpc.maxOpenConnections,
+        writeTimeoutMs: rpcWriteTimeoutMs(config.rpc.timeoutBroadcastTxCommitMs),
+      },
       logger: options.logger,
     });
   } catch (error) {

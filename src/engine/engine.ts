@@ -166,6 +166,8 @@ export class Engine {
         `the block store belongs to chain ${store.state.chainId} but genesis.json says ${genesis.chainId}`,
       );
     }
+    // A damaged block store stops the node here, naming the file, instead of serving wrong blocks.
+    await store.verifyRecent();
     const info = await app.info(
       create(RequestInfoSchema, {
         version: ENGINE_VERSION.core,

@@ -7,7 +7,8 @@
 // and the signature-verification workers.
 import type { Logger } from "pino";
 import { AbciServer } from "../abci/server.ts";
-import { formatDecCoins, loadNodeKey } from "../config/index.ts";
+import { formatDecCoins, homePaths, loadNodeKey } from "../config/index.ts";
+import { removeStaleTemporaries } from "../config/stale-temporaries.ts";
 import { type EmbeddedNode, startEmbeddedNode } from "../engine/embedded-node.ts";
 import { buildReplayChainApp } from "../replay/chain-line.ts";
 import { buildChainApp, type ChainApp, type ChainAppOptions } from "../runtime/build-app.ts";
@@ -18,9 +19,11 @@ import type { NodeHooks } from "../server/query-backend.ts";
 import { type RunningServers, startServers } from "../server/servers.ts";
 import { attachSnapshots } from "../snapshots/node-snapshots.ts";
 import { closeVerifyPool } from "../x/auth/verify-pool.ts";
+import { UPGRADE_EXIT_CODES } from "../x/upgrade/errors.ts";
 import { cometNodeHooks, cometRpcAddress } from "./comet-hooks.ts";
 import { engineNodeHooks } from "./engine-hooks.ts";
 import { loadNodeSettings, type NodeOverrides, type NodeSettings } from "./node-settings.ts";
+import { type SupervisedHaltWait, supervisedHaltWait } from "./supervised-halt.ts";
 
 /** A listener could not start (a port in use, an address not on this machine); the message names the setting. */
 export class NodeStartError extends Error {
@@ -122,6 +125,14 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
   const settings = options.settings ?? (await loadNodeSettings(options.home, options.overrides));
   const { appConfig, nodeConfig, genesis } = settings;
   for (const key of settings.unknownKeys) logger.warn({ key }, "unknown configuration key (ignored)");
+  // A kill in the middle of an atomic write (upgrade-info.json, the signing state) leaves its
+  // temporary behind; the target is whole, so the temporary is garbage.
+  const paths = homePaths(settings.home);
+  for (const dir of [paths.configDir, paths.dataDir]) {
+    for (const name of await removeStaleTemporaries(dir)) {
+      logger.info({ file: name }, "removed a temporary file left by an interrupted write");
+    }
+  }
 
   const chainOptions: ChainAppOptions = {
     chain: options.chain ?? currentChain(),
@@ -234,6 +245,22 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
 
     logger.info({ chainId: genesis.chainId, release: chain.release.name, ...endpoints }, "node started");
     let stopRequested = false;
+    let wakeHaltWait: (() => void) | undefined;
+    // After an upgrade halt under a supervisor: stay up (queries still served) until told to stop, bounded.
+    const waitForSupervisor = async (wait: SupervisedHaltWait | undefined): Promise<void> => {
+      if (wait === undefined) return;
+      logger.info(
+        { supervisor: wait.supervisor, maxWaitMs: wait.maxMs },
+        "upgrade-info.json written; waiting for the supervisor to stop the node before exiting",
+      );
+      let timer: NodeJS.Timeout | undefined;
+      await new Promise<void>((resolveWait) => {
+        wakeHaltWait = resolveWait;
+        timer = setTimeout(resolveWait, wait.maxMs);
+      });
+      clearTimeout(timer);
+      wakeHaltWait = undefined;
+    };
     const done = (async (): Promise<NodeExit> => {
       let exit: NodeExit;
       if (embedded !== undefined) {
@@ -258,6 +285,9 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
               : { exitCode: 1, reason: "fault", height, error: result.error };
       }
       if (stopRequested && exit.reason === "stopped") logger.info({ height: exit.height.toString() }, "node stopped");
+      if (exit.reason === "app-halt" && exit.exitCode === UPGRADE_EXIT_CODES.needed && !stopRequested) {
+        await waitForSupervisor(supervisedHaltWait(process.env));
+      }
       await cleanup();
       return exit;
     })();
@@ -273,6 +303,7 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
       done,
       async stop() {
         stopRequested = true;
+        wakeHaltWait?.();
         if (embedded !== undefined) await embedded.stop();
         else await abciServer?.close();
         return done;

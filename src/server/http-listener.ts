@@ -1,6 +1,9 @@
 // The gateway's socket side: an HTTP server with app.toml's read timeout that holds at most
 // `max-open-connections` connections open. As upstream's limited listener does, extra connections
-// are not refused: they wait, unread, until an open one closes.
+// are not refused at once: they wait, unread, until an open one closes — but at most as many as
+// may be open (upstream leaves them in the kernel's accept backlog); beyond that they are closed.
+// A waiting connection is handed to the HTTP server only when admitted, so its read timeout starts
+// then, not at connect.
 import { createServer as createHttpServer, type Server as HttpServer, type RequestListener } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 
@@ -41,13 +44,23 @@ export class ConnectionGate {
   private readonly waiting: Socket[] = [];
   private open = 0;
 
+  private readonly deliver: (socket: Socket) => void;
+
   constructor(http: HttpServer, maxOpenConnections: number) {
     this.http = http;
     this.maxOpenConnections = maxOpenConnections;
     // net.Server reads `pauseOnConnect` each time it accepts; http.createServer has no option for it.
     (http as unknown as { pauseOnConnect: boolean }).pauseOnConnect = true;
-    // Runs after the HTTP server's own listener has attached its parser to the (paused) socket.
-    http.on("connection", (socket: Socket) => this.arrive(socket));
+    // The HTTP server starts a connection's header/request timers when it sees the "connection"
+    // event, so that event is held back until the connection is admitted. The server itself still
+    // listens, which is what sets up its timeout checks.
+    const emit = http.emit.bind(http) as (event: string | symbol, ...args: unknown[]) => boolean;
+    this.deliver = (socket) => emit("connection", socket);
+    (http as unknown as { emit: typeof emit }).emit = (event, ...args) => {
+      if (event !== "connection") return emit(event, ...args);
+      this.arrive(args[0] as Socket);
+      return true;
+    };
   }
 
   /** Connections being served now. */
@@ -88,7 +101,8 @@ export class ConnectionGate {
 
   private arrive(socket: Socket): void {
     if (this.maxOpenConnections === 0 || this.open < this.maxOpenConnections) this.admit(socket);
-    else this.waiting.push(socket);
+    else if (this.waiting.length < this.maxOpenConnections) this.waiting.push(socket);
+    else socket.destroy();
   }
 
   private admit(socket: Socket): void {
@@ -97,6 +111,7 @@ export class ConnectionGate {
       this.open--;
       this.next();
     });
+    this.deliver(socket);
     socket.resume();
   }
 

@@ -2,7 +2,14 @@
 // process. Routing is ours (rest-router.ts) so that unknown paths are 404, other methods 405 with
 // `Allow`, and routes come only from the annotations. Every answer is JSON; errors are
 // `{"code":<gRPC code>,"message":"...","details":[]}`.
-import type { Server as HttpServer, IncomingMessage, OutgoingHttpHeaders, ServerResponse } from "node:http";
+import {
+  type Server as HttpServer,
+  type IncomingMessage,
+  METHODS,
+  type OutgoingHttpHeaders,
+  type ServerResponse,
+} from "node:http";
+import type { Socket } from "node:net";
 import { create, type JsonValue, type Message } from "@bufbuild/protobuf";
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
 import type { Logger } from "pino";
@@ -45,7 +52,9 @@ export interface RestGateway {
   swagger: SwaggerDocument;
 }
 
-const ALL_METHODS = ["GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS"] as const;
+// Every method Node's parser knows reaches our router, so a known path answers 405 with Allow to
+// TRACE or PROPFIND as to PUT (SPEC §7). CONNECT never reaches a request handler in Node.
+const ALL_METHODS = METHODS.filter((method) => method !== "CONNECT");
 const JSON_TYPE = "application/json; charset=utf-8";
 
 /**
@@ -66,16 +75,33 @@ export function buildRestGateway(options: RestGatewayOptions): RestGateway {
     },
     bodyLimit: options.maxBodyBytes,
     logger: false,
-    return503OnClosing: true,
+    // Our own 503 (below) carries the SPEC §7 body; fastify's would not.
+    return503OnClosing: false,
     forceCloseConnections: true,
     exposeHeadRoutes: false,
+    // Errors fastify raises itself answer with SPEC §7's body too.
+    clientErrorHandler: (error, socket) => answerClientError(error, socket),
+    frameworkErrors: (error, request, reply) => {
+      const path = (request.raw.url ?? "/").split("?")[0];
+      const message =
+        error.code === "FST_ERR_BAD_URL" ? `malformed percent-encoding in the path ${path}` : error.message;
+      return sendError(reply, new RequestError(GrpcCode.InvalidArgument, message));
+    },
   });
+  for (const method of ALL_METHODS) {
+    if (!app.supportedMethods.includes(method)) app.addHttpMethod(method, { hasBody: true });
+  }
 
   // Bodies reach the handler as raw bytes whatever their content type: the route decides.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser("*", { parseAs: "buffer" }, (_request, body, done) => done(null, body));
 
+  let closing = false;
+  app.addHook("preClose", async () => {
+    closing = true;
+  });
   app.addHook("onRequest", async (request, reply) => {
+    if (closing) return sendError(reply, new RequestError(GrpcCode.Unavailable, "the node is shutting down"));
     if (options.writeTimeoutSeconds > 0) limitWriteTime(request.raw, reply.raw, options.writeTimeoutSeconds);
     const cors = corsDecision(options.cors, request.method, request.headers);
     if (cors.kind === "actual") reply.headers(cors.headers);
@@ -267,6 +293,36 @@ function fastifyErrorStatus(error: unknown, options: RestGatewayOptions): unknow
     return new RequestError(GrpcCode.InvalidArgument, (error as Error).message);
   }
   return error;
+}
+
+/**
+ * Errors of the HTTP parser and the server's timeouts, before any request exists (malformed
+ * request 400, header too large 431, request not received within api.rpc-read-timeout 408):
+ * the SPEC §7 body, then the connection is closed, as Node and fastify do.
+ */
+function answerClientError(error: NodeJS.ErrnoException, socket: Socket): void {
+  if (error.code === "ECONNRESET" || socket.destroyed) return;
+  let status = 400;
+  let code: number = GrpcCode.InvalidArgument;
+  let message = `malformed HTTP request (${error.code ?? "parse error"})`;
+  if (error.code === "ERR_HTTP_REQUEST_TIMEOUT") {
+    status = 408;
+    code = GrpcCode.DeadlineExceeded;
+    message = "the request was not received in time (api.rpc-read-timeout)";
+  } else if (error.code === "HPE_HEADER_OVERFLOW") {
+    status = 431;
+    code = GrpcCode.ResourceExhausted;
+    message = "the request headers are too large";
+  }
+  const body = JSON.stringify({ code, message, details: [] });
+  if (socket.writable) {
+    const reason =
+      status === 408 ? "Request Timeout" : status === 431 ? "Request Header Fields Too Large" : "Bad Request";
+    socket.write(
+      `HTTP/1.1 ${status} ${reason}\r\nContent-Type: ${JSON_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy();
 }
 
 // Go's WriteTimeout: a response not written in time loses its connection.

@@ -11,6 +11,7 @@ import {
   httpStatusForGrpcCode,
   rootOf,
 } from "../app/errors.ts";
+import { redactPaths } from "../app/redact-paths.ts";
 import { FutureVersionError, InvalidVersionError, PrunedVersionError, StoreNotFoundError } from "../store/errors.ts";
 
 /**
@@ -40,7 +41,7 @@ export interface CallStatus {
 /**
  * The status of `err`: RequestError, GrpcStatusError and registered errors keep their own code;
  * a future height is InvalidArgument, a pruned one NotFound (with the store's exact messages);
- * anything unrecognised is Internal.
+ * anything unrecognised is Internal, its message without absolute file-system paths.
  */
 export function statusOf(err: unknown): CallStatus {
   if (err instanceof RequestError) return { grpcCode: err.grpcCode, httpStatus: err.httpStatus, message: err.message };
@@ -59,5 +60,7 @@ export function statusOf(err: unknown): CallStatus {
 }
 
 function status(grpcCode: GrpcCodeValue, message: string): CallStatus {
-  return { grpcCode, httpStatus: httpStatusForGrpcCode(grpcCode), message };
+  // Internal errors come from the store, the block store or fs calls: their paths stay in the log.
+  const shown = grpcCode === GrpcCode.Internal ? redactPaths(message) : message;
+  return { grpcCode, httpStatus: httpStatusForGrpcCode(grpcCode), message: shown };
 }

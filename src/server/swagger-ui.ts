@@ -30,8 +30,9 @@ function distDirectory(): string {
 
 /** A file of the Swagger UI by name (`swagger-ui.css`), or undefined when it is not one of them. */
 export async function swaggerUiAsset(name: string): Promise<StaticAsset | undefined> {
+  // Own keys only: `__proto__`, `constructor` or `toString` are names of Object's members, not files.
+  if (!Object.hasOwn(ASSETS, name)) return undefined;
   const contentType = ASSETS[name];
-  if (contentType === undefined) return undefined;
   let body = assetCache.get(name);
   if (body === undefined) {
     body = readFile(join(distDirectory(), name));

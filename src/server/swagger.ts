@@ -3,6 +3,7 @@
 // gateway prints: proto field names, 64-bit integers as strings, enums by name, bytes as base64.
 import { type DescField, type DescMessage, ScalarType } from "@bufbuild/protobuf";
 import { HEIGHT_HEADER } from "./height.ts";
+import { pageCapOf } from "./page-caps.ts";
 import type { RestRoute } from "./rest-router.ts";
 
 /** A JSON Schema fragment as Swagger 2.0 writes it. */
@@ -76,6 +77,11 @@ function operation(rest: RestRoute, definitions: Record<string, SwaggerSchema>, 
     parameters.push({ name: "body", in: "body", required: true, schema: ref(route.input) });
   } else {
     queryParameters(route.input, "", rest.pathFields, 1, new Set(), parameters);
+    const method = `${route.service.typeName}.${route.method.name}`;
+    for (const parameter of parameters) {
+      const cap = pageCapOf(method, String(parameter.name));
+      if (cap !== undefined) Object.assign(parameter, cap);
+    }
   }
   if (route.heightBound) {
     parameters.push({

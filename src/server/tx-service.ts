@@ -2,6 +2,7 @@
 // and paging here; the node's hooks submit, simulate, look up and search.
 import { create, fromBinary, type MessageInitShape, toBinary } from "@bufbuild/protobuf";
 import { GrpcCode } from "../app/errors.ts";
+import { capHistoryLimit } from "../app/pagination.ts";
 import { type BroadcastMode, OrderBy, Service as TxService } from "../gen/chain/tx/v1beta1/service_pb.js";
 import { AuthInfoSchema, type Tx, TxBodySchema, TxRawSchema, TxSchema } from "../gen/chain/tx/v1beta1/tx_pb.js";
 import type { NodeHooks } from "./query-backend.ts";
@@ -66,10 +67,18 @@ export function txServiceRoutes(hooks: NodeHooks): ServedRoute[] {
       const query = request.query !== "" ? request.query : request.events.join(" AND ");
       if (query.trim() === "") throw invalid("query cannot be empty");
       const page = request.page === 0n ? 1n : request.page;
-      const limit = request.limit !== 0n ? request.limit : (request.pagination?.limit ?? 0n) || DEFAULT_LIMIT;
+      const asked = request.limit !== 0n ? request.limit : (request.pagination?.limit ?? 0n) || DEFAULT_LIMIT;
+      // The tx history only grows: a larger limit gets a page of 100 (CometBFT's tx_search per_page
+      // cap), and `total` / `pagination.total` tell the client how many pages there are.
+      const limit = capHistoryLimit(asked);
       const order = request.orderBy === OrderBy.DESC ? "desc" : "asc";
       const found = await searchTxs({ query, page, limit, order });
-      return { txs: found.txs, txResponses: found.txResponses, total: found.total };
+      return {
+        txs: found.txs,
+        txResponses: found.txResponses,
+        pagination: { nextKey: new Uint8Array(), total: found.total },
+        total: found.total,
+      };
     };
   }
   if (block !== undefined) {
@@ -101,7 +110,7 @@ export function txServiceRoutes(hooks: NodeHooks): ServedRoute[] {
   return serviceRoutes(TxService, impl, ["broadcastTx"]);
 }
 
-/** Offset paging as the tx and validator-set services do it: limit 0 is 100; keys are refused. */
+/** Offset paging as the tx and validator-set services do it: limit 0 is 100, at most 100; keys are refused. */
 export function pageOf(pagination: { key: Uint8Array; offset: bigint; limit: bigint; reverse: boolean } | undefined): {
   offset: bigint;
   limit: bigint;
@@ -113,7 +122,7 @@ export function pageOf(pagination: { key: Uint8Array; offset: bigint; limit: big
   }
   return {
     offset: pagination.offset,
-    limit: pagination.limit === 0n ? DEFAULT_LIMIT : pagination.limit,
+    limit: pagination.limit === 0n ? DEFAULT_LIMIT : capHistoryLimit(pagination.limit),
     reverse: pagination.reverse,
   };
 }

@@ -16,13 +16,34 @@ import type { ReadableKVStore } from "./types.ts";
 const child = fileURLToPath(new URL("./test-child.ts", import.meta.url));
 const KILLS = 24;
 
-async function waitForReady(proc: ChildProcess): Promise<void> {
-  let text = "";
-  for await (const chunk of proc.stdout as AsyncIterable<Buffer>) {
-    text += chunk.toString();
-    if (text.includes("ready\n")) return;
-  }
-  throw new Error(`writer exited before it was ready (exit ${proc.exitCode})`);
+/**
+ * Follows the writer's output: resolves once it has committed a version above `above` (it prints
+ * "committed <v>" after each commit), so every kill lands after real progress however slow the
+ * machine is. Returns a getter for the last version it reported.
+ */
+async function waitForProgress(proc: ChildProcess, above: bigint): Promise<() => bigint> {
+  let reported = 0n;
+  let pending = "";
+  let resolveProgress: () => void = () => {};
+  const progressed = new Promise<void>((resolve) => {
+    resolveProgress = resolve;
+  });
+  const exited = once(proc, "exit").then(() => {
+    throw new Error(`the writer exited before committing above version ${above} (exit ${proc.exitCode})`);
+  });
+  proc.stdout?.on("data", (chunk: Buffer) => {
+    pending += chunk.toString();
+    const lines = pending.split("\n");
+    pending = lines.pop() ?? "";
+    for (const line of lines) {
+      const match = /^committed (\d+)$/.exec(line);
+      if (match !== null) reported = BigInt(match[1]);
+    }
+    if (reported > above) resolveProgress();
+  });
+  await Promise.race([progressed, exited]);
+  exited.catch(() => {});
+  return () => reported;
 }
 
 async function dump(store: ReadableKVStore): Promise<string[]> {
@@ -49,8 +70,9 @@ describe("crash safety", () => {
     try {
       for (let kill = 0; kill < KILLS; kill++) {
         const writer = spawn(process.execPath, [child, "writer", dir.path], { stdio: ["ignore", "pipe", "inherit"] });
-        await waitForReady(writer);
-        await sleep(5 + Math.floor(Math.random() * 120));
+        const reported = await waitForProgress(writer, last);
+        // Then a random moment, so kills land anywhere in a commit or a pruning batch.
+        await sleep(Math.floor(Math.random() * 60));
         writer.kill("SIGKILL");
         if (writer.exitCode === null && writer.signalCode === null) await once(writer, "exit");
         assert.equal(writer.signalCode, "SIGKILL", "the writer was killed, it did not stop on its own");
@@ -59,6 +81,11 @@ describe("crash safety", () => {
         try {
           const { version } = store.lastCommit();
           assert.ok(version >= last, `version went back from ${last} to ${version}`);
+          // A commit the writer reported was synced before it said so: it survives the kill.
+          assert.ok(
+            version >= reported(),
+            `the writer reported version ${reported()} but the store opened at ${version}`,
+          );
           if (version > last) advanced++;
           last = version;
           while (replica.lastCommit().version < version) {
@@ -85,7 +112,8 @@ describe("crash safety", () => {
           await store.close();
         }
       }
-      assert.ok(advanced >= KILLS / 3, `the writer made progress between kills (${advanced} of ${KILLS})`);
+      // Every round waited for a commit above the last version, so every round advanced.
+      assert.equal(advanced, KILLS, `the writer made progress between kills (${advanced} of ${KILLS})`);
     } finally {
       await replica.close();
       await dir.remove();

@@ -127,7 +127,7 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
   private readonly nodes: NodeStore;
   private readonly pruning: ResolvedPruning;
   private readonly sync: boolean;
-  private readonly firstVersion: number;
+  private firstVersion: number;
   private readonly background: BackgroundWork;
 
   private latest: number;
@@ -256,6 +256,25 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
 
   lastCommit(): CommitInfo {
     return { version: BigInt(this.latest), appHash: this.lastRecord.appHash };
+  }
+
+  /**
+   * Upstream's SetInitialVersion: the first commit of a fresh store becomes `version` (a genesis
+   * `initial_height` above 1, e.g. a chain restarted from an exported genesis). Refused once anything
+   * is committed or staged, since versions already written cannot move.
+   */
+  setInitialVersion(version: bigint): void {
+    if (typeof version !== "bigint" || version < 1n || version > BigInt(Number.MAX_SAFE_INTEGER)) {
+      throw new StoreUsageError(
+        `setInitialVersion: expected a version from 1 to ${Number.MAX_SAFE_INTEGER}, got ${String(version)}`,
+      );
+    }
+    if (this.latest !== 0 || this.staged !== undefined) {
+      throw new StoreUsageError(
+        `setInitialVersion(${version}): the store already holds version ${this.latest === 0 ? this.staged?.version : this.latest}`,
+      );
+    }
+    this.firstVersion = Number(version);
   }
 
   earliestVersion(): bigint {

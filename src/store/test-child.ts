@@ -1,6 +1,7 @@
 // Child process used by the store's tests (not part of the public API).
 //   hold <dir>     open the store, print "ready", keep it open until stdin closes
-//   writer <dir>   commit versions in a loop forever (the crash test kills it at random moments)
+//   writer <dir>   commit versions in a loop forever, printing "committed <v>" after each (the crash
+//                  test kills it at random moments once it has seen progress)
 
 import { CRASH_PRUNING, CRASH_STORES, crashWorkload } from "./crash-workload.ts";
 import { openMultiStore } from "./multistore.ts";
@@ -28,6 +29,7 @@ if (mode === "hold") {
     crashWorkload(version, block);
     await store.stage(block);
     await store.commit();
+    process.stdout.write(`committed ${version}\n`);
   }
 } else {
   process.stderr.write(`unknown mode ${mode}\n`);

@@ -118,6 +118,8 @@ export interface CommitMultiStore {
   view(version?: bigint): Promise<VersionView>;
   /** The earliest version still readable (after pruning). */
   earliestVersion(): bigint;
+  /** On a fresh store: the version its first commit gets (genesis initial_height). Errors: StoreUsageError. */
+  setInitialVersion(version: bigint): void;
   /** Existence or non-existence proof of `key` in store `name` at `version`. */
   prove(name: string, key: Uint8Array, version?: bigint): Promise<StoreProof>;
   /** Closes the backend. */

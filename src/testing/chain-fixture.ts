@@ -145,7 +145,10 @@ export async function openChainFixture(options: ChainFixtureOptions = {}): Promi
       }
       const height = BigInt(match[1]);
       const found = [...txIndex.values()].filter((entry) => entry.response.height === height);
-      return { txs: found.map((entry) => txFromRaw(entry.raw)), txResponses: [], total: BigInt(found.length) };
+      // Pages as the engine's tx index does: page from 1, `limit` per page (the service caps it).
+      const start = Number((request.page - 1n) * request.limit);
+      const page = found.slice(start, start + Number(request.limit));
+      return { txs: page.map((entry) => txFromRaw(entry.raw)), txResponses: [], total: BigInt(found.length) };
     },
     latestBlockHeight: () => app.lastBlockHeight(),
     block: async (height) => blocks.get(height),

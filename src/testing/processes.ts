@@ -107,7 +107,8 @@ export function spawnChainBinary(binary: ChainBinary, args: string[], options: S
     },
     exited,
     waitFor(pattern, waitOptions = {}) {
-      const timeoutMs = waitOptions.timeoutMs ?? 60_000;
+      // Generous: a node starting on a busy machine can take a minute or more.
+      const timeoutMs = waitOptions.timeoutMs ?? 180_000;
       return new Promise((resolveMatch, reject) => {
         const check = () => {
           const match = pattern.exec(waitOptions.stream === "stderr" ? stderr : stdout);
@@ -180,7 +181,7 @@ export async function pollUntil<T>(
   probe: () => Promise<T | undefined>,
   options: { timeoutMs?: number; intervalMs?: number; what?: string } = {},
 ): Promise<T> {
-  const deadline = Date.now() + (options.timeoutMs ?? 60_000);
+  const deadline = Date.now() + (options.timeoutMs ?? 180_000);
   let lastError: unknown;
   while (Date.now() < deadline) {
     try {
@@ -197,7 +198,7 @@ export async function pollUntil<T>(
 }
 
 /** Waits until the node's RPC reports a height of at least `height`. */
-export function waitForHeight(rpcUrl: string, height: bigint, timeoutMs = 60_000): Promise<bigint> {
+export function waitForHeight(rpcUrl: string, height: bigint, timeoutMs = 180_000): Promise<bigint> {
   return pollUntil(
     async () => {
       const latest = await latestHeight(rpcUrl);

@@ -1,12 +1,13 @@
 // Recognising and unpacking a downloaded release: a plain executable, a gzip-compressed executable, a tar (plain or
 // gzip) or a zip archive. Archives are checked before anything is written: no absolute paths, no `..`, no links
 // leading outside, no device files.
-import { createReadStream, createWriteStream } from "node:fs";
-import { mkdir, open, readdir, readFile, rename, stat, writeFile } from "node:fs/promises";
+import { closeSync, createReadStream, createWriteStream, mkdirSync, openSync, writeSync } from "node:fs";
+import { mkdir, open, readdir, rename, stat } from "node:fs/promises";
 import { dirname, join, posix } from "node:path";
+import { Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { createGunzip, gunzipSync, constants as zlibConstants } from "node:zlib";
-import { errorCode, VisorError } from "./errors.ts";
+import { errorCode, errorMessage, VisorError } from "./errors.ts";
 
 /** What a downloaded artefact turned out to be. */
 export type ArtifactKind = "plain" | "gzip" | "tar" | "tar.gz" | "zip";
@@ -70,17 +71,18 @@ export async function unpackArtifact(
   artifact: string,
   destination: string,
   name: string,
+  maxBytes: number = Number.MAX_SAFE_INTEGER,
 ): Promise<void> {
   await mkdir(destination, { recursive: true });
   if (kind === "plain" || kind === "gzip") {
     const target = join(destination, "bin", name);
     await mkdir(dirname(target), { recursive: true });
     if (kind === "plain") await rename(artifact, target);
-    else await pipeline(createReadStream(artifact), createGunzip(), createWriteStream(target));
+    else await pipeline(createReadStream(artifact), createGunzip(), limitBytes(maxBytes), createWriteStream(target));
     return;
   }
-  if (kind === "zip") return unpackZip(artifact, destination);
-  await checkTarEntries(artifact);
+  if (kind === "zip") return unpackZip(artifact, destination, maxBytes);
+  await checkTarEntries(artifact, maxBytes);
   // Loaded on demand: chainvisor starts often (every command) and unpacks rarely.
   const { extract: extractTar } = await import("tar");
   await extractTar({ file: artifact, cwd: destination, strict: true, preserveOwner: false });
@@ -99,8 +101,27 @@ function escapesRoot(member: string, linkTarget: string): boolean {
   return resolved === ".." || resolved.startsWith("../");
 }
 
-async function checkTarEntries(file: string): Promise<void> {
+// A pass-through that fails once more than `maxBytes` have gone through it.
+function limitBytes(maxBytes: number): Transform {
+  let total = 0;
+  return new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      total += chunk.length;
+      if (total > maxBytes) {
+        done(
+          new VisorError(
+            `the download unpacks to more than the limit of ${maxBytes} bytes (DAEMON_DOWNLOAD_MAX_SIZE); unpacking stopped`,
+          ),
+        );
+      } else done(null, chunk);
+    },
+  });
+}
+
+// The headers are read first (tar states every member's size), so an oversized archive is refused before any write.
+async function checkTarEntries(file: string, maxBytes: number): Promise<void> {
   const problems: string[] = [];
+  let total = 0;
   const { list: listTar } = await import("tar");
   await listTar({
     file,
@@ -115,37 +136,86 @@ async function checkTarEntries(file: string): Promise<void> {
       } else if (!["File", "OldFile", "ContiguousFile", "Directory", "SymbolicLink", "Link"].includes(entry.type)) {
         problems.push(`${path}: ${entry.type} entries are not allowed`);
       }
+      total += entry.size ?? 0;
       entry.resume();
     },
   });
   if (problems.length > 0) {
     throw new VisorError("the archive holds unsafe entries", { details: problems.slice(0, 10) });
   }
+  if (total > maxBytes) {
+    throw new VisorError(
+      `the archive unpacks to ${total} bytes, more than the limit of ${maxBytes} bytes (DAEMON_DOWNLOAD_MAX_SIZE)`,
+    );
+  }
 }
 
-async function unpackZip(file: string, destination: string): Promise<void> {
-  const { unzipSync } = await import("fflate");
-  let members: Record<string, Uint8Array>;
-  try {
-    members = unzipSync(await readFile(file));
-  } catch (error) {
-    throw new VisorError("the zip archive cannot be read", { cause: error });
-  }
-  const unsafe = Object.keys(members).filter(unsafeMemberPath);
-  if (unsafe.length > 0) {
-    throw new VisorError("the archive holds unsafe entries", {
-      details: unsafe.slice(0, 10).map((path) => `${path}: path leaves the release directory`),
-    });
-  }
-  for (const [path, data] of Object.entries(members)) {
-    const target = join(destination, path);
-    if (path.endsWith("/")) {
-      await mkdir(target, { recursive: true });
-      continue;
+/** Compressed bytes handed to the inflater at once: deflate's ~1000:1 ceiling keeps one step's output near 16 MB. */
+const ZIP_READ_CHUNK = 16 * 1024;
+
+// Streams the zip: entries are checked as they come and inflated straight into their files with a running total,
+// so neither a large release nor a zip bomb is ever held in memory, and the total is bounded on disk too.
+async function unpackZip(file: string, destination: string, maxBytes: number): Promise<void> {
+  const { Unzip, UnzipInflate } = await import("fflate");
+  let failure: VisorError | undefined;
+  let total = 0;
+  const unzip = new Unzip((entry) => {
+    if (failure !== undefined) return;
+    if (unsafeMemberPath(entry.name)) {
+      failure = new VisorError("the archive holds unsafe entries", {
+        details: [`${entry.name}: path leaves the release directory`],
+      });
+      return;
     }
-    await mkdir(dirname(target), { recursive: true });
-    await writeFile(target, data, { mode: 0o644 });
+    const target = join(destination, entry.name);
+    if (entry.name.endsWith("/")) {
+      mkdirSync(target, { recursive: true });
+      return;
+    }
+    mkdirSync(dirname(target), { recursive: true });
+    const fd = openSync(target, "w", 0o644);
+    let open = true;
+    const close = () => {
+      if (open) closeSync(fd);
+      open = false;
+    };
+    entry.ondata = (error, data, final) => {
+      if (failure !== undefined) return close();
+      if (error !== null) {
+        failure = new VisorError(`the zip archive cannot be read: ${error.message}`, { cause: error });
+        return close();
+      }
+      total += data.length;
+      if (total > maxBytes) {
+        failure = new VisorError(
+          `the archive unpacks to more than the limit of ${maxBytes} bytes (DAEMON_DOWNLOAD_MAX_SIZE); unpacking stopped`,
+        );
+        entry.terminate();
+        return close();
+      }
+      writeSync(fd, data);
+      if (final) close();
+    };
+    try {
+      entry.start();
+    } catch (error) {
+      close();
+      failure = new VisorError(`the zip archive cannot be read: ${entry.name}: ${errorMessage(error)}`, {
+        cause: error,
+      });
+    }
+  });
+  unzip.register(UnzipInflate);
+  try {
+    for await (const chunk of createReadStream(file, { highWaterMark: ZIP_READ_CHUNK })) {
+      unzip.push(chunk as Buffer, false);
+      if (failure !== undefined) break;
+    }
+    if (failure === undefined) unzip.push(new Uint8Array(0), true);
+  } catch (error) {
+    if (failure === undefined) failure = new VisorError(`the zip archive cannot be read: ${errorMessage(error)}`);
   }
+  if (failure !== undefined) throw failure;
 }
 
 /**

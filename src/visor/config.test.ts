@@ -44,6 +44,7 @@ describe("loadConfig", () => {
       preUpgradeMaxRetries: 0,
       apiUrl: undefined,
       planPollIntervalMs: 5000,
+      downloadMaxBytes: 1073741824,
     });
   });
 

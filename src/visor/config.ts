@@ -28,6 +28,8 @@ export interface VisorConfig {
   apiUrl: string | undefined;
   /** CHAINVISOR_PLAN_POLL_INTERVAL: how often the node's current plan is read over REST to stage binaries. */
   planPollIntervalMs: number;
+  /** DAEMON_DOWNLOAD_MAX_SIZE: the most bytes one download may bring, and the most its archive may unpack to. */
+  downloadMaxBytes: number;
 }
 
 /** How much of the configuration a command needs validated. */
@@ -48,6 +50,7 @@ export const ENV = {
   preUpgradeMaxRetries: "DAEMON_PREUPGRADE_MAX_RETRIES",
   apiUrl: "CHAINVISOR_API_URL",
   planPollInterval: "CHAINVISOR_PLAN_POLL_INTERVAL",
+  downloadMaxSize: "DAEMON_DOWNLOAD_MAX_SIZE",
 } as const;
 
 /** The directory chainvisor owns inside DAEMON_HOME. */
@@ -55,6 +58,8 @@ export const ROOT_DIR_NAME = "chainvisor";
 
 const DEFAULT_POLL_INTERVAL_MS = 300;
 const DEFAULT_PLAN_POLL_INTERVAL_MS = 5_000;
+/** 1 GiB: five times today's unpacked release, far below what would fill a validator's disk by surprise. */
+export const DEFAULT_DOWNLOAD_MAX_BYTES = 1024 ** 3;
 
 /**
  * Reads and validates the configuration; throws a {@link ConfigError} listing every problem.
@@ -101,6 +106,7 @@ export function loadConfig(env: Env, check: ConfigCheck = "full"): VisorConfig {
   const apiUrl = parseApiUrl(env[ENV.apiUrl] ?? "", problems);
   const planPollIntervalMs = duration(ENV.planPollInterval, DEFAULT_PLAN_POLL_INTERVAL_MS);
   const dataBackupDir = env[ENV.backupDir] || home;
+  const downloadMaxBytes = parseByteSize(env[ENV.downloadMaxSize] ?? "", problems);
 
   if (name === "") problems.push(`${ENV.name} is not set`);
   else if (name.includes("/") || name === "." || name === "..") {
@@ -138,6 +144,7 @@ export function loadConfig(env: Env, check: ConfigCheck = "full"): VisorConfig {
     preUpgradeMaxRetries,
     apiUrl,
     planPollIntervalMs,
+    downloadMaxBytes,
   };
 }
 
@@ -177,4 +184,38 @@ function parseApiUrl(value: string, problems: string[]): string | undefined {
     return undefined;
   }
   return value.replace(/\/+$/, "");
+}
+
+const BYTE_UNITS: Record<string, number> = {
+  "": 1,
+  b: 1,
+  kb: 1e3,
+  mb: 1e6,
+  gb: 1e9,
+  tb: 1e12,
+  kib: 1024,
+  mib: 1024 ** 2,
+  gib: 1024 ** 3,
+  tib: 1024 ** 4,
+};
+
+/**
+ * A size such as `1073741824`, `512MiB`, `2GB` or `1.5GiB` (units in any case; K/M/G alone mean KiB/MiB/GiB);
+ * empty means the default. Must be at least 1 byte.
+ * @example parseByteSize("512MiB", []) === 536870912
+ */
+export function parseByteSize(value: string, problems: string[]): number {
+  if (value.trim() === "") return DEFAULT_DOWNLOAD_MAX_BYTES;
+  const match = /^\s*([0-9]+(?:\.[0-9]+)?)\s*([a-z]*)\s*$/i.exec(value);
+  let unit = match?.[2].toLowerCase() ?? "";
+  if (unit === "k" || unit === "m" || unit === "g" || unit === "t") unit = `${unit}ib`;
+  const factor = BYTE_UNITS[unit];
+  const bytes = match === null || factor === undefined ? Number.NaN : Math.floor(Number(match[1]) * factor);
+  if (!Number.isSafeInteger(bytes) || bytes < 1) {
+    problems.push(
+      `invalid: ${ENV.downloadMaxSize}: expected a size of at least 1 byte such as 1073741824, 512MiB or 2GB, got "${value}"`,
+    );
+    return DEFAULT_DOWNLOAD_MAX_BYTES;
+  }
+  return bytes;
 }

@@ -5,8 +5,9 @@ import { mkdir, mkdtemp, readdir, rename, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { detectArtifact, locateRelease, unpackArtifact } from "./archive.ts";
 import { checksumOfUrl, requestUrl } from "./checksum.ts";
+import { DEFAULT_DOWNLOAD_MAX_BYTES } from "./config.ts";
 import { errorCode, VisorError } from "./errors.ts";
-import { DEFAULT_RETRY_POLICY, fetchToFile, type RetryPolicy } from "./http-fetch.ts";
+import { DEFAULT_RETRY_POLICY, fetchToFile, type RetryPolicy, redactUrl } from "./http-fetch.ts";
 import { ensureBinary, hasBinary, type Layout, releaseBinary } from "./layout.ts";
 import type { Logger } from "./log.ts";
 import { checkDownloadUrl } from "./plan-info.ts";
@@ -21,6 +22,8 @@ export interface DownloadUpgradeParameters {
   mustHaveChecksum: boolean;
   policy?: RetryPolicy;
   log: Logger;
+  /** DAEMON_DOWNLOAD_MAX_SIZE: the most bytes the download, and separately its unpacked content, may take. */
+  maxBytes?: number;
 }
 
 const WORK_PREFIX = ".download-";
@@ -33,8 +36,10 @@ const WORK_PREFIX = ".download-";
 export async function downloadUpgrade(parameters: DownloadUpgradeParameters): Promise<string> {
   const { layout, dirName, url, log } = parameters;
   const destination = join(layout.upgradesDir, dirName);
+  const shown = redactUrl(url);
+  const maxBytes = parameters.maxBytes ?? DEFAULT_DOWNLOAD_MAX_BYTES;
   const problem = checkDownloadUrl(url, parameters.mustHaveChecksum);
-  if (problem !== undefined) throw new VisorError(`invalid download url "${url}": ${problem}`);
+  if (problem !== undefined) throw new VisorError(`invalid download url "${shown}": ${problem}`);
   if (await existingRelease(layout, destination)) return destination;
   await mkdir(layout.upgradesDir, { recursive: true });
   await removeAbandonedWorkDirs(layout.upgradesDir);
@@ -43,20 +48,21 @@ export async function downloadUpgrade(parameters: DownloadUpgradeParameters): Pr
     const parsed = new URL(url);
     const checksum = checksumOfUrl(parsed);
     const artifact = join(work, "artifact");
-    log.info(`downloading ${url}`);
+    log.info(`downloading ${shown}`);
     const fetched = await fetchToFile(
       requestUrl(parsed),
       artifact,
       checksum?.algorithm ?? "sha256",
       parameters.policy ?? DEFAULT_RETRY_POLICY,
       log,
+      maxBytes,
     );
     if (checksum === undefined) {
       log.warn(
-        `${url} carries no checksum; downloaded ${fetched.bytes} bytes with sha256 ${fetched.digest} unverified`,
+        `${shown} carries no checksum; downloaded ${fetched.bytes} bytes with sha256 ${fetched.digest} unverified`,
       );
     } else if (fetched.digest !== checksum.hex) {
-      throw new VisorError(`Checksums did not match for ${url}`, {
+      throw new VisorError(`Checksums did not match for ${shown}`, {
         details: [`Expected: ${checksum.algorithm}:${checksum.hex}`, `Got: ${checksum.algorithm}:${fetched.digest}`],
       });
     } else {
@@ -64,8 +70,8 @@ export async function downloadUpgrade(parameters: DownloadUpgradeParameters): Pr
     }
     const kind = await detectArtifact(artifact);
     const content = join(work, "content");
-    await unpackArtifact(kind, artifact, content, layout.name);
-    const release = await locateRelease(content, layout.name, url);
+    await unpackArtifact(kind, artifact, content, layout.name, maxBytes);
+    const release = await locateRelease(content, layout.name, shown);
     await ensureBinary(releaseBinary(layout, release));
     try {
       await rename(release, destination);

@@ -51,8 +51,22 @@ export function upgradeDirName(planName: string): string {
   if (escaped.startsWith(".")) {
     throw new VisorError(`upgrade name "${planName}" cannot be used as a directory name: it must not start with "."`);
   }
+  if (escaped.length > MAX_DIR_NAME_BYTES) {
+    const shown = planName.length > 40 ? `${planName.slice(0, 40)}...` : planName;
+    throw new VisorError(
+      `upgrade name "${shown}" (${planName.length} characters) cannot be used as a directory name: it becomes ${escaped.length} bytes, and a file name holds at most ${MAX_DIR_NAME_BYTES}`,
+      {
+        details: [
+          "the chain cannot be upgraded by chainvisor or cosmovisor under this plan name; schedule a shorter one",
+        ],
+      },
+    );
+  }
   return escaped;
 }
+
+/** NAME_MAX of Linux file systems (ext4, xfs, btrfs): the longest single path component, in bytes. */
+export const MAX_DIR_NAME_BYTES = 255;
 
 // Go's url.PathEscape: letters, digits, "-_.~" and "$&+:=@" stay, every other UTF-8 byte becomes %XX.
 function escapePathSegment(text: string): string {

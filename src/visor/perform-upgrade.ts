@@ -91,6 +91,7 @@ export async function performUpgrade(context: UpgradeContext, plan: UpgradePlan)
         mustHaveChecksum: config.downloadMustHaveChecksum,
         policy: context.policy,
         log,
+        maxBytes: config.downloadMaxBytes,
       });
     } catch (error) {
       throw new VisorError(`cannot download binary. ${describeError(error)}`, { cause: error });

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { VisorConfig } from "./config.ts";
 import { describeError, errorMessage, VisorError } from "./errors.ts";
+import { formatGoDuration } from "./go-duration.ts";
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "./http-fetch.ts";
 import { ensureBinary, type Layout, readCurrentRelease, upgradeDirName, visorLayout } from "./layout.ts";
 import type { Logger } from "./log.ts";
@@ -29,10 +30,17 @@ export interface RunNodeParameters {
   policy?: RetryPolicy;
 }
 
+/** How long a node that wrote a plan but whose API does not answer may take to exit, when DAEMON_SHUTDOWN_GRACE is unset. */
+export const UNREACHABLE_WAIT_MS = 5_000;
+
 /** The signals chainvisor passes on to the node. */
 export const FORWARDED_SIGNALS: readonly NodeJS.Signals[] = ["SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT"];
 
-type LaunchOutcome = { kind: "exited"; status: ExitStatus } | { kind: "upgrade"; plan: UpgradePlan };
+type LaunchOutcome =
+  | { kind: "exited"; status: ExitStatus }
+  | { kind: "upgrade"; plan: UpgradePlan }
+  /** The node exited while upgrade-info.json held something that is not a usable plan. */
+  | { kind: "unusable"; status: ExitStatus; error: unknown };
 
 /**
  * Runs the node under supervision until it exits for a reason other than an upgrade; resolves with the exit code
@@ -71,6 +79,8 @@ class Supervisor {
   #child: RunningProcess | undefined;
   #apiUrl: string | undefined;
   #waitingFor = "";
+  /** Since when the node's API has not answered about a due plan (which plan, and when that began). */
+  #unreachable: { key: string; since: number } | undefined;
 
   constructor(parameters: RunNodeParameters) {
     this.#parameters = parameters;
@@ -118,6 +128,14 @@ class Supervisor {
         // A signal that arrived while the node was being started is passed on now.
         if (this.#stopSignal !== undefined) node.child.kill(this.#stopSignal);
         const outcome = await this.#supervise(node, watcher);
+        if (outcome.kind === "unusable") {
+          // Maybe the node halted for an upgrade, maybe not: either way an operator must look at the file, and
+          // restarting the same release (as "no upgrade is due" would invite) cannot help.
+          log.error(
+            `the node exited (${describeExit(outcome.status)}) and ${this.#layout.upgradeInfoFile} cannot be used: ${describeError(outcome.error)}`,
+          );
+          return 1;
+        }
         if (outcome.kind === "exited") {
           log.info(`the node exited (${describeExit(outcome.status)}) and no upgrade is due; chainvisor exits too`);
           return exitCodeOf(outcome.status);
@@ -197,6 +215,9 @@ class Supervisor {
         // is still being written a moment to settle.
         const plan = await this.#finalCheck(watcher);
         if (plan !== undefined && !this.#skipped(plan, watcher)) return { kind: "upgrade", plan };
+        if (plan === undefined && watcher.broken !== undefined) {
+          return { kind: "unusable", status: exited, error: watcher.broken };
+        }
         return { kind: "exited", status: exited };
       }
       if (this.#stopSignal !== undefined) continue;
@@ -234,7 +255,19 @@ class Supervisor {
       if (answer.height !== undefined && answer.height + 1n >= plan.height) return true;
       reason = answer.height === undefined ? "its height is unknown" : `it is at height ${answer.height}`;
     } catch (error) {
-      reason = `its height is unknown (${errorMessage(error)})`;
+      // No answer at all: the node may be halted with its API down, or wedged. It gets the grace to exit on its
+      // own, then it is stopped like any node at an upgrade (SIGTERM, SIGKILL after the grace), never waited for
+      // forever.
+      const key = `${plan.name}@${plan.height}`;
+      if (this.#unreachable?.key !== key) this.#unreachable = { key, since: Date.now() };
+      const waitMs = this.#parameters.config.shutdownGraceMs || UNREACHABLE_WAIT_MS;
+      if (Date.now() - this.#unreachable.since >= waitMs) {
+        this.#log.warn(
+          `upgrade ${describePlan(plan)} is due, the node is still running and its REST API cannot be reached (${errorMessage(error)}) after ${formatGoDuration(waitMs)}; stopping the node`,
+        );
+        return true;
+      }
+      reason = `its REST API cannot be reached (${errorMessage(error)})`;
     }
     const key = `${plan.name}@${plan.height}`;
     if (this.#waitingFor !== key) {

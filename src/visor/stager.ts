@@ -101,6 +101,7 @@ export class UpgradeStager {
       mustHaveChecksum: config.downloadMustHaveChecksum,
       policy: this.#parameters.policy,
       log,
+      maxBytes: config.downloadMaxBytes,
     });
     log.info(`upgrade ${describePlan(plan)} is staged and verified in ${dir}`);
     return { status: "staged", plan, dir, url: source.url };

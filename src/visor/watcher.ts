@@ -25,6 +25,7 @@ export class UpgradeInfoWatcher {
   #signature: string | undefined;
   #plan: UpgradePlan | undefined;
   #failingSince: { signature: string; at: number } | undefined;
+  #broken: unknown;
 
   constructor(parameters: UpgradeInfoWatcherParameters) {
     this.#parameters = parameters;
@@ -34,6 +35,11 @@ export class UpgradeInfoWatcher {
   /** True while the file's current content could not be parsed yet (it may still be being written). */
   get unsettled(): boolean {
     return this.#failingSince !== undefined;
+  }
+
+  /** Why the file's current content cannot be used (the parse error, naming the file), or undefined if it can. */
+  get broken(): unknown {
+    return this.#broken;
   }
 
   /**
@@ -51,6 +57,7 @@ export class UpgradeInfoWatcher {
       if (errorCode(error) !== "ENOENT") log.warn(`cannot stat ${path}: ${errorMessage(error)}`);
       this.#signature = undefined;
       this.#plan = undefined;
+      this.#broken = undefined;
       return undefined;
     }
     if (signature !== this.#signature) {
@@ -59,8 +66,10 @@ export class UpgradeInfoWatcher {
         this.#plan = { ...plan, name: plan.name.toLowerCase() };
         this.#signature = signature;
         this.#failingSince = undefined;
+        this.#broken = undefined;
       } catch (error) {
         this.#plan = undefined;
+        this.#broken = error;
         if (this.#failingSince?.signature !== signature) this.#failingSince = { signature, at: Date.now() };
         if (Date.now() - this.#failingSince.at < (this.#parameters.settleMs ?? 5_000)) return undefined;
         // Still broken after the settle time: report it once and stop re-reading until the file changes.
@@ -78,11 +87,8 @@ export class UpgradeInfoWatcher {
     const key = planKey(plan);
     if (this.#lastHandled?.key === key && this.#lastHandled.height === plan.height) return false;
     if (key === this.#currentRelease) return false;
-    if (key.startsWith(UNUSABLE)) {
-      this.#parameters.log.error(`ignoring the plan in ${this.#parameters.path}: ${key.slice(UNUSABLE.length)}`);
-      this.markHandled(plan);
-      return false;
-    }
+    // A name that cannot be a directory is still a new plan: the upgrade then fails with the reason, loudly,
+    // rather than chainvisor passing the node's halt off as an ordinary exit.
     return true;
   }
 
@@ -93,13 +99,12 @@ export class UpgradeInfoWatcher {
   }
 }
 
-const UNUSABLE = "\0";
-
-// The upgrade directory name, or (marked) the reason the name cannot be one.
+// The upgrade directory name, or (for a name that cannot be one) the name itself behind a NUL, which no directory
+// name holds, so it is never taken for the running release.
 function planKey(plan: UpgradePlan): string {
   try {
     return upgradeDirName(plan.name);
-  } catch (error) {
-    return UNUSABLE + errorMessage(error);
+  } catch {
+    return `\0${plan.name}`;
   }
 }

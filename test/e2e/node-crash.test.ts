@@ -66,7 +66,7 @@ async function blockAt(rpc: string, height: bigint): Promise<SeenBlock> {
   return { hash: result.block_id.hash, appHash: result.block.header.app_hash };
 }
 
-test("SIGKILL at random moments loses no block or tx a client saw committed", { timeout: 300_000 }, async (t) => {
+test("SIGKILL at random moments loses no block or tx a client saw committed", { timeout: 1_200_000 }, async (t) => {
   const alice = dev.keys.find((k) => k.name === "alice")?.address as string;
   const bob = dev.keys.find((k) => k.name === "bob")?.address as string;
   const signer = await openKeyring({ home: dev.home, backend: "test" }).signer("alice");

@@ -72,15 +72,17 @@ before(async () => {
   const appState = structuredClone(genesis.appState ?? {}) as Record<string, unknown> & {
     gov: { params: Record<string, unknown> };
   };
-  appState.gov.params.voting_period = "2s";
-  appState.gov.params.max_deposit_period = "2s";
-  appState.gov.params.expedited_voting_period = "1s";
+  // 20 s periods: room for the vote to land on a busy machine (the plan height is counted at the
+  // fastest block pace, so the proposal always passes before it).
+  appState.gov.params.voting_period = "20s";
+  appState.gov.params.max_deposit_period = "20s";
+  appState.gov.params.expedited_voting_period = "10s";
   appState.notes = { notes: NOTES };
   appState.legacy = { notes: LEGACY };
   await saveGenesis(paths.genesis, { ...genesis, appState: appState as never });
   await writeFile(
     paths.configToml,
-    setTomlValues(await readFile(paths.configToml, "utf8"), { "consensus.timeout_commit": "150ms" }),
+    setTomlValues(await readFile(paths.configToml, "utf8"), { "consensus.timeout_commit": "500ms" }),
   );
 });
 
@@ -152,7 +154,8 @@ test("the source chain goes v1 → halt at H → v2", async () => {
   let node = spawnChaind(["--home", dev.home, "start", ...LOOPBACK_PORT_FLAGS], { userHome });
   const { rpc, rest } = await bannerEndpoints(node);
   await waitForHeight(rpc, 1n);
-  upgradeHeight = (await latestHeight(rpc)) + 30n;
+  // 80 blocks of at least 500 ms: 40 s or more, so the proposal passes (20 s) before the plan's height.
+  upgradeHeight = (await latestHeight(rpc)) + 80n;
   const upgrade = create(MsgSoftwareUpgradeSchema, {
     authority: GOV_AUTHORITY,
     plan: { name: "v2", height: upgradeHeight, info: "" },

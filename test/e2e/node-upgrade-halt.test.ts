@@ -22,6 +22,7 @@ import {
   latestHeight,
   pollUntil,
   rpcCall,
+  runChaind,
   spawnChaind,
   tempDir,
   waitForHeight,
@@ -36,18 +37,19 @@ let userHome: string;
 before(async () => {
   dir = await tempDir("chaind-node-upgrade-halt-");
   userHome = join(dir.path, "user");
-  // A dev chain made fast for the test: 150 ms blocks, 2 s deposit and voting periods (expedited 1 s).
+  // A dev chain for the test: 500 ms blocks, 20 s deposit and voting periods (expedited 10 s) — room for
+  // the vote to land on a busy machine; the plan height is counted at the fastest pace (below).
   dev = await prepareDevHome({ home: join(dir.path, "home") });
   const paths = homePaths(dev.home);
   const genesis = await loadGenesis(paths.genesis);
   const appState = structuredClone(genesis.appState ?? {}) as { gov: { params: Record<string, unknown> } };
-  appState.gov.params.voting_period = "2s";
-  appState.gov.params.max_deposit_period = "2s";
-  appState.gov.params.expedited_voting_period = "1s";
+  appState.gov.params.voting_period = "20s";
+  appState.gov.params.max_deposit_period = "20s";
+  appState.gov.params.expedited_voting_period = "10s";
   await saveGenesis(paths.genesis, { ...genesis, appState: appState as never });
   await writeFile(
     paths.configToml,
-    setTomlValues(await readFile(paths.configToml, "utf8"), { "consensus.timeout_commit": "150ms" }),
+    setTomlValues(await readFile(paths.configToml, "utf8"), { "consensus.timeout_commit": "500ms" }),
   );
 });
 
@@ -96,7 +98,8 @@ test("a v1 node halts for upgrade v2 with its exit status, halts again on restar
   let node = start();
   const { rpc, rest } = await bannerEndpoints(node);
   await waitForHeight(rpc, 1n);
-  const upgradeHeight = (await latestHeight(rpc)) + 40n;
+  // 80 blocks of at least 500 ms: 40 s or more, so the proposal passes (20 s) before the plan's height.
+  const upgradeHeight = (await latestHeight(rpc)) + 80n;
   const upgrade = create(MsgSoftwareUpgradeSchema, {
     authority: GOV_AUTHORITY,
     plan: { name: "v2", height: upgradeHeight, info: "" },
@@ -132,6 +135,23 @@ test("a v1 node halts for upgrade v2 with its exit status, halts again on restar
   const again = await start().exited;
   assert.equal(again.code, UPGRADE_EXIT_CODES.needed, again.stderr.slice(-3000));
   assert.match(again.stderr, new RegExp(`UPGRADE "v2" NEEDED at height: ${upgradeHeight}`));
+
+  // Under a supervisor (DAEMON_NAME in the environment, as cosmovisor passes it on) the halted node stays up,
+  // still answering queries, until it is told to stop; `chaind status --home` reads its height meanwhile.
+  const supervised = start({ DAEMON_NAME: "chaind", DAEMON_POLL_INTERVAL: "100ms" });
+  const waiting = await bannerEndpoints(supervised);
+  await supervised.waitFor(/waiting for the supervisor to stop the node/, { stream: "stderr" });
+  assert.equal(supervised.child.exitCode, null, "the node exited instead of waiting for its supervisor");
+  const plan = (await (await fetch(`${waiting.rest}/chain/upgrade/v1beta1/current_plan`)).json()) as {
+    plan: { name: string };
+  };
+  assert.equal(plan.plan.name, "v2");
+  const status = await runChaind(["status", "--node", "tcp://127.0.0.1:1", "--home", dev.home], { userHome });
+  assert.equal(status.code, 0, status.stderr);
+  const syncInfo = (JSON.parse(status.stdout) as { sync_info: { latest_block_height: string } }).sync_info;
+  assert.equal(syncInfo.latest_block_height, (upgradeHeight - 1n).toString());
+  supervised.signal("SIGTERM");
+  assert.equal((await supervised.exited).code, UPGRADE_EXIT_CODES.needed);
 
   node = start({ CHAIND_RELEASE: "v2" });
   const resumed = await bannerEndpoints(node);

@@ -56,13 +56,13 @@ async function assertSameHeaders(net: Testnet, from: number, to: number): Promis
 /** Waits until `node` has reached the height the others had when this was called, and a few blocks more. */
 async function assertCatchesUp(net: Testnet, node: TestnetNode): Promise<void> {
   const target = (await heights(net)).at(-1)! + 2;
-  await waitForHeight(net, target, { timeoutMs: 90_000 });
+  await waitForHeight(net, target, { timeoutMs: 300_000 });
   await assertSameHeaders(net, target - 6, target);
   assert.ok((await latestHeight(node)) >= target, `${node.moniker} is at ${target} or above`);
 }
 
 /** Resolves once `file` gains a line matching `pattern` (looking only at what is written from now on). */
-async function nextLogLine(file: string, pattern: RegExp, timeoutMs = 20_000): Promise<void> {
+async function nextLogLine(file: string, pattern: RegExp, timeoutMs = 60_000): Promise<void> {
   const handle = await open(file, "r");
   try {
     let offset = (await handle.stat()).size;

@@ -14,17 +14,20 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import {
+  blocksWaitMs,
   GOV_PERIOD,
   GOV_PERIOD_MS,
   heightAfter,
   LEGACY,
-  measureBlockMs,
   NOTES,
+  PROPOSAL_WAIT_MS,
   restAppliedHeight,
   restPlan,
   startSourceNode,
   stillRunning,
   TIMEOUT_COMMIT,
+  UPGRADE_TEST_TIMEOUT_MS,
+  waitForBlocks,
 } from "./support/chain-checks.ts";
 import { type ChainHome, chaind, lastSignedHeight, setupChainHome, sourceChaind } from "./support/chain-home.ts";
 import { latestHeight, waitForHeight } from "./support/node-api.ts";
@@ -35,7 +38,6 @@ const binary = sourceChaind("v1");
 let work: string;
 let chain: ChainHome;
 let node: ManagedProcess;
-let blockMs: number;
 
 before(async () => {
   work = await mkdtemp(join(tmpdir(), "chaind-upgrade-cancel-skip-"));
@@ -49,7 +51,7 @@ before(async () => {
     legacy: LEGACY,
   });
   node = startSourceNode(chain, "v1");
-  blockMs = await measureBlockMs(chain);
+  await waitForBlocks(chain);
 });
 
 after(async () => {
@@ -57,17 +59,19 @@ after(async () => {
   if (work !== undefined) await rm(work, { recursive: true, force: true });
 });
 
-test("a cancel proposal voted while the upgrade proposal votes removes the plan; the chain passes H", async () => {
+test("a cancel proposal voted while the upgrade proposal votes removes the plan; the chain passes H", {
+  timeout: UPGRADE_TEST_TIMEOUT_MS,
+}, async () => {
   const from = (await latestHeight(chain.rpcUrl)) ?? 0n;
   // SPEC §2.10: the cancel is submitted while the upgrade proposal is still voting and its voting period ends
   // later, so once both pass the plan is gone. Both must pass before H.
-  const height = heightAfter(from, (2 * GOV_PERIOD_MS) / 1000 + 14, blockMs);
+  const height = heightAfter(from, (2 * GOV_PERIOD_MS) / 1000 + 14);
   const upgrade = await submitSoftwareUpgrade(binary, chain, { name: "v2", height, info: "" });
   await voteYes(binary, chain, upgrade.id);
   const cancel = await submitCancelUpgrade(binary, chain);
   await voteYes(binary, chain, cancel.id);
-  await waitForProposalStatus(chain, upgrade.id, "PROPOSAL_STATUS_PASSED", 30_000);
-  await waitForProposalStatus(chain, cancel.id, "PROPOSAL_STATUS_PASSED", 30_000);
+  await waitForProposalStatus(chain, upgrade.id, "PROPOSAL_STATUS_PASSED", PROPOSAL_WAIT_MS);
+  await waitForProposalStatus(chain, cancel.id, "PROPOSAL_STATUS_PASSED", PROPOSAL_WAIT_MS);
   const passed = (await latestHeight(chain.rpcUrl)) ?? 0n;
   assert.ok(
     passed < height,
@@ -88,19 +92,21 @@ test("a cancel proposal voted while the upgrade proposal votes removes the plan;
   assert.equal(none.status, 1);
   assert.match(none.stderr, /no upgrade scheduled/);
 
-  await waitForHeight(chain.rpcUrl, height + 2n, 60_000, { abortIf: stillRunning(node) });
+  await waitForHeight(chain.rpcUrl, height + 2n, blocksWaitMs(height + 2n - from), { abortIf: stillRunning(node) });
   assert.equal(existsSync(join(chain.home, "data", "upgrade-info.json")), false, "no halt, so no upgrade-info.json");
   assert.equal(await restAppliedHeight(chain, "v2"), "0");
   assert.doesNotMatch(node.output(), /UPGRADE "v2" NEEDED/);
 });
 
-test("--unsafe-skip-upgrades H: the plan due at H is cleared, not marked done, and the chain goes on", async () => {
+test("--unsafe-skip-upgrades H: the plan due at H is cleared, not marked done, and the chain goes on", {
+  timeout: UPGRADE_TEST_TIMEOUT_MS,
+}, async () => {
   const from = (await latestHeight(chain.rpcUrl)) ?? 0n;
   // The proposal passes, then the node is restarted with the skip flag (as every validator would), all before H.
-  const height = heightAfter(from, (2 * GOV_PERIOD_MS) / 1000 + 10, blockMs);
+  const height = heightAfter(from, (2 * GOV_PERIOD_MS) / 1000 + 10);
   const upgrade = await submitSoftwareUpgrade(binary, chain, { name: "v2", height, info: "" });
   await voteYes(binary, chain, upgrade.id);
-  await waitForProposalStatus(chain, upgrade.id, "PROPOSAL_STATUS_PASSED", 30_000);
+  await waitForProposalStatus(chain, upgrade.id, "PROPOSAL_STATUS_PASSED", PROPOSAL_WAIT_MS);
   assert.equal((await restPlan(chain))?.height, String(height));
 
   await node.stop(15_000, "leader");
@@ -108,14 +114,14 @@ test("--unsafe-skip-upgrades H: the plan due at H is cleared, not marked done, a
   assert.ok(stoppedAt < height, `the node reached ${stoppedAt} before the restart, plan height ${height}`);
   node = startSourceNode(chain, "v1", ["--unsafe-skip-upgrades", String(height)]);
 
-  await waitForHeight(chain.rpcUrl, height + 2n, 60_000, { abortIf: stillRunning(node) });
-  await node.waitForOutput(new RegExp(`UPGRADE "v2" SKIPPED at ${height}`), 5_000);
+  await waitForHeight(chain.rpcUrl, height + 2n, blocksWaitMs(height + 2n - from), { abortIf: stillRunning(node) });
+  await node.waitForOutput(new RegExp(`UPGRADE "v2" SKIPPED at ${height}`), 60_000);
   assert.equal(await restPlan(chain), null, "a skipped plan is cleared");
   assert.equal(await restAppliedHeight(chain, "v2"), "0", "a skipped plan is not marked done");
   assert.equal(existsSync(join(chain.home, "data", "upgrade-info.json")), false);
   // The name is free again: scheduling v2 once more is accepted.
   const again = await submitSoftwareUpgrade(binary, chain, { name: "v2", height: height + 1000n, info: "" });
   await voteYes(binary, chain, again.id);
-  await waitForProposalStatus(chain, again.id, "PROPOSAL_STATUS_PASSED", 30_000);
+  await waitForProposalStatus(chain, again.id, "PROPOSAL_STATUS_PASSED", PROPOSAL_WAIT_MS);
   assert.equal((await restPlan(chain))?.height, String(height + 1000n));
 });

@@ -23,20 +23,23 @@ import {
   QueryModuleVersionsResponseSchema,
 } from "../../src/gen/chain/upgrade/v1beta1/query_pb.js";
 import {
+  blocksWaitMs,
   GOV_PERIOD,
   GOV_PERIOD_MS,
   heightAfter,
   keyCount,
   LEGACY,
-  measureBlockMs,
   NOTES,
   PLAN_TIME,
+  PROPOSAL_WAIT_MS,
   restAppliedHeight,
   restModuleVersions,
   stakeBalance,
   stillRunning,
   storeValue,
   TIMEOUT_COMMIT,
+  UPGRADE_TEST_TIMEOUT_MS,
+  waitForBlocks,
 } from "./support/chain-checks.ts";
 import {
   type ChaindBinary,
@@ -75,7 +78,6 @@ let chain: ChainHome;
 let home: string;
 let binary: ChaindBinary;
 let visor: ManagedProcess;
-let blockMs: number;
 /** The plan's height, chosen when the proposal is submitted. */
 let height: bigint;
 /** The plan's info: the v2 archive's URL on the local server, with its sha256. */
@@ -84,6 +86,8 @@ let dryRun: DryRunReport | undefined;
 
 before(async () => {
   work = await mkdtemp(join(tmpdir(), "chaind-upgrade-e2e-"));
+  // The single-file releases unpack their application once, here, not into the user's ~/.cache.
+  process.env.CHAIND_CACHE_DIR = join(work, "cache");
   const built = await buildTestReleases(join(work, "releases"), ["v1", "v2"]);
   server = await startFileServer({ [ARCHIVE_PATH]: built.v2?.archive ?? "" });
   info = JSON.stringify({
@@ -104,7 +108,7 @@ before(async () => {
     legacy: LEGACY,
   });
   visor = startChainvisor(home, VISOR_ENV);
-  blockMs = await measureBlockMs(chain);
+  await waitForBlocks(chain);
 });
 
 after(async () => {
@@ -113,10 +117,12 @@ after(async () => {
   if (work !== undefined) await rm(work, { recursive: true, force: true });
 });
 
-test("the upgrade proposal passes and the plan shows over the CLI, REST and gRPC", async () => {
+test("the upgrade proposal passes and the plan shows over the CLI, REST and gRPC", {
+  timeout: UPGRADE_TEST_TIMEOUT_MS,
+}, async () => {
   const from = (await latestHeight(chain.rpcUrl)) ?? 0n;
   // Enough blocks for the proposal to pass, the checks below, and the node to be stopped for the dry run.
-  height = heightAfter(from, GOV_PERIOD_MS / 1000 + 18, blockMs);
+  height = heightAfter(from, GOV_PERIOD_MS / 1000 + 40);
   const proposal = await submitSoftwareUpgrade(binary, chain, { name: "v2", height, info });
   // The height is far inside the cancellation window (2 × (voting + deposit) + 1h): the CLI says so.
   assert.match(proposal.result.stderr, /^warning:.*cancel/im);
@@ -125,7 +131,7 @@ test("the upgrade proposal passes and the plan shows over the CLI, REST and gRPC
     "the CLI downloads the archive to check its checksum before submitting",
   );
   await voteYes(binary, chain, proposal.id);
-  await waitForProposalStatus(chain, proposal.id, "PROPOSAL_STATUS_PASSED", 30_000);
+  await waitForProposalStatus(chain, proposal.id, "PROPOSAL_STATUS_PASSED", PROPOSAL_WAIT_MS);
 
   const expected = { name: "v2", time: PLAN_TIME, height: String(height), info, upgraded_client_state: null };
   const cli = await chaindJson(binary, ["query", "upgrade", "plan", "--node", chain.nodeFlag]);
@@ -159,7 +165,9 @@ test("the upgrade proposal passes and the plan shows over the CLI, REST and gRPC
   assert.notEqual((await storeValue(chain, "notes", "greeting")).code, 0, "v1 has no store named notes");
 });
 
-test("the dry run reports the upgrade's effects and leaves the node's data untouched", async (t) => {
+test("the dry run reports the upgrade's effects and leaves the node's data untouched", {
+  timeout: UPGRADE_TEST_TIMEOUT_MS,
+}, async (t) => {
   await stopVisorBeforeHeight(t);
   const before = await hashTree(join(home, "data"));
   const result = await chaind(sourceChaind("v2"), ["upgrade", "dry-run", "v2", "--home", home, "-o", "json"]);
@@ -182,7 +190,9 @@ test("the dry run reports the upgrade's effects and leaves the node's data untou
   assert.deepEqual(await hashTree(join(home, "data")), before, "the dry run changed files under data/");
 });
 
-test("a v2 binary started before the upgrade height refuses to run (exit 21)", async (t) => {
+test("a v2 binary started before the upgrade height refuses to run (exit 21)", {
+  timeout: UPGRADE_TEST_TIMEOUT_MS,
+}, async (t) => {
   await stopVisorBeforeHeight(t);
   const early = await chaind(sourceChaind("v2"), ["start", "--home", home], {
     allowFailure: true,
@@ -193,12 +203,14 @@ test("a v2 binary started before the upgrade height refuses to run (exit 21)", a
   assert.equal(existsSync(join(home, "data", "upgrade-info.json")), false);
 });
 
-test("the chain halts at H with the exact upgrade-info.json; chainvisor downloads, verifies, switches, restarts", async () => {
+test("the chain halts at H with the exact upgrade-info.json; chainvisor downloads, verifies, switches, restarts", {
+  timeout: UPGRADE_TEST_TIMEOUT_MS,
+}, async () => {
   if (visor.hasExited()) visor = startChainvisor(home, VISOR_ENV);
-  await visor.waitForOutput(new RegExp(`UPGRADE "v2" NEEDED at height: ${height}: `), 120_000);
+  await visor.waitForOutput(new RegExp(`UPGRADE "v2" NEEDED at height: ${height}: `), blocksWaitMs(height) + 120_000);
   // v2 applies the plan at H and produces blocks after it.
-  await waitForHeight(chain.rpcUrl, height + 2n, 90_000, { abortIf: stillRunning(visor) });
-  await visor.waitForOutput(new RegExp(`applying upgrade "v2" at height: ${height}`), 5_000);
+  await waitForHeight(chain.rpcUrl, height + 2n, 300_000, { abortIf: stillRunning(visor) });
+  await visor.waitForOutput(new RegExp(`applying upgrade "v2" at height: ${height}`), 60_000);
 
   const file = join(home, "data", "upgrade-info.json");
   assert.equal(
@@ -221,7 +233,9 @@ test("the chain halts at H with the exact upgrade-info.json; chainvisor download
   assert.equal(visor.hasExited(), false, "chainvisor keeps running the upgraded node");
 });
 
-test("after the upgrade: AppliedPlan = H, the applied block, module versions, balances", async () => {
+test("after the upgrade: AppliedPlan = H, the applied block, module versions, balances", {
+  timeout: UPGRADE_TEST_TIMEOUT_MS,
+}, async () => {
   assert.equal(await restAppliedHeight(chain, "v2"), String(height));
   const grpc = await grpcUnary(
     chain.grpcAddress,
@@ -282,7 +296,9 @@ test("after the upgrade: AppliedPlan = H, the applied block, module versions, ba
   assert.equal(await stakeBalance(chain, chain.alice.address), chain.balances.alice);
 });
 
-test("x-chain-block-height: H-1 shows the state before the upgrade, H+1 the state after", async () => {
+test("x-chain-block-height: H-1 shows the state before the upgrade, H+1 the state after", {
+  timeout: UPGRADE_TEST_TIMEOUT_MS,
+}, async () => {
   const before = await restModuleVersions(chain, height - 1n);
   const after = await restModuleVersions(chain, height + 1n);
   assert.equal(before.bank, "1");
@@ -319,7 +335,9 @@ test("x-chain-block-height: H-1 shows the state before the upgrade, H+1 the stat
   );
 });
 
-test("the renamed store keeps its data, the added store has its genesis, the deleted store is gone", async () => {
+test("the renamed store keeps its data, the added store has its genesis, the deleted store is gone", {
+  timeout: UPGRADE_TEST_TIMEOUT_MS,
+}, async () => {
   for (const note of NOTES) {
     const answer = await storeValue(chain, "notes", note.key);
     assert.equal(answer.code, 0, answer.log);
@@ -335,7 +353,7 @@ test("the renamed store keeps its data, the added store has its genesis, the del
   }
 });
 
-test("the dry run predicted what the upgrade did", async (t) => {
+test("the dry run predicted what the upgrade did", { timeout: UPGRADE_TEST_TIMEOUT_MS }, async (t) => {
   if (dryRun === undefined) {
     t.skip("no dry-run report (chaind upgrade dry-run missing or failed above)");
     return;

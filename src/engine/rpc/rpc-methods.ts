@@ -34,6 +34,7 @@ import {
 } from "./json-shapes.ts";
 import { internalError, invalidParams } from "./rpc-error.ts";
 import type { Args, ParamSpec } from "./rpc-params.ts";
+import { statusResult } from "./status-result.ts";
 
 /** Facts about the node that the RPC reports but the engine does not own. */
 export interface RpcNodeInfo {
@@ -133,7 +134,22 @@ async function blockAt(ctx: RpcContext, height: bigint): Promise<Json> {
 
 /** Every method, by name. */
 export const RPC_METHODS: Record<string, RpcMethod> = {
-  health: { params: [], handle: async () => ({}) },
+  // Not OK while the block store is known to be damaged or its latest block does not read back.
+  health: {
+    params: [],
+    handle: async (_args, ctx) => {
+      const { store } = ctx.engine;
+      const height = ctx.engine.committedHeight;
+      // The newest and the oldest block: a damaged or cut table file shows at one end or the other
+      // (any other damage shows when read, and from then on here).
+      if (store.damaged === undefined && height > 0n) {
+        await store.block(height);
+        await store.block(store.base);
+      }
+      if (store.damaged !== undefined) throw internalError(store.damaged.message);
+      return {};
+    },
+  },
 
   status: {
     params: [],
@@ -141,43 +157,26 @@ export const RPC_METHODS: Record<string, RpcMethod> = {
       const { engine, node } = ctx;
       const store = engine.store;
       const latest = ctx.engine.committedHeight;
-      const latestMeta = latest > 0n ? await store.blockMeta(latest) : undefined;
-      const earliestMeta = latest > 0n ? await store.blockMeta(store.base) : undefined;
-      const epoch = "1970-01-01T00:00:00Z";
       const pv = engine.privValidator;
       const mine = engine.state.validators.find((v) => Buffer.compare(v.address, pv.address) === 0);
-      return {
-        node_info: {
-          protocol_version: {
-            p2p: ENGINE_VERSION.p2p.toString(),
-            block: ENGINE_VERSION.block.toString(),
-            app: engine.handshakeInfo.appVersion.toString(),
-          },
+      return statusResult({
+        engine: ENGINE_VERSION,
+        appVersion: engine.handshakeInfo.appVersion,
+        chainId: engine.genesis.chainId,
+        node: {
           id: node.nodeId,
-          listen_addr: node.p2pListenAddr,
-          network: engine.genesis.chainId,
-          version: ENGINE_VERSION.core,
-          channels: "40202122233038606100",
           moniker: node.moniker,
-          other: { tx_index: node.txIndexEnabled === false ? "off" : "on", rpc_address: node.rpcListenAddr },
+          p2pListenAddr: node.p2pListenAddr,
+          rpcListenAddr: node.rpcListenAddr,
+          txIndexEnabled: node.txIndexEnabled !== false,
         },
-        sync_info: {
-          latest_block_hash: latestMeta ? hexUpper(latestMeta.blockId.hash) : "",
-          latest_app_hash: latestMeta ? hexUpper(latestMeta.header.appHash) : "",
-          latest_block_height: latest.toString(),
-          latest_block_time: latestMeta ? formatRfc3339(latestMeta.header.time) : epoch,
-          earliest_block_hash: earliestMeta ? hexUpper(earliestMeta.blockId.hash) : "",
-          earliest_app_hash: earliestMeta ? hexUpper(earliestMeta.header.appHash) : "",
-          earliest_block_height: (earliestMeta ? store.base : 0n).toString(),
-          earliest_block_time: earliestMeta ? formatRfc3339(earliestMeta.header.time) : epoch,
-          catching_up: false,
-        },
-        validator_info: {
-          address: hexUpper(pv.address),
-          pub_key: pubKeyJson({ type: "ed25519", key: pv.pubKey }),
-          voting_power: (mine?.votingPower ?? 0n).toString(),
-        },
-      };
+        latestHeight: latest,
+        latest: latest > 0n ? await store.blockMeta(latest) : undefined,
+        earliestHeight: store.base,
+        earliest: latest > 0n ? await store.blockMeta(store.base) : undefined,
+        validator: { address: pv.address, pubKey: pv.pubKey, votingPower: mine?.votingPower ?? 0n },
+        catchingUp: false,
+      });
     },
   },
 

@@ -2,9 +2,12 @@
 // batch; a request without id is a notification and gets no answer; errors come back with HTTP 200), and the
 // GET URI form "/<method>?arg=value" (answers carry id -1; errors come back with HTTP 500). WebSocket
 // subscriptions are not served.
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+
+import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { redactPaths } from "../../app/redact-paths.ts";
 import type { EngineLogger } from "../engine.ts";
+import { createLimitedRpcServer, type RpcConnectionLimits } from "./connection-limits.ts";
 import type { Json } from "./json-shapes.ts";
 import { RpcCode, RpcError } from "./rpc-error.ts";
 import { RPC_METHODS, type RpcContext } from "./rpc-methods.ts";
@@ -19,6 +22,8 @@ export interface RpcServerOptions {
   maxBodyBytes?: number;
   /** rpc.max_request_batch_size (default 10; 0 = unlimited). */
   maxBatchSize?: number;
+  /** rpc.max_open_connections and the read/write timeouts (CometBFT's defaults when absent). */
+  limits?: RpcConnectionLimits;
   logger?: EngineLogger;
 }
 
@@ -78,7 +83,7 @@ export class RpcServer {
 
   /** Starts listening; resolves once the socket is bound. */
   static async listen(options: RpcServerOptions): Promise<RpcServer> {
-    const server = createServer();
+    const server = createLimitedRpcServer(options.limits ?? {});
     const rpc = new RpcServer(server, options);
     server.on("request", (req, res) => {
       rpc.handle(req, res).catch((error: unknown) => {
@@ -238,7 +243,10 @@ export class RpcServer {
   private asRpcError(error: unknown, method: string): RpcError {
     if (error instanceof RpcError) return error;
     this.options.logger?.error({ err: error, method }, "RPC handler failed");
-    return new RpcError(RpcCode.internalError, (error as Error).message ?? String(error), { cause: error });
+    // The full message (with file paths) is in the log above; the client gets it without them.
+    return new RpcError(RpcCode.internalError, redactPaths((error as Error).message ?? String(error)), {
+      cause: error,
+    });
   }
 
   private async handleUri(url: URL, req: IncomingMessage, res: ServerResponse): Promise<void> {

@@ -2,7 +2,7 @@
 
 import { GrpcCode, GrpcStatusError } from "../../app/errors.ts";
 import type { ServiceHandlers } from "../../app/module.ts";
-import { paginate } from "../../app/pagination.ts";
+import { capHistoryPage, paginate } from "../../app/pagination.ts";
 import { BECH32_PREFIXES } from "../../client/crypto/index.ts";
 import type { Query } from "../../gen/chain/auth/v1beta1/query_pb.js";
 import { accountAddressFromBech32, accountToAny, decodeAccount, toBaseAccount } from "./account.ts";
@@ -21,8 +21,11 @@ export function authQueryServer(keeper: AccountKeeper): ServiceHandlers<typeof Q
   };
   return {
     async accounts(request, ctx) {
-      const page = await paginate(ctx.kvStore(keeper.storeKey), ACCOUNTS_PREFIX, request.pagination, (key, value) =>
-        accountToAny(decodeAccount(value, key)),
+      const page = await paginate(
+        ctx.kvStore(keeper.storeKey),
+        ACCOUNTS_PREFIX,
+        capHistoryPage(request.pagination),
+        (key, value) => accountToAny(decodeAccount(value, key)),
       );
       return { accounts: page.items, pagination: page.pagination };
     },

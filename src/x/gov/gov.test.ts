@@ -661,6 +661,22 @@ describe("cancel", () => {
 });
 
 describe("queries", () => {
+  test("proposals grow with history: a limit above 100 gets a page of 100 and the key of the next", async () => {
+    // Long deposit periods keep all 101 proposals (the deposit below the minimum leaves them there).
+    const chain = await newChain({ max_deposit_period: "1000000s" });
+    const msg = await govParamsMsg(chain, {});
+    for (let i = 0; i < 101; i++) {
+      const result = await submit(chain, alice, [msg], 100_000n);
+      assert.equal(result.code, 0, result.log);
+    }
+    const page = await chain.query(Query.method.proposals, { pagination: { limit: 1_000_000n, countTotal: true } });
+    assert.equal(page.proposals.length, 100);
+    assert.equal(page.pagination?.total, 101n);
+    assert.ok((page.pagination?.nextKey.length ?? 0) > 0, "no next_key after a capped page");
+    const rest = await chain.query(Query.method.proposals, { pagination: { key: page.pagination!.nextKey } });
+    assert.equal(rest.proposals.length, 1);
+  });
+
   test("proposals with status, voter and depositor filters and pagination; params views; errors", async () => {
     const chain = await newChain();
     const a = proposalIdOf(await submit(chain, alice, [await govParamsMsg(chain, {})], 10_000_000n));

@@ -5,7 +5,7 @@ import type { Context } from "../../app/context.ts";
 import { GrpcCode, grpcError } from "../../app/errors.ts";
 import { filteredPaginate } from "../../app/filtered-page.ts";
 import type { ServiceHandlers } from "../../app/module.ts";
-import { paginate } from "../../app/pagination.ts";
+import { capHistoryPage, paginate } from "../../app/pagination.ts";
 import {
   DepositParamsSchema,
   DepositSchema,
@@ -34,13 +34,18 @@ export function govQueryServer(keeper: GovKeeper): ServiceHandlers<typeof Query>
       const filterStatus =
         request.proposalStatus >= ProposalStatus.DEPOSIT_PERIOD && request.proposalStatus <= ProposalStatus.FAILED;
       const store = ctx.kvStore(keeper.storeKey);
-      const page = await filteredPaginate(store, PROPOSALS_PREFIX, request.pagination, async (_key, value) => {
-        const proposal = fromBinary(ProposalSchema, value);
-        if (filterStatus && proposal.status !== request.proposalStatus) return undefined;
-        if (voter !== undefined && !(await store.has(voteKey(proposal.id, voter)))) return undefined;
-        if (depositor !== undefined && !(await store.has(depositKey(proposal.id, depositor)))) return undefined;
-        return proposal;
-      });
+      const page = await filteredPaginate(
+        store,
+        PROPOSALS_PREFIX,
+        capHistoryPage(request.pagination),
+        async (_key, value) => {
+          const proposal = fromBinary(ProposalSchema, value);
+          if (filterStatus && proposal.status !== request.proposalStatus) return undefined;
+          if (voter !== undefined && !(await store.has(voteKey(proposal.id, voter)))) return undefined;
+          if (depositor !== undefined && !(await store.has(depositKey(proposal.id, depositor)))) return undefined;
+          return proposal;
+        },
+      );
       return { proposals: page.items, pagination: page.pagination };
     },
 
@@ -60,7 +65,7 @@ export function govQueryServer(keeper: GovKeeper): ServiceHandlers<typeof Query>
       const page = await paginate(
         ctx.kvStore(keeper.storeKey),
         votesOfProposalPrefix(request.proposalId),
-        request.pagination,
+        capHistoryPage(request.pagination),
         (_key, value) => fromBinary(VoteSchema, value),
       );
       return { votes: page.items, pagination: page.pagination };
@@ -115,7 +120,7 @@ export function govQueryServer(keeper: GovKeeper): ServiceHandlers<typeof Query>
       const page = await paginate(
         ctx.kvStore(keeper.storeKey),
         depositsOfProposalPrefix(request.proposalId),
-        request.pagination,
+        capHistoryPage(request.pagination),
         (_key, value) => fromBinary(DepositSchema, value),
       );
       return { deposits: page.items, pagination: page.pagination };

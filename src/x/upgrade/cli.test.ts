@@ -349,3 +349,25 @@ test("tx upgrade cancel-software-upgrade: MsgCancelUpgrade from the authority (o
   await run("tx", "upgrade", "cancel-software-upgrade", "--title", "Cancel", "--authority", GOV);
   assert.equal(submitted.length, 2);
 });
+
+test("software-upgrade: a plan name no supervisor can make a directory of is refused, even with --no-validate", async () => {
+  const long = `v2-${"x".repeat(297)}`;
+  await fails(
+    ["tx", "upgrade", "software-upgrade", long, "--title", "t", "--upgrade-height", "10", "--no-validate"],
+    "invalid upgrade plan: plan name of 300 characters is too long: supervisors (chainvisor, cosmovisor) install the release in upgrades/<name>, which would be 300 bytes and a file name holds at most 255; choose a shorter name",
+  );
+  assert.equal(submitted.length, 0);
+  // 255 bytes once escaped is still fine.
+  await run(
+    "tx",
+    "upgrade",
+    "software-upgrade",
+    "a".repeat(255),
+    "--title",
+    "t",
+    "--upgrade-height",
+    "10",
+    "--no-validate",
+  );
+  assert.equal(submitted.length, 1);
+});

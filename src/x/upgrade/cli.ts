@@ -20,6 +20,7 @@ import { cancellationWarning, DEFAULT_SAFETY_DELTA_MS } from "./cancellation-tim
 import { defaultUpgradeAuthority } from "./keeper.ts";
 import { newPlan, planToJson, validatePlan } from "./plan.ts";
 import { validatePlanInfo } from "./plan-info.ts";
+import { planNameDirectoryProblem } from "./plan-name-directory.ts";
 import { toYaml } from "./yaml.ts";
 
 /** Query method paths of the upgrade Query service. */
@@ -204,6 +205,8 @@ export function upgradeTxCommand(options: UpgradeCliOptions): Command {
       throw new UpgradeCliError(`invalid upgrade plan: ${(err as Error).message}${hint}`, { cause: err });
     }
     const safetyDeltaMs = parseSafetyDelta(flags.safetyDelta);
+    const nameProblem = planNameDirectoryProblem(name);
+    if (nameProblem !== undefined) throw new UpgradeCliError(`invalid upgrade plan: ${nameProblem}`);
     if (flags.validate !== false) {
       try {
         await validatePlanInfo(plan.info, {

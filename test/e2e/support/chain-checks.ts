@@ -9,11 +9,29 @@ import { type ManagedProcess, startProcess, tail } from "./processes.ts";
 import { PROJECT } from "./project-build.ts";
 import { NODE } from "./releases.ts";
 
-/** Gov deposit and voting periods of the test chains: long enough for a vote to land, short enough to wait for. */
-export const GOV_PERIOD = "4s";
-export const GOV_PERIOD_MS = 4_000;
-/** Block interval of the test chains. */
-export const TIMEOUT_COMMIT = "300ms";
+/**
+ * Gov deposit and voting periods of the test chains. A vote is a CLI process (start, query the
+ * account, sign, broadcast, wait for inclusion) that takes many seconds on a busy 2-core machine,
+ * so the period leaves room for it: 30 s (it was 4 s, and a vote once landed after a 20 s period).
+ */
+export const GOV_PERIOD = "30s";
+export const GOV_PERIOD_MS = 30_000;
+/**
+ * Block interval of the test chains. Plan heights are counted at this pace (see heightAfter), so a
+ * longer interval means fewer blocks to wait for when the machine is busy and blocks come late.
+ */
+export const TIMEOUT_COMMIT = "1s";
+/** The fastest the chain can go: one block per timeout_commit. */
+export const TIMEOUT_COMMIT_MS = 1_000;
+/** Per-test bound for the tests that wait for a plan height (node's test runner default is 10 min). */
+export const UPGRADE_TEST_TIMEOUT_MS = 1_800_000;
+/** How long a proposal may take to pass: its voting period plus generous room for a slow machine. */
+export const PROPOSAL_WAIT_MS = 2 * GOV_PERIOD_MS + 120_000;
+
+/** A generous bound for the chain to make `blocks` more blocks on a busy machine (3 s a block, plus a minute). */
+export function blocksWaitMs(blocks: bigint | number): number {
+  return Number(blocks) * 3_000 + 60_000;
+}
 /** The stored form of a plan's deprecated time (SPEC §2.1). */
 export const PLAN_TIME = "0001-01-01T00:00:00Z";
 
@@ -28,17 +46,19 @@ export const LEGACY: GenesisNote[] = [{ key: "old", value: "to be deleted by v2"
 
 const encoder = new TextEncoder();
 
-/** Milliseconds per block, measured on the running chain over a few blocks. */
-export async function measureBlockMs(chain: ChainHome): Promise<number> {
-  const start = await waitForHeight(chain.rpcUrl, 1, 30_000);
-  const t0 = performance.now();
-  const end = await waitForHeight(chain.rpcUrl, start + 5n, 30_000, { intervalMs: 20 });
-  return (performance.now() - t0) / Number(end - start);
+/** Waits until the chain has produced a few blocks (generously bounded for a busy machine). */
+export async function waitForBlocks(chain: ChainHome): Promise<void> {
+  await waitForHeight(chain.rpcUrl, 3, blocksWaitMs(3) + 60_000);
 }
 
-/** The height that comes about `seconds` of block production after `from`. */
-export function heightAfter(from: bigint, seconds: number, blockMs: number): bigint {
-  return from + BigInt(Math.ceil((seconds * 1000) / blockMs));
+/**
+ * A height at least `seconds` of block production after `from`, counted at the fastest pace the
+ * chain can keep (one block per timeout_commit): on a slower (busy) machine the height only comes
+ * later, so whatever must happen before it (a proposal passing, a restart) has at least `seconds`.
+ * Measuring the pace instead breaks when the machine is busy while measuring and idle afterwards.
+ */
+export function heightAfter(from: bigint, seconds: number): bigint {
+  return from + BigInt(Math.ceil((seconds * 1000) / TIMEOUT_COMMIT_MS));
 }
 
 /** Starts `chaind start --home <home> [args]` from the source tree as `release`. */

@@ -52,7 +52,7 @@ export function grpcUnary<Req extends DescMessage, Res extends DescMessage>(
       (bytes: Buffer) => fromBinary(responseSchema, bytes),
       request,
       metadata,
-      { deadline: Date.now() + 10_000 },
+      { deadline: Date.now() + 60_000 },
       (error: ServiceError | null, message?: MessageShape<Res>) => {
         client.close();
         if (error !== null || message === undefined) reject(error ?? new Error(`${method}: empty answer`));

@@ -9,6 +9,10 @@ export interface TestRelease {
   archive: string;
   /** Lower-case hex sha256 of the archive. */
   sha256: string;
+  /** Absolute path of the single executable `chaind-<release>-linux-amd64`. */
+  executable: string;
+  /** Lower-case hex sha256 of the single executable. */
+  executableSha256: string;
 }
 
 /** The Node 24 runtime running the tests (the system `node` may be older). */

@@ -66,7 +66,7 @@ export async function headerDifferences(nodes: TestnetNode[], from: number, to: 
 
 /** GETs a REST path on `node`'s gateway; resolves with the status and the parsed body. */
 export async function restGet(node: TestnetNode, path: string): Promise<{ status: number; body: unknown }> {
-  const response = await fetch(`${node.apiUrl}${path}`, { signal: AbortSignal.timeout(10_000) });
+  const response = await fetch(`${node.apiUrl}${path}`, { signal: AbortSignal.timeout(30_000) });
   return { status: response.status, body: await response.json() };
 }
 
@@ -154,7 +154,7 @@ export async function cosmjsBroadcast(
     const included = await waitUntil(
       `tx ${hash} in a block`,
       async () => (await comet.txSearch({ query: `tx.hash='${hash}'` })).txs[0],
-      { timeoutMs: 60_000 },
+      { timeoutMs: 180_000 },
     );
     return { hash, height: included.height, code: included.result.code, log: included.result.log ?? "" };
   } finally {
@@ -267,7 +267,7 @@ export async function consensusAddress(node: TestnetNode): Promise<string> {
 /** The height chaind's state is at: the `x-chain-block-height` its REST gateway answers a latest-state query with. */
 export async function appCommittedHeight(node: TestnetNode): Promise<number> {
   const response = await fetch(`${node.apiUrl}/chain/bank/v1beta1/balances/${node.address}`, {
-    signal: AbortSignal.timeout(10_000),
+    signal: AbortSignal.timeout(30_000),
   });
   await response.arrayBuffer();
   const header = response.headers.get("x-chain-block-height");

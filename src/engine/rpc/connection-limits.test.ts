@@ -1,0 +1,124 @@
+// The consensus RPC's connection handling over real loopback sockets, against a real engine:
+// rpc.max_open_connections closes connections beyond the limit and frees the slot when one closes;
+// partial headers and idle connections are cut by the read timeout (CometBFT: 10 s; 1 s here); the
+// defaults are CometBFT's.
+import assert from "node:assert/strict";
+import { connect, type Socket } from "node:net";
+import { after, before, test } from "node:test";
+import { Engine } from "../engine.ts";
+import { makeTestChain, type TestChain } from "../test-support/fixtures.ts";
+import { KvApp } from "../test-support/kv-app.ts";
+import { createLimitedRpcServer, RPC_READ_TIMEOUT_MS, rpcWriteTimeoutMs } from "./connection-limits.ts";
+import { RpcServer } from "./rpc-server.ts";
+
+const MAX_OPEN = 3;
+let chain: TestChain;
+let engine: Engine;
+let server: RpcServer;
+const sockets: Socket[] = [];
+
+before(async () => {
+  chain = await makeTestChain({ appState: { seeded: "1" } });
+  engine = await Engine.start({
+    app: new KvApp(),
+    store: await chain.openStore(),
+    genesis: chain.genesis,
+    privValidator: await chain.privValidator(),
+    consensus: { timeoutCommitMs: 10, createEmptyBlocks: true, createEmptyBlocksIntervalMs: 0 },
+  });
+  server = await RpcServer.listen({
+    context: {
+      engine,
+      node: {
+        moniker: "limits",
+        nodeId: "0123456789abcdef0123456789abcdef01234567",
+        p2pListenAddr: "tcp://0.0.0.0:26656",
+        rpcListenAddr: "tcp://127.0.0.1:0",
+        timeoutBroadcastTxCommitMs: 5000,
+      },
+    },
+    listen: { host: "127.0.0.1", port: 0 },
+    limits: { maxOpenConnections: MAX_OPEN, readTimeoutMs: 1000 },
+  });
+});
+
+after(async () => {
+  for (const socket of sockets) socket.destroy();
+  await server?.close();
+  await engine?.stop();
+  await engine?.store.close();
+  await chain?.cleanup();
+});
+
+interface Connection {
+  socket: Socket;
+  closed: Promise<string>;
+}
+
+/** Connects and collects what the server sends until it closes the connection. */
+async function open(): Promise<Connection> {
+  const socket = connect((server.address as { port: number }).port, "127.0.0.1");
+  sockets.push(socket);
+  await new Promise<void>((resolve, reject) => {
+    socket.once("connect", resolve);
+    socket.once("error", reject);
+  });
+  socket.on("error", () => {});
+  let received = "";
+  socket.on("data", (chunk) => {
+    received += chunk.toString();
+  });
+  const closed = new Promise<string>((resolve) => socket.once("close", () => resolve(received)));
+  return { socket, closed };
+}
+
+async function status(): Promise<number> {
+  const response = await fetch(`${server.url}/health`, { headers: { connection: "close" } });
+  await response.text();
+  return response.status;
+}
+
+/** Resolves when `promise` settles, or with "still open" after `ms` (a bound far above the timeouts tested). */
+function within<T>(promise: Promise<T>, ms: number): Promise<T | "still open"> {
+  return Promise.race([promise, new Promise<"still open">((r) => setTimeout(() => r("still open"), ms).unref())]);
+}
+
+test("connections beyond rpc.max_open_connections are closed; a freed slot serves again", async () => {
+  const held = [await open(), await open(), await open()];
+  // Each held connection has started a request (so the server has surely accepted it).
+  for (const c of held) c.socket.write("GET /health HTTP/1.1\r\nHost: x\r\n");
+  const extra = await open();
+  assert.equal(await within(extra.closed, 30_000), "", "the connection beyond the limit was not closed at once");
+  held[0].socket.destroy();
+  await held[0].closed;
+  // The slot is free again (the server sees the close a moment later: retry until served).
+  let served = 0;
+  for (let attempt = 0; attempt < 200 && served !== 200; attempt++) {
+    served = await status().catch(() => 0);
+    if (served !== 200) await new Promise((r) => setTimeout(r, 50));
+  }
+  assert.equal(served, 200);
+  for (const c of held.slice(1)) c.socket.destroy();
+  await Promise.all(held.map((c) => c.closed));
+});
+
+test("partial headers and idle connections are cut by the read timeout with 408", async () => {
+  const partial = await open();
+  partial.socket.write("GET /status HTTP/1.1\r\nHost: x\r\n");
+  const idle = await open();
+  // Node's own defaults held these 75–95 s; a 30 s bound catches a missing timeout on any machine.
+  const [partialAnswer, idleAnswer] = await Promise.all([within(partial.closed, 30_000), within(idle.closed, 30_000)]);
+  assert.notEqual(partialAnswer, "still open");
+  assert.match(String(partialAnswer), /^$|^HTTP\/1\.1 408/);
+  assert.notEqual(idleAnswer, "still open");
+});
+
+test("defaults are CometBFT's: 10 s to read a request, write time covers broadcast_tx_commit", () => {
+  const http = createLimitedRpcServer({});
+  assert.equal(http.headersTimeout, RPC_READ_TIMEOUT_MS);
+  assert.equal(http.requestTimeout, RPC_READ_TIMEOUT_MS);
+  assert.equal(RPC_READ_TIMEOUT_MS, 10_000);
+  assert.equal(rpcWriteTimeoutMs(10_000), 11_000);
+  assert.equal(rpcWriteTimeoutMs(1_000), 10_000);
+  http.close();
+});

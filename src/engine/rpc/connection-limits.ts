@@ -1,0 +1,60 @@
+// The consensus RPC's socket side, as CometBFT's JSON-RPC HTTP server limits it
+// (rpc/jsonrpc/server/http_server.go): at most `rpc.max_open_connections` connections (0 = no limit;
+// CometBFT's LimitListener), 10 s to read a request's headers and body (ReadHeaderTimeout and
+// ReadTimeout), and a write timeout of 10 s, raised to `timeout_broadcast_tx_commit` + 1 s so a
+// broadcast_tx_commit can wait its full time (CometBFT's node does the same).
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { Socket } from "node:net";
+
+/** CometBFT's read and write timeouts (DefaultConfig of its RPC HTTP server). */
+export const RPC_READ_TIMEOUT_MS = 10_000;
+export const RPC_WRITE_TIMEOUT_MS = 10_000;
+
+/** Connection limits of the consensus RPC. */
+export interface RpcConnectionLimits {
+  /** rpc.max_open_connections; 0 = no limit. */
+  maxOpenConnections?: number;
+  /** Time to receive a request's headers and body (default 10 s). */
+  readTimeoutMs?: number;
+  /** Time to write a response from the end of its request's headers (default 10 s); 0 = no limit. */
+  writeTimeoutMs?: number;
+}
+
+/** The write timeout CometBFT uses for its RPC: 10 s, or timeout_broadcast_tx_commit + 1 s when that is longer. */
+export function rpcWriteTimeoutMs(timeoutBroadcastTxCommitMs: number): number {
+  return Math.max(RPC_WRITE_TIMEOUT_MS, timeoutBroadcastTxCommitMs + 1000);
+}
+
+/**
+ * An HTTP server for the consensus RPC with `limits` applied. Connections beyond the limit are
+ * closed as they arrive (an idle client cannot hold a slot for longer than the read timeout, since
+ * a connection that sends no complete request in that time is closed too).
+ */
+export function createLimitedRpcServer(limits: RpcConnectionLimits): Server {
+  const readMs = limits.readTimeoutMs ?? RPC_READ_TIMEOUT_MS;
+  const writeMs = limits.writeTimeoutMs ?? RPC_WRITE_TIMEOUT_MS;
+  const server = createServer({
+    headersTimeout: readMs,
+    requestTimeout: readMs,
+    // How often Node checks the two timeouts above; its 30 s default would let them overrun.
+    connectionsCheckingInterval: Math.max(100, Math.min(1000, readMs)),
+    keepAliveTimeout: 5_000,
+  });
+  const max = limits.maxOpenConnections ?? 0;
+  if (max > 0) server.maxConnections = max;
+  if (writeMs > 0) {
+    server.on("request", (request: IncomingMessage, response: ServerResponse) => {
+      limitWriteTime(request.socket, response, writeMs);
+    });
+  }
+  return server;
+}
+
+// Go's WriteTimeout: a response not written in time loses its connection.
+function limitWriteTime(socket: Socket, response: ServerResponse, ms: number): void {
+  const timer = setTimeout(() => {
+    if (!response.writableFinished) socket.destroy();
+  }, ms);
+  timer.unref();
+  response.once("close", () => clearTimeout(timer));
+}
