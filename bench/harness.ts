@@ -1,5 +1,6 @@
 // The shared shape of benchmark figures. Every figure is a ratio against a baseline measured
 // in the same run on the same machine, so results mean the same on any hardware (SPEC §11).
+import { loadavg } from "node:os";
 
 /** One printed row of `npm run bench`. */
 export interface BenchRow {
@@ -17,10 +18,28 @@ export interface BenchRow {
   met: boolean;
   /** value / baseline unless the benchmark reports another ratio. */
   ratio?: number;
+  /**
+   * The machine's 1-minute load average just before and just after the figure was measured, so a
+   * reader knows how quiet the machine was. `npm run bench` stamps the module's own when absent.
+   */
+  load?: { before: number; after: number };
 }
 
 /** A benchmark module under bench/ exports `run`, returning its rows. */
 export type BenchRun = () => Promise<BenchRow[]>;
+
+/** The 1-minute load average now. */
+export function loadNow(): number {
+  return loadavg()[0];
+}
+
+/** Runs `measure` and stamps the rows it returns with the load average before and after it. */
+export async function withLoad(measure: () => Promise<BenchRow[]>): Promise<BenchRow[]> {
+  const before = loadNow();
+  const rows = await measure();
+  const after = loadNow();
+  return rows.map((r) => ({ ...r, load: r.load ?? { before, after } }));
+}
 
 /** Runs `fn` repeatedly for at least `minMs` and returns operations per second. */
 export async function opsPerSecond(fn: () => unknown | Promise<unknown>, minMs = 1000): Promise<number> {
@@ -40,4 +59,9 @@ export async function timeMs(fn: () => unknown | Promise<unknown>): Promise<numb
   const start = performance.now();
   await fn();
   return performance.now() - start;
+}
+
+/** True under `npm run bench -- --quick`: long figures run a shorter variant (named in their row). */
+export function quickMode(): boolean {
+  return process.env.CHAIND_BENCH_QUICK === "1";
 }

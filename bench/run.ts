@@ -1,12 +1,17 @@
 // `npm run bench`: runs every bench/*.bench.ts (or those named on the command line), prints one
 // table row per figure and never fails on a missed target: the figures are for people to read.
 import { readdirSync } from "node:fs";
+import { availableParallelism, loadavg } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import type { BenchRow, BenchRun } from "./harness.ts";
+import { type BenchRow, type BenchRun, withLoad } from "./harness.ts";
 
 const here = dirname(fileURLToPath(import.meta.url));
-const only = process.argv.slice(2);
+// `--quick` shortens the long figures (memory under load, floods) for development runs; the
+// default is the full figure the issue states.
+const args = process.argv.slice(2);
+if (args.includes("--quick")) process.env.CHAIND_BENCH_QUICK = "1";
+const only = args.filter((a) => a !== "--quick");
 const files = readdirSync(here)
   .filter((f) => f.endsWith(".bench.ts"))
   .filter((f) => only.length === 0 || only.some((o) => f.includes(o)))
@@ -17,13 +22,18 @@ function fmt(n: number): string {
   return Math.abs(n) >= 100 ? n.toFixed(0) : n.toPrecision(3);
 }
 
-console.log("| figure | value | baseline | ratio | target | |");
-console.log("|---|---|---|---|---|---|");
+console.log(
+  `cores: ${availableParallelism()}, load average now: ${loadavg()
+    .map((l) => l.toFixed(2))
+    .join(" ")}`,
+);
+console.log("| figure | value | baseline | ratio | target | | load before → after |");
+console.log("|---|---|---|---|---|---|---|");
 const rows: BenchRow[] = [];
 for (const file of files) {
   const mod = (await import(pathToFileURL(join(here, file)).href)) as { run: BenchRun };
   try {
-    const got = await mod.run();
+    const got = await withLoad(mod.run);
     rows.push(...got);
     for (const r of got) printRow(r);
   } catch (err) {
@@ -33,8 +43,9 @@ for (const file of files) {
 
 function printRow(r: BenchRow): void {
   const ratio = r.ratio ?? r.value / r.baseline;
+  const load = r.load === undefined ? "" : `${r.load.before.toFixed(2)} → ${r.load.after.toFixed(2)}`;
   console.log(
-    `| ${r.name} | ${fmt(r.value)} ${r.unit} | ${fmt(r.baseline)} ${r.unit} | ${fmt(ratio)}x | ${r.target} | ${r.met ? "met" : "MISSED"} |`,
+    `| ${r.name} | ${fmt(r.value)} ${r.unit} | ${fmt(r.baseline)} ${r.unit} | ${fmt(ratio)}x | ${r.target} | ${r.met ? "met" : "MISSED"} | ${load} |`,
   );
 }
 

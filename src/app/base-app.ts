@@ -324,6 +324,23 @@ export class App {
     }
   }
 
+  /**
+   * The part of CheckTx that reads no state (decode, message checks), for the engine to run before a
+   * tx waits for the app's lock: garbage is refused at once and never queues behind blocks. Returns
+   * the CheckTx answer for a refused tx, undefined when the tx must go on to CheckTx.
+   */
+  precheckTx(tx: Uint8Array): ResponseCheckTx | undefined {
+    const result = this.txRunner.precheck(tx);
+    if (result === undefined) return undefined;
+    return create(ResponseCheckTxSchema, {
+      code: result.code,
+      log: result.log,
+      gasWanted: result.gasWanted,
+      gasUsed: result.gasUsed,
+      codespace: result.codespace,
+    });
+  }
+
   private async checkTxNow(request: RequestCheckTx): Promise<ResponseCheckTx> {
     const mode: ExecMode = request.type === CheckTxType.RECHECK ? "recheck" : "check";
     const checkState = this.checkState ?? this.store.branch();

@@ -47,6 +47,10 @@ export interface TxRunnerOptions {
  */
 export class TxRunner {
   private readonly options: TxRunnerOptions;
+  // Txs decoded by `precheck` before they reached the app's lock, so CheckTx (and the rechecks of the
+  // same bytes object after each block) skip a second decode. Keyed by the bytes object itself: a
+  // weak map holds nothing the mempool has dropped.
+  private readonly predecoded = new WeakMap<Uint8Array, DecodedTx>();
 
   constructor(options: TxRunnerOptions) {
     this.options = options;
@@ -59,8 +63,26 @@ export class TxRunner {
 
   /** Runs one tx in `ctx` (see the class comment). Never throws: failures become a result code. */
   async run(ctx: Context, txBytes: Uint8Array): Promise<TxResult> {
-    const decoded = this.decodeOrFailure(txBytes);
+    const known = ctx.isCheckTx ? this.predecoded.get(txBytes) : undefined;
+    const decoded = known ?? this.decodeOrFailure(txBytes);
     return "code" in decoded ? decoded : this.runDecoded(ctx, decoded);
+  }
+
+  /**
+   * The checks of a tx that need no state: decoding and the message checks. Returns the failure
+   * CheckTx would return for them, or undefined when the tx may go on to the ante handler (it is
+   * then remembered, decoded, for CheckTx). Safe to call without the app's lock.
+   */
+  precheck(txBytes: Uint8Array): TxResult | undefined {
+    const decoded = this.decodeOrFailure(txBytes);
+    if ("code" in decoded) return decoded;
+    try {
+      checkMessages(decoded);
+    } catch (err) {
+      return failure(err, 0n, 0n, []);
+    }
+    this.predecoded.set(txBytes, decoded);
+    return undefined;
   }
 
   /**

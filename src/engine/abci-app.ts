@@ -30,6 +30,12 @@ export interface AbciApp {
   finalizeBlock(request: RequestFinalizeBlock): Promise<ResponseFinalizeBlock>;
   commit(request: RequestCommit): Promise<ResponseCommit>;
   query(request: RequestQuery): Promise<ResponseQuery>;
+  /**
+   * Optional: CheckTx's state-free checks (size, decode), run WITHOUT the app lock before a tx queues
+   * for CheckTx. Returns the CheckTx answer of a tx it refuses, undefined to go on to CheckTx. Must not
+   * read or write app state. Apps driven over a socket simply lack it.
+   */
+  precheckTx?(tx: Uint8Array): ResponseCheckTx | undefined;
 }
 
 /**

@@ -23,6 +23,12 @@ export interface MempoolLimits {
   cacheSize: number;
   keepInvalidTxsInCache: boolean;
   recheck: boolean;
+  /**
+   * CheckTx calls allowed to wait for the app lock at once (not in config.toml; defaults to `size`). Beyond it a
+   * tx is refused at once ("mempool is full: …", so clients map it to sdk 20 as for a full pool), so a flood
+   * cannot queue unbounded work (and memory) in front of block production.
+   */
+  maxWaitingChecks?: number;
 }
 
 /** CometBFT's defaults. */
@@ -36,7 +42,7 @@ export const DEFAULT_MEMPOOL_LIMITS: MempoolLimits = {
 };
 
 /** Why the mempool refused a tx before the app saw it. */
-export type MempoolErrorKind = "mempool-full" | "tx-too-large" | "tx-in-cache";
+export type MempoolErrorKind = "mempool-full" | "tx-too-large" | "tx-in-cache" | "check-queue-full";
 
 /** A refusal by the mempool itself; `message` is CometBFT's text for the same case. */
 export class MempoolError extends Error {
@@ -70,13 +76,14 @@ export class Mempool {
   private readonly cache = new Map<string, true>();
   private bytes = 0;
   private readonly listeners = new Set<() => void>();
-  private readonly app: Pick<AbciApp, "checkTx">;
+  private readonly app: Pick<AbciApp, "checkTx" | "precheckTx">;
+  private waiting = 0;
   private readonly limits: MempoolLimits;
   private readonly maxGas: () => bigint;
   private readonly run: <T>(fn: () => Promise<T>) => Promise<T>;
 
   constructor(options: {
-    app: Pick<AbciApp, "checkTx">;
+    app: Pick<AbciApp, "checkTx" | "precheckTx">;
     limits: MempoolLimits;
     /** The current block.max_gas (−1 = unlimited), for CometBFT's post-check. */
     maxGas: () => bigint;
@@ -92,6 +99,11 @@ export class Mempool {
   /** Number of txs held. */
   get size(): number {
     return this.txs.size;
+  }
+
+  /** CheckTx calls waiting for (or holding) the app lock. */
+  get waitingChecks(): number {
+    return this.waiting;
   }
 
   /** Total bytes of the txs held. */
@@ -153,16 +165,40 @@ export class Mempool {
     }
     const key = Buffer.from(txHash(tx)).toString("hex");
     if (!this.cachePush(key)) throw new MempoolError("tx-in-cache", "tx already exists in cache");
+    // The app's state-free checks run here, outside the lock: a tx that cannot decode is answered
+    // without waiting behind blocks and without making blocks wait behind it.
+    let refused: ResponseCheckTx | undefined;
+    try {
+      refused = this.app.precheckTx?.(tx);
+    } catch (error) {
+      this.cache.delete(key);
+      throw error;
+    }
+    if (refused !== undefined) {
+      if (!this.limits.keepInvalidTxsInCache) this.cache.delete(key);
+      return Promise.resolve(refused);
+    }
+    const maxWaiting = this.limits.maxWaitingChecks ?? this.limits.size;
+    if (this.waiting >= maxWaiting) {
+      this.cache.delete(key);
+      throw new MempoolError(
+        "check-queue-full",
+        `mempool is full: ${this.waiting} txs are waiting for CheckTx (max: ${maxWaiting}); try again later`,
+      );
+    }
     return this.checkWithApp(tx, key);
   }
 
   private async checkWithApp(tx: Uint8Array, key: string): Promise<ResponseCheckTx> {
     let res: ResponseCheckTx;
+    this.waiting++;
     try {
       res = await this.run(() => this.app.checkTx(create(RequestCheckTxSchema, { tx, type: CheckTxType.NEW })));
     } catch (error) {
       this.cache.delete(key);
       throw error;
+    } finally {
+      this.waiting--;
     }
     const maxGas = this.maxGas();
     const postCheckOk = res.gasWanted >= 0n && (maxGas === -1n || res.gasWanted <= maxGas);

@@ -1,7 +1,9 @@
 // Signature verification spread over the machine's cores. FinalizeBlock verifies a block's
 // signatures up front — part on this thread, the rest on worker threads — and records the outcomes
 // in the verified-signature cache that the ante handler consults. Workers start on first use, are
-// unref'd (they never keep the process alive) and stop with closeVerifyPool().
+// unref'd (they never keep the process alive) and stop with closeVerifyPool() — or by themselves after
+// a while without work: each worker is a V8 isolate of ~25 MiB, which a node that has gone quiet
+// should give back (issue 15: memory back near idle after a load).
 import { availableParallelism } from "node:os";
 import { extname } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -26,6 +28,28 @@ const MAX_WORKERS = 7;
 
 let workers: PoolWorker[] | undefined;
 let nextId = 1;
+let idleMs = 10_000;
+let idleTimer: NodeJS.Timeout | undefined;
+
+/** How long the workers may sit without work before they stop (default 10 s; tests shorten it). */
+export function setVerifyPoolIdleMs(ms: number): void {
+  idleMs = ms;
+}
+
+/** Worker threads running now (0 before the first large batch and after an idle stop). */
+export function activeVerifyWorkers(): number {
+  return workers?.length ?? 0;
+}
+
+// (Re)arms the idle stop: when it fires with nothing pending, the workers are terminated.
+function armIdleStop(): void {
+  if (idleTimer !== undefined) clearTimeout(idleTimer);
+  idleTimer = setTimeout(() => {
+    idleTimer = undefined;
+    if (workers?.every((w) => w.pending.size === 0)) void closeVerifyPool();
+  }, idleMs);
+  idleTimer.unref();
+}
 
 function workerCount(): number {
   return Math.min(MAX_WORKERS, Math.max(0, availableParallelism() - 1));
@@ -37,7 +61,9 @@ function startWorkers(): PoolWorker[] {
   const script = new URL(`./verify-worker${extname(here)}`, import.meta.url);
   const started: PoolWorker[] = [];
   for (let i = 0; i < workerCount(); i++) {
-    const worker = new Worker(script);
+    // A worker only verifies signatures and allocates little: a small young generation keeps its
+    // memory small (V8 would otherwise grow it like the main thread's).
+    const worker = new Worker(script, { resourceLimits: { maxYoungGenerationSizeMb: 4 } });
     const entry: PoolWorker = { worker, pending: new Map() };
     worker.on("message", (message: { id: number; results: boolean[] }) => {
       const resolve = entry.pending.get(message.id);
@@ -79,11 +105,14 @@ export async function verifyBatch(jobs: readonly VerifyJob[]): Promise<boolean[]
   });
   const local = jobs.slice(0, size).map(verifyHere);
   const rest = await Promise.all(remote);
+  armIdleStop();
   return [...local, ...rest.flat()];
 }
 
 /** Stops the worker threads (they restart on the next large batch). */
 export async function closeVerifyPool(): Promise<void> {
+  if (idleTimer !== undefined) clearTimeout(idleTimer);
+  idleTimer = undefined;
   const pool = workers;
   workers = undefined;
   if (pool !== undefined) await Promise.all(pool.map((entry) => entry.worker.terminate()));

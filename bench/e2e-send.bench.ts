@@ -1,0 +1,152 @@
+// End-to-end signed bank sends (issue 15, goal 1): a real `chaind start` node with 1 s blocks, and a separate
+// client process (bench/send-client.ts) in which 8 senders, each with its own sequence, broadcast pre-signed
+// sends with broadcast_tx_sync over their own keep-alive HTTP connection. Figure: committed tx/s, from the
+// first broadcast until every sender's last tx is in a committed block.
+// Baseline, measured in this run: FinalizeBlock + Commit in process (no RPC, no CheckTx, no consensus) of the
+// same kind of txs — same 8 senders, same count, blocks of 100 per sender — on a LevelDB state store.
+// Targets: >= 1,000 tx/s and >= 0.6x the baseline.
+import { spawn } from "node:child_process";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { create } from "@bufbuild/protobuf";
+import { timestampFromMs } from "@bufbuild/protobuf/wkt";
+import { RequestFinalizeBlockSchema } from "../src/gen/tendermint/abci/types_pb.js";
+import { openMultiStore } from "../src/store/index.ts";
+import { createTestApp, testKey } from "../src/testing/app.ts";
+import { accountNumbers, benchKeys, signedSends, startBenchNode } from "./bench-node.ts";
+import { type BenchRow, quickMode } from "./harness.ts";
+
+const SENDERS = 8;
+const TARGET = 1000;
+const RATIO = 0.6;
+const client = fileURLToPath(new URL("./send-client.ts", import.meta.url));
+
+interface ClientReport {
+  txs: number;
+  seconds: number;
+  broadcastSeconds: number;
+  refused: number;
+  firstRefusal: string;
+}
+
+/** Runs the client process on `senders`' txs against `rpc`. */
+async function runClient(rpc: string, senders: Uint8Array[][], dir: string): Promise<ClientReport> {
+  const file = join(dir, `txs-${Date.now()}.json`);
+  await writeFile(
+    file,
+    JSON.stringify({ senders: senders.map((txs) => txs.map((t) => Buffer.from(t).toString("base64"))) }),
+  );
+  const child = spawn(process.execPath, [client, rpc, file], { stdio: ["ignore", "pipe", "inherit"] });
+  let out = "";
+  child.stdout.on("data", (c: Buffer) => {
+    out += c.toString();
+  });
+  const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
+  if (code !== 0) throw new Error(`send client exited with ${code}: ${out}`);
+  const report = JSON.parse(out.trim().split("\n").at(-1) as string) as ClientReport;
+  if (report.refused > 0) throw new Error(`${report.refused} sends refused, e.g. ${report.firstRefusal}`);
+  return report;
+}
+
+/** In-process FinalizeBlock + Commit of the same kind of txs (the baseline). */
+async function inProcessRate(perSender: number): Promise<number> {
+  const dir = await mkdtemp(join(tmpdir(), "chaind-bench-e2e-base-"));
+  try {
+    const keys = benchKeys(SENDERS);
+    const recipient = testKey("bench-e2e-recipient");
+    const balances = Object.fromEntries(keys.map((k) => [k.bech32, [{ denom: "stake", amount: 10n ** 15n }]]));
+    const t = await createTestApp({
+      balances,
+      openStore: (o) => openMultiStore({ path: dir, storeNames: o.storeNames, upgrades: o.upgrades }),
+    });
+    await t.nextBlock();
+    const warm = 20;
+    const txs = keys.map((key, i) =>
+      signedSends(key, {
+        chainId: t.chainId,
+        accountNumber: BigInt(i),
+        from: 0n,
+        count: warm + perSender,
+        to: recipient.bech32,
+      }),
+    );
+    let height = t.app.lastBlockHeight();
+    const runBlock = async (from: number, to: number) => {
+      const block: Uint8Array[] = [];
+      for (const list of txs) block.push(...list.slice(from, to));
+      height += 1n;
+      const res = await t.app.finalizeBlock(
+        create(RequestFinalizeBlockSchema, {
+          height,
+          time: timestampFromMs(1_700_000_000_000 + Number(height) * 1000),
+          txs: block,
+        }),
+      );
+      for (const r of res.txResults) if (r.code !== 0) throw new Error(`baseline tx failed: ${r.log}`);
+      await t.app.commit();
+    };
+    await runBlock(0, warm);
+    const start = performance.now();
+    for (let from = warm; from < warm + perSender; from += 100)
+      await runBlock(from, Math.min(from + 100, warm + perSender));
+    const seconds = (performance.now() - start) / 1000;
+    await t.app.close();
+    return (SENDERS * perSender) / seconds;
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** Runs the benchmark and returns its row. */
+export async function run(): Promise<BenchRow[]> {
+  const perSender = quickMode() ? 100 : 500;
+  const keys = benchKeys(SENDERS);
+  const recipient = testKey("bench-e2e-recipient");
+  const dir = await mkdtemp(join(tmpdir(), "chaind-bench-e2e-"));
+  const node = await startBenchNode({ accounts: keys });
+  let report: ClientReport;
+  try {
+    const numbers = await accountNumbers(
+      node.rest,
+      keys.map((k) => k.bech32),
+    );
+    const warm = 20;
+    const all = keys.map((key, i) =>
+      signedSends(key, {
+        chainId: node.chainId,
+        accountNumber: numbers[i],
+        from: 0n,
+        count: warm + perSender,
+        to: recipient.bech32,
+      }),
+    );
+    // A short warm-up (JIT, caches, the accounts' first pubkey write), then the measured run.
+    await runClient(
+      node.rpc,
+      all.map((txs) => txs.slice(0, warm)),
+      dir,
+    );
+    report = await runClient(
+      node.rpc,
+      all.map((txs) => txs.slice(warm)),
+      dir,
+    );
+  } finally {
+    await node.stop();
+    await rm(dir, { recursive: true, force: true });
+  }
+  const value = report.txs / report.seconds;
+  const baseline = await inProcessRate(perSender);
+  return [
+    {
+      name: `signed bank sends end to end (${SENDERS} senders, broadcast_tx_sync, 1 s blocks, ${report.txs} txs)`,
+      value,
+      baseline,
+      unit: "tx/s",
+      target: `>= ${TARGET} tx/s and >= ${RATIO}x in-process FinalizeBlock + Commit of the same txs`,
+      met: value >= TARGET && value >= RATIO * baseline,
+    },
+  ];
+}

@@ -1,0 +1,63 @@
+// The end-to-end bench's client, run as its own process (so its CPU is not the node's): reads pre-signed txs,
+// one list per sender, and has every sender broadcast its list in order with broadcast_tx_sync over its own
+// keep-alive connection, all senders at once. Then it waits until each sender's last tx is in a committed
+// block (a later sequence cannot commit before an earlier one) and prints one JSON line:
+// {"txs":N,"seconds":S,"refused":R,"firstRefusal":"..."}.
+// Usage: node bench/send-client.ts <rpc-url> <txs.json>
+import { readFileSync } from "node:fs";
+import { Agent } from "node:http";
+import { rpcPost } from "./bench-node.ts";
+
+const [rpcUrl, file] = process.argv.slice(2);
+if (rpcUrl === undefined || file === undefined) {
+  console.error("usage: node bench/send-client.ts <rpc-url> <txs.json>");
+  process.exit(2);
+}
+const url = new URL(rpcUrl);
+const senders = (JSON.parse(readFileSync(file, "utf8")) as { senders: string[][] }).senders;
+let refused = 0;
+let firstRefusal = "";
+
+const start = performance.now();
+const lastHashes = await Promise.all(
+  senders.map(async (txs) => {
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    let hash = "";
+    for (const tx of txs) {
+      const answer = await rpcPost<{ code: number; hash: string }>(url, agent, "broadcast_tx_sync", { tx });
+      if (answer.result?.code !== 0) {
+        refused++;
+        if (firstRefusal === "") firstRefusal = JSON.stringify(answer).slice(0, 300);
+      } else {
+        hash = answer.result.hash;
+      }
+    }
+    agent.destroy();
+    return hash;
+  }),
+);
+const sent = performance.now();
+// Wait for every sender's last accepted tx to be committed (polling the tx index).
+const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+for (const hash of lastHashes) {
+  if (hash === "") continue;
+  for (;;) {
+    const answer = await rpcPost<{ height: string }>(url, agent, "tx", {
+      hash: Buffer.from(hash, "hex").toString("base64"),
+    });
+    if (answer.result !== undefined) break;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+const end = performance.now();
+agent.destroy();
+const txs = senders.reduce((n, s) => n + s.length, 0) - refused;
+console.log(
+  JSON.stringify({
+    txs,
+    seconds: (end - start) / 1000,
+    broadcastSeconds: (sent - start) / 1000,
+    refused,
+    firstRefusal,
+  }),
+);

@@ -1,0 +1,95 @@
+// The mempool's defences in front of the app lock: the app's state-free precheck answers a tx without the lock
+// (and without the app's CheckTx), and no more than `maxWaitingChecks` CheckTx calls may wait for the lock.
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+import { create } from "@bufbuild/protobuf";
+import { type ResponseCheckTx, ResponseCheckTxSchema } from "../gen/tendermint/abci/types_pb.js";
+import { DEFAULT_MEMPOOL_LIMITS, Mempool, MempoolError } from "./mempool.ts";
+import { Mutex } from "./mutex.ts";
+import { KvApp } from "./test-support/kv-app.ts";
+
+const enc = (text: string) => new TextEncoder().encode(text);
+
+/** The KV app with a precheck: anything without "=" is refused before the lock, as an App refuses garbage. */
+class PrecheckingKvApp extends KvApp {
+  prechecked = 0;
+  precheckTx(tx: Uint8Array): ResponseCheckTx | undefined {
+    this.prechecked++;
+    return Buffer.from(tx).includes(0x3d)
+      ? undefined
+      : create(ResponseCheckTxSchema, { code: 2, codespace: "sdk", log: "tx parse error" });
+  }
+}
+
+/** Takes the lock and keeps it until the test calls the returned release. */
+async function heldLock(lock: Mutex): Promise<() => void> {
+  let release = (): void => {};
+  const taken = new Promise<void>((resolveTaken) => {
+    void lock.run(
+      () =>
+        new Promise<void>((resolve) => {
+          release = resolve;
+          resolveTaken();
+        }),
+    );
+  });
+  await taken;
+  return release;
+}
+
+describe("mempool admission", () => {
+  test("a tx the precheck refuses is answered while the app lock is held, and never reaches CheckTx", async () => {
+    const app = new PrecheckingKvApp();
+    const lock = new Mutex();
+    const pool = new Mempool({
+      app,
+      limits: DEFAULT_MEMPOOL_LIMITS,
+      maxGas: () => -1n,
+      run: (fn) => lock.run(fn),
+    });
+    const release = await heldLock(lock);
+    const res = await pool.checkTx(enc("garbage"));
+    assert.deepEqual([res.code, res.codespace, res.log], [2, "sdk", "tx parse error"]);
+    assert.equal(pool.size, 0);
+    assert.deepEqual(app.calls, [], "CheckTx was not called");
+    // Refused txs leave the cache (keep_invalid_txs_in_cache = false): the same bytes are checked again.
+    await pool.checkTx(enc("garbage"));
+    assert.equal(app.prechecked, 2);
+
+    const valid = pool.checkTx(enc("a=1"));
+    assert.equal(pool.waitingChecks, 1);
+    release();
+    assert.equal((await valid).code, 0);
+    assert.deepEqual(app.calls, ["checkTx"]);
+    assert.equal(pool.size, 1);
+    assert.equal(pool.waitingChecks, 0);
+  });
+
+  test("beyond maxWaitingChecks a tx is refused at once as a full mempool, and admitted again later", async () => {
+    const app = new KvApp();
+    const lock = new Mutex();
+    const pool = new Mempool({
+      app,
+      limits: { ...DEFAULT_MEMPOOL_LIMITS, maxWaitingChecks: 2 },
+      maxGas: () => -1n,
+      run: (fn) => lock.run(fn),
+    });
+    const release = await heldLock(lock);
+    const first = pool.checkTx(enc("a=1"));
+    const second = pool.checkTx(enc("b=2"));
+    assert.throws(
+      () => pool.beginCheckTx(enc("c=3")),
+      (err: unknown) =>
+        err instanceof MempoolError &&
+        err.kind === "check-queue-full" &&
+        /^mempool is full: 2 txs are waiting for CheckTx \(max: 2\)/.test(err.message),
+    );
+    release();
+    assert.equal((await first).code, 0);
+    assert.equal((await second).code, 0);
+    // The refused tx was not remembered in the cache, so it is admitted once the queue has room.
+    assert.equal((await pool.checkTx(enc("c=3"))).code, 0);
+    assert.equal(pool.size, 3);
+    assert.equal(app.calls.filter((c) => c === "checkTx").length, 3);
+  });
+});
