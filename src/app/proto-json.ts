@@ -2,6 +2,7 @@
 // `{"@type":"/chain.bank.v1beta1.MsgSend",…}`. protobuf-es reads an Any's "@type" into the type URL
 // `type.googleapis.com/<name>`; Cosmos type URLs are `/<name>`, and they are part of signed bytes, so
 // `fromProtoJson` rewrites every Any (nested ones inside Any values too) to the `/<name>` form.
+
 import {
   create,
   type DescMessage,
@@ -14,6 +15,7 @@ import {
   toBinary,
   toJson,
 } from "@bufbuild/protobuf";
+import { convertAnyValues } from "./wire-decimals.ts";
 
 const GOOGLE_PREFIX = "type.googleapis.com/";
 const MAX_DEPTH = 32;
@@ -26,7 +28,8 @@ export function fromProtoJson<Desc extends DescMessage>(
 ): MessageShape<Desc> {
   const message = fromJson(schema, json, registry === undefined ? undefined : { registry });
   normalizeAnyTypeUrls(schema, message, registry, 0);
-  return message;
+  // fromJson packed Any values with decimal text; Any values always hold upstream's binary form.
+  return registry === undefined ? message : convertAnyValues(schema, message, registry, "toWire");
 }
 
 /** Writes a message as Cosmos-style proto JSON: proto field names, defaults emitted. */
@@ -35,7 +38,9 @@ export function toProtoJson<Desc extends DescMessage>(
   message: MessageShape<Desc>,
   registry?: Registry,
 ): JsonValue {
-  return typeFirst(toJson(schema, message, { useProtoFieldName: true, alwaysEmitImplicit: true, registry }));
+  // Any values hold upstream's binary form (LegacyDec as scaled integers); toJson must see decimal text.
+  const printable = registry === undefined ? message : convertAnyValues(schema, message, registry, "fromWire");
+  return typeFirst(toJson(schema, printable, { useProtoFieldName: true, alwaysEmitImplicit: true, registry }));
 }
 
 /** Puts every Any's "@type" first, where upstream's JSON (and people reading it) expect it. */

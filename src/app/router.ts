@@ -1,20 +1,14 @@
 // Routing of Msgs by type URL and of queries by gRPC method path, both built from the generated
 // service descriptors. Every transport (tx pipeline, gov proposal execution, ABCI Query, gRPC, REST,
 // CLI) looks handlers up here, so a handler is written once.
-import {
-  create,
-  type DescMessage,
-  type DescMethod,
-  type DescService,
-  fromBinary,
-  type Message,
-  toBinary,
-} from "@bufbuild/protobuf";
+
+import { create, type DescMessage, type DescMethod, type DescService, type Message } from "@bufbuild/protobuf";
 import type { GenService, GenServiceMethods } from "@bufbuild/protobuf/codegenv2";
 import type { Context } from "./context.ts";
 import { ErrTxDecode, ErrUnknownRequest, GrpcCode, GrpcStatusError } from "./errors.ts";
 import type { ServiceHandlers, ServiceRegistrar } from "./module.ts";
 import { signerFields } from "./signers.ts";
+import { fromWireBinary, toWireBinary } from "./wire-decimals.ts";
 
 /** A handler after registration: takes and returns messages of the method's types. */
 export type RoutedHandler = (request: Message, ctx: Context) => Promise<Message>;
@@ -111,7 +105,7 @@ export class MsgRouter {
     if (route === undefined) throw ErrUnknownRequest.wrap(`no message handler found for ${any.typeUrl}`);
     let msg: Message;
     try {
-      msg = fromBinary(route.input, any.value);
+      msg = fromWireBinary(route.input, any.value);
     } catch (err) {
       throw ErrTxDecode.wrap(`cannot decode ${any.typeUrl}: ${(err as Error).message}`, { cause: err });
     }
@@ -185,7 +179,7 @@ export class QueryRouter {
     if (route === undefined) throw new GrpcStatusError(GrpcCode.Unimplemented, `unknown query path ${path}`);
     let decoded: Message;
     try {
-      decoded = fromBinary(route.input, request);
+      decoded = fromWireBinary(route.input, request);
     } catch (err) {
       throw new GrpcStatusError(
         GrpcCode.InvalidArgument,
@@ -194,7 +188,7 @@ export class QueryRouter {
       );
     }
     const response = await route.handler(decoded, ctx);
-    return toBinary(route.output, response);
+    return toWireBinary(route.output, response);
   }
 }
 

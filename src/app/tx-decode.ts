@@ -21,6 +21,7 @@ import { type Coin, coinsFromProto } from "./coins.ts";
 import { ErrTxDecode } from "./errors.ts";
 import type { MsgRoute, MsgRouter } from "./router.ts";
 import { decodeSignerAddress, signerAddresses } from "./signers.ts";
+import { fromWireBinary } from "./wire-decimals.ts";
 
 /** One decoded message of a tx. */
 export interface DecodedMsg {
@@ -94,7 +95,7 @@ function decodeUnchecked(txBytes: Uint8Array, registry: Registry, msgRouter: Msg
     if (!any.typeUrl.startsWith("/") || desc === undefined) {
       throw new Error(`unable to resolve type URL ${any.typeUrl}`);
     }
-    const msg = fromBinary(desc, any.value);
+    const msg = fromWireBinary(desc, any.value);
     return {
       typeUrl: any.typeUrl,
       route: msgRouter.route(any.typeUrl),

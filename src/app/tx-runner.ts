@@ -1,6 +1,7 @@
 // Running one tx (upstream baseapp runTx/runMsgs): decode, message checks, the ante handler on its
 // own branch (its writes — fees, sequences, pubkeys — stick even when the messages fail), then, in
 // FinalizeBlock/simulation/genesis, the messages in order on a further branch, all or nothing.
+
 import { create, type Registry, toBinary } from "@bufbuild/protobuf";
 import { type Any, AnySchema } from "@bufbuild/protobuf/wkt";
 import { TxMsgDataSchema } from "../gen/chain/base/abci/v1beta1/abci_pb.js";
@@ -13,6 +14,7 @@ import { GasOverflowError, newGasMeter, newInfiniteGasMeter, OutOfGasError } fro
 import { type MsgRouter, typeUrlOf } from "./router.ts";
 import { decodeSignerAddress } from "./signers.ts";
 import { type DecodedTx, decodeTx } from "./tx-decode.ts";
+import { toWireBinary } from "./wire-decimals.ts";
 
 /** The outcome of one tx, in the shape of ABCI's ExecTxResult / ResponseCheckTx. */
 export interface TxResult {
@@ -146,7 +148,7 @@ export class TxRunner {
       let response: Any;
       try {
         const result = await route.handler(decoded.msg, msgCtx.with({ events: handlerEvents }));
-        response = create(AnySchema, { typeUrl: typeUrlOf(route.output), value: toBinary(route.output, result) });
+        response = create(AnySchema, { typeUrl: typeUrlOf(route.output), value: toWireBinary(route.output, result) });
       } catch (err) {
         const error = isOutOfGas(err)
           ? asTxError(err, gasWanted, gasMeter.consumed())

@@ -246,3 +246,18 @@ describe("keys export and import, file backend", () => {
     assert.match(unsafe.stdout, /^[0-9a-f]{64}\n$/);
   });
 });
+
+describe("keys --keyring-dir", () => {
+  it("keeps the keyring in the given directory instead of --home, as upstream", async () => {
+    const home = freshHome();
+    const dir = freshHome();
+    const added = await runKeys(home, ["add", "kd", "--recover", "--keyring-dir", dir], {
+      stdin: `${FAUCET_MNEMONIC}\n`,
+    });
+    assert.equal(added.code, 0, added.stderr);
+    const there = await runKeys(home, ["show", "kd", "-a", "--keyring-dir", dir]);
+    assert.equal(there.code, 0, there.stderr);
+    const notInHome = await runKeys(home, ["show", "kd", "-a"]);
+    assert.notEqual(notInHome.code, 0);
+  });
+});

@@ -38,6 +38,8 @@ interface GlobalOptions {
   home: string;
   keyringBackend: string;
   output: string;
+  /** `--keyring-dir`: the keyring's directory when it is not `--home`. */
+  keyringDir?: string;
 }
 
 /**
@@ -62,7 +64,8 @@ export function keysCommand(io: Partial<CommandIo> = {}): Command {
     const options = command.optsWithGlobals() as GlobalOptions;
     const output = parseOutput(options.output);
     const keyring = openKeyring({
-      home: options.home,
+      // --keyring-dir, as upstream: the keyring lives there instead of in --home.
+      home: options.keyringDir ?? options.home,
       backend: options.keyringBackend,
       passphrase: envOrStdinPassphrase({ env: streams.env, reader: lines(), prompt: (text) => prompt(streams, text) }),
     });
@@ -77,7 +80,8 @@ export function keysCommand(io: Partial<CommandIo> = {}): Command {
         "test",
       ),
     )
-    .addOption(new Option("-o, --output <format>", "output format: text (YAML) or json").default("text"));
+    .addOption(new Option("-o, --output <format>", "output format: text (YAML) or json").default("text"))
+    .option("--keyring-dir <dir>", "directory of the keyring (default: --home)");
 
   keys
     .command("add")

@@ -19,3 +19,26 @@ test("every chaind command prints its help", () => {
   }
   assert.ok(count > 60, `only ${count} commands found`);
 });
+
+test("every subcommand's help lists the global flags, as upstream's does", () => {
+  const sink = { write: () => true };
+  for (const [name, command] of walk(rootCommand({ stdout: sink, stderr: sink }))) {
+    if (name === "chaind") continue;
+    const help = command.helpInformation();
+    assert.match(help, /Global Options:[\s\S]*--home <dir>[\s\S]*-o, --output <format>/, name);
+  }
+});
+
+test("tx commands offer the Cosmos SDK v0.50 flags", () => {
+  const sink = { write: () => true };
+  let checked = 0;
+  for (const [name, command] of walk(rootCommand({ stdout: sink, stderr: sink }))) {
+    if (!/^tx (bank send|gov vote|staking delegate|upgrade software-upgrade|sign|broadcast)$/.test(name)) continue;
+    checked++;
+    const help = command.helpInformation();
+    for (const flag of ["--offline", "--sign-mode", "--fee-payer", "--fee-granter", "--dry-run", "--keyring-dir"]) {
+      assert.ok(help.includes(flag), `${name} lacks ${flag}`);
+    }
+  }
+  assert.equal(checked, 6);
+});

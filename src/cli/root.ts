@@ -35,5 +35,12 @@ export function rootCommand(io: CliIo = { stdout: process.stdout, stderr: proces
   program.addCommand(snapshotsCommand(io));
   program.addCommand(versionCommand(io));
   program.addCommand(statusEntryCommand(io));
+  showGlobalFlagsInHelp(program);
   return program;
+}
+
+/** Every subcommand's `--help` lists the global flags too (--home, --log_level, --log_format, -o), as upstream's does. */
+function showGlobalFlagsInHelp(command: Command): void {
+  command.configureHelp({ ...command.configureHelp(), showGlobalOptions: true });
+  for (const sub of command.commands) showGlobalFlagsInHelp(sub);
 }

@@ -17,6 +17,7 @@ import { addressToBech32 } from "../client/crypto/index.ts";
 import { KeyringError, type KeyringSigner } from "../client/keyring/index.ts";
 import { grpcQuery } from "../client/rpc/grpc-query.ts";
 import { RpcError } from "../client/rpc/rpc-client.ts";
+import { subscribeTxInclusion } from "../client/rpc/tx-subscription.ts";
 import { type CoinParameters, makeSimulationTxBytes, signTx } from "../client/tx/index.ts";
 import { BaseAccountSchema, ModuleAccountSchema } from "../gen/chain/auth/v1beta1/auth_pb.js";
 import { Query as AuthQuery } from "../gen/chain/auth/v1beta1/query_pb.js";
@@ -38,21 +39,46 @@ export interface SignerAccount {
 export interface TxFee {
   amount: CoinParameters[];
   gasLimit: bigint;
+  /** `--fee-payer` ("" = the first signer). */
+  payer?: string;
 }
 
 /**
  * Runs a tx of `messages` signed by `--from` through the whole flow; resolves with what to print (the
- * unsigned tx with --generate-only, else the TxResponse). Failed txs are printed, then thrown as CliError.
+ * TxResponse). With --generate-only (the unsigned tx, always JSON) and --dry-run (`gas estimate: N` on
+ * stderr) it writes its output itself and resolves with null. Failed txs are printed, then thrown as CliError.
  *
  * @example ctx.print(await runTx(ctx, readTxFlags(command.optsWithGlobals()), [packAny(MsgSendSchema, msg)]))
  */
 export async function runTx(ctx: ClientContext, flags: TxFlags, messages: Any[]): Promise<JsonValue> {
   if (messages.length === 0) throw new CliError("a tx needs at least one message");
-  if (flags.generateOnly) return generateUnsigned(ctx, flags, messages);
+  if (flags.generateOnly) {
+    // A tx document is JSON whatever -o says (upstream prints it with its JSON encoder), so it can be signed.
+    ctx.io.stdout.write(`${JSON.stringify(await generateUnsigned(ctx, flags, messages))}\n`);
+    ctx.printNothing();
+    return null;
+  }
+  if (flags.offline) {
+    throw new CliError(
+      '--offline cannot broadcast: add --generate-only to print the unsigned tx, then sign it with "chaind tx sign <file> --offline" and send it with "chaind tx broadcast <file>"',
+    );
+  }
 
   const key = await keyOf(ctx, flags);
   const address = addressToBech32(key.address);
   const account = await resolveAccount(ctx, flags, address);
+  if (flags.dryRun) {
+    // Upstream's --dry-run: simulate, print the adjusted estimate on stderr, sign and send nothing.
+    const simulated = await simulateGas(ctx, messages, flags, { pubKey: key.pubKey, sequence: account.sequence });
+    ctx.io.stderr.write(`gas estimate: ${applyAdjustment(simulated, flags.gasAdjustment)}\n`);
+    ctx.printNothing();
+    return null;
+  }
+  if (flags.feePayer !== undefined && flags.feePayer !== address) {
+    throw new CliError(
+      `--fee-payer ${flags.feePayer} is not the signer ${address}: the fee payer must sign too; build the tx with --generate-only and sign it with both keys`,
+    );
+  }
   const chainId = await resolveChainId(ctx, flags.chainId);
   const fee = await resolveFee(ctx, flags, messages, { pubKey: key.pubKey, sequence: account.sequence });
 
@@ -98,24 +124,40 @@ function failTx(ctx: ClientContext, response: TxResponse): never {
 }
 
 /**
- * Polls the node's tx index until the tx with `hash` is in a block, then returns its TxResponse (with the
- * tx and block time). Throws CliError after `timeoutMs`, or at once when the node does not index txs.
+ * Waits until the tx with `hash` is in a block, then returns its TxResponse (with the tx and block time).
+ * It subscribes to the tx over the node's WebSocket (as upstream clients do) and reads the tx index when the
+ * event arrives; without a WebSocket (refused, unix socket) it polls the index. Throws CliError after
+ * `timeoutMs`, or at once when the node does not index txs.
  */
 export async function waitForTx(ctx: ClientContext, hash: string, timeoutMs: number): Promise<TxResponse> {
   const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      return await indexedTx(ctx, hash);
-    } catch (err) {
-      if (!(err instanceof RpcError) || !/not found/i.test(err.message)) throw err;
-      if (Date.now() >= deadline) {
-        throw new CliError(
-          `tx ${hash} was not included in a block within ${timeoutMs / 1000}s; it may still be in the mempool: check with "chaind query tx ${hash}"`,
-          { cause: err },
-        );
+  const waiter = await subscribeTxInclusion(ctx.flags.node, hash).catch(() => undefined);
+  try {
+    for (;;) {
+      try {
+        return await indexedTx(ctx, hash);
+      } catch (err) {
+        if (!(err instanceof RpcError) || !/not found/i.test(err.message)) throw err;
+        if (Date.now() >= deadline) {
+          throw new CliError(
+            `tx ${hash} was not included in a block within ${timeoutMs / 1000}s; it may still be in the mempool: check with "chaind query tx ${hash}"`,
+            { cause: err },
+          );
+        }
       }
+      // With a subscription the event wakes us at once; the slow poll is only a safety net (a dropped socket).
+      const pause = Math.max(0, Math.min(waiter === undefined ? 200 : 2000, deadline - Date.now()));
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        waiter?.included ?? new Promise(() => {}),
+        new Promise((resolve) => {
+          timer = setTimeout(resolve, pause);
+        }),
+      ]);
+      clearTimeout(timer);
     }
-    await new Promise((resolve) => setTimeout(resolve, 200));
+  } finally {
+    waiter?.close();
   }
 }
 
@@ -195,7 +237,7 @@ export async function resolveFee(
   } else {
     gasLimit = flags.gas.limit;
   }
-  return { amount: feeAmount(flags, gasLimit), gasLimit };
+  return { amount: feeAmount(flags, gasLimit), gasLimit, payer: flags.feePayer ?? "" };
 }
 
 /** ⌈gas × adjustment⌉ with the adjustment as exact decimal text (e.g. "1.3"). */
@@ -270,6 +312,7 @@ export function unsignedTxJson(ctx: ClientContext, messages: Any[], flags: TxFla
       fee: {
         amount: fee.amount.map((coin) => ({ denom: coin.denom, amount: coin.amount.toString() })),
         gasLimit: fee.gasLimit,
+        payer: fee.payer ?? "",
       },
     },
     signatures: [],

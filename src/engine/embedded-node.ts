@@ -116,6 +116,10 @@ export async function startEmbeddedNode(options: EmbeddedNodeOptions): Promise<E
       listen: laddr.protocol === "unix" ? { path: laddr.path } : { host: laddr.host, port: laddr.port },
       maxBodyBytes: config.rpc.maxBodyBytes,
       maxBatchSize: config.rpc.maxRequestBatchSize,
+      websocket: {
+        maxSubscriptionClients: config.rpc.maxSubscriptionClients,
+        maxSubscriptionsPerClient: config.rpc.maxSubscriptionsPerClient,
+      },
       limits: {
         maxOpenConnections: config.rpc.maxOpenConnections,
         writeTimeoutMs: rpcWriteTimeoutMs(config.rpc.timeoutBroadcastTxCommitMs),

@@ -2,11 +2,13 @@
 // check that each carries exactly one MsgCreateValidator whose delegator has enough genesis balance,
 // put them into app_state.genutil.gen_txs, and set config.toml's p2p.persistent_peers from their
 // memos (`<node id>@<host>:<port>`), leaving out this node's own.
+
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { fromBinary, type JsonObject, type JsonValue } from "@bufbuild/protobuf";
+import type { JsonObject, JsonValue } from "@bufbuild/protobuf";
 import { amountOf } from "../app/coins.ts";
 import { fromProtoJson } from "../app/proto-json.ts";
+import { fromWireBinary } from "../app/wire-decimals.ts";
 import { addressFromBech32, addressToBech32 } from "../client/crypto/index.ts";
 import {
   homePaths,
@@ -92,7 +94,7 @@ export async function collectGenTxs(parameters: CollectGenTxsParameters): Promis
     } catch (err) {
       throw new CollectGenTxsError(`${file}: not a transaction: ${(err as Error).message}`, { cause: err });
     }
-    const msg = fromBinary(MsgCreateValidatorSchema, tx.body?.messages[0]?.value ?? new Uint8Array());
+    const msg = fromWireBinary(MsgCreateValidatorSchema, tx.body?.messages[0]?.value ?? new Uint8Array());
     // The delegator is the operator's account (same bytes, account prefix).
     let delegator: string;
     try {

@@ -2,14 +2,16 @@
 // whose consensus key is the node's priv_validator_key.json, self-delegating `amount` from the
 // operator's genesis account, signed by that account's keyring key with account number 0 and
 // sequence 0 (SIGN_MODE_DIRECT), written as tx JSON to config/gentx/gentx-<node id>.json.
+
 import { mkdir } from "node:fs/promises";
 import { networkInterfaces } from "node:os";
 import { join } from "node:path";
-import { create, fromBinary, type JsonObject, type JsonValue, toBinary } from "@bufbuild/protobuf";
+import { create, fromBinary, type JsonObject, type JsonValue } from "@bufbuild/protobuf";
 import type { Any } from "@bufbuild/protobuf/wkt";
 import { amountOf, type Coin, coinToString } from "../app/coins.ts";
 import { DecimalError, formatDecimal, parseDecimal } from "../app/dec.ts";
 import { toProtoJson } from "../app/proto-json.ts";
+import { toWireBinary } from "../app/wire-decimals.ts";
 import { addressToBech32 } from "../client/crypto/index.ts";
 import type { Keyring } from "../client/keyring/index.ts";
 import { signTx } from "../client/tx/index.ts";
@@ -193,7 +195,7 @@ function createValidatorMessage(
   return {
     $typeName: "google.protobuf.Any",
     typeUrl: `/${MsgCreateValidatorSchema.typeName}`,
-    value: toBinary(MsgCreateValidatorSchema, msg),
+    value: toWireBinary(MsgCreateValidatorSchema, msg),
   };
 }
 

@@ -53,7 +53,7 @@ export function committedTxResponse(parameters: {
     gasWanted: result?.gasWanted ?? 0n,
     gasUsed: result?.gasUsed ?? 0n,
     tx,
-    timestamp: parameters.timestamp,
+    timestamp: txResponseTimestamp(parameters.timestamp),
     events: result?.events ?? [],
   };
 }
@@ -97,4 +97,12 @@ export function mempoolRefusal(txhash: string, message: string): TxResponseInit 
     ...checkTxResponse(txhash, { code: root.code, codespace: ROOT_CODESPACE, log: root.description }),
     rawLog: `${message}: ${root.description}`,
   };
+}
+
+/**
+ * `tx_response.timestamp` as upstream writes it: the block time in RFC 3339 with whole seconds (Go's
+ * `time.RFC3339`, the fraction dropped, not rounded), e.g. `2026-11-25T21:49:50Z`. "" stays "".
+ */
+export function txResponseTimestamp(rfc3339: string): string {
+  return rfc3339.replace(/^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)\.\d+/, "$1");
 }

@@ -2,11 +2,11 @@
 // not quite proto3 JSON. Proto field names, every field present in declaration order, 64-bit
 // integers as strings, enums by name, unset messages and empty bytes as `null`, empty lists `[]`,
 // `Any` as `{"@type":"/<name>",...fields}`. The CLI's `-o json` can reuse it so both print alike.
+
 import {
   type DescEnum,
   type DescField,
   type DescMessage,
-  fromBinary,
   fromJson,
   type JsonValue,
   type Message,
@@ -15,6 +15,7 @@ import {
   toJson,
 } from "@bufbuild/protobuf";
 import { base64Encode } from "@bufbuild/protobuf/wire";
+import { convertAnyValues, fromWireBinary } from "../app/wire-decimals.ts";
 import { cosmosAnyTypeUrls } from "./any-type-url.ts";
 
 /** Thrown when a message cannot be printed (an Any of a type the registry does not know). */
@@ -46,7 +47,8 @@ export function gatewayJsonString(desc: DescMessage, message: Message, registry:
  */
 export function messageFromGatewayJson<T extends Message>(desc: DescMessage, json: JsonValue, registry: Registry): T {
   const message = fromJson(desc, json, { ignoreUnknownFields: true, registry }) as T;
-  return cosmosAnyTypeUrls(desc, message, registry);
+  // fromJson packed Any values with decimal text; Any values always hold upstream's binary form.
+  return convertAnyValues(desc, cosmosAnyTypeUrls(desc, message, registry), registry, "toWire") as T;
 }
 
 function writeMessage(desc: DescMessage, message: Record<string, unknown>, registry: Registry): JsonValue {
@@ -149,7 +151,7 @@ function writeAny(any: Record<string, unknown>, registry: Registry): JsonValue {
 
 function fromBinaryLoose(desc: DescMessage, bytes: Uint8Array): Record<string, unknown> {
   try {
-    return fromBinary(desc, bytes) as unknown as Record<string, unknown>;
+    return fromWireBinary(desc, bytes) as unknown as Record<string, unknown>;
   } catch (err) {
     throw new GatewayJsonError(`cannot print an Any of type ${desc.typeName}: ${(err as Error).message}`);
   }

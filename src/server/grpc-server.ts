@@ -2,6 +2,7 @@
 // from the protobuf-es descriptors of the served routes and serialized with protobuf-es. Request
 // metadata `x-chain-block-height` picks the state; the response's initial metadata says which
 // height was used. Server reflection v1 and v1alpha are served from the same descriptors.
+
 import { create, type DescService, fromBinary, type Message, toBinary } from "@bufbuild/protobuf";
 import {
   type handleBidiStreamingCall,
@@ -15,6 +16,7 @@ import {
 } from "@grpc/grpc-js";
 import type { Logger } from "pino";
 import { GrpcCode } from "../app/errors.ts";
+import { fromWireBinary, toWireBinary } from "../app/wire-decimals.ts";
 import {
   ServerReflection as ReflectionV1,
   type ServerReflectionRequest,
@@ -132,8 +134,8 @@ function unaryDefinition(route: ServedRoute): MethodDefinition<Buffer, Message> 
     // Requests are decoded in the handler, so that undecodable bytes are INVALID_ARGUMENT.
     requestSerialize: (bytes) => bytes,
     requestDeserialize: (bytes) => bytes,
-    responseSerialize: (message) => bufferOf(toBinary(route.output, message)),
-    responseDeserialize: (bytes) => fromBinary(route.output, bytes),
+    responseSerialize: (message) => bufferOf(toWireBinary(route.output, message)),
+    responseDeserialize: (bytes) => fromWireBinary(route.output, bytes),
     originalName: route.method.localName,
   };
 }
@@ -143,7 +145,7 @@ function unaryHandler(route: ServedRoute, options: GrpcServerOptions): handleUna
     const run = async () => {
       let request: Message;
       try {
-        request = fromBinary(route.input, call.request);
+        request = fromWireBinary(route.input, call.request);
       } catch (err) {
         throw new RequestError(
           GrpcCode.InvalidArgument,

@@ -45,6 +45,7 @@ async function get(url: string, headers: Record<string, string> = {}): Promise<L
 
 function errorBody(response: LightMyRequestResponse): { code: number; message: string; details: unknown[] } {
   assert.equal(response.headers["content-type"], "application/json; charset=utf-8");
+  assert.match(String(response.headers["x-server-time"]), /^\d{10}$/);
   const body = response.json();
   assert.deepEqual(Object.keys(body), ["code", "message", "details"]);
   assert.deepEqual(body.details, []);
@@ -90,10 +91,11 @@ describe("upgrade routes: the exact JSON of SPEC §2.9 in each state", () => {
   });
 
   test("authority: the gov module account", async () => {
-    assert.equal(
-      (await get("/chain/upgrade/v1beta1/authority")).body,
-      '{"address":"chain10d07y265gmmuvt4z0w9aw880jnsr700j0q8wax"}',
-    );
+    const response = await get("/chain/upgrade/v1beta1/authority");
+    assert.equal(response.body, '{"address":"chain10d07y265gmmuvt4z0w9aw880jnsr700j0q8wax"}');
+    // X-Server-Time as upstream's API server sends it: unix seconds, now.
+    const serverTime = Number(response.headers["x-server-time"]);
+    assert.ok(Math.abs(serverTime - Date.now() / 1000) < 600, `x-server-time ${serverTime}`);
   });
 });
 

@@ -101,6 +101,9 @@ export function buildRestGateway(options: RestGatewayOptions): RestGateway {
     closing = true;
   });
   app.addHook("onRequest", async (request, reply) => {
+    // Upstream's API server answers every request with X-Server-Time (unix seconds; CometBFT's
+    // RecoverAndLogHandler adds it); clients use it to spot clock skew.
+    reply.header("x-server-time", String(Math.floor(Date.now() / 1000)));
     if (closing) return sendError(reply, new RequestError(GrpcCode.Unavailable, "the node is shutting down"));
     if (options.writeTimeoutSeconds > 0) limitWriteTime(request.raw, reply.raw, options.writeTimeoutSeconds);
     const cors = corsDecision(options.cors, request.method, request.headers);

@@ -1,6 +1,7 @@
 // Test wiring: an app with auth and bank (plus any extra modules) over an in-memory store, funded
 // genesis accounts, and a minimal SIGN_MODE_DIRECT signer, so tests and benchmarks can drive blocks
 // directly without a consensus engine. Not used by the node itself.
+
 import { createHash } from "node:crypto";
 import { create, type JsonValue, toBinary } from "@bufbuild/protobuf";
 import { type Any, AnySchema, timestampFromMs } from "@bufbuild/protobuf/wkt";
@@ -11,6 +12,7 @@ import { parseDecCoins } from "../app/dec-coins.ts";
 import type { AppModule } from "../app/module.ts";
 import { ModuleManager } from "../app/module-manager.ts";
 import type { StoreOpener } from "../app/store-loader.ts";
+import { toWireBinary } from "../app/wire-decimals.ts";
 import {
   accAddressFromPubKey,
   addressToBech32,
@@ -236,5 +238,5 @@ export function packAny<T extends Parameters<typeof toBinary>[0]>(
   schema: T,
   message: Parameters<typeof toBinary<T>>[1],
 ): Any {
-  return create(AnySchema, { typeUrl: `/${schema.typeName}`, value: toBinary(schema, message) });
+  return create(AnySchema, { typeUrl: `/${schema.typeName}`, value: toWireBinary(schema, message) });
 }

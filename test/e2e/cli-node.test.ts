@@ -209,7 +209,21 @@ test("a software upgrade through governance: submit, deposit, vote, then query u
 test("the confirmation prompt answered on a stdin left open: the tx is sent and the command exits", async () => {
   const child = spawn(
     process.execPath,
-    [CHAIND, "tx", "bank", "send", "alice", chain.addresses.bob, "1stake", "--home", home, "--node", node],
+    [
+      CHAIND,
+      "tx",
+      "bank",
+      "send",
+      "alice",
+      chain.addresses.bob,
+      "1stake",
+      "--home",
+      home,
+      "--node",
+      node,
+      "-o",
+      "json",
+    ],
     {
       cwd: PROJECT,
       stdio: ["pipe", "pipe", "pipe"],
@@ -239,8 +253,19 @@ test("the confirmation prompt answered on a stdin left open: the tx is sent and 
 
 test("a wrong sequence and insufficient funds: the node's code and text on stderr, exit status 1", async () => {
   const [sequence, funds] = await Promise.all([
-    fails(["tx", "bank", "send", "bob", chain.addresses.alice, "1stake", "--sequence", "42", "--yes"]),
-    fails(["tx", "bank", "send", "alice", chain.addresses.bob, "999999999999999stake", "--yes", "--wait"]),
+    fails(["tx", "bank", "send", "bob", chain.addresses.alice, "1stake", "--sequence", "42", "--yes", "-o", "json"]),
+    fails([
+      "tx",
+      "bank",
+      "send",
+      "alice",
+      chain.addresses.bob,
+      "999999999999999stake",
+      "--yes",
+      "--wait",
+      "-o",
+      "json",
+    ]),
   ]);
   assert.equal(JSON.parse(sequence.stdout).code, 32);
   assert.match(

@@ -3,6 +3,7 @@
 // every value back under its upstream name can.
 import type { DescField, DescMessage, Message } from "@bufbuild/protobuf";
 import { protoCamelCase } from "@bufbuild/protobuf/reflect";
+import { decimalToWire, legacyDecFields } from "../../src/app/wire-decimals.ts";
 
 type Plain = Record<string, unknown>;
 
@@ -47,6 +48,14 @@ function compareValue(
       return;
     }
     compareMessage(desc, ours as Message, theirs, at, out);
+    return;
+  }
+  // A LegacyDec is decimal text in our messages and upstream's scaled integer in cosmjs-types' (its binary form).
+  if (kind === "scalar" && legacyDecFields(field.parent).includes(field)) {
+    const expected = decimalToWire(ours as string);
+    if (theirs !== expected) {
+      out.push(`${at}: LegacyDec ${show(ours)} should decode as ${show(expected)}, cosmjs-types ${show(theirs)}`);
+    }
     return;
   }
   if (!sameScalar(ours, theirs)) out.push(`${at}: ours ${show(ours)}, cosmjs-types ${show(theirs)}`);

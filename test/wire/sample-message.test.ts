@@ -21,6 +21,7 @@ import {
   file_google_protobuf_timestamp,
 } from "@bufbuild/protobuf/wkt";
 import { file_chain_base_v1beta1_coin } from "../../src/gen/chain/base/v1beta1/coin_pb.js";
+import { file_chain_codec_v1_codec } from "../../src/gen/chain/codec/v1/codec_pb.js";
 import { sampleAnyTypeUrl, sampleMessage, sampleVariantCount } from "./sample-message.ts";
 
 const T = FieldDescriptorProto_Type;
@@ -87,7 +88,9 @@ const kinds = registry.getMessage("selftest.Kinds");
 assert.ok(kinds);
 const jsonRegistry = createFileRegistry(
   registry,
-  createFileRegistry(file_chain_base_v1beta1_coin.proto, () => undefined),
+  createFileRegistry(file_chain_base_v1beta1_coin.proto, (name) =>
+    name === "chain/codec/v1/codec.proto" ? file_chain_codec_v1_codec : undefined,
+  ),
 );
 
 test("one variant per case of the largest oneof", () => {

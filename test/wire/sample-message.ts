@@ -11,7 +11,12 @@ import {
   toBinary,
 } from "@bufbuild/protobuf";
 import { usedTypes } from "@bufbuild/protobuf/reflect";
+import { legacyDecFields } from "../../src/app/wire-decimals.ts";
 import { CoinSchema } from "../../src/gen/chain/base/v1beta1/coin_pb.js";
+
+function isLegacyDec(field: DescField): boolean {
+  return field.parent !== undefined && legacyDecFields(field.parent).includes(field);
+}
 
 type Init = Record<string, unknown>;
 
@@ -97,6 +102,8 @@ function tooDeep(path: readonly string[], typeName: string): boolean {
 function fieldInit(field: DescField, seed: number, options: SampleOptions, path: readonly string[]): unknown {
   switch (field.fieldKind) {
     case "scalar":
+      // A LegacyDec field holds decimal text with 18 fraction digits (its wire form is checked separately).
+      if (isLegacyDec(field)) return `${seed}.${String(seed).padStart(18, "0")}`;
       return scalarValue(field.scalar, seed, false);
     case "enum":
       return enumValue(field, 0);

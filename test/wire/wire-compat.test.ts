@@ -22,6 +22,7 @@ import {
   FieldDescriptorProto_Type,
   FileDescriptorProtoSchema,
 } from "@bufbuild/protobuf/wkt";
+import { containsLegacyDec, fromWireBinary, legacyDecFields, toWireBinary } from "../../src/app/wire-decimals.ts";
 import { cosmosAnyTypeUrls } from "./any-type-url.ts";
 import {
   type CosmjsCodec,
@@ -31,6 +32,7 @@ import {
   enumValuesIn,
   loadCosmjsModule,
 } from "./cosmjs-codec.ts";
+import { compareMessage } from "./cosmjs-compare.ts";
 import { enumsOf, type GeneratedMessage, loadGeneratedFiles, messagesOf } from "./generated-files.ts";
 import { allowedExtraCosmjsFields, allowedMissingInCosmjs } from "./known-differences.ts";
 import { sampleMessage, sampleVariantCount } from "./sample-message.ts";
@@ -239,5 +241,70 @@ describe("the harness catches schema mistakes", () => {
     const desc = brokenMsgSend([{ name: "from_address", number: 1, type: STRING }]);
     const result = checkAgainstCosmjs(desc, msgSend, 0);
     assert.deepEqual(result.extraCosmjsFields, ["amount", "toAddress"]);
+  });
+});
+
+// Upstream v0.50's gogoproto customtype LegacyDec fields among the messages we carry (x/staking and DecCoin).
+// Int customtypes need nothing: their binary form is the integer text, the same as our strings.
+const UPSTREAM_LEGACY_DEC_FIELDS = [
+  "chain.base.v1beta1.DecCoin.amount",
+  "chain.staking.v1beta1.CommissionRates.max_change_rate",
+  "chain.staking.v1beta1.CommissionRates.max_rate",
+  "chain.staking.v1beta1.CommissionRates.rate",
+  "chain.staking.v1beta1.Delegation.shares",
+  "chain.staking.v1beta1.MsgEditValidator.commission_rate",
+  "chain.staking.v1beta1.Params.min_commission_rate",
+  "chain.staking.v1beta1.RedelegationEntry.shares_dst",
+  "chain.staking.v1beta1.Validator.delegator_shares",
+];
+
+describe("LegacyDec fields travel in upstream's binary form", () => {
+  const marked = messages.flatMap(({ desc }) => legacyDecFields(desc).map((f) => `${desc.typeName}.${f.name}`));
+
+  test("exactly upstream's LegacyDec fields carry the legacy_dec option", () => {
+    assert.deepEqual([...marked].sort(), UPSTREAM_LEGACY_DEC_FIELDS);
+  });
+
+  test("every message holding one is compared with cosmjs-types, which reads the scaled integer", (t) => {
+    const holders = compared.filter(({ desc }) => containsLegacyDec(desc));
+    t.diagnostic(`${holders.length} compared messages hold LegacyDec fields`);
+    for (const name of UPSTREAM_LEGACY_DEC_FIELDS) {
+      const owner = name.slice(0, name.lastIndexOf("."));
+      assert.ok(
+        compared.some((m) => m.desc.typeName === owner),
+        `${owner} is not byte-compared with cosmjs-types`,
+      );
+    }
+    assert.ok(holders.length >= 10, `only ${holders.length} holders compared`);
+    for (const { desc, codec } of holders) assert.deepEqual(checkAgainstCosmjs(desc, codec, 0).problems, []);
+  });
+
+  test("binary round trip through the wire form keeps the decimal text", () => {
+    for (const { desc } of messages.filter((m) => containsLegacyDec(m.desc))) {
+      const message = sampleMessage(desc, { variant: 0 });
+      assert.ok(equals(desc, message, fromWireBinary(desc, toWireBinary(desc, message))), desc.typeName);
+    }
+  });
+
+  test("a decimal written as text in binary (the old form) is refused with a clear error", () => {
+    const rates = registry.getMessage("chain.staking.v1beta1.CommissionRates");
+    assert.ok(rates);
+    const old = toBinary(rates, create(rates, { rate: "0.100000000000000000" }));
+    assert.throws(
+      () => fromWireBinary(rates, old),
+      /CommissionRates\.rate in binary: expected a LegacyDec as an integer scaled by 10\^18/,
+    );
+  });
+
+  test("the harness notices a LegacyDec written as text", () => {
+    const staking = loadCosmjsModule("cosmjs-types/cosmos/staking/v1beta1/staking");
+    const codec = staking === undefined ? undefined : codecIn(staking, "CommissionRates");
+    const rates = registry.getMessage("chain.staking.v1beta1.CommissionRates");
+    assert.ok(codec && rates);
+    const sample = sampleMessage(rates, { variant: 0 });
+    const decoded = codec.decode(toBinary(rates, sample)); // text on the wire: what the old codec did
+    const problems: string[] = [];
+    compareMessage(rates, sample, decoded, rates.typeName, problems);
+    assert.equal(problems.length, 3, problems.join("\n"));
   });
 });

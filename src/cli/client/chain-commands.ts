@@ -76,6 +76,43 @@ export function queryTxsCommand(session: ClientSession): Command {
   );
 }
 
+/**
+ * `query blocks --query "<query>"` (upstream v0.50): blocks whose FinalizeBlock events match, through the
+ * node's `block_search`; prints upstream's SearchBlocksResult shape with CometBFT's block JSON.
+ */
+export function queryBlocksCommand(session: ClientSession): Command {
+  return addQueryFlags(
+    new Command("blocks")
+      .description('Search blocks by their events, e.g. --query "block.height > 5"')
+      .requiredOption("--query <query>", "CometBFT events query over block events and block.height")
+      .option("--page <n>", "the page of results", "1")
+      .option("--limit <n>", "results per page", "100")
+      .addOption(new Option("--order-by <order>", "order by height").choices(["asc", "desc"]).default("asc")),
+  ).action(
+    async (options: { query: string; page: string; limit: string; orderBy: "asc" | "desc" }, command: Command) => {
+      const ctx = session.open(command.optsWithGlobals());
+      const page = parseUint64(options.page, "--page", 63);
+      const limit = parseUint64(options.limit, "--limit", 63);
+      if (page === 0n || limit === 0n) throw new CliError("--page and --limit must be at least 1");
+      const found = await ctx.rpc.call<{ blocks: JsonValue[]; total_count: string }>("block_search", {
+        query: options.query,
+        page: page.toString(),
+        per_page: limit.toString(),
+        order_by: options.orderBy,
+      });
+      const total = BigInt(found.total_count);
+      ctx.print({
+        total_count: found.total_count,
+        count: String(found.blocks.length),
+        page_number: page.toString(),
+        page_total: (total === 0n ? 1n : (total + limit - 1n) / limit).toString(),
+        limit: limit.toString(),
+        blocks: found.blocks,
+      });
+    },
+  );
+}
+
 /** `query block [height]` (latest when absent), or `--type hash <hash>`: CometBFT's block JSON. */
 export function queryBlockCommand(session: ClientSession): Command {
   return addQueryFlags(

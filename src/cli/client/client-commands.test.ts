@@ -267,8 +267,8 @@ describe("transactions", () => {
     assert.ok(BigInt(asyncRun.height as string) > 0n, "async + --wait waits for the block");
   });
 
-  test("tx commands print JSON by default; -o text gives YAML", async () => {
-    const text = await cli(["tx", "bank", "send", "alice", chain.addresses.bob, "1stake", "-y", "-o", "text"]);
+  test("tx results print YAML by default (as upstream's text output); --generate-only documents are JSON", async () => {
+    const text = await cli(["tx", "bank", "send", "alice", chain.addresses.bob, "1stake", "-y"]);
     assert.equal(text.code, 0, text.stderr);
     assert.match(text.stdout, /^code: 0\ncodespace: ""\n/);
     const byDefault = await runClientCli([
@@ -300,6 +300,8 @@ describe("transactions", () => {
       "--sequence",
       "77",
       "-y",
+      "-o",
+      "json",
     ]);
     assert.equal(run.code, 1);
     assert.equal(JSON.parse(run.stdout).code, 32);
@@ -319,6 +321,8 @@ describe("transactions", () => {
       "999999999999999stake",
       "-y",
       "--wait",
+      "-o",
+      "json",
     ]);
     const response = JSON.parse(run.stdout);
     assert.equal(response.code, 5);
@@ -358,6 +362,8 @@ describe("transactions", () => {
       "1.2",
       "-y",
       "--wait",
+      "-o",
+      "json",
     ]);
     assert.equal(run.code, 0, run.stderr);
     const estimate = /gas estimate: (\d+)/.exec(run.stderr);
@@ -456,7 +462,10 @@ describe("transactions", () => {
       scrypt: { n: 2 ** 4, r: 8, p: 1 },
     });
     await fileKeyring.recover("carol", TEST_MNEMONICS.bob);
-    const args = ["tx", "bank", "send", "carol", chain.addresses.alice, "1stake", "--keyring-backend", "file", "-y"];
+    const args = [
+      ...["tx", "bank", "send", "carol", chain.addresses.alice, "1stake", "--keyring-backend", "file", "-y"],
+      ...["-o", "json"],
+    ];
     const withEnv = (passphrase: string) =>
       runClientCli([...args, "--home", home, "--node", node.node], { env: { CHAIND_KEYRING_PASSPHRASE: passphrase } });
     const good = await withEnv("correct horse");

@@ -40,6 +40,7 @@ export class ClientContext {
   #lines: LineReader | undefined;
   #readsProcessStdin = false;
   #keyrings = new Map<string, Keyring>();
+  #printNothing = false;
 
   constructor(flags: QueryFlags, io: ClientIo) {
     this.flags = flags;
@@ -69,9 +70,15 @@ export class ClientContext {
     return (await grpcQuery(this.queries, method, request, height)).response;
   }
 
-  /** Prints a JSON value in the `-o` format. */
+  /** Prints a JSON value in the `-o` format (nothing after {@link ClientContext.printNothing}). */
   print(value: JsonValue): void {
+    if (this.#printNothing) return;
     printValue(this.io.stdout, this.flags.output, value);
+  }
+
+  /** Makes later `print` calls no-ops: `--dry-run` has said all it has to say on stderr, as upstream does. */
+  printNothing(): void {
+    this.#printNothing = true;
   }
 
   /** A message as the CLI's JSON: every field, proto names, 64-bit integers as strings, unset messages null. */
@@ -99,7 +106,8 @@ export class ClientContext {
     if (keyring === undefined) {
       try {
         keyring = openKeyring({
-          home: this.flags.home,
+          // --keyring-dir, as upstream: the keyring-<backend> folder lives there instead of in --home.
+          home: this.flags.keyringDir ?? this.flags.home,
           backend,
           passphrase: envOrStdinPassphrase({
             env: this.io.env ?? process.env,

@@ -27,6 +27,8 @@ export interface QueryFlags {
   grpcAddr?: string;
   /** State height to query (undefined or 0 = latest). */
   height?: bigint;
+  /** `--keyring-dir`: where the keyring lives instead of `--home` (upstream's flag). */
+  keyringDir?: string;
 }
 
 /** `--gas`: a fixed limit, or `auto` (simulate, then multiply by `--gas-adjustment`). */
@@ -59,7 +61,16 @@ export interface TxFlags extends QueryFlags {
   sequence?: bigint;
   /** Block height after which the tx is invalid (0 = none). */
   timeoutHeight: bigint;
+  /** `--offline`: no network access; needs --account-number, --sequence and --chain-id. */
+  offline: boolean;
+  /** `--dry-run`: simulate, print `gas estimate: N` (stderr, as upstream), send nothing. */
+  dryRun: boolean;
+  /** `--fee-payer`: the account that pays the fee (it must sign the tx too). */
+  feePayer?: string;
 }
+
+/** The sign modes upstream's `--sign-mode` names; this chain signs with `direct` only. */
+export const SIGN_MODES = ["direct", "amino-json", "direct-aux", "textual"] as const;
 
 /** Adds --node, --grpc-addr and --height to a query command. */
 export function addQueryFlags(command: Command): Command {
@@ -93,7 +104,19 @@ export function addTxFlags(command: Command): Command {
     .option("--wait-timeout <duration>", "how long --wait waits for inclusion", DEFAULT_WAIT_TIMEOUT)
     .option("-a, --account-number <n>", "the signer's account number (default: read from the chain)")
     .option("-s, --sequence <n>", "the signer's sequence (default: read from the chain)")
-    .option("--timeout-height <height>", "block height after which the tx is invalid (0 = none)", "0");
+    .option("--timeout-height <height>", "block height after which the tx is invalid (0 = none)", "0")
+    .option("--offline", "offline mode: no network access (needs --account-number, --sequence and --chain-id)")
+    .option(
+      "--sign-mode <mode>",
+      "sign mode: direct (the only one this chain accepts; amino-json, direct-aux, textual are refused)",
+    )
+    .option("--fee-payer <address>", "the account that pays the fee (it must sign the tx as well)")
+    .option(
+      "--fee-granter <address>",
+      "pay the fee from this account's fee grant (refused: this chain has no feegrant module)",
+    )
+    .option("--dry-run", "simulate the tx and print the estimated gas; nothing is signed or sent")
+    .option("--keyring-dir <dir>", "directory of the keyring (default: --home)");
 }
 
 /** Commander argument parser for `--height`: a non-negative int64 as bigint. */
@@ -120,6 +143,7 @@ export function readQueryFlags(options: Record<string, unknown>): QueryFlags {
         : height === undefined
           ? undefined
           : parseUint64(String(height), "--height", 63),
+    keyringDir: optionalString(options.keyringDir),
   };
 }
 
@@ -132,6 +156,33 @@ export function readTxFlags(options: Record<string, unknown>): TxFlags {
   }
   const accountNumber = optionalString(options.accountNumber);
   const sequence = optionalString(options.sequence);
+  const granter = optionalString(options.feeGranter);
+  if (granter !== undefined && granter !== "") {
+    throw new CliError(
+      `--fee-granter ${granter}: fee grants are not supported on this chain (it has no feegrant module); pay the fee from the signer or use --fee-payer`,
+    );
+  }
+  readSignMode(options.signMode);
+  const offline = options.offline === true;
+  const dryRun = options.dryRun === true;
+  const chainId = optionalString(options.chainId);
+  if (offline) {
+    const missing = [
+      accountNumber === undefined ? "--account-number" : undefined,
+      sequence === undefined ? "--sequence" : undefined,
+      chainId === undefined || chainId === "" ? "--chain-id" : undefined,
+    ].filter((f) => f !== undefined);
+    if (missing.length > 0) {
+      throw new CliError(
+        `--offline needs ${missing.join(", ")}: without network access the signer's numbers and the chain id cannot be read from the node`,
+      );
+    }
+    if (dryRun) throw new CliError("--dry-run simulates the tx on the node: it cannot be used with --offline");
+  }
+  if (dryRun && options.generateOnly === true) {
+    throw new CliError("--dry-run and --generate-only cannot be combined: choose one");
+  }
+  const feePayer = optionalString(options.feePayer);
   return {
     ...readQueryFlags(options),
     from: optionalString(options.from),
@@ -150,7 +201,22 @@ export function readTxFlags(options: Record<string, unknown>): TxFlags {
     accountNumber: accountNumber === undefined ? undefined : parseUint64(accountNumber, "--account-number", 64),
     sequence: sequence === undefined ? undefined : parseUint64(sequence, "--sequence", 64),
     timeoutHeight: parseUint64(String(options.timeoutHeight ?? "0"), "--timeout-height", 64),
+    offline,
+    dryRun,
+    feePayer: feePayer === "" ? undefined : feePayer,
   };
+}
+
+/** `--sign-mode`: upstream's names; only `direct` (or empty, the default) is accepted here. */
+export function readSignMode(value: unknown): "direct" {
+  const text = value === undefined ? "" : String(value);
+  if (text === "" || text === "direct") return "direct";
+  if ((SIGN_MODES as readonly string[]).includes(text)) {
+    throw new CliError(
+      `unsupported --sign-mode "${text}": this chain verifies SIGN_MODE_DIRECT signatures only; use --sign-mode direct`,
+    );
+  }
+  throw new CliError(`invalid --sign-mode "${text}": expected one of ${SIGN_MODES.join(", ")}`);
 }
 
 /** `-o/--output`: text (YAML) or json. */

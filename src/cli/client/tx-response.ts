@@ -1,12 +1,14 @@
 // TxResponse (`chain.base.abci.v1beta1.TxResponse`) from what the consensus RPC answers: the CheckTx
 // outcome of a sync broadcast (height 0, no gas, no events), or an indexed tx with its block result and
 // block time (what `query tx` and `--wait` print, the decoded tx included).
+
 import { create } from "@bufbuild/protobuf";
 import { AnySchema } from "@bufbuild/protobuf/wkt";
 import type { BroadcastResult, RpcEvent, RpcTxResult } from "../../client/rpc/rpc-client.ts";
 import { type TxResponse, TxResponseSchema } from "../../gen/chain/base/abci/v1beta1/abci_pb.js";
 import { TxSchema } from "../../gen/chain/tx/v1beta1/tx_pb.js";
 import { EventSchema } from "../../gen/tendermint/abci/types_pb.js";
+import { txResponseTimestamp } from "../../node/tx-response.ts";
 
 /** The TxResponse of a sync or async broadcast: CheckTx's code, codespace and log under the tx hash. */
 export function txResponseFromBroadcast(result: BroadcastResult): TxResponse {
@@ -40,7 +42,7 @@ export function txResponseFromRpc(found: RpcTxResult, blockTime: string): TxResp
     // A Tx and a TxRaw share one wire form (fields 1 and 2 hold the body and auth info bytes), so the
     // raw bytes are the Tx's encoding as they are.
     tx: create(AnySchema, { typeUrl: `/${TxSchema.typeName}`, value: new Uint8Array(txBytes) }),
-    timestamp: blockTime,
+    timestamp: txResponseTimestamp(blockTime),
     events: eventsFromRpc(result.events ?? []),
   });
 }

@@ -9,7 +9,7 @@ import { stakingQueryCommand, stakingTxCommand } from "../../x/staking/cli.ts";
 import { upgradeQueryCommand, upgradeTxCommand } from "../../x/upgrade/cli.ts";
 import { authQueryCommand } from "../client/auth-commands.ts";
 import { bankQueryCommand, bankTxCommand } from "../client/bank-commands.ts";
-import { queryBlockCommand, queryTxCommand, queryTxsCommand } from "../client/chain-commands.ts";
+import { queryBlockCommand, queryBlocksCommand, queryTxCommand, queryTxsCommand } from "../client/chain-commands.ts";
 import type { ClientIo } from "../client/context.ts";
 import { addQueryFlags, addTxFlags } from "../client/flags.ts";
 import { moduleCliClient, upgradeCliClient } from "../client/module-clients.ts";
@@ -44,7 +44,8 @@ export function clientCommands(io: CliIo & Partial<Pick<ClientIo, "stdin" | "env
     .addCommand(upgradeQueryCommand(upgradeOptions).addCommand(upgradeAuthorityCommand(session)))
     .addCommand(queryTxCommand(session))
     .addCommand(queryTxsCommand(session))
-    .addCommand(queryBlockCommand(session));
+    .addCommand(queryBlockCommand(session))
+    .addCommand(queryBlocksCommand(session));
 
   const tx = new Command("tx")
     .description("Transaction subcommands: build, sign and broadcast through --node")
@@ -57,9 +58,9 @@ export function clientCommands(io: CliIo & Partial<Pick<ClientIo, "stdin" | "env
     .addCommand(txEncodeCommand(session))
     .addCommand(txDecodeCommand(session));
 
-  // tx commands print JSON unless -o says otherwise, as upstream's do: their output is a document or a
-  // TxResponse meant for scripts (`--generate-only | tx sign | tx broadcast`).
-  return [session.wrapActions(query), session.wrapActions(tx, "json")];
+  // Tx results follow -o like everything else (text = YAML, as upstream v0.50 with client.toml's default
+  // output "text"); tx documents (--generate-only, tx sign) are always JSON so they can be piped on.
+  return [session.wrapActions(query), session.wrapActions(tx)];
 }
 
 /** `query upgrade authority`: the address allowed to schedule and cancel upgrades. */

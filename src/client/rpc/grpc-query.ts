@@ -1,15 +1,10 @@
 // Typed queries of the node's Query services: the method's descriptor gives the path
 // (`/chain.bank.v1beta1.Query/AllBalances`) and the request/response codecs; a QueryTransport carries
 // the bytes (the consensus RPC's `abci_query`, as upstream's CLI does, or real gRPC).
-import {
-  create,
-  type DescMessage,
-  fromBinary,
-  type MessageInitShape,
-  type MessageShape,
-  toBinary,
-} from "@bufbuild/protobuf";
+
+import { create, type DescMessage, type MessageInitShape, type MessageShape } from "@bufbuild/protobuf";
 import type { GenMessage } from "@bufbuild/protobuf/codegenv2";
+import { fromWireBinary, toWireBinary } from "../../app/wire-decimals.ts";
 import type { QueryTransport } from "./query-transport.ts";
 import { RpcError } from "./rpc-client.ts";
 
@@ -42,11 +37,11 @@ export async function grpcQuery<I extends GenMessage<never> | DescMessage, O ext
   height?: bigint,
 ): Promise<{ response: MessageShape<O>; height: bigint }> {
   const path = queryMethodPath(method);
-  const data = toBinary(method.input, create(method.input, request));
+  const data = toWireBinary(method.input, create(method.input, request));
   const answer = await transport.query(path, data, height);
   let response: MessageShape<O>;
   try {
-    response = fromBinary(method.output, answer.value);
+    response = fromWireBinary(method.output, answer.value);
   } catch (err) {
     throw new RpcError(`the node's answer to ${path} is not a ${method.output.typeName}: ${(err as Error).message}`, {
       cause: err,

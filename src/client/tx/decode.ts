@@ -1,7 +1,9 @@
 // Reading transactions back: TxRaw → TxBody and AuthInfo, the signers' public keys (our type URL or the
 // Cosmos alias), the sign bytes rebuilt from the exact received bytes, signature checks, and tx JSON.
 // This is the client's view; the node's decoder adds the strict ADR-027 and unknown-field checks.
+
 import { create, fromBinary, type JsonValue, type Registry, toJson } from "@bufbuild/protobuf";
+import { convertAnyValues } from "../../app/wire-decimals.ts";
 import {
   type AuthInfo,
   AuthInfoSchema,
@@ -85,7 +87,9 @@ export function verifyDirectSignature(tx: DecodedTx, parameters: VerifyDirectPar
 export function txToJson(tx: DecodedTx, registry: Registry): JsonValue {
   const message = create(TxSchema, { body: tx.body, authInfo: tx.authInfo, signatures: tx.raw.signatures });
   try {
-    return toJson(TxSchema, message, { registry, useProtoFieldName: true, alwaysEmitImplicit: true });
+    // Any values hold upstream's binary form (LegacyDec as scaled integers); the JSON shows decimal text.
+    const printable = convertAnyValues(TxSchema, message, registry, "fromWire");
+    return toJson(TxSchema, printable, { registry, useProtoFieldName: true, alwaysEmitImplicit: true });
   } catch (error) {
     throw new TxClientError("tx-decode", `cannot print tx as JSON: ${(error as Error).message}`, {}, { cause: error });
   }

@@ -1,4 +1,5 @@
 // The consensus RPC methods (CometBFT v0.38 rpc/core), answered from the engine, its block store and the app.
+
 import { create } from "@bufbuild/protobuf";
 import {
   RequestCheckTxSchema,
@@ -14,6 +15,7 @@ import { merkleProof } from "../hashing/merkle.ts";
 import { MempoolError } from "../mempool.ts";
 import { formatRfc3339 } from "../time.ts";
 import { parseTxQuery, TxQueryError } from "../tx-query.ts";
+import { blockSearch } from "./block-search.ts";
 import {
   b64,
   blockIdJson,
@@ -334,6 +336,8 @@ export const RPC_METHODS: Record<string, RpcMethod> = {
     params: [int64("height")],
     handle: async (args, ctx) => blockAt(ctx, resolveHeight(ctx, args.height as bigint | undefined)),
   },
+
+  block_search: blockSearch,
 
   block_by_hash: {
     params: [{ name: "hash", type: "bytes" }],

@@ -1,7 +1,7 @@
 // The consensus RPC over HTTP (node:http), as CometBFT v0.38 serves it: JSON-RPC 2.0 POSTed to "/" (single or
 // batch; a request without id is a notification and gets no answer; errors come back with HTTP 200), and the
 // GET URI form "/<method>?arg=value" (answers carry id -1; errors come back with HTTP 500). WebSocket
-// subscriptions are not served.
+// (`/websocket`, subscriptions included) is served by ws-hub.ts on the server's `upgrade` event.
 
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -12,6 +12,7 @@ import type { Json } from "./json-shapes.ts";
 import { RpcCode, RpcError } from "./rpc-error.ts";
 import { RPC_METHODS, type RpcContext } from "./rpc-methods.ts";
 import { argsFromJsonRpc, argsFromUri } from "./rpc-params.ts";
+import { WsHub, type WsHubOptions } from "./ws-hub.ts";
 
 /** Where and how to serve. */
 export interface RpcServerOptions {
@@ -25,6 +26,8 @@ export interface RpcServerOptions {
   /** rpc.max_open_connections and the read/write timeouts (CometBFT's defaults when absent). */
   limits?: RpcConnectionLimits;
   logger?: EngineLogger;
+  /** WebSocket limits (config.toml max_subscription_clients / max_subscriptions_per_client). */
+  websocket?: WsHubOptions;
 }
 
 type JsonRpcId = string | number | null;
@@ -75,10 +78,13 @@ function endpointsPage(host: string): string {
 export class RpcServer {
   private readonly server: Server;
   private readonly options: RpcServerOptions;
+  private readonly ws: WsHub;
 
   private constructor(server: Server, options: RpcServerOptions) {
     this.server = server;
     this.options = options;
+    this.ws = new WsHub(options.context.engine, (request) => this.handleOne(request), options.websocket);
+    server.on("upgrade", (req, socket, head) => this.ws.handleUpgrade(req, socket, head));
   }
 
   /** Starts listening; resolves once the socket is bound. */
@@ -123,6 +129,7 @@ export class RpcServer {
 
   /** Stops accepting connections; idle ones close now, busy ones (e.g. a waiting broadcast_tx_commit) after 500 ms. */
   async close(): Promise<void> {
+    this.ws.close();
     await new Promise<void>((resolve) => {
       const force = setTimeout(() => this.server.closeAllConnections(), 500);
       this.server.close(() => {

@@ -1,18 +1,17 @@
 // `chaind tx gov …` and `chaind query gov …` (upstream v0.50's command shapes). Thin: parse
 // arguments, build the Msg or request, hand it to the injected client, print what comes back. The
 // root command supplies the tx flags (--from, --fees, …) and the client plumbing.
+
 import { readFile } from "node:fs/promises";
 import {
   create,
   type DescMessage,
   type DescMethod,
-  fromBinary,
   type JsonObject,
   type JsonValue,
   type MessageInitShape,
   type MessageShape,
   type Registry,
-  toBinary,
 } from "@bufbuild/protobuf";
 import { type Any, AnySchema } from "@bufbuild/protobuf/wkt";
 import { Command } from "commander";
@@ -20,6 +19,7 @@ import { coinsToProto, parseCoins } from "../../app/coins.ts";
 import { DecimalError, formatDecimal, parseDecimal } from "../../app/dec.ts";
 import { fromProtoJson, toProtoJson } from "../../app/proto-json.ts";
 import { methodPath } from "../../app/router.ts";
+import { fromWireBinary, toWireBinary } from "../../app/wire-decimals.ts";
 import { ProposalStatus, ProposalStatusSchema, type VoteOption } from "../../gen/chain/gov/v1/gov_pb.js";
 import { Query } from "../../gen/chain/gov/v1/query_pb.js";
 import {
@@ -156,8 +156,8 @@ export function govQueryCommand(getClient: () => ModuleCliClient): Command {
     request: MessageInitShape<I>,
   ) => {
     const client = getClient();
-    const bytes = await client.query(methodPath(method), toBinary(method.input, create(method.input, request)));
-    const response: MessageShape<O> = fromBinary(method.output, bytes);
+    const bytes = await client.query(methodPath(method), toWireBinary(method.input, create(method.input, request)));
+    const response: MessageShape<O> = fromWireBinary(method.output, bytes);
     client.print(toProtoJson(method.output, response, client.typeRegistry), command.optsWithGlobals());
   };
   const page = (command: Command) => {
@@ -388,5 +388,5 @@ async function readText(file: string, what: string): Promise<string> {
 }
 
 function pack<D extends DescMessage>(schema: D, msg: MessageShape<D>): Any {
-  return create(AnySchema, { typeUrl: `/${schema.typeName}`, value: toBinary(schema, msg) });
+  return create(AnySchema, { typeUrl: `/${schema.typeName}`, value: toWireBinary(schema, msg) });
 }

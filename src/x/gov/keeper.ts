@@ -1,6 +1,7 @@
 // The gov keeper: proposals, deposits, votes, the deposit/voting queues, params and constitution,
 // and the upstream v0.50 logic on top of them (submit, deposit, vote, cancel). The tally lives in
 // tally.ts and the end-of-block processing in end-block.ts.
+
 import { create, type DescMessage, fromBinary, type Message, toBinary } from "@bufbuild/protobuf";
 import type { Any, Timestamp } from "@bufbuild/protobuf/wkt";
 import {
@@ -17,6 +18,7 @@ import { formatDecimal, mulDec, parseDecimal, truncateDec } from "../../app/dec.
 import { ErrInvalidRequest } from "../../app/errors.ts";
 import { decodeSignerAddress, signerAddresses } from "../../app/signers.ts";
 import { addDuration, compareTimestamps } from "../../app/time.ts";
+import { fromWireBinary } from "../../app/wire-decimals.ts";
 import { CoinSchema, type Coin as ProtoCoin } from "../../gen/chain/base/v1beta1/coin_pb.js";
 import {
   type Deposit,
@@ -660,7 +662,7 @@ export function validateDepositDenom(params: Params, amount: readonly Coin[]): v
 /** Decodes a proposal message for its route; undecodable bytes → sdk 18. */
 export function decodeProposalMessage(route: GovMsgRoute, any: Any): Message {
   try {
-    return fromBinary(route.input, any.value);
+    return fromWireBinary(route.input, any.value);
   } catch (err) {
     throw ErrInvalidRequest.wrap(`cannot decode proposal message ${any.typeUrl}: ${(err as Error).message}`, {
       cause: err,

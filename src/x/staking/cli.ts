@@ -1,17 +1,16 @@
 // `chaind tx staking …` and `chaind query staking …` (upstream v0.50's command shapes). Thin: parse
 // arguments, build the Msg or request, hand it to the injected client, print what comes back. The
 // root command supplies the tx flags (--from, --fees, …) and the client plumbing.
+
 import { readFile } from "node:fs/promises";
 import {
   create,
   type DescMessage,
   type DescMethod,
-  fromBinary,
   type JsonValue,
   type MessageInitShape,
   type MessageShape,
   type Registry,
-  toBinary,
 } from "@bufbuild/protobuf";
 import type { Any } from "@bufbuild/protobuf/wkt";
 import { Command } from "commander";
@@ -19,6 +18,7 @@ import { parseCoin } from "../../app/coins.ts";
 import { DecimalError, formatDecimal, parseDecimal } from "../../app/dec.ts";
 import { toProtoJson } from "../../app/proto-json.ts";
 import { methodPath } from "../../app/router.ts";
+import { fromWireBinary, toWireBinary } from "../../app/wire-decimals.ts";
 import { addressFromBech32, addressToBech32, fromBase64, pubKeyAlgorithmOfTypeUrl } from "../../client/crypto/index.ts";
 import { Query } from "../../gen/chain/staking/v1beta1/query_pb.js";
 import { MsgCreateValidatorSchema, MsgDelegateSchema } from "../../gen/chain/staking/v1beta1/tx_pb.js";
@@ -52,8 +52,8 @@ export async function runQuery<I extends DescMessage, O extends DescMessage>(
   method: DescMethod & { input: I; output: O },
   request: MessageInitShape<I>,
 ): Promise<MessageShape<O>> {
-  const bytes = await client.query(methodPath(method), toBinary(method.input, create(method.input, request)));
-  return fromBinary(method.output, bytes);
+  const bytes = await client.query(methodPath(method), toWireBinary(method.input, create(method.input, request)));
+  return fromWireBinary(method.output, bytes);
 }
 
 async function printQuery<I extends DescMessage, O extends DescMessage>(
@@ -307,5 +307,5 @@ function checkValoper(address: string): void {
 }
 
 function packMsg<D extends DescMessage>(schema: D, msg: MessageShape<D>): Any {
-  return { $typeName: "google.protobuf.Any", typeUrl: `/${schema.typeName}`, value: toBinary(schema, msg) };
+  return { $typeName: "google.protobuf.Any", typeUrl: `/${schema.typeName}`, value: toWireBinary(schema, msg) };
 }

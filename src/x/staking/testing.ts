@@ -11,13 +11,13 @@ import {
   type JsonValue,
   type MessageInitShape,
   type MessageShape,
-  toBinary,
 } from "@bufbuild/protobuf";
 import type { Any } from "@bufbuild/protobuf/wkt";
 import { timestampFromMs } from "@bufbuild/protobuf/wkt";
 import type { Coin } from "../../app/coins.ts";
 import { toProtoJson } from "../../app/proto-json.ts";
 import { methodPath } from "../../app/router.ts";
+import { fromWireBinary, toWireBinary } from "../../app/wire-decimals.ts";
 import { addressToBech32, ed25519KeyPairFromSeed } from "../../client/crypto/index.ts";
 import { MsgCreateValidatorSchema } from "../../gen/chain/staking/v1beta1/tx_pb.js";
 import { AuthInfoSchema, TxBodySchema, TxRawSchema, TxSchema } from "../../gen/chain/tx/v1beta1/tx_pb.js";
@@ -208,10 +208,10 @@ export async function createStakingTestChain(options: StakingTestChainOptions): 
       const ctx = await chain.app.createQueryContext();
       const bytes = await chain.app.queryRouter.queryBinary(
         methodPath(method),
-        toBinary(method.input, create(method.input, request)),
+        toWireBinary(method.input, create(method.input, request)),
         ctx,
       );
-      return fromBinary(method.output, bytes);
+      return fromWireBinary(method.output, bytes);
     },
   };
 }

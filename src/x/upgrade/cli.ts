@@ -321,6 +321,7 @@ function outputFormat(flags: Record<string, unknown>): OutputFormat {
 }
 
 function print(io: Io, format: OutputFormat, value: JsonValue): void {
+  if (value === null) return; // --dry-run: the gas estimate went to stderr and there is nothing else to show
   io.stdout.write(format === "json" ? `${JSON.stringify(value)}\n` : toYaml(value));
 }
 

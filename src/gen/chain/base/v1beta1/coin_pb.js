@@ -5,12 +5,13 @@
 /* eslint-disable */
 
 import { fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
+import { file_chain_codec_v1_codec } from "../../codec/v1/codec_pb.js";
 
 /**
  * Describes the file chain/base/v1beta1/coin.proto.
  */
 export const file_chain_base_v1beta1_coin = /*@__PURE__*/
-  fileDesc("Ch1jaGFpbi9iYXNlL3YxYmV0YTEvY29pbi5wcm90bxISY2hhaW4uYmFzZS52MWJldGExIiUKBENvaW4SDQoFZGVub20YASABKAkSDgoGYW1vdW50GAIgASgJIigKB0RlY0NvaW4SDQoFZGVub20YASABKAkSDgoGYW1vdW50GAIgASgJIhcKCEludFByb3RvEgsKA2ludBgBIAEoCSIXCghEZWNQcm90bxILCgNkZWMYASABKAliBnByb3RvMw");
+  fileDesc("Ch1jaGFpbi9iYXNlL3YxYmV0YTEvY29pbi5wcm90bxISY2hhaW4uYmFzZS52MWJldGExIiUKBENvaW4SDQoFZGVub20YASABKAkSDgoGYW1vdW50GAIgASgJIi8KB0RlY0NvaW4SDQoFZGVub20YASABKAkSFQoGYW1vdW50GAIgASgJQgWI57AqASIXCghJbnRQcm90bxILCgNpbnQYASABKAkiFwoIRGVjUHJvdG8SCwoDZGVjGAEgASgJYgZwcm90bzM", [file_chain_codec_v1_codec]);
 
 /**
  * Describes the message chain.base.v1beta1.Coin.

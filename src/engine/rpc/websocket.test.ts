@@ -1,0 +1,346 @@
+// The consensus RPC's WebSocket at the protocol level, with a hand-written RFC 6455 client on a real socket:
+// handshake, masking, fragmented messages, ping/pong, close, the size limit; subscribe/unsubscribe with
+// CometBFT's query language, event shapes and composite-key maps; the per-client and per-server limits.
+import assert from "node:assert/strict";
+import { createHash, randomBytes } from "node:crypto";
+import { connect, type Socket } from "node:net";
+import { after, before, describe, it } from "node:test";
+import { Engine } from "../engine.ts";
+import { makeTestChain, type TestChain } from "../test-support/fixtures.ts";
+import { KvApp } from "../test-support/kv-app.ts";
+import { RpcServer } from "./rpc-server.ts";
+import { acceptKey, Opcode } from "./ws-frames.ts";
+
+// biome-ignore lint/suspicious/noExplicitAny: test code walks arbitrary JSON-RPC answers
+type Answer = any;
+
+/** A minimal RFC 6455 client: masks what it sends, reads unmasked server frames. */
+class RawWs {
+  readonly socket: Socket;
+  private buffer = Buffer.alloc(0);
+  private readonly messages: Answer[] = [];
+  private readonly control: { opcode: number; payload: Buffer }[] = [];
+  private waiters: (() => void)[] = [];
+  closed = false;
+
+  private constructor(socket: Socket) {
+    this.socket = socket;
+    socket.on("data", (chunk: Buffer) => {
+      this.buffer = Buffer.concat([this.buffer, chunk]);
+      this.drain();
+      for (const w of this.waiters.splice(0)) w();
+    });
+    socket.on("close", () => {
+      this.closed = true;
+      for (const w of this.waiters.splice(0)) w();
+    });
+  }
+
+  /** Opens a connection and performs the handshake; resolves with the client or the refusal's status line. */
+  static async open(port: number, path = "/websocket", extraHeaders = ""): Promise<RawWs | string> {
+    const socket = connect(port, "127.0.0.1");
+    await new Promise((resolve, reject) => socket.once("connect", resolve).once("error", reject));
+    const key = randomBytes(16).toString("base64");
+    socket.write(
+      `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n` +
+        `Sec-WebSocket-Key: ${key}\r\nSec-WebSocket-Version: 13\r\n${extraHeaders}\r\n`,
+    );
+    let head = Buffer.alloc(0);
+    while (!head.includes("\r\n\r\n")) {
+      const chunk: Buffer | null = await new Promise((resolve) => {
+        socket.once("data", resolve);
+        socket.once("close", () => resolve(null));
+      });
+      if (chunk === null) break;
+      head = Buffer.concat([head, chunk]);
+    }
+    const end = head.indexOf("\r\n\r\n");
+    const text = head.subarray(0, end).toString();
+    const status = text.split("\r\n")[0];
+    if (!status.includes(" 101 ")) {
+      socket.destroy();
+      return status;
+    }
+    assert.match(text, new RegExp(`Sec-WebSocket-Accept: ${acceptKey(key).replace(/[+/]/g, "\\$&")}`, "i"));
+    const ws = new RawWs(socket);
+    const rest = head.subarray(end + 4);
+    if (rest.length > 0) socket.emit("data", rest);
+    return ws;
+  }
+
+  /** Sends one frame (masked unless `unmasked`). */
+  frame(opcode: number, payload: Buffer, fin = true, unmasked = false): void {
+    const mask = randomBytes(4);
+    const n = payload.length;
+    const lenBytes = n < 126 ? Buffer.from([n]) : n < 65536 ? Buffer.from([126, n >> 8, n & 255]) : Buffer.alloc(9, 0);
+    if (n >= 65536) {
+      lenBytes[0] = 127;
+      lenBytes.writeBigUInt64BE(BigInt(n), 1);
+    }
+    lenBytes[0] |= unmasked ? 0 : 0x80;
+    const body = Buffer.from(payload);
+    if (!unmasked) for (let i = 0; i < body.length; i++) body[i] ^= mask[i & 3];
+    this.socket.write(
+      Buffer.concat([Buffer.from([(fin ? 0x80 : 0) | opcode]), lenBytes, unmasked ? Buffer.alloc(0) : mask, body]),
+    );
+  }
+
+  send(body: unknown): void {
+    this.frame(Opcode.text, Buffer.from(JSON.stringify(body)));
+  }
+
+  private drain(): void {
+    // Server frames are never masked, so the parser's masking rule is applied to a masked copy.
+    for (;;) {
+      if (this.buffer.length < 2) return;
+      let len = this.buffer[1] & 0x7f;
+      let off = 2;
+      if (len === 126) {
+        if (this.buffer.length < 4) return;
+        len = this.buffer.readUInt16BE(2);
+        off = 4;
+      } else if (len === 127) {
+        if (this.buffer.length < 10) return;
+        len = Number(this.buffer.readBigUInt64BE(2));
+        off = 10;
+      }
+      if (this.buffer.length < off + len) return;
+      assert.equal(this.buffer[1] & 0x80, 0, "server frames are not masked");
+      const opcode = this.buffer[0] & 0x0f;
+      const payload = this.buffer.subarray(off, off + len);
+      this.buffer = this.buffer.subarray(off + len);
+      if (opcode === Opcode.text) this.messages.push(JSON.parse(payload.toString()));
+      else this.control.push({ opcode, payload: Buffer.from(payload) });
+    }
+  }
+
+  private async until<T>(take: () => T | undefined, what: string): Promise<T> {
+    for (;;) {
+      const v = take();
+      if (v !== undefined) return v;
+      if (this.closed) throw new Error(`connection closed while waiting for ${what}`);
+      await new Promise<void>((resolve) => this.waiters.push(resolve));
+    }
+  }
+
+  /** The next text message satisfying `pred` (earlier non-matching ones are kept). */
+  next(pred: (m: Answer) => boolean = () => true): Promise<Answer> {
+    return this.until(() => {
+      const i = this.messages.findIndex(pred);
+      return i < 0 ? undefined : this.messages.splice(i, 1)[0];
+    }, "a message");
+  }
+
+  nextControl(opcode: number): Promise<Buffer> {
+    return this.until(() => {
+      const i = this.control.findIndex((c) => c.opcode === opcode);
+      return i < 0 ? undefined : this.control.splice(i, 1)[0].payload;
+    }, `control frame ${opcode}`);
+  }
+
+  waitClosed(): Promise<void> {
+    return this.until(() => (this.closed ? true : undefined), "the close").then(() => undefined);
+  }
+
+  async call(id: number, method: string, params: unknown = {}): Promise<Answer> {
+    this.send({ jsonrpc: "2.0", id, method, params });
+    return this.next((m) => m.id === id && (m.error !== undefined || !("query" in (m.result ?? {}))));
+  }
+}
+
+describe("consensus RPC WebSocket", { timeout: 120_000 }, () => {
+  let chain: TestChain;
+  let engine: Engine;
+  let server: RpcServer;
+  let running: Promise<unknown>;
+  let port: number;
+
+  before(async () => {
+    chain = await makeTestChain({ appState: { seeded: "1" } });
+    engine = await Engine.start({
+      app: new KvApp(),
+      store: await chain.openStore(),
+      genesis: chain.genesis,
+      privValidator: await chain.privValidator(),
+      consensus: { timeoutCommitMs: 20, createEmptyBlocks: true, createEmptyBlocksIntervalMs: 0 },
+    });
+    server = await RpcServer.listen({
+      context: {
+        engine,
+        node: {
+          moniker: "ws-node",
+          nodeId: "0123456789abcdef0123456789abcdef01234567",
+          p2pListenAddr: "tcp://0.0.0.0:26656",
+          rpcListenAddr: "tcp://127.0.0.1:0",
+          timeoutBroadcastTxCommitMs: 5000,
+        },
+      },
+      listen: { host: "127.0.0.1", port: 0 },
+      websocket: { maxSubscriptionClients: 2, maxSubscriptionsPerClient: 2, maxMessageBytes: 4096 },
+      // A short HTTP read timeout: an upgraded socket must not be subject to it.
+      limits: { readTimeoutMs: 300 },
+    });
+    port = server.address?.port ?? 0;
+    running = engine.run();
+  });
+
+  after(async () => {
+    await server.close();
+    await engine.stop();
+    await running;
+    await engine.store.close();
+    await chain.cleanup();
+  });
+
+  async function client(): Promise<RawWs> {
+    const ws = await RawWs.open(port);
+    assert.ok(ws instanceof RawWs, `handshake refused: ${ws}`);
+    return ws;
+  }
+
+  it("refuses other paths and upgrades that are not a WebSocket handshake", async () => {
+    assert.match((await RawWs.open(port, "/subscribe")) as string, / 404 /);
+    const socket = connect(port, "127.0.0.1");
+    socket.write("GET /websocket HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n");
+    const reply: string = await new Promise((resolve) => socket.once("data", (d: Buffer) => resolve(d.toString())));
+    socket.destroy();
+    assert.match(reply, /^HTTP\/1\.1 400 /);
+  });
+
+  it("answers ordinary methods, fragmented messages and pings on the socket", async () => {
+    const ws = await client();
+    const health = await ws.call(1, "health");
+    assert.deepEqual(health, { jsonrpc: "2.0", id: 1, result: {} });
+    const text = Buffer.from(JSON.stringify({ jsonrpc: "2.0", id: 2, method: "status", params: {} }));
+    ws.frame(Opcode.text, text.subarray(0, 10), false);
+    ws.frame(Opcode.continuation, text.subarray(10, 20), false);
+    ws.frame(Opcode.ping, Buffer.from("hi")); // a control frame between fragments is allowed
+    ws.frame(Opcode.continuation, text.subarray(20), true);
+    assert.deepEqual(await ws.nextControl(Opcode.pong), Buffer.from("hi"));
+    const status = await ws.next((m) => m.id === 2);
+    assert.equal(status.result.node_info.moniker, "ws-node");
+    const unknown = await ws.call(3, "no_such_method");
+    assert.equal(unknown.error.code, -32601);
+    ws.frame(Opcode.text, Buffer.from("{not json"));
+    assert.equal((await ws.next((m) => m.id === null)).error.code, -32700);
+    ws.frame(Opcode.close, Buffer.from([0x03, 0xe8]));
+    assert.equal((await ws.nextControl(Opcode.close)).readUInt16BE(0), 1000);
+    await ws.waitClosed();
+  });
+
+  it("closes with 1009 on a message over the limit and 1002 on an unmasked frame", async () => {
+    const big = await client();
+    big.frame(Opcode.text, Buffer.alloc(3000, 0x20), false);
+    big.frame(Opcode.continuation, Buffer.alloc(3000, 0x20), true);
+    assert.equal((await big.nextControl(Opcode.close)).readUInt16BE(0), 1009);
+    await big.waitClosed();
+    const plain = await client();
+    plain.frame(Opcode.text, Buffer.from("{}"), true, true);
+    assert.equal((await plain.nextControl(Opcode.close)).readUInt16BE(0), 1002);
+    await plain.waitClosed();
+  });
+
+  it("delivers NewBlock, NewBlockHeader, NewBlockEvents and Tx events that match the query", async () => {
+    const ws = await client();
+    assert.deepEqual(await ws.call(1, "subscribe", { query: "tm.event='NewBlock'" }), {
+      jsonrpc: "2.0",
+      id: 1,
+      result: {},
+    });
+    assert.deepEqual((await ws.call(2, "subscribe", ["tm.event = 'Tx' AND kv.key = 'alpha'"])).result, {});
+    const block = await ws.next((m) => m.id === 1 && m.result?.query !== undefined);
+    assert.equal(block.result.query, "tm.event='NewBlock'");
+    assert.equal(block.result.data.type, "tendermint/event/NewBlock");
+    assert.ok(block.result.data.value.block.header.height);
+    assert.ok(block.result.data.value.block_id.hash);
+    assert.deepEqual(block.result.events["tm.event"], ["NewBlock"]);
+    assert.deepEqual(block.result.events["block.height"], [block.result.data.value.block.header.height]);
+
+    // Two txs; only the one whose kv.key is alpha matches the second subscription.
+    for (const tx of ["beta=2", "alpha=1"]) {
+      const r = await ws.call(10, "broadcast_tx_sync", { tx: Buffer.from(tx).toString("base64") });
+      assert.equal(r.result.code, 0);
+    }
+    const txEvent = await ws.next((m) => m.id === 2 && m.result?.query !== undefined);
+    const hash = createHash("sha256").update("alpha=1").digest("hex").toUpperCase();
+    assert.equal(txEvent.result.data.type, "tendermint/event/Tx");
+    const txr = txEvent.result.data.value.TxResult;
+    assert.equal(Buffer.from(txr.tx, "base64").toString(), "alpha=1");
+    assert.equal(txr.result.code, 0);
+    assert.deepEqual(txEvent.result.events["tx.hash"], [hash]);
+    assert.deepEqual(txEvent.result.events["tx.height"], [txr.height]);
+    assert.deepEqual(txEvent.result.events["kv.secret"], ["1"]); // non-indexed attributes are matched too
+    assert.deepEqual(txEvent.result.events["tm.event"], ["Tx"]);
+
+    assert.deepEqual((await ws.call(3, "unsubscribe", { query: "tm.event='NewBlock'" })).result, {});
+    const again = await ws.call(4, "unsubscribe", { query: "tm.event='NewBlock'" });
+    assert.equal(again.error.code, -32603);
+    assert.equal(again.error.data, "subscription not found");
+    assert.deepEqual((await ws.call(5, "unsubscribe_all")).result, {});
+    ws.frame(Opcode.close, Buffer.alloc(0));
+    await ws.waitClosed();
+  });
+
+  it("a subscription outlives the HTTP read timeout (the upgraded socket is no longer an HTTP request)", async () => {
+    const ws = await client();
+    assert.deepEqual((await ws.call(1, "subscribe", { query: "tm.event='NewBlockHeader'" })).result, {});
+    const start = Date.now();
+    let events = 0;
+    // Keep reading events until well past the 300 ms read timeout.
+    while (Date.now() - start < 1500) {
+      await ws.next((m) => m.id === 1 && m.result?.query !== undefined);
+      events++;
+    }
+    assert.ok(events > 1);
+    assert.equal(ws.closed, false);
+    // A clean close: the server has dropped this client once the socket is closed (the limits test counts clients).
+    ws.frame(Opcode.close, Buffer.alloc(0));
+    await ws.waitClosed();
+  });
+
+  it("applies the query language and the subscription limits with CometBFT's texts", async () => {
+    const ws = await client();
+    const bad = await ws.call(1, "subscribe", { query: "tm.event=" });
+    assert.equal(bad.error.code, -32603);
+    assert.match(bad.error.data, /^failed to parse query: /);
+    const long = await ws.call(2, "subscribe", { query: `kv.key='${"x".repeat(600)}'` });
+    assert.equal(long.error.data, "maximum query length exceeded");
+    const noQuery = await ws.call(3, "subscribe", {});
+    assert.equal(noQuery.error.code, -32602);
+    assert.deepEqual((await ws.call(4, "subscribe", { query: "tm.event='NewBlockHeader'" })).result, {});
+    assert.equal(
+      (await ws.call(5, "subscribe", { query: "tm.event='NewBlockHeader'" })).error.data,
+      "already subscribed",
+    );
+    assert.deepEqual(
+      (await ws.call(6, "subscribe", { query: "block.height >= 1 AND block.height EXISTS" })).result,
+      {},
+    );
+    assert.equal(
+      (await ws.call(7, "subscribe", { query: "tm.event='Tx'" })).error.data,
+      "max_subscriptions_per_client 2 reached",
+    );
+    const header = await ws.next((m) => m.id === 4 && m.result?.query !== undefined);
+    assert.equal(header.result.data.type, "tendermint/event/NewBlockHeader");
+    assert.ok(header.result.data.value.header.chain_id);
+    const events = await ws.next((m) => m.id === 6 && m.result?.query !== undefined);
+    assert.ok(["tendermint/event/NewBlock", "tendermint/event/NewBlockEvents"].includes(events.result.data.type));
+
+    const second = await client();
+    assert.deepEqual((await second.call(1, "subscribe", { query: "tm.event='NewBlock'" })).result, {});
+    const third = await client();
+    assert.equal(
+      (await third.call(1, "subscribe", { query: "tm.event='NewBlock'" })).error.data,
+      "max_subscription_clients 2 reached",
+    );
+    // A client that leaves frees its place.
+    second.socket.destroy();
+    await second.waitClosed();
+    for (let id = 2; ; id++) {
+      const r = await third.call(id, "subscribe", { query: "tm.event='NewBlock'" });
+      if (r.result !== undefined) break;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    for (const c of [ws, third]) c.socket.destroy();
+  });
+});
