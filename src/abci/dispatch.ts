@@ -23,6 +23,7 @@ import {
   ResponseVerifyVoteExtensionSchema,
 } from "../gen/tendermint/abci/types_pb.js";
 import type { AbciLogger } from "./logger.ts";
+import type { AbciSnapshotHandler } from "./snapshot-handler.ts";
 
 /** The request methods (the `Request.value` oneof cases). */
 export type AbciMethod = NonNullable<Request["value"]["case"]>;
@@ -61,6 +62,8 @@ export interface AnswerContext {
   /** Runs an App call; the server passes its cross-connection queue so calls never interleave. */
   exclusive: <T>(call: () => Promise<T>) => Promise<T>;
   logger: AbciLogger;
+  /** State sync; without it the snapshot methods answer as a node without snapshots. */
+  snapshots?: AbciSnapshotHandler;
 }
 
 /**
@@ -121,8 +124,45 @@ export async function answerRequest(request: Request, context: AnswerContext): P
           : ResponseVerifyVoteExtension_VerifyStatus.REJECT;
       return respond({ case: "verifyVoteExtension", value: create(ResponseVerifyVoteExtensionSchema, { status }) });
     }
-    // State sync is not supported: no snapshots to offer, and any offered snapshot aborts state sync (as the
-    // Cosmos SDK does without a snapshot manager) so the operator sees why rather than a silent retry loop.
+    // With a snapshot handler (src/snapshots) the four methods are served. Offer and Apply change the App's
+    // state, so they run in the App's queue; List and Load read files only.
+    case "listSnapshots":
+    case "loadSnapshotChunk":
+    case "offerSnapshot":
+    case "applySnapshotChunk":
+      if (context.snapshots !== undefined) return answerSnapshots(r, context.snapshots, exclusive);
+      return answerWithoutSnapshots(r.case);
+    default:
+      throw new TypeError("the request sets no method; expected one of the ABCI 2.0 request types");
+  }
+}
+
+async function answerSnapshots(
+  r: Extract<
+    Request["value"],
+    { case: "listSnapshots" | "loadSnapshotChunk" | "offerSnapshot" | "applySnapshotChunk" }
+  >,
+  handler: AbciSnapshotHandler,
+  exclusive: AnswerContext["exclusive"],
+): Promise<Response> {
+  switch (r.case) {
+    case "listSnapshots":
+      return respond({ case: "listSnapshots", value: await handler.listSnapshots(r.value) });
+    case "loadSnapshotChunk":
+      return respond({ case: "loadSnapshotChunk", value: await handler.loadSnapshotChunk(r.value) });
+    case "offerSnapshot":
+      return respond({ case: "offerSnapshot", value: await exclusive(() => handler.offerSnapshot(r.value)) });
+    case "applySnapshotChunk":
+      return respond({ case: "applySnapshotChunk", value: await exclusive(() => handler.applySnapshotChunk(r.value)) });
+  }
+}
+
+// Without a handler: no snapshots to offer, and any offered snapshot aborts state sync (as the Cosmos SDK does
+// without a snapshot manager) so the operator sees why rather than a silent retry loop.
+function answerWithoutSnapshots(
+  method: "listSnapshots" | "loadSnapshotChunk" | "offerSnapshot" | "applySnapshotChunk",
+): Response {
+  switch (method) {
     case "listSnapshots":
       return respond({ case: "listSnapshots", value: create(ResponseListSnapshotsSchema) });
     case "loadSnapshotChunk":
@@ -137,8 +177,6 @@ export async function answerRequest(request: Request, context: AnswerContext): P
         case: "applySnapshotChunk",
         value: create(ResponseApplySnapshotChunkSchema, { result: ResponseApplySnapshotChunk_Result.ABORT }),
       });
-    default:
-      throw new TypeError("the request sets no method; expected one of the ABCI 2.0 request types");
   }
 }
 

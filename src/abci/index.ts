@@ -7,3 +7,4 @@ export { AbciClientError, AbciExceptionError, AbciFrameError, AbciServerError } 
 export { DEFAULT_MAX_FRAME_BYTES, encodeFrame, FrameDecoder, type FrameDecoderResult } from "./framing.ts";
 export { type AbciLogger, silentAbciLogger } from "./logger.ts";
 export { AbciServer, type AbciServerExit, type AbciServerOptions } from "./server.ts";
+export type { AbciSnapshotHandler } from "./snapshot-handler.ts";

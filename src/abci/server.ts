@@ -15,6 +15,7 @@ import { AbciServerError } from "./errors.ts";
 import { DEFAULT_MAX_FRAME_BYTES, encodeFrame, FrameDecoder } from "./framing.ts";
 import { type AbciLogger, silentAbciLogger } from "./logger.ts";
 import { SerialQueue } from "./serial-queue.ts";
+import type { AbciSnapshotHandler } from "./snapshot-handler.ts";
 
 /** Options of {@link AbciServer.listen}. */
 export interface AbciServerOptions {
@@ -28,6 +29,8 @@ export interface AbciServerOptions {
   logger?: AbciLogger;
   /** Frames announcing more bytes than this close their connection (default 256 MiB). */
   maxFrameBytes?: number;
+  /** Serves state sync (ListSnapshots, LoadSnapshotChunk, OfferSnapshot, ApplySnapshotChunk); see src/snapshots. */
+  snapshots?: AbciSnapshotHandler;
 }
 
 /** Why the server stopped, and the exit status the process should end with. */
@@ -73,6 +76,7 @@ export class AbciServer {
   /** Resolves once the server has stopped: every connection closed and the App no longer called. */
   readonly done: Promise<AbciServerExit>;
   private readonly app: AbciApp;
+  private readonly snapshots: AbciSnapshotHandler | undefined;
   private readonly logger: AbciLogger;
   private readonly maxFrameBytes: number;
   private readonly server: Server;
@@ -86,6 +90,7 @@ export class AbciServer {
 
   private constructor(options: AbciServerOptions, listenAddress: ListenAddress) {
     this.app = options.app;
+    this.snapshots = options.snapshots;
     this.logger = options.logger ?? silentAbciLogger;
     this.maxFrameBytes = options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES;
     this.listenAddress = listenAddress;
@@ -238,6 +243,7 @@ export class AbciServer {
         app: this.app,
         exclusive: (call) => this.runApp(call),
         logger: this.logger,
+        snapshots: this.snapshots,
       });
     } catch (error) {
       if (error instanceof ServerStoppedError) return;

@@ -151,6 +151,7 @@ export class App {
   private staged: BlockInProgress | undefined;
   private lastHeader: Context["header"] | undefined;
   private checkQueue: Promise<void> = Promise.resolve();
+  private readonly commitListeners: ((height: bigint) => void)[] = [];
 
   constructor(options: AppOptions) {
     this.options = options;
@@ -183,6 +184,11 @@ export class App {
   /** Sets where Info.app_version comes from (the upgrade module's protocol version). */
   setAppVersionProvider(provider: AppVersionProvider): void {
     this.appVersionProvider = provider;
+  }
+
+  /** Calls `listener` with the height after every Commit (e.g. periodic snapshots); it must not throw or block. */
+  onCommit(listener: (height: bigint) => void): void {
+    this.commitListeners.push(listener);
   }
 
   /** Sets the handler that receives the full version map at InitChain (the upgrade module stores it). */
@@ -219,6 +225,19 @@ export class App {
   /** The last committed height (0 before the first commit). */
   lastBlockHeight(): bigint {
     return this.store.lastCommit().version;
+  }
+
+  /**
+   * Closes the store and opens it again, forgetting anything in flight: for a state-sync restore,
+   * which replaces the store on disk with a snapshot's state (src/snapshots).
+   */
+  async reload(): Promise<void> {
+    await this.close();
+    this.staged = undefined;
+    this.genesis = undefined;
+    this.lastHeader = undefined;
+    this.checkState = undefined;
+    await this.load();
   }
 
   /** Closes the store. */
@@ -442,6 +461,7 @@ export class App {
     this.checkState = this.store.branch();
     const keep = this.options.minRetainBlocks ?? 0n;
     const retainHeight = keep > 0n && info.version > keep ? info.version - keep : 0n;
+    for (const listener of this.commitListeners) listener(info.version);
     return create(ResponseCommitSchema, { retainHeight });
   }
 

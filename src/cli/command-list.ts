@@ -61,6 +61,11 @@ export const CHAIND_COMMANDS: readonly CommandSpec[] = [
     load: async (io, args) => (await import("./commands/client-commands.ts")).txCommand(io, args),
   },
   {
+    name: "snapshots",
+    description: "Manage local state-sync snapshots (data/snapshots): list, export, dump, load, restore, delete",
+    load: async (io) => (await import("./commands/snapshots-command.ts")).snapshotsCommand(io),
+  },
+  {
     name: "version",
     description: "Print the version of this binary and the release it runs as",
     load: async (io) => (await import("./commands/version.ts")).versionCommand(io),

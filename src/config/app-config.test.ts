@@ -35,6 +35,7 @@ const DEFAULTS: Omit<AppConfig, "file"> = {
     maxRecvMsgSize: 10485760,
     maxSendMsgSize: 2147483647,
   },
+  stateSync: { snapshotInterval: 0n, snapshotKeepRecent: 2 },
   unknownKeys: [],
 };
 
@@ -78,6 +79,8 @@ describe("app.toml template", () => {
       "grpc.address",
       "grpc.max-recv-msg-size",
       "grpc.max-send-msg-size",
+      "state-sync.snapshot-interval",
+      "state-sync.snapshot-keep-recent",
     ]);
   });
 
@@ -141,6 +144,15 @@ describe("app.toml values", () => {
       FILE,
     );
     assert.deepEqual(config.unknownKeys, ["api.bar", "foo", "mystery.x"]);
+  });
+
+  test("[state-sync] snapshot settings are read (upstream's keys); a typo there is reported", () => {
+    const config = parseAppConfig(
+      "[state-sync]\nsnapshot-interval = 100\nsnapshot-keep-recent = 0\nsnapshot-intervall = 5\n",
+      FILE,
+    );
+    assert.deepEqual(config.stateSync, { snapshotInterval: 100n, snapshotKeepRecent: 0 });
+    assert.deepEqual(config.unknownKeys, ["state-sync.snapshot-intervall"]);
   });
 });
 
@@ -230,6 +242,17 @@ describe("app.toml errors name the file, the key and what was expected", () => {
       "grpc.max-send-msg-size",
       "4294967296",
       "grpc.max-send-msg-size: expected an integer from 0 to 2147483647, got 4294967296 (the largest allowed value is 2147483647)",
+    ],
+    ["state-sync.snapshot-interval", "-1", "state-sync.snapshot-interval: expected a non-negative integer, got -1"],
+    [
+      "state-sync.snapshot-interval",
+      '"1000 blocks"',
+      'state-sync.snapshot-interval: expected a non-negative integer, got "1000 blocks"',
+    ],
+    [
+      "state-sync.snapshot-keep-recent",
+      "true",
+      "state-sync.snapshot-keep-recent: expected an integer from 0 to 2147483647, got true",
     ],
   ];
   for (const [key, literal, message] of cases) {

@@ -31,6 +31,14 @@ export interface GrpcConfig {
   maxSendMsgSize: number;
 }
 
+/** app.toml `[state-sync]` (upstream's keys and defaults). */
+export interface StateSyncConfig {
+  /** Take a snapshot every this many heights; 0n = off. */
+  snapshotInterval: bigint;
+  /** Snapshots kept (the newest); 0 = keep all. */
+  snapshotKeepRecent: number;
+}
+
 /** Everything app.toml says, typed. */
 export interface AppConfig {
   /** The file it came from. */
@@ -51,6 +59,8 @@ export interface AppConfig {
   replayReleases: boolean;
   api: ApiConfig;
   grpc: GrpcConfig;
+  /** `[state-sync]`: snapshots for nodes joining by state sync. */
+  stateSync: StateSyncConfig;
   /** Keys in the file that chaind does not use (dotted), for a warning; upstream-only keys are not listed. */
   unknownKeys: string[];
 }
@@ -80,7 +90,6 @@ const UPSTREAM_ONLY_KEYS = [
   "grpc.historical-grpc-address-block-range",
   "telemetry.",
   "grpc-web.",
-  "state-sync.",
   "streaming.",
   "mempool.",
   "store.",
@@ -158,6 +167,11 @@ function appConfigFromTree(tree: Record<string, unknown>, file: string): AppConf
     maxSendMsgSize: send === 0 ? DEFAULT_GRPC_MAX_SEND_MSG_SIZE : send,
   };
 
+  const stateSync: StateSyncConfig = {
+    snapshotInterval: read.integer("state-sync.snapshot-interval", 0n, { min: 0n, max: MAX_UINT64 }),
+    snapshotKeepRecent: read.count("state-sync.snapshot-keep-recent", 2, { max: MAX_INT32 }),
+  };
+
   const unknownKeys = read.unknownKeys(UPSTREAM_ONLY_KEYS);
   read.finish();
   return {
@@ -170,6 +184,7 @@ function appConfigFromTree(tree: Record<string, unknown>, file: string): AppConf
     replayReleases,
     api,
     grpc,
+    stateSync,
     unknownKeys,
   };
 }

@@ -146,6 +146,25 @@ export const APP_TOML_SECTIONS: readonly TemplateSection[] = [
       },
     ],
   },
+  {
+    name: "state-sync",
+    title: "State sync snapshots",
+    entries: [
+      {
+        key: "snapshot-interval",
+        value: 0,
+        comment: [
+          "Take a snapshot of the application state every this many blocks, in the background, under",
+          "data/snapshots; nodes joining with CometBFT state sync fetch them from here. 0 turns snapshots off.",
+        ],
+      },
+      {
+        key: "snapshot-keep-recent",
+        value: 2,
+        comment: ["How many of the newest snapshots to keep. 0 keeps them all."],
+      },
+    ],
+  },
 ];
 
 /**

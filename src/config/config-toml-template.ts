@@ -240,7 +240,7 @@ export const CONFIG_TOML_SECTIONS: readonly TemplateSection[] = [
   },
   {
     name: "statesync",
-    title: "State sync (CometBFT only; chaind serves no snapshots)",
+    title: "State sync (CometBFT only; the snapshots come from peers with app.toml [state-sync] on)",
     entries: [
       {
         key: "enable",

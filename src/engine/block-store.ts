@@ -92,6 +92,8 @@ const DAMAGE_CODES = new Set(["LEVEL_CORRUPTION", "LEVEL_IO_ERROR"]);
 export const VERIFIED_AT_START = 100n;
 
 const STATE_KEY = Uint8Array.of(0x73); // "s"
+/** The first stored height of a store bootstrapped at a snapshot height (absent otherwise). */
+const BASE_KEY = Uint8Array.of(0x42); // "B"
 const P = {
   block: 0x62,
   meta: 0x6d,
@@ -189,6 +191,8 @@ export class BlockStore {
   /** The store's name for messages: its folder and itself (`data/blocks.db`). */
   readonly label: string;
   private damage: BlockStoreCorruptError | undefined;
+  /** Set for a store bootstrapped at a snapshot height H: H+1, its first stored block. */
+  private bootstrapBase: bigint | undefined;
 
   private constructor(db: ClassicLevel<Uint8Array, Uint8Array>, label: string) {
     this.db = db;
@@ -217,6 +221,8 @@ export class BlockStore {
         raw === undefined
           ? undefined
           : store.decode(() => fromStoreJson<EngineState>(textDecoder.decode(raw)), "the engine state");
+      const base = await store.get(BASE_KEY, "the bootstrap base");
+      if (base !== undefined) store.bootstrapBase = new DataView(base.buffer, base.byteOffset, 8).getBigUint64(0);
     } catch (err) {
       await db.close();
       throw err;
@@ -273,7 +279,9 @@ export class BlockStore {
   async verifyRecent(count: bigint = VERIFIED_AT_START): Promise<void> {
     const top = this.height;
     if (top === 0n) return;
-    const from = top - count + 1n > this.base ? top - count + 1n : this.base;
+    // A store bootstrapped at a snapshot height holds no block before its first one.
+    const first = this.bootstrapBase ?? this.base;
+    const from = top - count + 1n > first ? top - count + 1n : first;
     let previousId: BlockId | undefined;
     let previousResults: ResponseFinalizeBlock | undefined;
     for (let h = from; h <= top; h++) {
@@ -317,7 +325,11 @@ export class BlockStore {
 
   /** The first stored height (the chain's initial height; nothing is pruned); 0 when empty. */
   get base(): bigint {
-    return this.height === 0n ? 0n : (this.current as EngineState).initialHeight;
+    if (this.height === 0n) return 0n;
+    const base = this.bootstrapBase ?? (this.current as EngineState).initialHeight;
+    // Right after a bootstrap at H nothing is stored yet: H itself is reported until H+1 is saved.
+    if (base > this.height) return this.height;
+    return base;
   }
 
   /** Saves one height atomically. Heights must be saved in order, one after the other. */
@@ -373,6 +385,24 @@ export class BlockStore {
       throw err;
     }
     this.current = rec.state;
+  }
+
+  /**
+   * Starts an empty store at `state.lastBlockHeight` without its blocks: the state after that
+   * height and the commit for it, so the engine continues at the next height over an application
+   * state restored from a snapshot (what CometBFT's `bootstrap-state` does for its own store).
+   */
+  async bootstrap(state: EngineState, seenCommit: Commit): Promise<void> {
+    if (this.current !== undefined) {
+      throw new BlockStoreError(`the block store already holds height ${this.height}; bootstrap needs an empty one`);
+    }
+    const batch = this.db.batch();
+    batch.put(key(P.commit, u64(state.lastBlockHeight)), encodeCommit(seenCommit));
+    batch.put(STATE_KEY, textEncoder.encode(toStoreJson(state)));
+    batch.put(BASE_KEY, u64(state.lastBlockHeight + 1n));
+    await batch.write({ sync: true });
+    this.current = state;
+    this.bootstrapBase = state.lastBlockHeight + 1n;
   }
 
   /** The block at `height`, or undefined when not stored. */

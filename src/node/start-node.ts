@@ -18,6 +18,7 @@ import type { ChainDefinition, Release } from "../runtime/release.ts";
 import { appNodeHooks, appQueryBackend } from "../server/app-backend.ts";
 import type { NodeHooks } from "../server/query-backend.ts";
 import { type RunningServers, startServers } from "../server/servers.ts";
+import { attachSnapshots } from "../snapshots/node-snapshots.ts";
 import { closeVerifyPool } from "../x/auth/verify-pool.ts";
 import { UPGRADE_EXIT_CODES } from "../x/upgrade/errors.ts";
 import { cometNodeHooks, cometRpcAddress } from "./comet-hooks.ts";
@@ -151,7 +152,13 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
     (options.replayReleases ?? appConfig.replayReleases) ? await buildReplayChainApp(chainOptions) : undefined;
   const chain = replayed?.chain ?? (await buildChainApp(chainOptions));
   const app = chain.app;
-  const cleanups: (() => Promise<void>)[] = [() => app.close(), () => closeVerifyPool()];
+  const snapshots = attachSnapshots({ app, home: settings.home, config: appConfig.stateSync, logger });
+  // A snapshot being written finishes before the store closes.
+  const cleanups: (() => Promise<void>)[] = [
+    () => app.close(),
+    () => closeVerifyPool(),
+    async () => snapshots.manager?.idle(),
+  ];
   const cleanup = async () => {
     for (const step of cleanups.splice(0).reverse()) {
       try {
@@ -168,7 +175,12 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
     let abciServer: AbciServer | undefined;
     const endpoints: NodeEndpoints = {};
     if (options.abci === true) {
-      abciServer = await AbciServer.listen({ app, address: nodeConfig.proxyApp, logger });
+      abciServer = await AbciServer.listen({
+        app,
+        address: nodeConfig.proxyApp,
+        logger,
+        snapshots: snapshots.stateSync,
+      });
       const server = abciServer;
       cleanups.push(async () => void (await server.close()));
       endpoints.abci = server.address;

@@ -31,4 +31,6 @@ export {
 } from "./multistore.ts";
 export { PROOF_OP_IAVL, PROOF_OP_SIMPLE, verifyStoreProof } from "./proofs.ts";
 export { PRUNING_PRESETS, type ResolvedPruning, resolvePruning } from "./pruning.ts";
+export { type ExportItem, type ExportStateOptions, exportState } from "./state-export.ts";
+export { type ImportStateOptions, importState, StateImportError } from "./state-import.ts";
 export type * from "./types.ts";

@@ -144,6 +144,8 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
   private writing = false;
   private closed = false;
   private readonly commitCache = new Map<number, CommitRecord>();
+  /** Versions a reader (a snapshot export) holds: pruning never moves the earliest version past them. */
+  private readonly holds = new Map<number, number>();
 
   private constructor(
     backend: KVBackend,
@@ -409,6 +411,7 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
     ops.push({ key: metaKey(META.latest), value: encodeVersion(v) });
     let earliest = this.latest === 0 ? v : this.earliest;
     earliest = earliestAfterCommit(v, this.pruning, earliest) ?? earliest;
+    for (const held of this.holds.keys()) if (held < earliest) earliest = Math.max(held, this.earliest);
     if (earliest !== this.earliest || this.latest === 0) {
       ops.push({ key: metaKey(META.earliest), value: encodeVersion(earliest) });
     }
@@ -617,6 +620,24 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
     this.assertOpen();
     await this.background.idle();
     await this.background.exclusive(() => this.backend.compact());
+  }
+
+  /**
+   * Keeps `version` readable until the returned release function is called: pruning will not raise
+   * the earliest version past it (a snapshot export reading that version must never see it pruned).
+   * Throws PrunedVersionError / FutureVersionError like view().
+   */
+  retainVersion(version: bigint): () => void {
+    const v = this.resolveVersion(version);
+    this.holds.set(v, (this.holds.get(v) ?? 0) + 1);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      const n = (this.holds.get(v) ?? 1) - 1;
+      if (n <= 0) this.holds.delete(v);
+      else this.holds.set(v, n);
+    };
   }
 
   /** The pruning settings in force. */

@@ -1,0 +1,146 @@
+// Snapshot format 1: the byte stream an exported state (src/store exportState) is written as, and
+// its split into chunks. Items follow each other with no padding:
+//   store: 0x01 uvarint(len) name
+//   leaf:  0x02 uvarint(version) uvarint(len) key uvarint(len) value
+//   inner: 0x03 uvarint(version) uvarint(height)
+// The stream is cut into chunks of a fixed size (the last one shorter); an item may span chunks.
+import type { ExportItem } from "../store/index.ts";
+import { SnapshotFormatError } from "./errors.ts";
+import { pushUvarint, readUvarint } from "./varint.ts";
+
+/** The snapshot format number this release writes and restores. */
+export const SNAPSHOT_FORMAT = 1;
+
+/** Default chunk size: 4 MiB keeps each chunk well inside CometBFT's 16 MB p2p message limit. */
+export const DEFAULT_CHUNK_SIZE = 4 * 1024 * 1024;
+
+const TAG_STORE = 1;
+const TAG_LEAF = 2;
+const TAG_INNER = 3;
+const textEncoder = new TextEncoder();
+const textDecoder = new TextDecoder("utf-8", { fatal: true });
+
+function encodeItem(item: ExportItem): Uint8Array {
+  const head: number[] = [];
+  switch (item.kind) {
+    case "store": {
+      const name = textEncoder.encode(item.name);
+      head.push(TAG_STORE);
+      pushUvarint(head, name.length);
+      return concat(Uint8Array.from(head), name);
+    }
+    case "leaf": {
+      head.push(TAG_LEAF);
+      pushUvarint(head, item.version);
+      pushUvarint(head, item.key.length);
+      const mid: number[] = [];
+      pushUvarint(mid, item.value.length);
+      return concat(Uint8Array.from(head), item.key, Uint8Array.from(mid), item.value);
+    }
+    case "inner":
+      head.push(TAG_INNER);
+      pushUvarint(head, item.version);
+      pushUvarint(head, item.height);
+      return Uint8Array.from(head);
+  }
+}
+
+function concat(...parts: Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let o = 0;
+  for (const p of parts) {
+    out.set(p, o);
+    o += p.length;
+  }
+  return out;
+}
+
+/** Encodes the item batches and yields the stream in chunks of `chunkSize` bytes (at least one chunk). */
+export async function* encodeChunks(
+  batches: AsyncIterable<ExportItem[]>,
+  chunkSize = DEFAULT_CHUNK_SIZE,
+): AsyncGenerator<Uint8Array> {
+  if (!Number.isSafeInteger(chunkSize) || chunkSize < 1)
+    throw new RangeError(`chunk size must be ≥ 1, got ${chunkSize}`);
+  let chunk = new Uint8Array(chunkSize);
+  let used = 0;
+  let emitted = 0;
+  for await (const batch of batches) {
+    for (const item of batch) {
+      let bytes = encodeItem(item);
+      while (bytes.length > 0) {
+        const n = Math.min(bytes.length, chunkSize - used);
+        chunk.set(bytes.subarray(0, n), used);
+        used += n;
+        bytes = bytes.subarray(n);
+        if (used === chunkSize) {
+          yield chunk;
+          emitted++;
+          chunk = new Uint8Array(chunkSize);
+          used = 0;
+        }
+      }
+    }
+  }
+  if (used > 0 || emitted === 0) yield chunk.subarray(0, used);
+}
+
+/**
+ * Decodes a chunked stream into batches of items (one batch per chunk); throws SnapshotFormatError for bytes that
+ * are not format 1.
+ */
+export async function* decodeChunks(
+  chunks: AsyncIterable<Uint8Array> | Iterable<Uint8Array>,
+): AsyncGenerator<ExportItem[]> {
+  let pending: Uint8Array = new Uint8Array(0);
+  for await (const chunk of chunks) {
+    pending = pending.length === 0 ? chunk : concat(pending, chunk);
+    let offset = 0;
+    const batch: ExportItem[] = [];
+    for (;;) {
+      const parsed = parseItem(pending, offset);
+      if (parsed === undefined) break;
+      batch.push(parsed.item);
+      offset = parsed.next;
+    }
+    pending = pending.subarray(offset);
+    if (batch.length > 0) yield batch;
+  }
+  if (pending.length > 0)
+    throw new SnapshotFormatError(`the snapshot stream ends inside an item (${pending.length} bytes left)`);
+}
+
+function parseItem(buf: Uint8Array, offset: number): { item: ExportItem; next: number } | undefined {
+  if (offset >= buf.length) return undefined;
+  const tag = buf[offset];
+  const a = readUvarint(buf, offset + 1);
+  if (a === undefined) return undefined;
+  switch (tag) {
+    case TAG_STORE: {
+      if (a.next + a.value > buf.length) return undefined;
+      let name: string;
+      try {
+        name = textDecoder.decode(buf.subarray(a.next, a.next + a.value));
+      } catch {
+        throw new SnapshotFormatError("a store name in the snapshot stream is not UTF-8");
+      }
+      return { item: { kind: "store", name }, next: a.next + a.value };
+    }
+    case TAG_LEAF: {
+      const keyLen = readUvarint(buf, a.next);
+      if (keyLen === undefined || keyLen.next + keyLen.value > buf.length) return undefined;
+      const key = buf.slice(keyLen.next, keyLen.next + keyLen.value);
+      const valueLen = readUvarint(buf, keyLen.next + keyLen.value);
+      if (valueLen === undefined || valueLen.next + valueLen.value > buf.length) return undefined;
+      const value = buf.slice(valueLen.next, valueLen.next + valueLen.value);
+      return { item: { kind: "leaf", key, value, version: a.value }, next: valueLen.next + valueLen.value };
+    }
+    case TAG_INNER: {
+      const h = readUvarint(buf, a.next);
+      if (h === undefined) return undefined;
+      return { item: { kind: "inner", version: a.value, height: h.value }, next: h.next };
+    }
+    default:
+      throw new SnapshotFormatError(`unknown item tag ${tag} in the snapshot stream (format ${SNAPSHOT_FORMAT})`);
+  }
+}

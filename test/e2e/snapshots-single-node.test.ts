@@ -1,0 +1,204 @@
+// State-sync snapshots on a single-node chain (embedded engine), moved by hand as an operator would when no
+// peer can serve them: home A takes periodic snapshots while producing blocks with a transfer in them; once it
+// is stopped, `snapshots dump` writes one to an archive; a fresh home B with the same genesis and validator key
+// runs `snapshots load` + `snapshots restore`, starts, continues from the snapshot height, holds A's state at
+// that height (same app hash, same balances) and answers queries below it with the pruned-height error.
+import assert from "node:assert/strict";
+import { copyFile, readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { after, before, test } from "node:test";
+import { homePaths, setTomlValues } from "../../src/config/index.ts";
+import { type DevHome, prepareDevHome } from "../../src/node/dev-chain.ts";
+import {
+  bannerEndpoints,
+  killAllChaind,
+  LOOPBACK_PORT_FLAGS,
+  pollUntil,
+  rpcCall,
+  runChaind,
+  spawnChaind,
+  tempDir,
+  waitForHeight,
+} from "../../src/node/test-support.ts";
+
+let dir: Awaited<ReturnType<typeof tempDir>>;
+let a: DevHome;
+let homeB: string;
+let userHome: string;
+
+interface Listed {
+  height: string;
+  format: number;
+  chunks: number;
+  hash: string;
+}
+
+before(async () => {
+  dir = await tempDir("chaind-snapshots-");
+  userHome = join(dir.path, "user");
+  a = await prepareDevHome({ home: join(dir.path, "a") });
+  const paths = homePaths(a.home);
+  await writeFile(
+    paths.configToml,
+    setTomlValues(await readFile(paths.configToml, "utf8"), { "consensus.timeout_commit": "150ms" }),
+  );
+  // Snapshots every 4 heights, the 2 newest kept; state pruning as tight as upstream allows.
+  await writeFile(
+    paths.appToml,
+    setTomlValues(await readFile(paths.appToml, "utf8"), {
+      "state-sync.snapshot-interval": 4n,
+      "state-sync.snapshot-keep-recent": 2n,
+      pruning: "custom",
+      "pruning-keep-recent": "2",
+      "pruning-interval": "10",
+    }),
+  );
+});
+
+after(async () => {
+  await killAllChaind();
+  await dir?.remove();
+});
+
+const cli = async (args: string[]) => {
+  const result = await runChaind(args, { userHome });
+  assert.equal(result.code, 0, `chaind ${args.join(" ")}: ${result.stderr}`);
+  return result.stdout;
+};
+
+test("dump on one home, load + restore on another, then start it", { timeout: 600_000 }, async () => {
+  const alice = a.keys.find((k) => k.name === "alice")?.address as string;
+  const bob = a.keys.find((k) => k.name === "bob")?.address as string;
+  const nodeA = spawnChaind(["--home", a.home, "start", ...LOOPBACK_PORT_FLAGS], { userHome });
+  const endpointsA = await bannerEndpoints(nodeA);
+  await waitForHeight(endpointsA.rpc, 2n, 120_000);
+  await cli([
+    "tx",
+    "bank",
+    "send",
+    alice,
+    bob,
+    "12345stake",
+    "--from",
+    "alice",
+    "--chain-id",
+    a.chainId,
+    "--keyring-backend",
+    "test",
+    "--home",
+    a.home,
+    "--node",
+    endpointsA.rpc.replace(/^http:/, "tcp:"),
+    "--yes",
+    "--fees",
+    "2000stake",
+  ]);
+  // Wait for a snapshot taken after the transfer, and two more heights beyond it.
+  const wanted = (await waitForHeight(endpointsA.rpc, 3n)) + 4n;
+  const snapshot = await pollUntil(
+    async () => {
+      const all = JSON.parse(await cli(["--home", a.home, "snapshots", "list", "-o", "json"])) as Listed[];
+      return all.find((s) => BigInt(s.height) >= wanted);
+    },
+    { timeoutMs: 240_000, what: `a snapshot at or above height ${wanted}` },
+  );
+  const height = BigInt(snapshot.height);
+  await waitForHeight(endpointsA.rpc, height + 2n, 120_000);
+  const balanceAt = async (rest: string, address: string, h?: bigint) => {
+    const response = await fetch(`${rest}/chain/bank/v1beta1/balances/${address}`, {
+      headers: h === undefined ? {} : { "x-chain-block-height": h.toString() },
+    });
+    return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+  };
+  // Bob only receives the one transfer (before H), so his balance at the latest height is his balance at H; the
+  // latest is asked for because pruning (keep-recent 2) may already have removed H on A.
+  const bobAtH = await balanceAt(endpointsA.rest as string, bob);
+  assert.equal(bobAtH.status, 200);
+  assert.ok(JSON.stringify(bobAtH.body).includes("stake"), JSON.stringify(bobAtH.body));
+  const headerA = await rpcCall<{ header: { app_hash: string } }>(endpointsA.rpc, "header", {
+    height: String(height + 1n),
+  });
+  nodeA.signal("SIGTERM");
+  assert.equal((await nodeA.exited).code, 0);
+
+  // keep-recent = 2: never more than two snapshots; the text listing is upstream's line format.
+  const listed = await cli(["--home", a.home, "snapshots", "list"]);
+  const lines = listed.trim().split("\n");
+  assert.ok(lines.length >= 1 && lines.length <= 2, listed);
+  assert.match(lines[0], /^height: \d+ format: 1 chunks: \d+$/);
+
+  const archive = join(dir.path, "moved.tar.gz");
+  assert.equal(
+    (await cli(["--home", a.home, "snapshots", "dump", String(height), "1", "--out", archive])).trim(),
+    archive,
+  );
+
+  // Home B: the same chain (genesis, validator key, config), no data.
+  homeB = join(dir.path, "b");
+  await cli(["init", "node-b", "--chain-id", a.chainId, "--home", homeB]);
+  const pa = homePaths(a.home);
+  const pb = homePaths(homeB);
+  for (const file of ["genesis", "privValidatorKey", "nodeKey", "configToml", "appToml"] as const) {
+    await copyFile(pa[file], pb[file]);
+  }
+  assert.match(
+    await cli(["--home", homeB, "snapshots", "load", archive]),
+    new RegExp(`^Snapshot loaded at height ${height}, format 1, chunks ${snapshot.chunks}\\n$`),
+  );
+  const restored = await cli(["--home", homeB, "snapshots", "restore", String(height), "1"]);
+  assert.match(
+    restored,
+    new RegExp(`Restored snapshot at height ${height}, format 1; app hash ${headerA.header.app_hash}`),
+  );
+  assert.match(restored, /The block store starts at height/);
+  // A second restore into the same home is refused, with nothing changed.
+  const again = await runChaind(["--home", homeB, "snapshots", "restore", String(height), "1"], { userHome });
+  assert.equal(again.code, 1);
+  assert.match(again.stderr, new RegExp(`already has state at height ${height}`));
+
+  const nodeB = spawnChaind(["--home", homeB, "start", ...LOOPBACK_PORT_FLAGS], { userHome });
+  const endpointsB = await bannerEndpoints(nodeB);
+  await waitForHeight(endpointsB.rpc, height + 3n, 120_000);
+  const headerB = await rpcCall<{ header: { app_hash: string } }>(endpointsB.rpc, "header", {
+    height: String(height + 1n),
+  });
+  assert.equal(
+    headerB.header.app_hash,
+    headerA.header.app_hash,
+    "B's first block carries A's app hash at the snapshot height",
+  );
+  const statusB = await rpcCall<{ sync_info: { earliest_block_height: string } }>(endpointsB.rpc, "status");
+  assert.equal(statusB.sync_info.earliest_block_height, String(height + 1n), "B holds blocks from H+1 on");
+  const bobOnB = await balanceAt(endpointsB.rest as string, bob);
+  assert.deepEqual(bobOnB.body.balances, bobAtH.body.balances);
+  const below = await balanceAt(endpointsB.rest as string, bob, height - 1n);
+  assert.ok(below.status >= 400 && below.status < 500, `status ${below.status}`);
+  assert.match(String(below.body.message), new RegExp(`earliest available height: ${height}`));
+  nodeB.signal("SIGTERM");
+  assert.equal((await nodeB.exited).code, 0);
+});
+
+test("bad input: unknown snapshot, damaged archive, a bad height; export of the stopped node", {
+  timeout: 300_000,
+}, async () => {
+  const missing = await runChaind(["--home", a.home, "snapshots", "dump", "999999", "1"], { userHome });
+  assert.equal(missing.code, 1);
+  assert.match(missing.stderr, /no snapshot at height 999999 in format 1/);
+  assert.doesNotMatch(missing.stderr, /\n\s+at /, "no stack trace");
+
+  const bogus = join(dir.path, "bogus.tar.gz");
+  await writeFile(bogus, "not an archive");
+  const load = await runChaind(["--home", a.home, "snapshots", "load", bogus], { userHome });
+  assert.equal(load.code, 1);
+  assert.match(load.stderr, /is not a snapshot archive/);
+
+  const badHeight = await runChaind(["--home", a.home, "snapshots", "delete", "abc", "1"], { userHome });
+  assert.notEqual(badHeight.code, 0);
+  assert.match(badHeight.stderr, /expected a positive whole number, got "abc"/);
+
+  // export reads the stopped node's state: the latest height by default.
+  assert.match(
+    await cli(["--home", a.home, "snapshots", "export"]),
+    /Snapshot created at height \d+, format 1, chunks \d+/,
+  );
+});
