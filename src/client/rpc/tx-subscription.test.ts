@@ -4,49 +4,21 @@ import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { createServer } from "node:http";
 import { after, before, describe, it } from "node:test";
-import { Engine } from "../../engine/engine.ts";
-import { RpcServer } from "../../engine/rpc/rpc-server.ts";
-import { makeTestChain, type TestChain } from "../../engine/test-support/fixtures.ts";
-import { KvApp } from "../../engine/test-support/kv-app.ts";
+import type { RpcServer } from "../../engine/rpc/rpc-server.ts";
+import { type KvRpcNode, startKvRpcNode } from "../../engine/test-support/kv-rpc-node.ts";
 import { subscribeTxInclusion, websocketUrlOf } from "./tx-subscription.ts";
 
 describe("waiting for a tx over the WebSocket", { timeout: 60_000 }, () => {
-  let chain: TestChain;
-  let engine: Engine;
+  let node: KvRpcNode;
   let server: RpcServer;
-  let running: Promise<unknown>;
 
   before(async () => {
-    chain = await makeTestChain({ appState: { seeded: "1" } });
-    engine = await Engine.start({
-      app: new KvApp(),
-      store: await chain.openStore(),
-      genesis: chain.genesis,
-      privValidator: await chain.privValidator(),
-      consensus: { timeoutCommitMs: 20, createEmptyBlocks: true, createEmptyBlocksIntervalMs: 0 },
-    });
-    server = await RpcServer.listen({
-      context: {
-        engine,
-        node: {
-          moniker: "n",
-          nodeId: "0123456789abcdef0123456789abcdef01234567",
-          p2pListenAddr: "tcp://0.0.0.0:26656",
-          rpcListenAddr: "tcp://127.0.0.1:0",
-          timeoutBroadcastTxCommitMs: 5000,
-        },
-      },
-      listen: { host: "127.0.0.1", port: 0 },
-    });
-    running = engine.run();
+    node = await startKvRpcNode({ moniker: "n" });
+    server = node.server;
   });
 
   after(async () => {
-    await server.close();
-    await engine.stop();
-    await running;
-    await engine.store.close();
-    await chain.cleanup();
+    await node.close();
   });
 
   it("maps node addresses to WebSocket URLs", () => {

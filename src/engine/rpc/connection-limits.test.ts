@@ -5,49 +5,28 @@
 import assert from "node:assert/strict";
 import { connect, type Socket } from "node:net";
 import { after, before, test } from "node:test";
-import { Engine } from "../engine.ts";
-import { makeTestChain, type TestChain } from "../test-support/fixtures.ts";
-import { KvApp } from "../test-support/kv-app.ts";
+import { type KvRpcNode, startKvRpcNode } from "../test-support/kv-rpc-node.ts";
 import { createLimitedRpcServer, RPC_READ_TIMEOUT_MS, rpcWriteTimeoutMs } from "./connection-limits.ts";
-import { RpcServer } from "./rpc-server.ts";
+import type { RpcServer } from "./rpc-server.ts";
 
 const MAX_OPEN = 3;
-let chain: TestChain;
-let engine: Engine;
+let node: KvRpcNode;
 let server: RpcServer;
 const sockets: Socket[] = [];
 
 before(async () => {
-  chain = await makeTestChain({ appState: { seeded: "1" } });
-  engine = await Engine.start({
-    app: new KvApp(),
-    store: await chain.openStore(),
-    genesis: chain.genesis,
-    privValidator: await chain.privValidator(),
-    consensus: { timeoutCommitMs: 10, createEmptyBlocks: true, createEmptyBlocksIntervalMs: 0 },
+  node = await startKvRpcNode({
+    moniker: "limits",
+    timeoutCommitMs: 10,
+    run: false,
+    server: { limits: { maxOpenConnections: MAX_OPEN, readTimeoutMs: 1000 } },
   });
-  server = await RpcServer.listen({
-    context: {
-      engine,
-      node: {
-        moniker: "limits",
-        nodeId: "0123456789abcdef0123456789abcdef01234567",
-        p2pListenAddr: "tcp://0.0.0.0:26656",
-        rpcListenAddr: "tcp://127.0.0.1:0",
-        timeoutBroadcastTxCommitMs: 5000,
-      },
-    },
-    listen: { host: "127.0.0.1", port: 0 },
-    limits: { maxOpenConnections: MAX_OPEN, readTimeoutMs: 1000 },
-  });
+  server = node.server;
 });
 
 after(async () => {
   for (const socket of sockets) socket.destroy();
-  await server?.close();
-  await engine?.stop();
-  await engine?.store.close();
-  await chain?.cleanup();
+  await node?.close();
 });
 
 interface Connection {

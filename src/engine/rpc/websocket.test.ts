@@ -5,10 +5,7 @@ import assert from "node:assert/strict";
 import { createHash, randomBytes } from "node:crypto";
 import { connect, type Socket } from "node:net";
 import { after, before, describe, it } from "node:test";
-import { Engine } from "../engine.ts";
-import { makeTestChain, type TestChain } from "../test-support/fixtures.ts";
-import { KvApp } from "../test-support/kv-app.ts";
-import { RpcServer } from "./rpc-server.ts";
+import { type KvRpcNode, startKvRpcNode } from "../test-support/kv-rpc-node.ts";
 import { acceptKey, Opcode } from "./ws-frames.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: test code walks arbitrary JSON-RPC answers
@@ -149,47 +146,23 @@ class RawWs {
 }
 
 describe("consensus RPC WebSocket", { timeout: 120_000 }, () => {
-  let chain: TestChain;
-  let engine: Engine;
-  let server: RpcServer;
-  let running: Promise<unknown>;
+  let node: KvRpcNode;
   let port: number;
 
   before(async () => {
-    chain = await makeTestChain({ appState: { seeded: "1" } });
-    engine = await Engine.start({
-      app: new KvApp(),
-      store: await chain.openStore(),
-      genesis: chain.genesis,
-      privValidator: await chain.privValidator(),
-      consensus: { timeoutCommitMs: 20, createEmptyBlocks: true, createEmptyBlocksIntervalMs: 0 },
-    });
-    server = await RpcServer.listen({
-      context: {
-        engine,
-        node: {
-          moniker: "ws-node",
-          nodeId: "0123456789abcdef0123456789abcdef01234567",
-          p2pListenAddr: "tcp://0.0.0.0:26656",
-          rpcListenAddr: "tcp://127.0.0.1:0",
-          timeoutBroadcastTxCommitMs: 5000,
-        },
+    node = await startKvRpcNode({
+      moniker: "ws-node",
+      server: {
+        websocket: { maxSubscriptionClients: 2, maxSubscriptionsPerClient: 2, maxMessageBytes: 4096 },
+        // A short HTTP read timeout: an upgraded socket must not be subject to it.
+        limits: { readTimeoutMs: 300 },
       },
-      listen: { host: "127.0.0.1", port: 0 },
-      websocket: { maxSubscriptionClients: 2, maxSubscriptionsPerClient: 2, maxMessageBytes: 4096 },
-      // A short HTTP read timeout: an upgraded socket must not be subject to it.
-      limits: { readTimeoutMs: 300 },
     });
-    port = server.address?.port ?? 0;
-    running = engine.run();
+    port = node.port;
   });
 
   after(async () => {
-    await server.close();
-    await engine.stop();
-    await running;
-    await engine.store.close();
-    await chain.cleanup();
+    await node.close();
   });
 
   async function client(): Promise<RawWs> {
