@@ -8,12 +8,8 @@ import type { Upgrade } from "chaind/x/upgrade";
 import { migrateBankV1ToV2 } from "./migrations/bank-v2.ts";
 import { notesModule } from "./modules/notes.ts";
 
-/** The names of the releases this tree can run as. */
-export const RELEASE_NAMES = ["v1", "v2"] as const;
-export type ReleaseName = (typeof RELEASE_NAMES)[number];
-
-/** The release a process runs as when CHAIND_RELEASE is unset. */
-export const DEFAULT_RELEASE: ReleaseName = "v1";
+// The release names and the default live in the light manifest the entry point reads (manifest.ts).
+export { DEFAULT_RELEASE, RELEASE_NAMES, type ReleaseName } from "./manifest.ts";
 
 /** v1: the standard modules (bank at consensus version 1), `notes` in store `notes_v1`, and `legacy`. */
 export const v1: Release = {

@@ -3,13 +3,22 @@
 // tree (src/cli/main.ts); what an error prints is decided in src/cli/report-error.ts alone.
 //
 // `status` is answered before the command tree is loaded (src/cli/commands/status-command.ts says why).
-import { useChain } from "../runtime/current-chain.ts";
+// A lazy chain (src/runtime/lazy-chain.ts) is loaded only for the commands that use its definition: `version`
+// reads the manifest, and `keys` and `query` serve every chain alike (the client's type registry lists the
+// generated files itself, src/cli/client/registry.ts), so their start-up skips every module of the chain.
+import { loadCurrentChain, useChain } from "../runtime/current-chain.ts";
+import type { LazyChain } from "../runtime/lazy-chain.ts";
 import type { ChainDefinition } from "../runtime/release.ts";
 import { commandWord } from "./early-dispatch.ts";
 import { runChaind } from "./main.ts";
 
+/** Commands that never read the chain's definition (only, at most, its manifest). */
+const CHAIN_FREE_COMMANDS: ReadonlySet<string> = new Set(["version", "keys", "query", "q"]);
+
 /**
  * Runs the `chaind` command tree for `chain` on `argv` (process.argv shape) and sets `process.exitCode`.
+ * `chain` is a definition, or a manifest with a loader of the definition (`lazyChain`) so that light
+ * commands start fast.
  *
  * @example
  * // my-chain/cmd/mychaind.ts
@@ -17,12 +26,14 @@ import { runChaind } from "./main.ts";
  * import { myChain } from "../app.ts";
  * await runCli(myChain);
  */
-export async function runCli(chain: ChainDefinition, argv: string[] = process.argv): Promise<void> {
-  if (commandWord(argv.slice(2)) === "status") {
+export async function runCli(chain: ChainDefinition | LazyChain, argv: string[] = process.argv): Promise<void> {
+  const word = commandWord(argv.slice(2));
+  if (word === "status") {
     const { runStatusCommand } = await import("./commands/status-command.ts");
     process.exitCode = await runStatusCommand(argv.slice(2));
     return;
   }
   useChain(chain);
+  if (word === undefined || !CHAIN_FREE_COMMANDS.has(word)) await loadCurrentChain();
   process.exitCode = await runChaind(argv.slice(2));
 }

@@ -1,7 +1,10 @@
 // Which chain the CLI commands and node tools of this process serve. The chain's entry point (chain/cmd/chaind.ts
 // for the reference chain) sets it once before the command runs; library callers may pass a chain explicitly
 // instead. Until set, it is the standard chain: the standard modules and one release, nothing of a chain's own.
-import { type ChainDefinition, defineChain } from "./release.ts";
+// A chain may be set lazily (src/runtime/lazy-chain.ts): its manifest answers at once, its definition only
+// once loaded.
+import { isLazyChain, type LazyChain } from "./lazy-chain.ts";
+import { type ChainDefinition, type ChainManifest, defineChain } from "./release.ts";
 
 /** The standard module set and one release "v1": what a process serves before a chain is set. */
 export const STANDARD_CHAIN: ChainDefinition = defineChain({
@@ -10,17 +13,42 @@ export const STANDARD_CHAIN: ChainDefinition = defineChain({
 });
 
 let current: ChainDefinition = STANDARD_CHAIN;
+let pending: LazyChain | undefined;
 
 /**
- * Makes `chain` the one this process serves (the CLI runner calls it).
+ * Makes `chain` the one this process serves (the CLI runner calls it). A lazy chain's definition is
+ * loaded by {@link loadCurrentChain}.
  *
  * @example useChain(myChain);
  */
-export function useChain(chain: ChainDefinition): void {
-  current = chain;
+export function useChain(chain: ChainDefinition | LazyChain): void {
+  if (isLazyChain(chain)) pending = chain;
+  else {
+    current = chain;
+    pending = undefined;
+  }
 }
 
-/** The chain this process serves (see {@link useChain}). */
+/** The chain this process serves (see {@link useChain}); a lazy chain must have been loaded first. */
 export function currentChain(): ChainDefinition {
+  if (pending !== undefined) {
+    throw new Error(
+      `chain "${pending.manifest.name}" is not loaded yet: call loadCurrentChain() before currentChain()`,
+    );
+  }
+  return current;
+}
+
+/** What this process serves without loading its modules: the lazy chain's manifest, else the chain itself. */
+export function currentChainManifest(): ChainManifest {
+  return pending?.manifest ?? current;
+}
+
+/** Loads the lazy chain set by {@link useChain} (if any) and returns the chain this process serves. */
+export async function loadCurrentChain(): Promise<ChainDefinition> {
+  if (pending !== undefined) {
+    current = await pending.load();
+    pending = undefined;
+  }
   return current;
 }

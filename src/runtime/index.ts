@@ -1,13 +1,22 @@
 // Public entry point of the runtime: chain definitions, releases and the app builder (`chaind/runtime`).
 export { buildChainApp, type ChainApp, type ChainAppOptions } from "./build-app.ts";
-export { currentChain, STANDARD_CHAIN, useChain } from "./current-chain.ts";
+export {
+  currentChain,
+  currentChainManifest,
+  loadCurrentChain,
+  STANDARD_CHAIN,
+  useChain,
+} from "./current-chain.ts";
 export type { StandardKeepers } from "./keepers.ts";
+export { isLazyChain, type LazyChain, lazyChain } from "./lazy-chain.ts";
 export {
   type ChainDefinition,
+  type ChainManifest,
   currentRelease,
   DEFAULT_RELEASE_ENV,
   defineChain,
   type Release,
+  type ReleaseManifest,
   ReleaseSelectionError,
   releaseNamed,
 } from "./release.ts";

@@ -30,23 +30,40 @@ export interface Release {
   upgrades?: Upgrade[];
 }
 
-/** A chain: its binary name, its releases and how a process picks one. */
-export interface ChainDefinition {
+/** A release as `version` and release selection see it: its name and version, nothing that loads its modules. */
+export interface ReleaseManifest {
+  /** The release name, e.g. "v2". */
+  name: string;
+  /** Software version reported by ABCI Info and `version`. */
+  version: string;
+}
+
+/**
+ * A chain described without its modules: what `chaind version` and release selection need, cheap to load
+ * (a chain's entry point hands it to the CLI runner with a loader of the full definition, src/runtime/lazy-chain.ts).
+ */
+export interface ChainManifest {
   /** The binary and app name ("chaind"), reported by ABCI Info and `version`. */
   name: string;
   /** Every release this tree can run as. */
-  releases: Release[];
+  releases: readonly ReleaseManifest[];
   /** The release run when the release variable is unset. Default: the first. */
   defaultRelease?: string;
   /** The environment variable naming the release (default `CHAIND_RELEASE`). */
   releaseEnv?: string;
 }
 
+/** A chain: its binary name, its releases and how a process picks one. */
+export interface ChainDefinition extends ChainManifest {
+  /** Every release this tree can run as. */
+  releases: Release[];
+}
+
 /** The environment variable that selects a release when a chain names none. */
 export const DEFAULT_RELEASE_ENV = "CHAIND_RELEASE";
 
 /** The release of `chain` named `name` (unset or empty: the chain's default); an unknown name lists the known ones. */
-export function releaseNamed(chain: ChainDefinition, name: string | undefined): Release {
+export function releaseNamed<C extends ChainManifest>(chain: C, name: string | undefined): C["releases"][number] {
   const fallback = chain.defaultRelease ?? chain.releases[0]?.name;
   const chosen = name === undefined || name === "" ? fallback : name;
   const release = chain.releases.find((r) => r.name === chosen);
@@ -60,7 +77,10 @@ export function releaseNamed(chain: ChainDefinition, name: string | undefined): 
 }
 
 /** The release this process runs as: the chain's release variable, else its default. */
-export function currentRelease(chain: ChainDefinition, env: NodeJS.ProcessEnv = process.env): Release {
+export function currentRelease<C extends ChainManifest>(
+  chain: C,
+  env: NodeJS.ProcessEnv = process.env,
+): C["releases"][number] {
   return releaseNamed(chain, env[chain.releaseEnv ?? DEFAULT_RELEASE_ENV]);
 }
 

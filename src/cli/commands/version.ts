@@ -1,6 +1,6 @@
 // `chaind version`: the software version and the release this process runs as.
 import { Command } from "commander";
-import { currentChain } from "../../runtime/current-chain.ts";
+import { currentChainManifest } from "../../runtime/current-chain.ts";
 import { currentRelease } from "../../runtime/release.ts";
 import type { CliIo } from "../io.ts";
 
@@ -10,7 +10,8 @@ export function versionCommand(io: CliIo): Command {
     .description("Print the version of this binary and the release it runs as")
     .option("--long", "print the release, version and runtime")
     .action((flags: { long?: boolean }, command: Command) => {
-      const chain = currentChain();
+      // The manifest suffices: `version` never loads the chain's modules (src/cli/run-cli.ts).
+      const chain = currentChainManifest();
       const release = currentRelease(chain);
       const { output } = command.optsWithGlobals() as { output: string };
       const info = { name: chain.name, release: release.name, version: release.version, node: process.version };
