@@ -2,15 +2,15 @@
 // simapp's simd main.go). It makes `chain` the one this process serves, then runs the lazily loaded command
 // tree (src/cli/main.ts); what an error prints is decided in src/cli/report-error.ts alone.
 //
-// `status` is answered before the command tree is loaded (src/cli/commands/status-command.ts says why).
+// `status` is answered before the command tree is loaded (src/cli/commands/status-command.ts says why), and so
+// is a plain `version` (src/cli/commands/version-early.ts).
 // A lazy chain (src/runtime/lazy-chain.ts) is loaded only for the commands that use its definition: `version`
 // reads the manifest, and `keys` and `query` serve every chain alike (the client's type registry lists the
 // generated files itself, src/cli/client/registry.ts), so their start-up skips every module of the chain.
-import { loadCurrentChain, useChain } from "../runtime/current-chain.ts";
+import { currentChainManifest, loadCurrentChain, useChain } from "../runtime/current-chain.ts";
 import type { LazyChain } from "../runtime/lazy-chain.ts";
 import type { ChainDefinition } from "../runtime/release.ts";
 import { commandWord } from "./early-dispatch.ts";
-import { runChaind } from "./main.ts";
 
 /** Commands that never read the chain's definition (only, at most, its manifest). */
 const CHAIN_FREE_COMMANDS: ReadonlySet<string> = new Set(["version", "keys", "query", "q"]);
@@ -34,6 +34,12 @@ export async function runCli(chain: ChainDefinition | LazyChain, argv: string[] 
     return;
   }
   useChain(chain);
+  if (word === "version") {
+    const { tryPlainVersion } = await import("./commands/version-early.ts");
+    if (tryPlainVersion(argv.slice(2), currentChainManifest(), process.stdout)) return;
+  }
   if (word === undefined || !CHAIN_FREE_COMMANDS.has(word)) await loadCurrentChain();
+  // The parser and command tree load only now, after the early answers (status, a plain version).
+  const { runChaind } = await import("./main.ts");
   process.exitCode = await runChaind(argv.slice(2));
 }
