@@ -1,24 +1,26 @@
 // One client command's view of the world: its checked flags, the node (consensus RPC, and queries over
 // abci_query or gRPC), the keyring, the type registry, and where to print. Connections open lazily and
 // are released by `close()`, which the command tree calls after every action, failed or not.
-import type { DescMessage, JsonValue, MessageInitShape, MessageShape, Registry } from "@bufbuild/protobuf";
-import type { GenMessage } from "@bufbuild/protobuf/codegenv2";
-import { addressFromBech32, addressToBech32 } from "../../client/crypto/index.ts";
 import {
-  createLineReader,
-  envOrStdinPassphrase,
-  type Keyring,
-  KeyringError,
-  type LineReader,
-  openKeyring,
-} from "../../client/keyring/index.ts";
+  createRegistry,
+  type DescMessage,
+  type JsonValue,
+  type MessageInitShape,
+  type MessageShape,
+  type Registry,
+} from "@bufbuild/protobuf";
+import type { GenMessage } from "@bufbuild/protobuf/codegenv2";
+import { addressFromBech32, addressToBech32 } from "../../client/crypto/bech32.ts";
+import { KeyringError } from "../../client/keyring/errors.ts";
+import type { Keyring } from "../../client/keyring/keyring.ts";
+import { createLineReader, envOrStdinPassphrase, type LineReader } from "../../client/keyring/passphrase.ts";
 import { grpcQuery, type QueryMethod } from "../../client/rpc/grpc-query.ts";
 import { abciQueryTransport, grpcQueryTransport, type QueryTransport } from "../../client/rpc/query-transport.ts";
 import { createRpcClient, type RpcClient } from "../../client/rpc/rpc-client.ts";
 import { CliError } from "../errors.ts";
 import type { QueryFlags } from "./flags.ts";
+import { hasAny, loadedClientModules } from "./lazy-modules.ts";
 import { messageJson, printValue } from "./output.ts";
-import { cliTypeRegistry } from "./registry.ts";
 
 /** The streams and environment of a client command. */
 export interface ClientIo {
@@ -34,7 +36,6 @@ export interface ClientIo {
 export class ClientContext {
   readonly flags: QueryFlags;
   readonly io: ClientIo;
-  readonly registry: Registry;
   #rpc: RpcClient | undefined;
   #queries: QueryTransport | undefined;
   #lines: LineReader | undefined;
@@ -45,7 +46,11 @@ export class ClientContext {
   constructor(flags: QueryFlags, io: ClientIo) {
     this.flags = flags;
     this.io = io;
-    this.registry = cliTypeRegistry();
+  }
+
+  /** The registry of every type the CLI may meet inside an Any (loaded before the action, src/cli/client/lazy-modules.ts). */
+  get registry(): Registry {
+    return loadedClientModules().registry();
   }
 
   /** The consensus RPC client of `--node`. */
@@ -83,7 +88,7 @@ export class ClientContext {
 
   /** A message as the CLI's JSON: every field, proto names, 64-bit integers as strings, unset messages null. */
   messageJson<D extends DescMessage>(schema: D, message: MessageShape<D>): JsonValue {
-    return messageJson(schema, message, this.registry);
+    return messageJson(schema, message, registryFor(schema));
   }
 
   /** Prints a message as the CLI's JSON or its YAML. */
@@ -105,7 +110,7 @@ export class ClientContext {
     let keyring = this.#keyrings.get(backend);
     if (keyring === undefined) {
       try {
-        keyring = openKeyring({
+        keyring = loadedClientModules().openKeyring({
           // --keyring-dir, as upstream: the keyring-<backend> folder lives there instead of in --home.
           home: this.flags.keyringDir ?? this.flags.home,
           backend,
@@ -147,6 +152,16 @@ export class ClientContext {
     if (this.#readsProcessStdin) process.stdin.destroy();
   }
 }
+
+// A message without an Any anywhere prints the same with any registry: such a message prints without
+// waiting for the full one (which the light commands do not load).
+function registryFor(schema: DescMessage): Registry {
+  return (
+    loadedClientModules({ optional: true })?.registry() ?? (hasAny(schema) ? loadedClientModules().registry() : EMPTY)
+  );
+}
+
+const EMPTY = createRegistry();
 
 function isAccountAddress(text: string): boolean {
   try {

@@ -5,12 +5,14 @@
 import type { Command } from "commander";
 import { ClientContext, type ClientIo } from "./context.ts";
 import { readQueryFlags } from "./flags.ts";
+import { loadClientModules } from "./lazy-modules.ts";
 
 /** Opens client contexts for the running command and closes them when its action ends. */
 export class ClientSession {
   readonly io: ClientIo;
   #open: ClientContext[] = [];
   #current: Command | undefined;
+  #light = new WeakSet<Command>();
 
   constructor(io: ClientIo) {
     this.io = io;
@@ -29,10 +31,22 @@ export class ClientSession {
     return this.open(this.#current.optsWithGlobals());
   }
 
+  /**
+   * Marks `command` and every command under it light: their actions run without the type registry and
+   * the keyring being loaded (src/cli/client/lazy-modules.ts). Only for commands that use no key and
+   * print only messages holding no Any (a message with an Any still fails loudly, never prints wrong).
+   */
+  markLight(command: Command): Command {
+    this.#light.add(command);
+    for (const sub of command.commands) this.markLight(sub);
+    return command;
+  }
+
   /** Runs a command's action and closes the contexts it opened. */
   async run(command: Command, action: () => unknown): Promise<void> {
     this.#current = command;
     try {
+      if (!this.#light.has(command)) await loadClientModules();
       await action();
     } finally {
       this.#current = undefined;

@@ -3,7 +3,6 @@
 // get their flags from src/cli/client/flags.ts so every command takes the same ones, and their clients
 // from src/cli/commands/module-clients.ts.
 import { Command } from "commander";
-import { Query as UpgradeQuery } from "../../gen/chain/upgrade/v1beta1/query_pb.js";
 import type { ClientIo } from "../client/context.ts";
 import { addQueryFlags, addTxFlags } from "../client/flags.ts";
 import { ClientSession } from "../client/session.ts";
@@ -55,7 +54,8 @@ export function querySpecs(session: ClientSession, io: ClientCommandsIo): Comman
     {
       name: "bank",
       description: "Querying commands for the bank module",
-      load: async () => (await import("../../x/bank/client/cli.ts")).bankQueryCommand(session),
+      // Bank's answers hold no Any and need no key: they run without the type registry and keyring.
+      load: async () => session.markLight((await import("../../x/bank/client/cli.ts")).bankQueryCommand(session)),
     },
     {
       name: "gov",
@@ -184,6 +184,8 @@ function upgradeAuthorityCommand(session: ClientSession): Command {
     new Command("authority").description("Query the upgrade module's authority (the gov module account)"),
   ).action(async (_options: unknown, command: Command) => {
     const ctx = session.open(command.optsWithGlobals());
+    // Imported here so the other query commands do not load upgrade's schemas.
+    const { Query: UpgradeQuery } = await import("../../gen/chain/upgrade/v1beta1/query_pb.js");
     ctx.printMessage(UpgradeQuery.method.authority.output, await ctx.query(UpgradeQuery.method.authority, {}));
   });
 }

@@ -7,9 +7,7 @@ import { addQueryFlags, addTxFlags, readTxFlags } from "../../../cli/client/flag
 import { addPagingFlags, readPageRequest } from "../../../cli/client/paging.ts";
 import type { ClientSession } from "../../../cli/client/session.ts";
 import { CliError } from "../../../cli/errors.ts";
-import { runTx } from "../../../cli/tx-sender.ts";
-import { addressFromBech32 } from "../../../client/crypto/index.ts";
-import { packAny } from "../../../client/tx/index.ts";
+import { addressFromBech32 } from "../../../client/crypto/bech32.ts";
 import { Query } from "../../../gen/chain/bank/v1beta1/query_pb.js";
 import { MsgSendSchema } from "../../../gen/chain/bank/v1beta1/tx_pb.js";
 
@@ -114,6 +112,11 @@ export function bankTxCommand(session: ClientSession): Command {
     const coins = coinsArgument(amount);
     const sender = await ctx.fromAddress(from, flags.keyringBackend, flags.generateOnly);
     const msg = create(MsgSendSchema, { fromAddress: sender, toAddress: to, amount: coinsToProto(coins) });
+    // The tx machinery loads here, not with the file: `query bank` shares this file and needs none of it.
+    const [{ runTx }, { packAny }] = await Promise.all([
+      import("../../../cli/tx-sender.ts"),
+      import("../../../client/tx/index.ts"),
+    ]);
     ctx.print(await runTx(ctx, flags, [packAny(MsgSendSchema, msg)]));
   });
   return bank;
