@@ -1,0 +1,47 @@
+// A lazy chain: the manifest answers without loading, the definition loads once and must agree with the manifest.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { currentChain, currentChainManifest, loadCurrentChain, STANDARD_CHAIN, useChain } from "./current-chain.ts";
+import { lazyChain } from "./lazy-chain.ts";
+import { type ChainManifest, defineChain } from "./release.ts";
+
+const manifest: ChainManifest = {
+  name: "lazyd",
+  releases: [
+    { name: "v1", version: "1.0.0" },
+    { name: "v2", version: "2.0.0" },
+  ],
+  defaultRelease: "v1",
+  releaseEnv: "LAZYD_RELEASE",
+};
+const definition = defineChain({ ...manifest, releases: manifest.releases.map((r) => ({ ...r })) });
+
+test("the manifest answers before the chain loads; the definition loads once, then serves currentChain", async () => {
+  let loads = 0;
+  useChain(
+    lazyChain(manifest, async () => {
+      loads++;
+      return definition;
+    }),
+  );
+  try {
+    assert.equal(currentChainManifest().name, "lazyd");
+    assert.equal(loads, 0);
+    assert.throws(() => currentChain(), /chain "lazyd" is not loaded yet/);
+    assert.equal(await loadCurrentChain(), definition);
+    assert.equal(await loadCurrentChain(), definition);
+    assert.equal(loads, 1);
+    assert.equal(currentChain(), definition);
+  } finally {
+    useChain(STANDARD_CHAIN);
+  }
+});
+
+test("a definition that disagrees with its manifest is refused, naming both", async () => {
+  const drifted = defineChain({ ...definition, releases: [{ name: "v1", version: "1.0.1" }] });
+  const chain = lazyChain(manifest, async () => drifted);
+  await assert.rejects(
+    chain.load(),
+    /chain "lazyd" does not match its manifest: the manifest says .*"1\.0\.0".*the definition .*"1\.0\.1"/,
+  );
+});
