@@ -1,6 +1,7 @@
 // A small client for the consensus RPC (CometBFT v0.38's JSON-RPC, served by the embedded engine
 // or by a CometBFT node). The CLI's queries and broadcasts go through it, as upstream's do.
 import { UserError } from "../../errors/user-error.ts";
+import { postForText } from "./http-post.ts";
 
 /** An error answered by the RPC server (JSON-RPC error object) or a transport failure. */
 export class RpcError extends UserError {
@@ -146,19 +147,20 @@ export function createRpcClient(node: string): RpcClient {
   let nextId = 1;
 
   async function call<T>(method: string, params: Record<string, unknown> = {}): Promise<T> {
-    let response: Response;
-    try {
-      response = await fetch(url, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({ jsonrpc: "2.0", id: nextId++, method, params }),
-      });
-    } catch (err) {
-      throw new RpcError(`cannot reach the node at ${url} (${method}): ${(err as Error).message}; is it running?`, {
-        cause: err,
-      });
+    const request = JSON.stringify({ jsonrpc: "2.0", id: nextId++, method, params });
+    // Reads try node:http first (see http-post.ts); a broadcast is sent once, through fetch.
+    let text = method.startsWith("broadcast_") ? undefined : await postForText(url, request);
+    if (text === undefined) {
+      let response: Response;
+      try {
+        response = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: request });
+      } catch (err) {
+        throw new RpcError(`cannot reach the node at ${url} (${method}): ${(err as Error).message}; is it running?`, {
+          cause: err,
+        });
+      }
+      text = await response.text();
     }
-    const text = await response.text();
     let body: { result?: T; error?: { code: number; message: string; data?: string } };
     try {
       body = JSON.parse(text);
