@@ -8,13 +8,7 @@ import assert from "node:assert/strict";
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { create, type DescMessage, type MessageShape } from "@bufbuild/protobuf";
-import { openKeyring } from "chaind/client/keyring";
-import { packAny, signTx } from "chaind/client/tx";
 import { homePaths, loadGenesis, saveGenesis, setTomlValues } from "chaind/config";
-import { VoteOption } from "chaind/gen/chain/gov/v1/gov_pb.js";
-import { MsgSubmitProposalSchema, MsgVoteSchema } from "chaind/gen/chain/gov/v1/tx_pb.js";
-import { MsgSoftwareUpgradeSchema } from "chaind/gen/chain/upgrade/v1beta1/tx_pb.js";
 import { type DevHome, prepareDevHome } from "chaind/node";
 import { useChain } from "chaind/runtime";
 import { openMultiStore, readCommittedStoreNames } from "chaind/store";
@@ -24,13 +18,12 @@ import {
   killAllStarted,
   LOOPBACK_PORT_FLAGS,
   latestHeight,
-  pollUntil,
-  rpcCall,
+  scheduleUpgradeByVote,
   spawnChainBinary,
   tempDir,
   waitForHeight,
 } from "chaind/testing";
-import { defaultUpgradeAuthority, UPGRADE_EXIT_CODES } from "chaind/x/upgrade";
+import { UPGRADE_EXIT_CODES } from "chaind/x/upgrade";
 import { guestbookChain } from "./app.ts";
 
 const GUESTBOOKD: ChainBinary = {
@@ -82,33 +75,6 @@ const start = (release?: "v2") =>
     env: release === undefined ? {} : { GUESTBOOK_RELEASE: release },
   });
 
-async function broadcast<D extends DescMessage>(rpc: string, rest: string, schema: D, message: MessageShape<D>) {
-  const validator = dev.keys.find((key) => key.name === "validator")?.address as string;
-  const account = (await (await fetch(`${rest}/chain/auth/v1beta1/accounts/${validator}`)).json()) as {
-    account: { account_number: string; sequence: string };
-  };
-  const signed = await signTx({
-    messages: [packAny(schema, message)],
-    fee: { amount: [], gasLimit: 2_000_000n },
-    chainId: dev.chainId,
-    accountNumber: BigInt(account.account.account_number),
-    sequence: BigInt(account.account.sequence),
-    signer: await openKeyring({ home: dev.home, backend: "test" }).signer("validator"),
-  });
-  const checked = await rpcCall<{ code: number; log: string }>(rpc, "broadcast_tx_sync", {
-    tx: Buffer.from(signed.txBytes).toString("base64"),
-  });
-  assert.equal(checked.code, 0, checked.log);
-  const result = await pollUntil(
-    () =>
-      rpcCall<{ tx_result: { code: number; log: string } }>(rpc, "tx", {
-        hash: Buffer.from(signed.txHash, "hex").toString("base64"),
-      }),
-    { what: `${schema.typeName} to be included` },
-  );
-  assert.equal(result.tx_result.code, 0, result.tx_result.log);
-}
-
 /** The committed key → value pairs of one store of the node's state (the node stopped). */
 async function storeContents(): Promise<{ stores: string[]; entries: Map<string, Map<string, string>> }> {
   const path = homePaths(dev.home).applicationDb;
@@ -138,28 +104,18 @@ test("the guestbook chain starts as v1, upgrades to v2 by governance (store rena
   // 80 blocks of at least 500 ms: 40 s or more, so the proposal passes (20 s) before the plan's height.
   const upgradeHeight = (await latestHeight(rpc)) + 80n;
   const validator = dev.keys.find((key) => key.name === "validator")?.address as string;
-  const upgrade = create(MsgSoftwareUpgradeSchema, {
-    authority: defaultUpgradeAuthority(),
-    plan: { name: "v2", height: upgradeHeight, info: "" },
+  await scheduleUpgradeByVote({
+    rpc,
+    rest: rest as string,
+    home: dev.home,
+    chainId: dev.chainId,
+    keyName: "validator",
+    address: validator,
+    name: "v2",
+    height: upgradeHeight,
+    title: "guestbook v2",
+    summary: "rename the store, migrate the messages",
   });
-  await broadcast(
-    rpc,
-    rest as string,
-    MsgSubmitProposalSchema,
-    create(MsgSubmitProposalSchema, {
-      messages: [packAny(MsgSoftwareUpgradeSchema, upgrade)],
-      initialDeposit: [{ denom: "stake", amount: "10000000" }],
-      proposer: validator,
-      title: "guestbook v2",
-      summary: "rename the store, migrate the messages",
-    }),
-  );
-  await broadcast(
-    rpc,
-    rest as string,
-    MsgVoteSchema,
-    create(MsgVoteSchema, { proposalId: 1n, voter: validator, option: VoteOption.YES }),
-  );
 
   const halted = await node.exited;
   assert.equal(halted.code, UPGRADE_EXIT_CODES.needed, halted.stderr.slice(-3000));

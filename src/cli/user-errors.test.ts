@@ -144,6 +144,13 @@ describe("reportError", () => {
     assert.equal(store.text, "Error: stores differ\n");
   });
 
+  it("reports an orderly stop (status 0, e.g. halt-height reached) without calling it an error", () => {
+    assert.deepEqual(report(new CliError("halt per configuration height 80 time 0", { exitCode: 0 })), {
+      code: 0,
+      text: "halt per configuration height 80 time 0\n",
+    });
+  });
+
   it("adds a system-error cause the message does not name", () => {
     const cause = Object.assign(new Error("EACCES: permission denied, open '/x'"), { code: "EACCES", syscall: "open" });
     assert.equal(report(new CliError("cannot write /x", { cause })).text, `Error: cannot write /x: ${cause.message}\n`);

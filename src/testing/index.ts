@@ -7,8 +7,12 @@
 // - app.ts: test keys, signed txs, genesis balances and a minimal App (auth, bank, your modules);
 // - upgrade-context.ts: a Context over a memory multistore with a captured logger;
 // - processes.ts: a chain's binary as a real child process, JSON-RPC calls, waiting for heights.
+// - broadcast.ts: sign with a test-keyring key, broadcast over the RPC and wait for the tx to commit.
+// - governance.ts: schedule an upgrade by a gov proposal and a yes vote.
 export * from "./app.ts";
+export * from "./broadcast.ts";
 export * from "./chain-fixture.ts";
+export * from "./governance.ts";
 export * from "./processes.ts";
 export * from "./test-chain.ts";
 export * from "./test-node.ts";

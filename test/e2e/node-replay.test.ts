@@ -11,18 +11,13 @@ import assert from "node:assert/strict";
 import { cp, mkdir, readFile, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { create, type DescMessage, type MessageShape } from "@bufbuild/protobuf";
+import { create } from "@bufbuild/protobuf";
 import { referenceChain } from "../../chain/app.ts";
 import { migrateBankV1ToV2 } from "../../chain/migrations/bank-v2.ts";
 import { v1, v2 } from "../../chain/releases.ts";
-import { openKeyring } from "../../src/client/keyring/index.ts";
-import { packAny, signTx } from "../../src/client/tx/index.ts";
 import { homePaths, loadGenesis, saveGenesis, setTomlValues } from "../../src/config/index.ts";
 import { BlockStore } from "../../src/engine/block-store.ts";
 import { MetadataSchema } from "../../src/gen/chain/bank/v1beta1/bank_pb.js";
-import { VoteOption } from "../../src/gen/chain/gov/v1/gov_pb.js";
-import { MsgSubmitProposalSchema, MsgVoteSchema } from "../../src/gen/chain/gov/v1/tx_pb.js";
-import { MsgSoftwareUpgradeSchema } from "../../src/gen/chain/upgrade/v1beta1/tx_pb.js";
 import { type DevHome, prepareDevHome } from "../../src/node/dev-chain.ts";
 import { createNodeLogger } from "../../src/node/logger.ts";
 import {
@@ -30,7 +25,6 @@ import {
   killAllChaind,
   LOOPBACK_PORT_FLAGS,
   latestHeight,
-  pollUntil,
   rpcCall,
   runChaind,
   runChaindInProcess,
@@ -42,12 +36,12 @@ import { openChainSwitchingApp } from "../../src/replay/chain-line.ts";
 import { ReplayMismatchError, replayHome } from "../../src/replay/replay-home.ts";
 import { buildChainApp, type Release, withMigrations } from "../../src/runtime/index.ts";
 import { openMultiStore } from "../../src/store/index.ts";
+import { scheduleUpgradeByVote } from "../../src/testing/governance.ts";
 import { closeVerifyPool } from "../../src/x/auth/verify-pool.ts";
 import { bankModule } from "../../src/x/bank/module.ts";
 import { UPGRADE_EXIT_CODES } from "../../src/x/upgrade/errors.ts";
 import { hashTree } from "./support/tree-hash.ts";
 
-const GOV_AUTHORITY = "chain10d07y265gmmuvt4z0w9aw880jnsr700j0q8wax";
 const NOTES = [
   { key: "greeting", value: "hello from v1" },
   { key: "motto", value: "replay without drama" },
@@ -92,38 +86,6 @@ after(async () => {
   await dir?.remove();
 });
 
-async function broadcast<D extends DescMessage>(
-  rpc: string,
-  rest: string,
-  schema: D,
-  message: MessageShape<D>,
-  signerAddress: string,
-): Promise<void> {
-  const account = (await (await fetch(`${rest}/chain/auth/v1beta1/accounts/${signerAddress}`)).json()) as {
-    account: { account_number: string; sequence: string };
-  };
-  const signed = await signTx({
-    messages: [packAny(schema, message)],
-    fee: { amount: [], gasLimit: 2_000_000n },
-    chainId: dev.chainId,
-    accountNumber: BigInt(account.account.account_number),
-    sequence: BigInt(account.account.sequence),
-    signer: await openKeyring({ home: dev.home, backend: "test" }).signer("validator"),
-  });
-  const checked = await rpcCall<{ code: number; log: string }>(rpc, "broadcast_tx_sync", {
-    tx: Buffer.from(signed.txBytes).toString("base64"),
-  });
-  assert.equal(checked.code, 0, checked.log);
-  const result = await pollUntil(
-    () =>
-      rpcCall<{ tx_result: { code: number; log: string } }>(rpc, "tx", {
-        hash: Buffer.from(signed.txHash, "hex").toString("base64"),
-      }),
-    { what: `${schema.typeName} to be included` },
-  );
-  assert.equal(result.tx_result.code, 0, result.tx_result.log);
-}
-
 /** A read-only look at a home's block store: a copy is opened, so the home itself is never touched. */
 async function withBlocks<T>(home: string, read: (store: BlockStore) => Promise<T>): Promise<T> {
   const copy = join(dir.path, `blocks-copy-${Math.random().toString(36).slice(2)}`);
@@ -156,30 +118,18 @@ test("the source chain goes v1 → halt at H → v2", async () => {
   await waitForHeight(rpc, 1n);
   // 80 blocks of at least 500 ms: 40 s or more, so the proposal passes (20 s) before the plan's height.
   upgradeHeight = (await latestHeight(rpc)) + 80n;
-  const upgrade = create(MsgSoftwareUpgradeSchema, {
-    authority: GOV_AUTHORITY,
-    plan: { name: "v2", height: upgradeHeight, info: "" },
+  await scheduleUpgradeByVote({
+    rpc,
+    rest: rest as string,
+    home: dev.home,
+    chainId: dev.chainId,
+    keyName: "validator",
+    address: validator,
+    name: "v2",
+    height: upgradeHeight,
+    title: "upgrade to v2",
+    summary: "replay e2e",
   });
-  await broadcast(
-    rpc,
-    rest as string,
-    MsgSubmitProposalSchema,
-    create(MsgSubmitProposalSchema, {
-      messages: [packAny(MsgSoftwareUpgradeSchema, upgrade)],
-      initialDeposit: [{ denom: "stake", amount: "10000000" }],
-      proposer: validator,
-      title: "upgrade to v2",
-      summary: "replay e2e",
-    }),
-    validator,
-  );
-  await broadcast(
-    rpc,
-    rest as string,
-    MsgVoteSchema,
-    create(MsgVoteSchema, { proposalId: 1n, voter: validator, option: VoteOption.YES }),
-    validator,
-  );
   const halted = await node.exited;
   assert.equal(halted.code, UPGRADE_EXIT_CODES.needed, halted.stderr.slice(-3000));
 

@@ -7,29 +7,21 @@ import assert from "node:assert/strict";
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { create, type DescMessage, type MessageShape } from "@bufbuild/protobuf";
-import { openKeyring } from "../../src/client/keyring/index.ts";
-import { packAny, signTx } from "../../src/client/tx/index.ts";
 import { homePaths, loadGenesis, saveGenesis, setTomlValues } from "../../src/config/index.ts";
-import { VoteOption } from "../../src/gen/chain/gov/v1/gov_pb.js";
-import { MsgSubmitProposalSchema, MsgVoteSchema } from "../../src/gen/chain/gov/v1/tx_pb.js";
-import { MsgSoftwareUpgradeSchema } from "../../src/gen/chain/upgrade/v1beta1/tx_pb.js";
 import { type DevHome, prepareDevHome } from "../../src/node/dev-chain.ts";
 import {
   bannerEndpoints,
   killAllChaind,
   LOOPBACK_PORT_FLAGS,
   latestHeight,
-  pollUntil,
-  rpcCall,
   runChaind,
   spawnChaind,
   tempDir,
   waitForHeight,
 } from "../../src/node/test-support.ts";
+import { scheduleUpgradeByVote } from "../../src/testing/governance.ts";
 import { UPGRADE_EXIT_CODES } from "../../src/x/upgrade/errors.ts";
 
-const GOV_AUTHORITY = "chain10d07y265gmmuvt4z0w9aw880jnsr700j0q8wax";
 let dir: Awaited<ReturnType<typeof tempDir>>;
 let dev: DevHome;
 let userHome: string;
@@ -61,38 +53,6 @@ after(async () => {
 const start = (env?: Record<string, string>) =>
   spawnChaind(["--home", dev.home, "start", ...LOOPBACK_PORT_FLAGS], { userHome, env });
 
-async function broadcast<D extends DescMessage>(
-  rpc: string,
-  rest: string,
-  schema: D,
-  message: MessageShape<D>,
-  signerAddress: string,
-): Promise<void> {
-  const account = (await (await fetch(`${rest}/chain/auth/v1beta1/accounts/${signerAddress}`)).json()) as {
-    account: { account_number: string; sequence: string };
-  };
-  const signed = await signTx({
-    messages: [packAny(schema, message)],
-    fee: { amount: [], gasLimit: 2_000_000n },
-    chainId: dev.chainId,
-    accountNumber: BigInt(account.account.account_number),
-    sequence: BigInt(account.account.sequence),
-    signer: await openKeyring({ home: dev.home, backend: "test" }).signer("validator"),
-  });
-  const checked = await rpcCall<{ code: number; log: string }>(rpc, "broadcast_tx_sync", {
-    tx: Buffer.from(signed.txBytes).toString("base64"),
-  });
-  assert.equal(checked.code, 0, checked.log);
-  const result = await pollUntil(
-    () =>
-      rpcCall<{ tx_result: { code: number; log: string } }>(rpc, "tx", {
-        hash: Buffer.from(signed.txHash, "hex").toString("base64"),
-      }),
-    { what: `${schema.typeName} to be included` },
-  );
-  assert.equal(result.tx_result.code, 0, result.tx_result.log);
-}
-
 test("a v1 node halts for upgrade v2 with its exit status, halts again on restart, v2 carries on from there, and v1 is refused after it", async () => {
   const validator = dev.keys.find((key) => key.name === "validator")?.address as string;
   let node = start();
@@ -100,30 +60,18 @@ test("a v1 node halts for upgrade v2 with its exit status, halts again on restar
   await waitForHeight(rpc, 1n);
   // 80 blocks of at least 500 ms: 40 s or more, so the proposal passes (20 s) before the plan's height.
   const upgradeHeight = (await latestHeight(rpc)) + 80n;
-  const upgrade = create(MsgSoftwareUpgradeSchema, {
-    authority: GOV_AUTHORITY,
-    plan: { name: "v2", height: upgradeHeight, info: "" },
+  await scheduleUpgradeByVote({
+    rpc,
+    rest: rest as string,
+    home: dev.home,
+    chainId: dev.chainId,
+    keyName: "validator",
+    address: validator,
+    name: "v2",
+    height: upgradeHeight,
+    title: "upgrade to v2",
+    summary: "node e2e",
   });
-  await broadcast(
-    rpc,
-    rest as string,
-    MsgSubmitProposalSchema,
-    create(MsgSubmitProposalSchema, {
-      messages: [packAny(MsgSoftwareUpgradeSchema, upgrade)],
-      initialDeposit: [{ denom: "stake", amount: "10000000" }],
-      proposer: validator,
-      title: "upgrade to v2",
-      summary: "node e2e",
-    }),
-    validator,
-  );
-  await broadcast(
-    rpc,
-    rest as string,
-    MsgVoteSchema,
-    create(MsgVoteSchema, { proposalId: 1n, voter: validator, option: VoteOption.YES }),
-    validator,
-  );
 
   const halted = await node.exited;
   assert.equal(halted.code, UPGRADE_EXIT_CODES.needed, halted.stderr.slice(-3000));
