@@ -1,21 +1,21 @@
-// The clients the module command builders are written against (src/x/gov/client/cli.ts and
-// src/x/staking/client/cli.ts: ModuleCliClient; src/x/upgrade/client/cli.ts: UpgradeCliClient), implemented over the
+// The clients the module command builders are written against (src/client/module-cli-client.ts: ModuleCliClient, for
+// gov and staking; src/x/upgrade/client/cli.ts: UpgradeCliClient), implemented over the
 // node's consensus RPC and query transport, the keyring and the CLI's tx flow.
 import { create, type JsonValue } from "@bufbuild/protobuf";
 import type { Duration } from "@bufbuild/protobuf/wkt";
 import { type CoinError, coinsToProto, parseCoins } from "../../app/coins.ts";
+import type { ModuleCliClient } from "../../client/module-cli-client.ts";
 import { type RpcBlockMeta, RpcError } from "../../client/rpc/rpc-client.ts";
 import { packAny } from "../../client/tx/index.ts";
 import { Query as GovQuery } from "../../gen/chain/gov/v1/query_pb.js";
 import { MsgSubmitProposalSchema } from "../../gen/chain/gov/v1/tx_pb.js";
-import type { ModuleCliClient } from "../../x/gov/client/cli.ts";
 import type { BlockPace, GovTimingParams, ProposalSubmission, UpgradeCliClient } from "../../x/upgrade/client/cli.ts";
 import type { ClientContext } from "../client/context.ts";
 import { readTxFlags } from "../client/flags.ts";
 import { CliError } from "../errors.ts";
 import { runTx } from "../tx-sender.ts";
 
-/** The gov and staking builders' client (their two ModuleCliClient interfaces have the same shape). */
+/** The gov and staking builders' client. */
 export function moduleCliClient(ctx: ClientContext): ModuleCliClient {
   return {
     broadcastMsgs: (msgs, options) => runTx(ctx, readTxFlags(options), msgs),

@@ -20,6 +20,7 @@ import { DecimalError, formatDecimal, parseDecimal } from "../../../app/dec.ts";
 import { fromProtoJson, toProtoJson } from "../../../app/proto-json.ts";
 import { methodPath } from "../../../app/router.ts";
 import { fromWireBinary, toWireBinary } from "../../../app/wire-decimals.ts";
+import type { ModuleCliClient } from "../../../client/module-cli-client.ts";
 import { UserError } from "../../../errors/user-error.ts";
 import { ProposalStatus, ProposalStatusSchema, type VoteOption } from "../../../gen/chain/gov/v1/gov_pb.js";
 import { Query } from "../../../gen/chain/gov/v1/query_pb.js";
@@ -32,19 +33,7 @@ import {
 } from "../../../gen/chain/gov/v1/tx_pb.js";
 import { parseVoteOption } from "../vote-options.ts";
 
-/** What the gov commands need from the CLI's plumbing (the same shape staking's commands use). */
-export interface ModuleCliClient {
-  /** Signs `msgs` as `--from` and broadcasts them (or prints them with --generate-only); returns what to print. */
-  broadcastMsgs(msgs: Any[], options: Record<string, unknown>): Promise<JsonValue>;
-  /** Runs a query by gRPC method path with a binary request; returns the binary response. */
-  query(methodPath: string, requestBytes: Uint8Array): Promise<Uint8Array>;
-  /** The bech32 account address of `--from` (a key name or an address). */
-  fromAddress(options: Record<string, unknown>): Promise<string>;
-  /** Prints a result in the chosen output format (`-o json|text`). */
-  print(value: JsonValue, options: Record<string, unknown>): void;
-  /** Resolves Any values for proto JSON (the messages inside proposals). */
-  typeRegistry: Registry;
-}
+export type { ModuleCliClient } from "../../../client/module-cli-client.ts";
 
 /** Thrown for bad command-line input; the message says what was wrong and what was expected. */
 export class GovCliError extends UserError {

@@ -7,10 +7,8 @@ import {
   create,
   type DescMessage,
   type DescMethod,
-  type JsonValue,
   type MessageInitShape,
   type MessageShape,
-  type Registry,
 } from "@bufbuild/protobuf";
 import type { Any } from "@bufbuild/protobuf/wkt";
 import { Command } from "commander";
@@ -25,24 +23,13 @@ import {
   fromBase64,
   pubKeyAlgorithmOfTypeUrl,
 } from "../../../client/crypto/index.ts";
+import type { ModuleCliClient } from "../../../client/module-cli-client.ts";
 import { UserError } from "../../../errors/user-error.ts";
 import { Query } from "../../../gen/chain/staking/v1beta1/query_pb.js";
 import { MsgCreateValidatorSchema, MsgDelegateSchema } from "../../../gen/chain/staking/v1beta1/tx_pb.js";
 import { ed25519PubKeyAny } from "../validator.ts";
 
-/** What the staking and gov commands need from the CLI's plumbing (the lead's client layer). */
-export interface ModuleCliClient {
-  /** Signs `msgs` as `--from` and broadcasts them (or prints them with --generate-only); returns what to print. */
-  broadcastMsgs(msgs: Any[], options: Record<string, unknown>): Promise<JsonValue>;
-  /** Runs a query by gRPC method path with a binary request; returns the binary response. */
-  query(methodPath: string, requestBytes: Uint8Array): Promise<Uint8Array>;
-  /** The bech32 account address of `--from` (a key name or an address). */
-  fromAddress(options: Record<string, unknown>): Promise<string>;
-  /** Prints a result in the chosen output format (`-o json|text`). */
-  print(value: JsonValue, options: Record<string, unknown>): void;
-  /** Resolves Any values for proto JSON. */
-  typeRegistry: Registry;
-}
+export type { ModuleCliClient } from "../../../client/module-cli-client.ts";
 
 /** Thrown for bad command-line input; the message says what was wrong and what was expected. */
 export class StakingCliError extends UserError {
