@@ -74,3 +74,9 @@ export function readUvarint(bytes: Uint8Array, offset = 0): DecodedUvarint | und
   }
   throw new UvarintError(`varint longer than ${MAX_UVARINT_BYTES} bytes`);
 }
+
+/** {@link readUvarint} giving the offset just past the varint (`next`) instead of its length, for sequential parsers. */
+export function readUvarintAt(bytes: Uint8Array, offset: number): { value: number; next: number } | undefined {
+  const decoded = readUvarint(bytes, offset);
+  return decoded === undefined ? undefined : { value: decoded.value, next: offset + decoded.length };
+}

@@ -4,9 +4,10 @@
 //   leaf:  0x02 uvarint(version) uvarint(len) key uvarint(len) value
 //   inner: 0x03 uvarint(version) uvarint(height)
 // The stream is cut into chunks of a fixed size (the last one shorter); an item may span chunks.
+
+import { encodeUvarint, readUvarintAt } from "../bytes/varint.ts";
 import type { ExportItem } from "../store/index.ts";
 import { SnapshotFormatError } from "./errors.ts";
-import { pushUvarint, readUvarint } from "./varint.ts";
 
 /** The snapshot format number this release writes and restores. */
 export const SNAPSHOT_FORMAT = 1;
@@ -26,21 +27,21 @@ function encodeItem(item: ExportItem): Uint8Array {
     case "store": {
       const name = textEncoder.encode(item.name);
       head.push(TAG_STORE);
-      pushUvarint(head, name.length);
+      head.push(...encodeUvarint(name.length));
       return concat(Uint8Array.from(head), name);
     }
     case "leaf": {
       head.push(TAG_LEAF);
-      pushUvarint(head, item.version);
-      pushUvarint(head, item.key.length);
+      head.push(...encodeUvarint(item.version));
+      head.push(...encodeUvarint(item.key.length));
       const mid: number[] = [];
-      pushUvarint(mid, item.value.length);
+      mid.push(...encodeUvarint(item.value.length));
       return concat(Uint8Array.from(head), item.key, Uint8Array.from(mid), item.value);
     }
     case "inner":
       head.push(TAG_INNER);
-      pushUvarint(head, item.version);
-      pushUvarint(head, item.height);
+      head.push(...encodeUvarint(item.version));
+      head.push(...encodeUvarint(item.height));
       return Uint8Array.from(head);
   }
 }
@@ -113,7 +114,7 @@ export async function* decodeChunks(
 function parseItem(buf: Uint8Array, offset: number): { item: ExportItem; next: number } | undefined {
   if (offset >= buf.length) return undefined;
   const tag = buf[offset];
-  const a = readUvarint(buf, offset + 1);
+  const a = readUvarintAt(buf, offset + 1);
   if (a === undefined) return undefined;
   switch (tag) {
     case TAG_STORE: {
@@ -127,16 +128,16 @@ function parseItem(buf: Uint8Array, offset: number): { item: ExportItem; next: n
       return { item: { kind: "store", name }, next: a.next + a.value };
     }
     case TAG_LEAF: {
-      const keyLen = readUvarint(buf, a.next);
+      const keyLen = readUvarintAt(buf, a.next);
       if (keyLen === undefined || keyLen.next + keyLen.value > buf.length) return undefined;
       const key = buf.slice(keyLen.next, keyLen.next + keyLen.value);
-      const valueLen = readUvarint(buf, keyLen.next + keyLen.value);
+      const valueLen = readUvarintAt(buf, keyLen.next + keyLen.value);
       if (valueLen === undefined || valueLen.next + valueLen.value > buf.length) return undefined;
       const value = buf.slice(valueLen.next, valueLen.next + valueLen.value);
       return { item: { kind: "leaf", key, value, version: a.value }, next: valueLen.next + valueLen.value };
     }
     case TAG_INNER: {
-      const h = readUvarint(buf, a.next);
+      const h = readUvarintAt(buf, a.next);
       if (h === undefined) return undefined;
       return { item: { kind: "inner", version: a.value, height: h.value }, next: h.next };
     }
