@@ -2,6 +2,7 @@
 // node's status (0 on SIGINT/SIGTERM and on app.toml's halt-height/halt-time; the upgrade halt's own
 // status, see `chaind start --help`; 1 on errors). Thin: flags → src/node/start-node.ts.
 import { Command, Option } from "commander";
+import { governHeap } from "../../node/heap-governor.ts";
 import { createNodeLogger } from "../../node/logger.ts";
 import type { NodeOverrides } from "../../node/node-settings.ts";
 import { type NodeEndpoints, type RunningNode, startNode } from "../../node/start-node.ts";
@@ -106,10 +107,14 @@ export async function runUntilStopped(node: RunningNode): Promise<void> {
   };
   process.on("SIGINT", onSignal);
   process.on("SIGTERM", onSignal);
+  // This process runs the node for its whole life: keep its V8 heap near what the node needs
+  // (src/node/heap-governor.ts). CHAIND_HEAP_GOVERNOR=off leaves V8 to itself (for comparisons).
+  const governor = process.env.CHAIND_HEAP_GOVERNOR === "off" ? undefined : governHeap();
   let exit: Awaited<RunningNode["done"]>;
   try {
     exit = await node.done;
   } finally {
+    governor?.stop();
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);
     // Everything is closed by now; should a stray handle still hold the event loop, do not hang a supervisor.

@@ -1,0 +1,146 @@
+// Keeps a long-running node's V8 heap near what it needs (issue 15, goal 4). Three things V8 does on its own
+// made a node's RSS climb from ~160 to ~360 MiB under the bench's mixed load and stay there:
+//  - the young generation doubles whenever many objects survive a scavenge (32 → 64 → 128 MiB), and every
+//    page of it stays resident;
+//  - the old generation may grow up to 4× its live size between full GCs, and the promoted garbage of
+//    in-flight requests and txs fills it (24 → 87 MiB in 15 s);
+//  - after the load, heap pages V8 no longer needs are not given back: its memory reducer rarely runs in a
+//    server process, so RSS stays at its peak for minutes.
+// `--max-semi-space-size` would cap the first, but V8 reads it only when the process starts, so `chaind start`
+// could only set it by re-executing itself. Instead the governor uses flags V8 reads each time it resizes:
+//  - it watches every GC (a `gc` PerformanceObserver) and turns `--semi-space-growth-factor` down to 1 once
+//    the young generation is at its cap, back to 2 below it;
+//  - it sets `--heap-growing-percent` so the old generation's next full GC comes at ~1.5× its live size;
+//  - when the event loop has been nearly idle for a few seconds while the heap has grown well above its size
+//    after the last reduction, it asks V8 for one memory-reducing full GC (the `last-resort` flavour: it
+//    compacts, shrinks the young generation and gives the freed pages back to the OS).
+import { type PerformanceEntry, PerformanceObserver, performance } from "node:perf_hooks";
+import { getHeapSpaceStatistics, getHeapStatistics, setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
+
+const MIB = 1024 * 1024;
+
+/** Options of {@link governHeap}. */
+export interface HeapGovernorOptions {
+  /** Largest young generation (both semi-spaces) the governor lets V8 grow to, in MiB. Default 32. */
+  youngGenerationMiB?: number;
+  /**
+   * How far (percent) the old generation may grow past its live size after a full GC before the next one
+   * starts. V8's own factor is up to 4× for a small heap, which under load fills the old generation with
+   * promoted garbage (24 → 87 MiB in 15 s of the mixed load); 50 keeps it to ~1.5× at the cost of more
+   * frequent, mostly concurrent, major GCs. Default 50.
+   */
+  heapGrowingPercent?: number;
+  /** How often idleness is checked, in ms. Default 2000. */
+  checkEveryMs?: number;
+  /** Event-loop utilisation under which an interval counts as idle. Default 0.15. */
+  idleUtilisation?: number;
+  /** Idle intervals in a row before a reduction. Default 2. */
+  idleChecks?: number;
+  /** Heap growth (MiB of V8 heap committed since the last reduction) that makes a reduction worth it. Default 24. */
+  growthMiB?: number;
+  /** Called after each reduction with the heap committed before and after (bytes); for logs and tests. */
+  onReduce?: (before: number, after: number) => void;
+}
+
+/** A running governor. */
+export interface HeapGovernor {
+  /** Runs one memory-reducing full GC now (what the idle check does). Returns the heap committed after. */
+  reduce(): number;
+  /** Stops watching and restores V8's default growth factors. */
+  stop(): void;
+}
+
+/** The young generation's committed size (both semi-spaces), in bytes. */
+function youngGenerationSize(): number {
+  for (const space of getHeapSpaceStatistics()) if (space.space_name === "new_space") return space.space_size;
+  return 0;
+}
+
+let gcFunction: ((options: object) => void) | undefined;
+
+/**
+ * V8's `gc()`: `--expose-gc` installs it in contexts created while the flag is on, so a fresh vm context
+ * fetches it and the flag goes off again (no other context, nor the node's own, sees a `gc` global).
+ */
+function v8Gc(): (options: object) => void {
+  if (gcFunction === undefined) {
+    setFlagsFromString("--expose-gc");
+    try {
+      gcFunction = runInNewContext("gc") as (options: object) => void;
+    } finally {
+      setFlagsFromString("--no-expose-gc");
+    }
+  }
+  return gcFunction;
+}
+
+/**
+ * Starts governing this process's V8 heap (see the file comment). Process-wide: call it from the process
+ * that runs the node (`chaind start`, `chaind dev`), not from a library user's process; one governor at a time.
+ *
+ * @example
+ * const governor = governHeap();
+ * await node.done;
+ * governor.stop();
+ */
+export function governHeap(options: HeapGovernorOptions = {}): HeapGovernor {
+  const cap = (options.youngGenerationMiB ?? 32) * MIB;
+  const idleUtilisation = options.idleUtilisation ?? 0.15;
+  const idleChecks = options.idleChecks ?? 2;
+  const growth = (options.growthMiB ?? 24) * MIB;
+  const heapGrowingPercent = options.heapGrowingPercent ?? 50;
+
+  // One doubling may happen at the GC that follows this one: stop growth while the next would pass the cap.
+  let growthFactor = 2;
+  const applyGrowthFactor = () => {
+    const wanted = youngGenerationSize() * 2 > cap ? 1 : 2;
+    if (wanted === growthFactor) return;
+    growthFactor = wanted;
+    setFlagsFromString(`--semi-space-growth-factor=${wanted}`);
+  };
+  applyGrowthFactor();
+  setFlagsFromString(`--heap-growing-percent=${heapGrowingPercent}`);
+  const observer = new PerformanceObserver((list) => {
+    if (list.getEntries().some((entry: PerformanceEntry) => entry.entryType === "gc")) applyGrowthFactor();
+  });
+  observer.observe({ entryTypes: ["gc"] });
+
+  let floor = getHeapStatistics().total_heap_size;
+  const reduce = (): number => {
+    const before = getHeapStatistics().total_heap_size;
+    v8Gc()({ type: "major", execution: "sync", flavor: "last-resort" });
+    applyGrowthFactor();
+    floor = getHeapStatistics().total_heap_size;
+    options.onReduce?.(before, floor);
+    return floor;
+  };
+
+  let last = performance.eventLoopUtilization();
+  let idleInARow = 0;
+  const timer = setInterval(() => {
+    const now = performance.eventLoopUtilization();
+    const busy = performance.eventLoopUtilization(now, last).utilization;
+    last = now;
+    idleInARow = busy < idleUtilisation ? idleInARow + 1 : 0;
+    const heap = getHeapStatistics().total_heap_size;
+    // A heap that shrank on its own lowers the mark, so the next reduction waits for real growth.
+    floor = Math.min(floor, heap);
+    if (idleInARow >= idleChecks && heap - floor >= growth) {
+      idleInARow = 0;
+      reduce();
+    }
+  }, options.checkEveryMs ?? 2000);
+  timer.unref();
+
+  return {
+    reduce,
+    stop() {
+      clearInterval(timer);
+      observer.disconnect();
+      if (growthFactor !== 2) setFlagsFromString("--semi-space-growth-factor=2");
+      growthFactor = 2;
+      setFlagsFromString("--heap-growing-percent=0");
+    },
+  };
+}
