@@ -3,7 +3,8 @@
 // tree (src/cli/main.ts); what an error prints is decided in src/cli/report-error.ts alone.
 //
 // `status` is answered before the command tree is loaded (src/cli/commands/status-command.ts says why), and so
-// is a plain `version` (src/cli/commands/version-early.ts).
+// is a plain `version` (src/cli/commands/version-early.ts). `start` and `dev` relaunch themselves once, before
+// anything loads, with the malloc settings of a long-running node (src/cli/node-relaunch.ts).
 // A lazy chain (src/runtime/lazy-chain.ts) is loaded only for the commands that use its definition: `version`
 // reads the manifest, and `keys` and `query` serve every chain alike (the client's type registry lists the
 // generated files itself, src/cli/client/registry.ts), so their start-up skips every module of the chain.
@@ -11,6 +12,7 @@ import { currentChainManifest, loadCurrentChain, useChain } from "../runtime/cur
 import type { LazyChain } from "../runtime/lazy-chain.ts";
 import type { ChainDefinition } from "../runtime/release.ts";
 import { commandWord } from "./early-dispatch.ts";
+import { relaunchForNode } from "./node-relaunch.ts";
 
 /** Commands that never read the chain's definition (only, at most, its manifest). */
 const CHAIN_FREE_COMMANDS: ReadonlySet<string> = new Set(["version", "keys", "query", "q"]);
@@ -28,6 +30,9 @@ const CHAIN_FREE_COMMANDS: ReadonlySet<string> = new Set(["version", "keys", "qu
  */
 export async function runCli(chain: ChainDefinition | LazyChain, argv: string[] = process.argv): Promise<void> {
   const word = commandWord(argv.slice(2));
+  // `start` and `dev` first replace this process with one that has the node's malloc settings
+  // (src/cli/node-relaunch.ts); only for the process's own command line, never a caller's argv.
+  if (argv === process.argv) await relaunchForNode(word);
   if (word === "status") {
     const { runStatusCommand } = await import("./commands/status-command.ts");
     process.exitCode = await runStatusCommand(argv.slice(2));
