@@ -82,7 +82,7 @@ test("a real `chaind start` runs as the same process with MALLOC_ARENA_MAX set, 
       assert.equal(environOf(node.child.pid as number).get("MALLOC_ARENA_MAX"), expected);
       node.signal("SIGTERM");
       const result = await node.exited;
-      assert.equal(result.code, 0, result.stderr);
+      assert.equal(result.code, 0, `signal ${result.signal}: ${result.stderr}`);
     }
     // Other commands are not relaunched: `version` answers with the caller's environment as it was.
     const version = await runChaind(["version"], { userHome: dir.path });

@@ -24,8 +24,7 @@ export function devCommand(io: CliIo): Command {
     const dev = await prepareDevHome({ home, reset: flags.reset });
     const logger = createNodeLogger({ level: logLevel, format: logFormat });
     const node = await startNode({ home, logger, overrides, skipUpgradeHeights });
-    io.stdout.write(devBanner(dev, node.endpoints, node.chain.release.name));
-    await runUntilStopped(node);
+    await runUntilStopped(node, () => io.stdout.write(devBanner(dev, node.endpoints, node.chain.release.name)));
   });
   return command;
 }

@@ -94,8 +94,10 @@ export function endpointLines(endpoints: NodeEndpoints): string[] {
 /**
  * Waits for the node to stop, stopping it gracefully on SIGINT/SIGTERM (a second signal kills the
  * process the default way), and turns a non-zero exit into a CliError carrying that status.
+ * `announce` (the banner) runs once the signal handlers are in place: whoever reads the banner may signal at
+ * once (a supervisor, a test), and a signal before the handlers would kill the node the default way.
  */
-export async function runUntilStopped(node: RunningNode): Promise<void> {
+export async function runUntilStopped(node: RunningNode, announce?: () => void): Promise<void> {
   // The handler stays installed until the node is down: a supervisor that signals the whole
   // process group (Ctrl-C, systemd, chainvisor forwarding) sends the same signal twice, and the
   // second must not kill a node that is closing its stores.
@@ -107,6 +109,7 @@ export async function runUntilStopped(node: RunningNode): Promise<void> {
   };
   process.on("SIGINT", onSignal);
   process.on("SIGTERM", onSignal);
+  announce?.();
   // This process runs the node for its whole life: keep its V8 heap near what the node needs
   // (src/node/heap-governor.ts). CHAIND_HEAP_GOVERNOR=off leaves V8 to itself (for comparisons).
   const governor = process.env.CHAIND_HEAP_GOVERNOR === "off" ? undefined : governHeap();
@@ -166,8 +169,9 @@ export function startCommand(io: CliIo): Command {
         skipUpgradeHeights,
         replayReleases: flags.replayReleases,
       });
-      io.stdout.write([startBanner(node, home), ...endpointLines(node.endpoints), ""].join("\n"));
-      await runUntilStopped(node);
+      await runUntilStopped(node, () =>
+        io.stdout.write([startBanner(node, home), ...endpointLines(node.endpoints), ""].join("\n")),
+      );
     },
   );
   return command;
