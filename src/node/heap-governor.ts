@@ -11,9 +11,10 @@
 //  - it watches every GC (a `gc` PerformanceObserver) and turns `--semi-space-growth-factor` down to 1 once
 //    the young generation is at its cap, back to 2 below it;
 //  - it sets `--heap-growing-percent` so the old generation's next full GC comes at ~1.5× its live size;
-//  - when the event loop has been nearly idle for a few seconds while the heap has grown well above its size
-//    after the last reduction, it asks V8 for one memory-reducing full GC (the `last-resort` flavour: it
-//    compacts, shrinks the young generation and gives the freed pages back to the OS).
+//  - when the event loop has been nearly idle for a few seconds while the heap outside the young generation
+//    has grown well above its size after the last reduction (or at the start), it asks V8 for one
+//    memory-reducing full GC (the `last-resort` flavour: it compacts, shrinks the young generation and gives
+//    the freed pages back to the OS).
 import { type PerformanceEntry, PerformanceObserver, performance } from "node:perf_hooks";
 import { getHeapSpaceStatistics, getHeapStatistics, setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
@@ -37,7 +38,11 @@ export interface HeapGovernorOptions {
   idleUtilisation?: number;
   /** Idle intervals in a row before a reduction. Default 2. */
   idleChecks?: number;
-  /** Heap growth (MiB of V8 heap committed since the last reduction) that makes a reduction worth it. Default 24. */
+  /**
+   * Growth of the heap outside the young generation (MiB committed since the start or the last reduction)
+   * that makes a reduction worth it. The young generation is left out: it grows back to its cap at idle and
+   * would make an idle node reduce again and again. Default 16.
+   */
   growthMiB?: number;
   /** Called after each reduction with the heap committed before and after (bytes); for logs and tests. */
   onReduce?: (before: number, after: number) => void;
@@ -49,6 +54,11 @@ export interface HeapGovernor {
   reduce(): number;
   /** Stops watching and restores V8's default growth factors. */
   stop(): void;
+}
+
+/** V8's committed heap outside the young generation (old, code, large objects…), in bytes. */
+function matureHeapSize(): number {
+  return getHeapStatistics().total_heap_size - youngGenerationSize();
 }
 
 /** The young generation's committed size (both semi-spaces), in bytes. */
@@ -88,7 +98,7 @@ export function governHeap(options: HeapGovernorOptions = {}): HeapGovernor {
   const cap = (options.youngGenerationMiB ?? 32) * MIB;
   const idleUtilisation = options.idleUtilisation ?? 0.15;
   const idleChecks = options.idleChecks ?? 2;
-  const growth = (options.growthMiB ?? 24) * MIB;
+  const growth = (options.growthMiB ?? 16) * MIB;
   const heapGrowingPercent = options.heapGrowingPercent ?? 50;
 
   // One doubling may happen at the GC that follows this one: stop growth while the next would pass the cap.
@@ -106,14 +116,15 @@ export function governHeap(options: HeapGovernorOptions = {}): HeapGovernor {
   });
   observer.observe({ entryTypes: ["gc"] });
 
-  let floor = getHeapStatistics().total_heap_size;
+  let floor = matureHeapSize();
   const reduce = (): number => {
     const before = getHeapStatistics().total_heap_size;
     v8Gc()({ type: "major", execution: "sync", flavor: "last-resort" });
     applyGrowthFactor();
-    floor = getHeapStatistics().total_heap_size;
-    options.onReduce?.(before, floor);
-    return floor;
+    floor = matureHeapSize();
+    const after = getHeapStatistics().total_heap_size;
+    options.onReduce?.(before, after);
+    return after;
   };
 
   let last = performance.eventLoopUtilization();
@@ -123,7 +134,7 @@ export function governHeap(options: HeapGovernorOptions = {}): HeapGovernor {
     const busy = performance.eventLoopUtilization(now, last).utilization;
     last = now;
     idleInARow = busy < idleUtilisation ? idleInARow + 1 : 0;
-    const heap = getHeapStatistics().total_heap_size;
+    const heap = matureHeapSize();
     // A heap that shrank on its own lowers the mark, so the next reduction waits for real growth.
     floor = Math.min(floor, heap);
     if (idleInARow >= idleChecks && heap - floor >= growth) {
