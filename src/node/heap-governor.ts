@@ -102,9 +102,12 @@ export function governHeap(options: HeapGovernorOptions = {}): HeapGovernor {
   const heapGrowingPercent = options.heapGrowingPercent ?? 50;
 
   // One doubling may happen at the GC that follows this one: stop growth while the next would pass the cap.
+  // After a reduction the young generation stays at its new small size until the event loop is busy again:
+  // an idle node allocates little, and a young generation growing back to its cap would undo the reduction.
   let growthFactor = 2;
+  let quiet = false;
   const applyGrowthFactor = () => {
-    const wanted = youngGenerationSize() * 2 > cap ? 1 : 2;
+    const wanted = quiet || youngGenerationSize() * 2 > cap ? 1 : 2;
     if (wanted === growthFactor) return;
     growthFactor = wanted;
     setFlagsFromString(`--semi-space-growth-factor=${wanted}`);
@@ -120,6 +123,7 @@ export function governHeap(options: HeapGovernorOptions = {}): HeapGovernor {
   const reduce = (): number => {
     const before = getHeapStatistics().total_heap_size;
     v8Gc()({ type: "major", execution: "sync", flavor: "last-resort" });
+    quiet = true;
     applyGrowthFactor();
     floor = matureHeapSize();
     const after = getHeapStatistics().total_heap_size;
@@ -134,6 +138,10 @@ export function governHeap(options: HeapGovernorOptions = {}): HeapGovernor {
     const busy = performance.eventLoopUtilization(now, last).utilization;
     last = now;
     idleInARow = busy < idleUtilisation ? idleInARow + 1 : 0;
+    if (quiet && idleInARow === 0) {
+      quiet = false;
+      applyGrowthFactor();
+    }
     const heap = matureHeapSize();
     // A heap that shrank on its own lowers the mark, so the next reduction waits for real growth.
     floor = Math.min(floor, heap);
@@ -149,6 +157,7 @@ export function governHeap(options: HeapGovernorOptions = {}): HeapGovernor {
     stop() {
       clearInterval(timer);
       observer.disconnect();
+      quiet = false;
       if (growthFactor !== 2) setFlagsFromString("--semi-space-growth-factor=2");
       growthFactor = 2;
       setFlagsFromString("--heap-growing-percent=0");
