@@ -1,7 +1,7 @@
 // The versioned multistore: named module stores over one KV backend, with per-version
 // commitments, historical reads, proofs, pruning and store upgrades. README.md explains the design.
 import { existsSync } from "node:fs";
-import { persistTree, rootHash, TreeWriter } from "./avl-tree.ts";
+import { type PersistedTree, persistTree, rootHash, TreeWriter } from "./avl-tree.ts";
 import { BackgroundWork } from "./background.ts";
 import { Branch, type BranchOwner } from "./branch.ts";
 import { Arena, fromUtf8, utf8 } from "./bytes.ts";
@@ -113,6 +113,8 @@ interface StagedStore {
   rootHash: Uint8Array;
   changes: FlatChange[];
   orphans: number[];
+  /** The tree's persisted form, made by the first commit attempt (persistTree works in place). */
+  persisted?: PersistedTree;
 }
 
 interface Staged {
@@ -370,7 +372,12 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
     const v = staged.version;
     const ops: BatchOp[] = [];
     const arena = new Arena();
-    const persisted: { sid: number; root: TreeNode | undefined; nodes: ReturnType<typeof persistTree>["nodes"] }[] = [];
+    const persisted: {
+      sid: number;
+      root: TreeNode | undefined;
+      nodes: PersistedTree["nodes"];
+      orphans: number[];
+    }[] = [];
     const storeCommits: StoreCommit[] = [];
     for (const s of staged.stores) {
       const changelog: Changelog = { superseded: [], tombstones: [], orphans: s.orphans };
@@ -395,15 +402,16 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
         });
         if (c.writeNo > 1) changelog.superseded.push({ key: c.key, writeNo: c.writeNo - 1 });
       }
-      const tree = persistTree(s.root, v);
+      s.persisted ??= persistTree(s.root, v);
+      const tree = s.persisted;
       for (let from = 0, page = 0; from < tree.nodes.length; from += PAGE_NODES, page++) {
         const to = Math.min(tree.nodes.length, from + PAGE_NODES);
-        ops.push({ key: nodeKey(s.sid, v, page), value: encodePage(tree.nodes, from, to) });
+        ops.push({ key: nodeKey(s.sid, v, page), value: encodePage(tree.nodes, from, to, arena) });
       }
       if (changelog.superseded.length + changelog.tombstones.length + changelog.orphans.length > 0) {
         ops.push({ key: changelogKey(v, s.sid), value: encodeChangelog(changelog) });
       }
-      persisted.push({ sid: s.sid, root: tree.root, nodes: tree.nodes });
+      persisted.push({ sid: s.sid, root: tree.root, nodes: tree.nodes, orphans: s.orphans });
       storeCommits.push({ name: s.name, sid: s.sid, root: tree.root, rootHash: s.rootHash });
     }
     const record: CommitRecord = { version: v, appHash: staged.appHash, stores: storeCommits };
@@ -435,7 +443,7 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
     }
     // From here on everything is synchronous: readers never see a half-switched state.
     for (const p of persisted) {
-      this.nodes.insert(p.sid, p.nodes);
+      this.nodes.insert(p.sid, p.nodes, p.orphans);
     }
     const rootsBySid = new Map(persisted.map((p) => [p.sid, p.root]));
     for (const ws of this.working.values()) {
