@@ -266,6 +266,17 @@ function putChild(buf: Uint8Array, o: number, child: TreeNode, parentKey: Uint8A
  * (height, size, version, key, left child, right child). Into `arena` when given.
  */
 export function encodePage(nodes: InnerNode[], from: number, to: number, arena?: Arena): Uint8Array {
+  const view = encodePageView(nodes, from, to);
+  const out = arena === undefined ? new Uint8Array(view.length) : arena.alloc(view.length);
+  out.set(view);
+  return out;
+}
+
+/**
+ * encodePage into a reused buffer: the view is valid until the next call (for a batch that
+ * copies what it is given, such as LevelDB's).
+ */
+export function encodePageView(nodes: InnerNode[], from: number, to: number): Uint8Array {
   let buf = ensurePage(0, 10);
   let o = putUvarint(buf, 0, to - from);
   for (let i = from; i < to; i++) {
@@ -290,9 +301,7 @@ export function encodePage(nodes: InnerNode[], from: number, to: number, arena?:
     putUvarint(buf, o, length);
     o += width + length;
   }
-  const out = arena === undefined ? new Uint8Array(o) : arena.alloc(o);
-  out.set(buf.subarray(0, o));
-  return out;
+  return buf.subarray(0, o);
 }
 
 /** Number of nodes in a page record. */
