@@ -8,7 +8,7 @@ import {
   heightOf,
   type InnerNode,
   type LeafNode,
-  leafHash,
+  leafHashOfValue,
   MAX_NODES_PER_VERSION,
   packRef,
   type StubNode,
@@ -54,14 +54,14 @@ export class TreeWriter {
     this.loader = loader;
   }
 
-  /** Sets `key` to a value with hash `valueHash`; returns the new leaf and the leaf it replaced. */
-  set(key: Uint8Array, valueHash: Uint8Array): { leaf: LeafNode; old: LeafNode | undefined } {
+  /** Sets `key` to `value`; returns the new leaf and the leaf it replaced. */
+  set(key: Uint8Array, value: Uint8Array): { leaf: LeafNode; old: LeafNode | undefined } {
     const leaf: LeafNode = {
       kind: 0,
       key,
       version: this.version,
       writeNo: 0,
-      hash: leafHash(key, valueHash, this.version),
+      hash: leafHashOfValue(key, value, this.version),
     };
     this.replaced = undefined;
     if (!this.updateFromPath(leaf)) {

@@ -18,7 +18,7 @@ import {
   StoreUsageError,
 } from "./errors.ts";
 import { decodeLatestRow, LatestSource, readAt, VersionSource } from "./flat-state.ts";
-import { EMPTY_HASH, sha256 } from "./hash.ts";
+import { EMPTY_HASH } from "./hash.ts";
 import { changelogKey, commitKey, FORMAT_MARKER, META, metaKey, nodeKey, storeKey, TABLE } from "./keys.ts";
 import { type KVBackend, openLevelBackend, openMemoryBackend } from "./kv-backend.ts";
 import { appHash, appHashItems, merklePath } from "./merkle.ts";
@@ -27,13 +27,12 @@ import { proveMultistore } from "./proofs.ts";
 import { earliestAfterCommit, type ResolvedPruning, resolvePruning } from "./pruning.ts";
 import { ReadOnlyStore } from "./read-only-store.ts";
 import {
-  type Changelog,
+  ChangelogWriter,
   type CommitRecord,
   decodeCommit,
   decodeRegistry,
   decodeSidList,
   decodeVersion,
-  encodeChangelog,
   encodeCommit,
   encodeRegistry,
   encodeSidList,
@@ -311,7 +310,7 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
     const changes: FlatChange[] = [];
     for (const w of ws.layer.sortedWrites()) {
       if (w.value !== null) {
-        const { leaf, old } = tree.set(w.key, sha256(w.value));
+        const { leaf, old } = tree.set(w.key, w.value);
         let writeNo = 1;
         let prevVersion = 0;
         let clearsDeleted = false;
@@ -372,7 +371,7 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
     }[] = [];
     const storeCommits: StoreCommit[] = [];
     for (const s of staged.stores) {
-      const changelog: Changelog = { superseded: [], tombstones: [], orphans: s.orphans };
+      const changelog = new ChangelogWriter();
       for (const c of s.changes) {
         if (c.value !== null) {
           putLatestRow(batch, s.sid, c.key, c.writeNo, v, c.prevVersion, c.value);
@@ -380,10 +379,10 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
         } else {
           deleteStoreRow(batch, TABLE.latest, s.sid, c.key);
           putDeletedRow(batch, s.sid, c.key, c.writeNo, v, c.prevVersion);
-          changelog.tombstones.push({ key: c.key, writeNo: c.writeNo });
+          changelog.tombstone(c.key, c.writeNo);
         }
         putHistoryRow(batch, s.sid, c.key, c.writeNo, v, c.prevVersion, c.value);
-        if (c.writeNo > 1) changelog.superseded.push({ key: c.key, writeNo: c.writeNo - 1 });
+        if (c.writeNo > 1) changelog.supersede(c.key, c.writeNo - 1);
       }
       s.persisted ??= persistTree(s.root, v);
       const tree = s.persisted;
@@ -391,9 +390,7 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
         const to = Math.min(tree.nodes.length, from + PAGE_NODES);
         batch.put(nodeKey(s.sid, v, page), encodePageView(tree.nodes, from, to));
       }
-      if (changelog.superseded.length + changelog.tombstones.length + changelog.orphans.length > 0) {
-        batch.put(changelogKey(v, s.sid), encodeChangelog(changelog));
-      }
+      if (!changelog.isEmpty(s.orphans)) batch.put(changelogKey(v, s.sid), changelog.finish(s.orphans));
       persisted.push({ sid: s.sid, root: tree.root, nodes: tree.nodes, orphans: s.orphans });
       storeCommits.push({ name: s.name, sid: s.sid, root: tree.root, rootHash: s.rootHash });
     }

@@ -9,6 +9,8 @@
 // commit info when the tree has one key). An inner node record holds, for each child, either the
 // leaf (key, version, write number, hash) or a reference to the child's record plus its height,
 // size and hash, so a path can be rebuilt and rehashed without loading the siblings.
+
+import { hash } from "node:crypto";
 import { putUvarint } from "../bytes/varint.ts";
 import { type Arena, ByteReader, type ByteWriter, copyBytes, equalBytes, uvarintLength } from "./bytes.ts";
 import { sha256 } from "./hash.ts";
@@ -107,6 +109,24 @@ export function leafHash(key: Uint8Array, valueHash: Uint8Array, version: number
   o += key.length;
   buf[o++] = 32;
   buf.set(valueHash, o);
+  return sha256(buf.subarray(0, o + 32));
+}
+
+/**
+ * The IAVL leaf hash of `key` = `value` written at `version`: leafHash(key, sha256(value), version)
+ * with the value's digest written straight into the hash input (no array for it).
+ */
+export function leafHashOfValue(key: Uint8Array, value: Uint8Array, version: number): Uint8Array {
+  const digest = hash("sha256", value, "binary");
+  const buf = ensureScratch(key.length + 64);
+  buf[0] = 0; // svarint(height 0)
+  buf[1] = 2; // svarint(size 1)
+  let o = putSvarint(buf, 2, version);
+  o = putUvarint(buf, o, key.length);
+  buf.set(key, o);
+  o += key.length;
+  buf[o++] = 32;
+  for (let i = 0; i < 32; i++) buf[o + i] = digest.charCodeAt(i);
   return sha256(buf.subarray(0, o + 32));
 }
 
