@@ -75,7 +75,11 @@ export interface OpenMultiStoreOptions {
   initialVersion?: bigint;
   /** Flush each commit to stable storage before it resolves (default true). */
   sync?: boolean;
-  /** Inner nodes of the commitment trees kept in memory (default 100,000, about 60 MB). */
+  /**
+   * Inner nodes of each store's commitment tree kept in memory (default 200,000, up to ~120 MB for
+   * a store whose tree is that large: enough for the whole live tree of a 100k-key store, whose
+   * commits otherwise spend a third of their time re-reading evicted nodes).
+   */
   nodeCacheSize?: number;
   /** Rows deleted per pruning or reclamation batch (default 5,000). */
   backgroundBatchSize?: number;
@@ -147,7 +151,7 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
     state: { latest: number; earliest: number; record: CommitRecord; registry: StoreRegistry; reclaim: number[] },
   ) {
     this.backend = backend;
-    this.nodes = new NodeStore(backend, options.nodeCacheSize ?? 100_000);
+    this.nodes = new NodeStore(backend, options.nodeCacheSize ?? 200_000);
     this.pruning = resolvePruning(options.pruning);
     this.sync = options.sync ?? true;
     this.firstVersion = Math.max(1, Number(options.initialVersion ?? 1n));
