@@ -36,17 +36,6 @@ export class TreeWriter {
   root: TreeNode | undefined;
   /** The leaf the current set() replaced (a field rather than a tuple: set() is the hot path). */
   private replaced: LeafNode | undefined;
-  /**
-   * The path of the last update (a finger): writable inner nodes from the root down, each with
-   * the key range of its subtree ([lo, hi), undefined = unbounded). A block's writes come in key
-   * order, so the next key usually shares most of that path; an update of an existing key changes
-   * no shape, so it can start from the deepest node whose range holds the key instead of the
-   * root. The tree that results is the same as from a descent from the root: the same nodes are
-   * copied and nothing above the leaf changes but child links to those copies.
-   */
-  private readonly path: InnerNode[] = [];
-  private readonly pathLo: (Uint8Array | undefined)[] = [];
-  private readonly pathHi: (Uint8Array | undefined)[] = [];
 
   constructor(root: TreeNode | undefined, version: number, loader: NodeLoader) {
     this.root = root;
@@ -64,76 +53,12 @@ export class TreeWriter {
       hash: leafHashOfValue(key, value, this.version),
     };
     this.replaced = undefined;
-    if (!this.updateFromPath(leaf)) {
-      // An insert (or a tree without inner nodes): the ordinary descent, which rebalances.
-      this.clearPath();
-      this.root = this.root === undefined ? leaf : this.setIn(this.root, leaf);
-    }
+    this.root = this.root === undefined ? leaf : this.setIn(this.root, leaf);
     return { leaf, old: this.replaced };
-  }
-
-  /**
-   * Replaces an existing leaf with `leaf`, descending from the deepest node of the last path
-   * whose range holds the key. Returns false when the key is not in
-   * the tree; the nodes it made writable and linked on the way are the ones an insert copies too.
-   */
-  private updateFromPath(leaf: LeafNode): boolean {
-    const key = leaf.key;
-    const path = this.path;
-    let depth = path.length;
-    while (depth > 0) {
-      const lo = this.pathLo[depth - 1];
-      const hi = this.pathHi[depth - 1];
-      if ((lo === undefined || compareBytes(key, lo) >= 0) && (hi === undefined || compareBytes(key, hi) < 0)) break;
-      depth--;
-    }
-    if (depth === 0) {
-      const root = this.root;
-      if (root === undefined || root.kind === 0) return false;
-      const n = this.writable(root);
-      this.root = n;
-      path.length = 0;
-      this.pathLo.length = 0;
-      this.pathHi.length = 0;
-      path.push(n);
-      this.pathLo.push(undefined);
-      this.pathHi.push(undefined);
-      depth = 1;
-    } else {
-      path.length = depth;
-      this.pathLo.length = depth;
-      this.pathHi.length = depth;
-    }
-    for (;;) {
-      const n = path[depth - 1];
-      const goLeft = compareBytes(key, n.key) < 0;
-      const child = goLeft ? n.left : n.right;
-      if (child.kind === 0) {
-        if (!equalBytes(child.key, key)) return false;
-        if (goLeft) n.left = leaf;
-        else n.right = leaf;
-        this.replaced = child;
-        return true;
-      }
-      const w = this.writable(child);
-      if (goLeft) n.left = w;
-      else n.right = w;
-      path.push(w);
-      this.pathLo.push(goLeft ? this.pathLo[depth - 1] : n.key);
-      this.pathHi.push(goLeft ? n.key : this.pathHi[depth - 1]);
-      depth++;
-    }
-  }
-
-  private clearPath(): void {
-    this.path.length = 0;
-    this.pathLo.length = 0;
-    this.pathHi.length = 0;
   }
 
   /** Removes `key`; returns the removed leaf, or undefined when the key is not in the tree. */
   remove(key: Uint8Array): LeafNode | undefined {
-    this.clearPath();
     if (this.root === undefined) return undefined;
     const result = this.removeIn(this.root, key);
     if (result === undefined) return undefined;
