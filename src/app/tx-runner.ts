@@ -88,6 +88,23 @@ export class TxRunner {
   }
 
   /**
+   * The ante handler's read-only preparation of one prechecked tx for CheckTx (see
+   * `AnteHandler.prepareCheck`), against `ctx`'s state. A tx that did not pass `precheck` (or an ante
+   * handler without the hook) is left alone. Never rejects: a failed preparation only means CheckTx
+   * does the work itself.
+   */
+  async prepareCheck(ctx: Context, txBytes: Uint8Array): Promise<void> {
+    const prepare = this.options.anteHandler.prepareCheck;
+    const decoded = this.predecoded.get(txBytes);
+    if (prepare === undefined || decoded === undefined) return;
+    try {
+      await prepare(ctx.with({ gasMeter: newInfiniteGasMeter(), events: new EventManager() }), decoded);
+    } catch {
+      // Nothing to report: CheckTx runs every check again and answers for the tx.
+    }
+  }
+
+  /**
    * Runs a block's txs in order on `ctx`'s branch, each with its own event manager, after giving
    * the ante handler a look at all of them (parallel signature checks). One result per tx.
    */

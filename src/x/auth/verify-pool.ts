@@ -51,8 +51,11 @@ function armIdleStop(): void {
   idleTimer.unref();
 }
 
+// Read once: availableParallelism() is a system call, and CheckTx asks for every tx.
+const WORKER_COUNT = Math.min(MAX_WORKERS, Math.max(0, availableParallelism() - 1));
+
 function workerCount(): number {
-  return Math.min(MAX_WORKERS, Math.max(0, availableParallelism() - 1));
+  return WORKER_COUNT;
 }
 
 function startWorkers(): PoolWorker[] {
@@ -107,6 +110,26 @@ export async function verifyBatch(jobs: readonly VerifyJob[]): Promise<boolean[]
   const rest = await Promise.all(remote);
   armIdleStop();
   return [...local, ...rest.flat()];
+}
+
+/**
+ * Verifies a few jobs (one tx's signatures, as it arrives for CheckTx) on the least busy worker
+ * thread, leaving this thread free for the rest of the node; verifies here on a one-core machine.
+ * Never throws: a job a worker could not answer is verified here.
+ */
+export async function verifyOffThread(jobs: readonly VerifyJob[]): Promise<boolean[]> {
+  if (jobs.length === 0) return [];
+  if (workerCount() === 0) return jobs.map(verifyHere);
+  workers ??= startWorkers();
+  const entry = workers.reduce((best, w) => (w.pending.size < best.pending.size ? w : best));
+  const results = await new Promise<boolean[]>((resolve) => {
+    const id = nextId++;
+    entry.pending.set(id, resolve);
+    entry.worker.ref();
+    entry.worker.postMessage({ id, jobs });
+  });
+  armIdleStop();
+  return results.length === jobs.length ? results : jobs.map(verifyHere);
 }
 
 /** Stops the worker threads (they restart on the next large batch). */
