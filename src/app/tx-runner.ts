@@ -49,8 +49,9 @@ export interface TxRunnerOptions {
  */
 export class TxRunner {
   private readonly options: TxRunnerOptions;
-  // Txs decoded by `precheck` before they reached the app's lock, so CheckTx (and the rechecks of the
-  // same bytes object after each block) skip a second decode. Keyed by the bytes object itself: a
+  // Txs decoded by `precheck` before they reached the app's lock, so CheckTx, the rechecks of the
+  // same bytes object after each block and the block that includes it skip a second decode (decoding
+  // is a pure function of the bytes). Keyed by the bytes object itself: a
   // weak map holds nothing the mempool has dropped.
   private readonly predecoded = new WeakMap<Uint8Array, DecodedTx>();
 
@@ -109,7 +110,8 @@ export class TxRunner {
    * the ante handler a look at all of them (parallel signature checks). One result per tx.
    */
   async runBlock(ctx: Context, txs: readonly Uint8Array[]): Promise<TxResult[]> {
-    const decoded = txs.map((tx) => this.decodeOrFailure(tx));
+    // A block built by the embedded engine carries the very bytes objects its mempool prechecked.
+    const decoded = txs.map((tx) => this.predecoded.get(tx) ?? this.decodeOrFailure(tx));
     const prepare = this.options.anteHandler.prepareBlock;
     if (prepare !== undefined) {
       const ready = decoded.filter((d): d is DecodedTx => !("code" in d));
