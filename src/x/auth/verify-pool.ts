@@ -9,6 +9,7 @@ import { extname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
 import { verifySecp256k1 } from "../../client/crypto/index.ts";
+import { packJobs } from "./verify-wire.ts";
 
 /** One signature to check: SHA-256(message) signed by the compressed secp256k1 `publicKey`. */
 export interface VerifyJob {
@@ -99,12 +100,7 @@ export async function verifyBatch(jobs: readonly VerifyJob[]): Promise<boolean[]
   const remote = pool.map((entry, i) => {
     const slice = jobs.slice((i + 1) * size, (i + 2) * size);
     if (slice.length === 0) return Promise.resolve<boolean[]>([]);
-    return new Promise<boolean[]>((resolve) => {
-      const id = nextId++;
-      entry.pending.set(id, resolve);
-      entry.worker.ref();
-      entry.worker.postMessage({ id, jobs: slice });
-    }).then((results) => (results.length === slice.length ? results : slice.map(verifyHere)));
+    return post(entry, slice);
   });
   const local = jobs.slice(0, size).map(verifyHere);
   const rest = await Promise.all(remote);
@@ -122,13 +118,20 @@ export async function verifyOffThread(jobs: readonly VerifyJob[]): Promise<boole
   if (workerCount() === 0) return jobs.map(verifyHere);
   workers ??= startWorkers();
   const entry = workers.reduce((best, w) => (w.pending.size < best.pending.size ? w : best));
+  const results = await post(entry, jobs);
+  armIdleStop();
+  return results;
+}
+
+// Sends `jobs` to one worker, packed into a transferred buffer; a job it could not answer is verified here.
+async function post(entry: PoolWorker, jobs: readonly VerifyJob[]): Promise<boolean[]> {
+  const packed = packJobs(jobs);
   const results = await new Promise<boolean[]>((resolve) => {
     const id = nextId++;
     entry.pending.set(id, resolve);
     entry.worker.ref();
-    entry.worker.postMessage({ id, jobs });
+    entry.worker.postMessage({ id, packed }, [packed.buffer]);
   });
-  armIdleStop();
   return results.length === jobs.length ? results : jobs.map(verifyHere);
 }
 
