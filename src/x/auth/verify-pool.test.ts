@@ -47,7 +47,7 @@ describe("verify pool", () => {
     if (parallel) assert.ok(activeVerifyWorkers() > 0);
   });
 
-  test("verifies one tx's signatures off this thread, from views into larger buffers, with the right answers", async () => {
+  test("verifies one tx's signatures given as views into larger buffers, with the right answers", async () => {
     const key = testKey("verify-pool-off-thread");
     const message = new TextEncoder().encode("a sign doc");
     const good = signSecp256k1(key.privateKey, message);
@@ -64,6 +64,21 @@ describe("verify pool", () => {
     assert.deepEqual(await verifyOffThread([]), []);
     const other = testKey("verify-pool-other-key");
     assert.deepEqual(await verifyOffThread([{ ...job, publicKey: other.publicKey }]), [false]);
+  });
+
+  test("a tx now and then is verified on this thread; a steady stream of txs starts the workers", async () => {
+    const key = testKey("verify-pool-stream");
+    const message = new TextEncoder().encode("one tx");
+    const job = { publicKey: key.publicKey, message, signature: signSecp256k1(key.privateKey, message) };
+    await until("the idle workers to stop", () => activeVerifyWorkers() === 0);
+    assert.deepEqual(await verifyOffThread([job]), [true]);
+    assert.equal(activeVerifyWorkers(), 0, "one tx does not start a worker");
+    if (availableParallelism() === 1) return;
+    for (let calls = 0; activeVerifyWorkers() === 0; calls++) {
+      assert.ok(calls < 10_000, "a stream of txs starts the workers");
+      assert.deepEqual(await verifyOffThread([job]), [true]);
+    }
+    assert.deepEqual(await verifyOffThread([job, { ...job, message: new Uint8Array(3) }]), [true, false]);
   });
 
   test("packs jobs into one compact buffer and unpacks the same bytes", () => {

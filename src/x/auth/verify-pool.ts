@@ -25,6 +25,8 @@ interface PoolWorker {
 
 // Below this many jobs the messaging costs more than it saves.
 const MIN_PARALLEL_JOBS = 16;
+// Single-tx jobs (CheckTx) go to the workers once this many arrive within about a second.
+const STREAM_START_PER_SECOND = 20;
 const MAX_WORKERS = 7;
 
 let workers: PoolWorker[] | undefined;
@@ -115,7 +117,9 @@ export async function verifyBatch(jobs: readonly VerifyJob[]): Promise<boolean[]
  */
 export async function verifyOffThread(jobs: readonly VerifyJob[]): Promise<boolean[]> {
   if (jobs.length === 0) return [];
-  if (workerCount() === 0) return jobs.map(verifyHere);
+  // A tx now and then is verified here: starting a worker (a V8 isolate of ~25 MiB, tens of ms) for it
+  // would cost more than it saves. A steady stream of txs starts the pool.
+  if (workerCount() === 0 || (workers === undefined && !busyStream())) return jobs.map(verifyHere);
   workers ??= startWorkers();
   const entry = workers.reduce((best, w) => (w.pending.size < best.pending.size ? w : best));
   const results = await post(entry, jobs);
@@ -133,6 +137,23 @@ async function post(entry: PoolWorker, jobs: readonly VerifyJob[]): Promise<bool
     entry.worker.postMessage({ id, packed }, [packed.buffer]);
   });
   return results.length === jobs.length ? results : jobs.map(verifyHere);
+}
+
+// Arrivals of single-tx jobs in the current and the previous second.
+let streamSecond = 0;
+let arrivalsThisSecond = 0;
+let arrivalsLastSecond = 0;
+
+/** Whether single-tx jobs arrive often enough (≥ STREAM_START_PER_SECOND a second) to start the pool for them. */
+function busyStream(): boolean {
+  const second = Math.floor(performance.now() / 1000);
+  if (second !== streamSecond) {
+    arrivalsLastSecond = second === streamSecond + 1 ? arrivalsThisSecond : 0;
+    arrivalsThisSecond = 0;
+    streamSecond = second;
+  }
+  arrivalsThisSecond++;
+  return arrivalsThisSecond + arrivalsLastSecond >= STREAM_START_PER_SECOND;
 }
 
 /** Stops the worker threads (they restart on the next large batch). */
