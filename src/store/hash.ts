@@ -2,7 +2,8 @@
 // thousands of small hashes, so the per-call cost matters more than throughput: node:crypto's
 // one-shot `hash()` asked for a "binary" (latin1) string returns a small V8 heap string, ~3× cheaper than
 // asking it for a Buffer (a native backing store per digest, which also loads the GC). The 32
-// chars are copied into an on-heap Uint8Array.
+// chars are copied into an on-heap Uint8Array. (src/bytes/sha256.ts, which this file used to
+// re-export, still returns through a Buffer; the same change there would serve every layer.)
 import { hash } from "node:crypto";
 
 /** SHA-256 of `data` (32 bytes, a plain Uint8Array). */
