@@ -30,6 +30,8 @@ export interface BenchNode {
   process: ChaindProcess;
   /** Resident set size of the node process now, in bytes (from /proc). */
   rss(): number;
+  /** CPU seconds the node process has used so far (all its threads). */
+  cpuSeconds(): number;
   /** SIGTERM, wait for the exit, remove the temp dir. */
   stop(): Promise<void>;
 }
@@ -83,6 +85,7 @@ export async function startBenchNode(options: { accounts: TestKey[]; timeoutComm
       grpc: (endpoints.grpc as string).replace(/^\w+:\/\//, ""),
       process: child,
       rss: () => rssOf(child.child.pid as number),
+      cpuSeconds: () => cpuSecondsOf(child.child.pid as number),
       async stop() {
         child.signal("SIGTERM");
         await child.exited;
@@ -103,6 +106,17 @@ export function rssOf(pid: number): number {
   const kb = /^VmRSS:\s+(\d+) kB$/m.exec(status)?.[1];
   if (kb === undefined) throw new Error(`no VmRSS for process ${pid}`);
   return Number(kb) * 1024;
+}
+
+/**
+ * CPU seconds process `pid` has used so far, all threads (utime + stime of /proc/<pid>/stat): the
+ * work a figure cost, which unlike its wall time hardly depends on what else the machine runs.
+ */
+export function cpuSecondsOf(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  // Fields after the parenthesised command name; utime and stime are fields 14 and 15 (1-based).
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return (Number(fields[11]) + Number(fields[12])) / 100; // clock ticks: 100 per second on Linux
 }
 
 /** The node's latest block height (consensus RPC /status). */

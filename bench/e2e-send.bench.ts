@@ -29,6 +29,7 @@ interface ClientReport {
   broadcastSeconds: number;
   refused: number;
   firstRefusal: string;
+  cpuSeconds: number;
 }
 
 /** Runs the client process on `senders`' txs against `rpc`. */
@@ -107,6 +108,7 @@ export async function run(): Promise<BenchRow[]> {
   const dir = await mkdtemp(join(tmpdir(), "chaind-bench-e2e-"));
   const node = await startBenchNode({ accounts: keys });
   let report: ClientReport;
+  let nodeCpu: number;
   try {
     const numbers = await accountNumbers(
       node.rest,
@@ -128,11 +130,13 @@ export async function run(): Promise<BenchRow[]> {
       all.map((txs) => txs.slice(0, warm)),
       dir,
     );
+    const cpuBefore = node.cpuSeconds();
     report = await runClient(
       node.rpc,
       all.map((txs) => txs.slice(warm)),
       dir,
     );
+    nodeCpu = node.cpuSeconds() - cpuBefore;
   } finally {
     await node.stop();
     await rm(dir, { recursive: true, force: true });
@@ -141,7 +145,8 @@ export async function run(): Promise<BenchRow[]> {
   const baseline = await inProcessRate(perSender);
   return [
     {
-      name: `signed bank sends end to end (${SENDERS} senders, broadcast_tx_sync, 1 s blocks, ${report.txs} txs)`,
+      // CPU per tx (node: all its threads; client: its process) says where the work is, whatever the load.
+      name: `signed bank sends end to end (${SENDERS} senders, broadcast_tx_sync, 1 s blocks, ${report.txs} txs; CPU per tx: node ${((nodeCpu / report.txs) * 1000).toFixed(2)} ms, client ${((report.cpuSeconds / report.txs) * 1000).toFixed(2)} ms)`,
       value,
       baseline,
       unit: "tx/s",

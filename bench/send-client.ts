@@ -2,7 +2,7 @@
 // one list per sender, and has every sender broadcast its list in order with broadcast_tx_sync over its own
 // keep-alive connection, all senders at once. Then it waits until each sender's last tx is in a committed
 // block (a later sequence cannot commit before an earlier one) and prints one JSON line:
-// {"txs":N,"seconds":S,"refused":R,"firstRefusal":"..."}.
+// {"txs":N,"seconds":S,"refused":R,"firstRefusal":"...","cpuSeconds":C} (C: this process's CPU time).
 // Usage: node bench/send-client.ts <rpc-url> <txs.json>
 import { readFileSync } from "node:fs";
 import { Agent } from "node:http";
@@ -59,5 +59,6 @@ console.log(
     broadcastSeconds: (sent - start) / 1000,
     refused,
     firstRefusal,
+    cpuSeconds: (process.cpuUsage().user + process.cpuUsage().system) / 1e6,
   }),
 );

@@ -9,7 +9,7 @@ import { randomBytes } from "node:crypto";
 import { once } from "node:events";
 import { cpSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { ClassicLevel } from "classic-level";
@@ -362,6 +362,24 @@ export async function run(): Promise<BenchRow[]> {
   }
 }
 
-if (process.argv[2] === RSS_PROBE_FLAG && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  await rssProbe(process.argv[3]);
+/** Development shortcut: `node bench/store.bench.ts --commit-only` prints just the two commit figures. */
+async function commitOnly(): Promise<void> {
+  const dir = await mkdtemp(join(tmpdir(), "chaind-store-bench-"));
+  try {
+    for (const population of [WRITES, 100_000]) {
+      const before = loadavg()[0];
+      const row = await commitFigure(dir, population);
+      const ratio = row.value / row.baseline;
+      process.stdout.write(
+        `${row.name}: ${ratio.toFixed(3)}x (${((WRITES / row.value) * 1000).toFixed(1)} ms vs ${((WRITES / row.baseline) * 1000).toFixed(1)} ms raw; load ${before.toFixed(2)} -> ${loadavg()[0].toFixed(2)})\n`,
+      );
+    }
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1]).href) {
+  if (process.argv[2] === RSS_PROBE_FLAG) await rssProbe(process.argv[3]);
+  else if (process.argv[2] === "--commit-only") await commitOnly();
 }

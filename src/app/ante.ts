@@ -16,6 +16,12 @@ export type AnteHandler = ((ctx: Context, tx: DecodedTx) => Promise<void>) & {
    * so the per-tx checks find them done. It must not change state or throw for a bad tx.
    */
   prepareBlock?: (ctx: Context, txs: readonly DecodedTx[]) => Promise<void>;
+  /**
+   * Optional: called for one tx when it arrives for CheckTx, outside the app's lock and concurrently
+   * with other txs and blocks, against the check state (read only). The default handler verifies the
+   * tx's signatures on a worker thread here, so CheckTx finds them done. Same rules as `prepareBlock`.
+   */
+  prepareCheck?: (ctx: Context, tx: DecodedTx) => Promise<void>;
 };
 
 /** An ante handler that accepts everything (tests of the pipeline itself). */

@@ -341,6 +341,21 @@ export class App {
     });
   }
 
+  /**
+   * Starts CheckTx's state-reading preparation of a prechecked tx outside the lock (signature checks
+   * on a worker thread against the check state), so it overlaps with other txs and with blocks.
+   * Only warms caches; CheckTx still runs every check.
+   */
+  async prepareCheckTx(tx: Uint8Array): Promise<void> {
+    let ctx: Context;
+    try {
+      ctx = this.newContext(this.checkState ?? this.store.branch(), "check", this.checkHeader());
+    } catch {
+      return; // e.g. a store being closed: CheckTx will say what is wrong
+    }
+    await this.txRunner.prepareCheck(ctx, tx);
+  }
+
   private async checkTxNow(request: RequestCheckTx): Promise<ResponseCheckTx> {
     const mode: ExecMode = request.type === CheckTxType.RECHECK ? "recheck" : "check";
     const checkState = this.checkState ?? this.store.branch();

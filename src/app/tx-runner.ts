@@ -49,8 +49,9 @@ export interface TxRunnerOptions {
  */
 export class TxRunner {
   private readonly options: TxRunnerOptions;
-  // Txs decoded by `precheck` before they reached the app's lock, so CheckTx (and the rechecks of the
-  // same bytes object after each block) skip a second decode. Keyed by the bytes object itself: a
+  // Txs decoded by `precheck` before they reached the app's lock, so CheckTx, the rechecks of the
+  // same bytes object after each block and the block that includes it skip a second decode (decoding
+  // is a pure function of the bytes). Keyed by the bytes object itself: a
   // weak map holds nothing the mempool has dropped.
   private readonly predecoded = new WeakMap<Uint8Array, DecodedTx>();
 
@@ -88,11 +89,29 @@ export class TxRunner {
   }
 
   /**
+   * The ante handler's read-only preparation of one prechecked tx for CheckTx (see
+   * `AnteHandler.prepareCheck`), against `ctx`'s state. A tx that did not pass `precheck` (or an ante
+   * handler without the hook) is left alone. Never rejects: a failed preparation only means CheckTx
+   * does the work itself.
+   */
+  async prepareCheck(ctx: Context, txBytes: Uint8Array): Promise<void> {
+    const prepare = this.options.anteHandler.prepareCheck;
+    const decoded = this.predecoded.get(txBytes);
+    if (prepare === undefined || decoded === undefined) return;
+    try {
+      await prepare(ctx.with({ gasMeter: newInfiniteGasMeter(), events: new EventManager() }), decoded);
+    } catch {
+      // Nothing to report: CheckTx runs every check again and answers for the tx.
+    }
+  }
+
+  /**
    * Runs a block's txs in order on `ctx`'s branch, each with its own event manager, after giving
    * the ante handler a look at all of them (parallel signature checks). One result per tx.
    */
   async runBlock(ctx: Context, txs: readonly Uint8Array[]): Promise<TxResult[]> {
-    const decoded = txs.map((tx) => this.decodeOrFailure(tx));
+    // A block built by the embedded engine carries the very bytes objects its mempool prechecked.
+    const decoded = txs.map((tx) => this.predecoded.get(tx) ?? this.decodeOrFailure(tx));
     const prepare = this.options.anteHandler.prepareBlock;
     if (prepare !== undefined) {
       const ready = decoded.filter((d): d is DecodedTx => !("code" in d));

@@ -10,9 +10,12 @@ import { createHash, hash } from "node:crypto";
 export function sha256(...parts: Uint8Array[]): Uint8Array {
   // Copied into a small array V8 keeps inside its own heap: digests live long (in tree nodes) and
   // millions of tiny native buffers fragment the process heap. Also a plain Uint8Array, not a Buffer.
+  // For one part (the store's tens of thousands of small hashes per commit), the one-shot `hash()` asked
+  // for a "binary" (latin1) string: a small V8 heap string, ~3x cheaper per call than a Buffer digest.
   const out = new Uint8Array(32);
   if (parts.length === 1) {
-    out.set(hash("sha256", parts[0] as Uint8Array, "buffer"));
+    const digest = hash("sha256", parts[0] as Uint8Array, "binary");
+    for (let i = 0; i < 32; i++) out[i] = digest.charCodeAt(i);
     return out;
   }
   const h = createHash("sha256");

@@ -36,6 +36,13 @@ export interface AbciApp {
    * read or write app state. Apps driven over a socket simply lack it.
    */
   precheckTx?(tx: Uint8Array): ResponseCheckTx | undefined;
+  /**
+   * Optional: work for CheckTx that may start WITHOUT the app lock, as soon as a tx has passed
+   * `precheckTx`, and overlap with other txs' CheckTx and with block execution (the default app
+   * verifies the tx's signatures on a worker thread here). Only warms caches: it must not change
+   * state, and it never rejects. CheckTx awaits it before it runs, keeping arrival order.
+   */
+  prepareCheckTx?(tx: Uint8Array): Promise<void>;
 }
 
 /**

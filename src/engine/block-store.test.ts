@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { after, describe, it } from "node:test";
-import { create } from "@bufbuild/protobuf";
+import { create, toBinary } from "@bufbuild/protobuf";
 import {
   EventSchema,
   ExecTxResultSchema,
@@ -115,8 +115,24 @@ describe("block store", () => {
     assert.equal(hex((await store.results(3n))?.appHash ?? new Uint8Array()), "03".repeat(32));
     assert.equal((await store.validatorsAt(2n))?.length, 1);
     assert.equal(await store.block(4n), undefined);
+    // Each tx's result is stored once encoded, inside the block's results and its own tx record.
+    const results1 = await store.results(1n);
+    assert.ok(results1);
+    assert.deepEqual(
+      toBinary(ResponseFinalizeBlockSchema, results1),
+      toBinary(
+        ResponseFinalizeBlockSchema,
+        create(ResponseFinalizeBlockSchema, {
+          txResults: [resultFor("a=1", 1n), resultFor("b=2", 1n)],
+          appHash: new Uint8Array(32).fill(1),
+        }),
+      ),
+    );
     const tx = await store.tx(txHash(enc("c=3")));
     assert.deepEqual([tx?.height, tx?.index, new TextDecoder().decode(tx?.tx)], [3n, 0, "c=3"]);
+    assert.ok(tx?.result);
+    assert.deepEqual(toBinary(ExecTxResultSchema, tx.result), toBinary(ExecTxResultSchema, resultFor("c=3", 3n)));
+    assert.deepEqual((await store.tx(txHash(enc("b=2"))))?.index, 1);
     assert.equal(await store.tx(txHash(enc("nope"))), undefined);
     await store.close();
   });

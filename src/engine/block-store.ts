@@ -16,11 +16,12 @@
 //   e ‖ len ‖ type.key ‖ len ‖ value ‖ h ‖ index → (empty)   event index, attributes with index=true only
 
 import { basename, dirname } from "node:path";
-import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
+import { fromBinary, toBinary } from "@bufbuild/protobuf";
 import { ClassicLevel } from "classic-level";
 import { redactPaths } from "../app/redact-paths.ts";
 import { UserError } from "../errors/user-error.ts";
 import {
+  ExecTxResultSchema,
   type ResponseFinalizeBlock,
   ResponseFinalizeBlockSchema,
   type TxResult,
@@ -178,10 +179,39 @@ function position(height: bigint, index: number): Uint8Array {
   return concat(u64(height), u32(index));
 }
 
+/** `e ‖ u32(len ck) ‖ ck ‖ u32(len value) ‖ value ‖ pos`, built in one buffer (a block writes ~15 per tx). */
 function eventKey(compositeKey: string, value: string, pos: Uint8Array): Uint8Array {
-  const ck = textEncoder.encode(compositeKey);
-  const v = textEncoder.encode(value);
-  return key(P.event, u32(ck.length), ck, u32(v.length), v, pos);
+  const ckLength = Buffer.byteLength(compositeKey);
+  const valueLength = Buffer.byteLength(value);
+  const out = Buffer.allocUnsafe(9 + ckLength + valueLength + pos.length);
+  out[0] = P.event;
+  out.writeUInt32BE(ckLength, 1);
+  out.write(compositeKey, 5, "utf8");
+  out.writeUInt32BE(valueLength, 5 + ckLength);
+  out.write(value, 9 + ckLength, "utf8");
+  out.set(pos, 9 + ckLength + valueLength);
+  return out;
+}
+
+/**
+ * The block's results record and its txs' TxResult records, encoding each ExecTxResult once for both
+ * (it is most of their bytes). The results' tx_results (field 2) follow the other fields: a decoder
+ * accepts fields in any order.
+ */
+function encodeResults(rec: HeightRecord): { results: Uint8Array; txRecords: Uint8Array[] } {
+  const w = new ProtoWriter();
+  w.raw(toBinary(ResponseFinalizeBlockSchema, { ...rec.results, txResults: [] }));
+  const txRecords = rec.results.txResults.map((result, index) => {
+    const resultBytes = toBinary(ExecTxResultSchema, result);
+    w.bytes(2, resultBytes);
+    const record = new ProtoWriter();
+    record.varintIfSet(1, rec.block.header.height);
+    record.varintIfSet(2, index);
+    record.bytesIfSet(3, rec.block.txs[index]);
+    record.bytes(4, resultBytes);
+    return record.finish();
+  });
+  return { results: w.finish(), txRecords };
 }
 
 /** The block store; open with {@link BlockStore.open}. */
@@ -359,13 +389,13 @@ export class BlockStore {
     );
     batch.put(key(P.hash, rec.blockId.hash), hk);
     batch.put(key(P.commit, hk), encodeCommit(rec.seenCommit));
-    batch.put(key(P.results, hk), toBinary(ResponseFinalizeBlockSchema, rec.results));
+    const encoded = encodeResults(rec);
+    batch.put(key(P.results, hk), encoded.results);
     batch.put(key(P.validators, hk), textEncoder.encode(toStoreJson(rec.validators)));
     rec.block.txs.forEach((tx, index) => {
       const pos = position(h, index);
       const result = rec.results.txResults[index];
-      const record = create(TxResultSchema, { height: h, index, tx, result });
-      batch.put(key(P.txPos, pos), toBinary(TxResultSchema, record));
+      batch.put(key(P.txPos, pos), encoded.txRecords[index]);
       batch.put(key(P.txHash, txHash(tx)), pos);
       for (const event of result.events) {
         if (event.type === "") continue;

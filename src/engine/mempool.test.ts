@@ -1,5 +1,6 @@
 // The mempool's defences in front of the app lock: the app's state-free precheck answers a tx without the lock
-// (and without the app's CheckTx), and no more than `maxWaitingChecks` CheckTx calls may wait for the lock.
+// (and without the app's CheckTx), no more than `maxWaitingChecks` CheckTx calls may wait for the lock, and the
+// app's preparation of a tx (signature checks) starts before the lock while CheckTx keeps arrival order.
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { create } from "@bufbuild/protobuf";
@@ -91,5 +92,41 @@ describe("mempool admission", () => {
     assert.equal((await pool.checkTx(enc("c=3"))).code, 0);
     assert.equal(pool.size, 3);
     assert.equal(app.calls.filter((c) => c === "checkTx").length, 3);
+  });
+
+  test("the app's preparation starts on arrival, outside the lock, and CheckTx still runs in arrival order", async () => {
+    // Preparations that finish in reverse order (as signature checks on a busy worker may).
+    class PreparingKvApp extends PrecheckingKvApp {
+      readonly prepared: string[] = [];
+      readonly checked: string[] = [];
+      readonly finish = new Map<string, () => void>();
+      prepareCheckTx(tx: Uint8Array): Promise<void> {
+        const text = Buffer.from(tx).toString();
+        this.prepared.push(text);
+        return new Promise((resolve) => this.finish.set(text, resolve));
+      }
+      override async checkTx(req: Parameters<KvApp["checkTx"]>[0]): Promise<ResponseCheckTx> {
+        this.checked.push(Buffer.from(req.tx).toString());
+        return super.checkTx(req);
+      }
+    }
+    const app = new PreparingKvApp();
+    const lock = new Mutex();
+    const pool = new Mempool({ app, limits: DEFAULT_MEMPOOL_LIMITS, maxGas: () => -1n, run: (fn) => lock.run(fn) });
+    const release = await heldLock(lock);
+    const answers = ["a=1", "b=2", "c=3"].map((t) => pool.checkTx(enc(t)));
+    assert.deepEqual(app.prepared, ["a=1", "b=2", "c=3"], "every preparation started while a block held the lock");
+    assert.deepEqual(app.checked, []);
+    release();
+    for (const text of ["c=3", "b=2", "a=1"]) app.finish.get(text)?.();
+    assert.deepEqual(
+      (await Promise.all(answers)).map((r) => r.code),
+      [0, 0, 0],
+    );
+    assert.deepEqual(app.checked, ["a=1", "b=2", "c=3"], "CheckTx in arrival order");
+    assert.equal(pool.size, 3);
+    // Garbage is refused by the precheck and never prepared.
+    await pool.checkTx(enc("garbage"));
+    assert.deepEqual(app.prepared, ["a=1", "b=2", "c=3"]);
   });
 });

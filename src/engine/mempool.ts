@@ -76,14 +76,14 @@ export class Mempool {
   private readonly cache = new Map<string, true>();
   private bytes = 0;
   private readonly listeners = new Set<() => void>();
-  private readonly app: Pick<AbciApp, "checkTx" | "precheckTx">;
+  private readonly app: Pick<AbciApp, "checkTx" | "precheckTx" | "prepareCheckTx">;
   private waiting = 0;
   private readonly limits: MempoolLimits;
   private readonly maxGas: () => bigint;
   private readonly run: <T>(fn: () => Promise<T>) => Promise<T>;
 
   constructor(options: {
-    app: Pick<AbciApp, "checkTx" | "precheckTx">;
+    app: Pick<AbciApp, "checkTx" | "precheckTx" | "prepareCheckTx">;
     limits: MempoolLimits;
     /** The current block.max_gas (−1 = unlimited), for CometBFT's post-check. */
     maxGas: () => bigint;
@@ -186,14 +186,25 @@ export class Mempool {
         `mempool is full: ${this.waiting} txs are waiting for CheckTx (max: ${maxWaiting}); try again later`,
       );
     }
-    return this.checkWithApp(tx, key);
+    // The app's preparation (signature checks on a worker thread) starts now, outside the lock, so it
+    // overlaps with the CheckTx of earlier txs and with block execution; CheckTx waits for it in its
+    // turn, which keeps CheckTx in arrival order (a sender's txs with consecutive sequences).
+    const prepared = this.app.prepareCheckTx?.(tx);
+    return this.checkWithApp(tx, key, prepared);
   }
 
-  private async checkWithApp(tx: Uint8Array, key: string): Promise<ResponseCheckTx> {
+  private async checkWithApp(
+    tx: Uint8Array,
+    key: string,
+    prepared: Promise<void> | undefined,
+  ): Promise<ResponseCheckTx> {
     let res: ResponseCheckTx;
     this.waiting++;
     try {
-      res = await this.run(() => this.app.checkTx(create(RequestCheckTxSchema, { tx, type: CheckTxType.NEW })));
+      res = await this.run(async () => {
+        await prepared;
+        return this.app.checkTx(create(RequestCheckTxSchema, { tx, type: CheckTxType.NEW }));
+      });
     } catch (error) {
       this.cache.delete(key);
       throw error;

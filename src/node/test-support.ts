@@ -28,7 +28,8 @@ export {
 export const PROJECT_ROOT = resolve(fileURLToPath(new URL("../..", import.meta.url)));
 /** The pinned Node 24 and the chaind entry point, absolute. */
 export const NODE_BIN = join(PROJECT_ROOT, "node_modules", ".bin", "node");
-export const CHAIND_ENTRY = join(PROJECT_ROOT, "chain", "cmd", "chaind.ts");
+// The JavaScript launcher: the compile cache is on before any TypeScript loads (see chain/cmd/chaind.mjs).
+export const CHAIND_ENTRY = join(PROJECT_ROOT, "chain", "cmd", "chaind.mjs");
 
 /** chaind from this source tree, for the testing kit's process helpers. */
 export const CHAIND_BINARY: ChainBinary = { node: NODE_BIN, entry: CHAIND_ENTRY, cwd: PROJECT_ROOT };

@@ -8,7 +8,7 @@ import {
   heightOf,
   type InnerNode,
   type LeafNode,
-  leafHash,
+  leafHashOfValue,
   MAX_NODES_PER_VERSION,
   packRef,
   type StubNode,
@@ -43,14 +43,14 @@ export class TreeWriter {
     this.loader = loader;
   }
 
-  /** Sets `key` to a value with hash `valueHash`; returns the new leaf and the leaf it replaced. */
-  set(key: Uint8Array, valueHash: Uint8Array): { leaf: LeafNode; old: LeafNode | undefined } {
+  /** Sets `key` to `value`; returns the new leaf and the leaf it replaced. */
+  set(key: Uint8Array, value: Uint8Array): { leaf: LeafNode; old: LeafNode | undefined } {
     const leaf: LeafNode = {
       kind: 0,
       key,
       version: this.version,
       writeNo: 0,
-      hash: leafHash(key, valueHash, this.version),
+      hash: leafHashOfValue(key, value, this.version),
     };
     this.replaced = undefined;
     this.root = this.root === undefined ? leaf : this.setIn(this.root, leaf);
@@ -209,34 +209,36 @@ export interface PersistedTree {
 }
 
 /**
- * Numbers the new nodes of `root` children first and builds their persisted form, without
- * touching the working nodes, so a failed write can simply be retried.
+ * Numbers the new nodes of `root` children first and turns them into their persisted form in
+ * place (a ref, inner children as stubs, so cached nodes never hold subtrees). In place rather
+ * than as copies: a commit persists tens of thousands of nodes and the copies were a large share
+ * of its allocations. The working nodes are this version's own, so nothing else sees the change;
+ * callers persist a staged tree once and keep the result, so a failed write can be retried.
+ * Hashes must have been computed (rootHash) before.
  */
 export function persistTree(root: TreeNode | undefined, version: number): PersistedTree {
   const nodes: InnerNode[] = [];
-  const visit = (node: TreeNode): TreeNode => {
-    if (node.kind !== 1 || node.ref >= 0) return node;
-    const left = visit(node.left);
-    const right = visit(node.right);
+  const visit = (node: InnerNode): void => {
+    const left = node.left;
+    const right = node.right;
+    if (left.kind === 1) {
+      if (left.ref < 0) visit(left);
+      node.left = toStub(left);
+    }
+    if (right.kind === 1) {
+      if (right.ref < 0) visit(right);
+      node.right = toStub(right);
+    }
     const seq = nodes.length;
     if (seq >= MAX_NODES_PER_VERSION) {
       throw new Error(`one store changed too many tree nodes in one version (limit ${MAX_NODES_PER_VERSION})`);
     }
-    const frozen: InnerNode = {
-      kind: 1,
-      height: node.height,
-      size: node.size,
-      version: node.version,
-      key: node.key,
-      left: toStub(left),
-      right: toStub(right),
-      hash: hashOf(node),
-      ref: packRef(version, seq),
-    };
-    nodes.push(frozen);
-    return frozen;
+    hashOf(node);
+    node.ref = packRef(version, seq);
+    nodes.push(node);
   };
-  return { nodes, root: root === undefined ? undefined : visit(root) };
+  if (root !== undefined && root.kind === 1 && root.ref < 0) visit(root);
+  return { nodes, root };
 }
 
 /** The root hash of a tree (sha256 of nothing for an empty tree, as IAVL). */

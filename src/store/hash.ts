@@ -1,5 +1,5 @@
-// SHA-256 through node:crypto's one-shot hash (native, no per-call object), used by the tree,
-// the RFC 6962 merkle root and the proof verifier.
+// SHA-256 for the tree, the RFC 6962 merkle root and the proof verifier: src/bytes' one copy (a commit
+// computes tens of thousands of small hashes; its one-part path is the cheap one).
 import { sha256 } from "../bytes/sha256.ts";
 
 export { sha256 };

@@ -18,6 +18,18 @@ export interface BatchOp {
   value: Uint8Array | undefined;
 }
 
+/**
+ * An atomic batch filled operation by operation. `put` and `del` copy the bytes they are given
+ * (LevelDB copies them into its native batch at once), so callers may reuse a buffer for the
+ * next row: a commit's rows then never live long enough to burden the garbage collector.
+ */
+export interface KVBatch {
+  put(key: Uint8Array, value: Uint8Array): void;
+  del(key: Uint8Array): void;
+  /** Applies every operation atomically. `sync` flushes to stable storage before resolving. */
+  write(sync: boolean): Promise<void>;
+}
+
 /** A key range for iteration and clearing; `lt` exclusive. */
 export interface KeyRange {
   gte?: Uint8Array;
@@ -34,6 +46,8 @@ export interface KVBackend {
   getSync(key: Uint8Array): Uint8Array | undefined;
   /** Applies every operation atomically. `sync` flushes to stable storage before resolving. */
   write(ops: BatchOp[], sync: boolean): Promise<void>;
+  /** A new empty batch (see KVBatch). */
+  batch(): KVBatch;
   /** Entries in key order within the range. */
   iterate(range: KeyRange): AsyncIterable<[Uint8Array, Uint8Array]>;
   /** Deletes up to `limit` keys in the range (not atomic with anything else). */
@@ -49,11 +63,14 @@ type Level = AbstractLevel<Uint8Array, Uint8Array, Uint8Array>;
 class LevelBackend implements KVBackend {
   readonly location: string;
   private readonly db: Level;
+  /** memory-level keeps the arrays a batch is given, so its batches copy them first. */
+  private readonly keepsBatchBytes: boolean;
   private closed = false;
 
-  constructor(db: Level, location: string) {
+  constructor(db: Level, location: string, keepsBatchBytes = false) {
     this.db = db;
     this.location = location;
+    this.keepsBatchBytes = keepsBatchBytes;
   }
 
   getSync(key: Uint8Array): Uint8Array | undefined {
@@ -69,6 +86,28 @@ class LevelBackend implements KVBackend {
       else batch.put(op.key, op.value);
     }
     await batch.write({ sync } as Parameters<typeof batch.write>[0]);
+  }
+
+  batch(): KVBatch {
+    if (this.closed) throw new StoreUsageError("the state store is closed");
+    const batch = this.db.batch();
+    const copy = this.keepsBatchBytes;
+    return {
+      put: (key, value) => {
+        if (copy) batch.put(key.slice(), value.slice());
+        else batch.put(key, value);
+      },
+      del: (key) => {
+        batch.del(copy ? key.slice() : key);
+      },
+      write: async (sync) => {
+        if (this.closed) {
+          await batch.close();
+          throw new StoreUsageError("the state store is closed");
+        }
+        await batch.write({ sync } as Parameters<typeof batch.write>[0]);
+      },
+    };
   }
 
   async *iterate(range: KeyRange): AsyncIterable<[Uint8Array, Uint8Array]> {
@@ -177,5 +216,5 @@ export async function openMemoryBackend(): Promise<KVBackend> {
     storeEncoding: "view",
   });
   await db.open();
-  return new LevelBackend(db as unknown as Level, "memory");
+  return new LevelBackend(db as unknown as Level, "memory", true);
 }

@@ -1,11 +1,12 @@
 // The versioned multistore: named module stores over one KV backend, with per-version
 // commitments, historical reads, proofs, pruning and store upgrades. README.md explains the design.
 import { existsSync } from "node:fs";
-import { persistTree, rootHash, TreeWriter } from "./avl-tree.ts";
+import { type PersistedTree, persistTree, rootHash, TreeWriter } from "./avl-tree.ts";
 import { BackgroundWork } from "./background.ts";
 import { Branch, type BranchOwner } from "./branch.ts";
-import { Arena, fromUtf8, utf8 } from "./bytes.ts";
+import { fromUtf8, utf8 } from "./bytes.ts";
 import { CacheLayer } from "./cache-layer.ts";
+import { deleteStoreRow, putDeletedRow, putHistoryRow, putLatestRow } from "./commit-rows.ts";
 import {
   DataDirectoryCorruptError,
   DataDirectoryMissingError,
@@ -16,31 +17,22 @@ import {
   StoreNotFoundError,
   StoreUsageError,
 } from "./errors.ts";
-import {
-  decodeLatestRow,
-  encodeDeletedRow,
-  encodeHistoryRow,
-  encodeLatestRow,
-  LatestSource,
-  readAt,
-  VersionSource,
-} from "./flat-state.ts";
-import { EMPTY_HASH, sha256 } from "./hash.ts";
-import { changelogKey, commitKey, FORMAT_MARKER, historyKey, META, metaKey, nodeKey, storeKey, TABLE } from "./keys.ts";
-import { type BatchOp, type KVBackend, openLevelBackend, openMemoryBackend } from "./kv-backend.ts";
+import { decodeLatestRow, LatestSource, readAt, VersionSource } from "./flat-state.ts";
+import { EMPTY_HASH } from "./hash.ts";
+import { changelogKey, commitKey, FORMAT_MARKER, META, metaKey, nodeKey, storeKey, TABLE } from "./keys.ts";
+import { type KVBackend, openLevelBackend, openMemoryBackend } from "./kv-backend.ts";
 import { appHash, appHashItems, merklePath } from "./merkle.ts";
 import { NodeStore } from "./node-store.ts";
 import { proveMultistore } from "./proofs.ts";
 import { earliestAfterCommit, type ResolvedPruning, resolvePruning } from "./pruning.ts";
 import { ReadOnlyStore } from "./read-only-store.ts";
 import {
-  type Changelog,
+  ChangelogWriter,
   type CommitRecord,
   decodeCommit,
   decodeRegistry,
   decodeSidList,
   decodeVersion,
-  encodeChangelog,
   encodeCommit,
   encodeRegistry,
   encodeSidList,
@@ -48,7 +40,7 @@ import {
   type StoreCommit,
   type StoreRegistry,
 } from "./records.ts";
-import { encodePage, type LeafNode, PAGE_NODES, type TreeNode } from "./tree-node.ts";
+import { encodePageView, type LeafNode, PAGE_NODES, type TreeNode } from "./tree-node.ts";
 import type {
   BranchMultiStore,
   CommitInfo,
@@ -83,7 +75,11 @@ export interface OpenMultiStoreOptions {
   initialVersion?: bigint;
   /** Flush each commit to stable storage before it resolves (default true). */
   sync?: boolean;
-  /** Inner nodes of the commitment trees kept in memory (default 100,000, about 60 MB). */
+  /**
+   * Inner nodes of each store's commitment tree kept in memory (default 200,000, up to ~120 MB for
+   * a store whose tree is that large: enough for the whole live tree of a 100k-key store, whose
+   * commits otherwise spend a third of their time re-reading evicted nodes).
+   */
   nodeCacheSize?: number;
   /** Rows deleted per pruning or reclamation batch (default 5,000). */
   backgroundBatchSize?: number;
@@ -113,6 +109,8 @@ interface StagedStore {
   rootHash: Uint8Array;
   changes: FlatChange[];
   orphans: number[];
+  /** The tree's persisted form, made by the first commit attempt (persistTree works in place). */
+  persisted?: PersistedTree;
 }
 
 interface Staged {
@@ -153,7 +151,7 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
     state: { latest: number; earliest: number; record: CommitRecord; registry: StoreRegistry; reclaim: number[] },
   ) {
     this.backend = backend;
-    this.nodes = new NodeStore(backend, options.nodeCacheSize ?? 100_000);
+    this.nodes = new NodeStore(backend, options.nodeCacheSize ?? 200_000);
     this.pruning = resolvePruning(options.pruning);
     this.sync = options.sync ?? true;
     this.firstVersion = Math.max(1, Number(options.initialVersion ?? 1n));
@@ -316,7 +314,7 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
     const changes: FlatChange[] = [];
     for (const w of ws.layer.sortedWrites()) {
       if (w.value !== null) {
-        const { leaf, old } = tree.set(w.key, sha256(w.value));
+        const { leaf, old } = tree.set(w.key, w.value);
         let writeNo = 1;
         let prevVersion = 0;
         let clearsDeleted = false;
@@ -368,74 +366,68 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
     const staged = this.staged;
     if (staged === undefined) throw new StoreUsageError("nothing is staged; call stage() before commit()");
     const v = staged.version;
-    const ops: BatchOp[] = [];
-    const arena = new Arena();
-    const persisted: { sid: number; root: TreeNode | undefined; nodes: ReturnType<typeof persistTree>["nodes"] }[] = [];
+    const batch = this.backend.batch();
+    const persisted: {
+      sid: number;
+      root: TreeNode | undefined;
+      nodes: PersistedTree["nodes"];
+      orphans: number[];
+    }[] = [];
     const storeCommits: StoreCommit[] = [];
     for (const s of staged.stores) {
-      const changelog: Changelog = { superseded: [], tombstones: [], orphans: s.orphans };
+      const changelog = new ChangelogWriter();
       for (const c of s.changes) {
         if (c.value !== null) {
-          ops.push({
-            key: storeKey(TABLE.latest, s.sid, c.key),
-            value: encodeLatestRow(c.writeNo, v, c.prevVersion, c.value, arena),
-          });
-          if (c.clearsDeleted) ops.push({ key: storeKey(TABLE.deleted, s.sid, c.key), value: undefined });
+          putLatestRow(batch, s.sid, c.key, c.writeNo, v, c.prevVersion, c.value);
+          if (c.clearsDeleted) deleteStoreRow(batch, TABLE.deleted, s.sid, c.key);
         } else {
-          ops.push({ key: storeKey(TABLE.latest, s.sid, c.key), value: undefined });
-          ops.push({
-            key: storeKey(TABLE.deleted, s.sid, c.key),
-            value: encodeDeletedRow(c.writeNo, v, c.prevVersion),
-          });
-          changelog.tombstones.push({ key: c.key, writeNo: c.writeNo });
+          deleteStoreRow(batch, TABLE.latest, s.sid, c.key);
+          putDeletedRow(batch, s.sid, c.key, c.writeNo, v, c.prevVersion);
+          changelog.tombstone(c.key, c.writeNo);
         }
-        ops.push({
-          key: historyKey(s.sid, c.key, c.writeNo),
-          value: encodeHistoryRow(v, c.prevVersion, c.value, arena),
-        });
-        if (c.writeNo > 1) changelog.superseded.push({ key: c.key, writeNo: c.writeNo - 1 });
+        putHistoryRow(batch, s.sid, c.key, c.writeNo, v, c.prevVersion, c.value);
+        if (c.writeNo > 1) changelog.supersede(c.key, c.writeNo - 1);
       }
-      const tree = persistTree(s.root, v);
+      s.persisted ??= persistTree(s.root, v);
+      const tree = s.persisted;
       for (let from = 0, page = 0; from < tree.nodes.length; from += PAGE_NODES, page++) {
         const to = Math.min(tree.nodes.length, from + PAGE_NODES);
-        ops.push({ key: nodeKey(s.sid, v, page), value: encodePage(tree.nodes, from, to) });
+        batch.put(nodeKey(s.sid, v, page), encodePageView(tree.nodes, from, to));
       }
-      if (changelog.superseded.length + changelog.tombstones.length + changelog.orphans.length > 0) {
-        ops.push({ key: changelogKey(v, s.sid), value: encodeChangelog(changelog) });
-      }
-      persisted.push({ sid: s.sid, root: tree.root, nodes: tree.nodes });
+      if (!changelog.isEmpty(s.orphans)) batch.put(changelogKey(v, s.sid), changelog.finish(s.orphans));
+      persisted.push({ sid: s.sid, root: tree.root, nodes: tree.nodes, orphans: s.orphans });
       storeCommits.push({ name: s.name, sid: s.sid, root: tree.root, rootHash: s.rootHash });
     }
     const record: CommitRecord = { version: v, appHash: staged.appHash, stores: storeCommits };
-    ops.push({ key: commitKey(v), value: encodeCommit(record) });
-    ops.push({ key: metaKey(META.latest), value: encodeVersion(v) });
+    batch.put(commitKey(v), encodeCommit(record));
+    batch.put(metaKey(META.latest), encodeVersion(v));
     let earliest = this.latest === 0 ? v : this.earliest;
     earliest = earliestAfterCommit(v, this.pruning, earliest) ?? earliest;
     for (const held of this.holds.keys()) if (held < earliest) earliest = Math.max(held, this.earliest);
     if (earliest !== this.earliest || this.latest === 0) {
-      ops.push({ key: metaKey(META.earliest), value: encodeVersion(earliest) });
+      batch.put(metaKey(META.earliest), encodeVersion(earliest));
     }
-    if (this.latest === 0) ops.push({ key: metaKey(META.format), value: utf8(FORMAT_MARKER) });
+    if (this.latest === 0) batch.put(metaKey(META.format), utf8(FORMAT_MARKER));
     const registry = this.plannedRegistry;
     let reclaim = this.reclaim;
     if (registry !== undefined) {
-      ops.push({ key: metaKey(META.stores), value: encodeRegistry(registry) });
+      batch.put(metaKey(META.stores), encodeRegistry(registry));
       if (this.plannedDeletes.length > 0) {
         reclaim = [...this.reclaim, ...this.plannedDeletes];
-        ops.push({ key: metaKey(META.reclaim), value: encodeSidList(reclaim) });
+        batch.put(metaKey(META.reclaim), encodeSidList(reclaim));
       }
     }
 
     this.writing = true;
     try {
-      await this.backend.write(ops, this.sync);
+      await batch.write(this.sync);
     } catch (err) {
       this.writing = false;
       throw new StoreError("STORE_COMMIT_FAILED", `failed to write version ${v} to the state store`, { cause: err });
     }
     // From here on everything is synchronous: readers never see a half-switched state.
     for (const p of persisted) {
-      this.nodes.insert(p.sid, p.nodes);
+      this.nodes.insert(p.sid, p.nodes, p.orphans);
     }
     const rootsBySid = new Map(persisted.map((p) => [p.sid, p.root]));
     for (const ws of this.working.values()) {

@@ -36,6 +36,11 @@ class GenerationCache<K, V> {
     this.young.set(key, value);
   }
 
+  delete(key: K): void {
+    this.young.delete(key);
+    this.old.delete(key);
+  }
+
   clear(): void {
     this.young.clear();
     this.old.clear();
@@ -120,10 +125,14 @@ export class NodeStore {
   /**
    * Adds freshly committed nodes near the top of the tree: the next block walks through them
    * again, while the bottom levels of a large tree are mostly read once per block anyway.
+   * `replaced` are the refs of the nodes this version replaced.
    */
-  insert(sid: number, nodes: InnerNode[]): void {
+  insert(sid: number, nodes: InnerNode[], replaced: number[]): void {
     if (!this.enabled) return;
     const cache = this.cacheOf(sid);
+    // The nodes this version replaced are only needed by reads of older versions (proofs): dropping
+    // them keeps the cache for the live tree, which the next block walks again.
+    for (const ref of replaced) cache.delete(ref);
     for (const node of nodes) if (node.height >= CACHED_MIN_HEIGHT) cache.set(node.ref, node);
   }
 

@@ -119,6 +119,46 @@ export function encodeChangelog(c: Changelog): Uint8Array {
   return w.finish();
 }
 
+/**
+ * Builds a changelog's record while a commit runs through its writes, without an object per
+ * entry (a 10k-write commit would otherwise keep 10k of them alive until it is written). Gives
+ * the same bytes as encodeChangelog.
+ */
+export class ChangelogWriter {
+  private readonly superseded = new ByteWriter(1024);
+  private supersededCount = 0;
+  private readonly tombstones = new ByteWriter(64);
+  private tombstoneCount = 0;
+
+  /** History row `writeNo` of `key` is superseded. */
+  supersede(key: Uint8Array, writeNo: number): void {
+    this.superseded.lengthPrefixed(key).uvarint(writeNo);
+    this.supersededCount++;
+  }
+
+  /** `key` was deleted by write `writeNo`. */
+  tombstone(key: Uint8Array, writeNo: number): void {
+    this.tombstones.lengthPrefixed(key).uvarint(writeNo);
+    this.tombstoneCount++;
+  }
+
+  /** True when there is nothing for pruning to do (no record is written then). */
+  isEmpty(orphans: number[]): boolean {
+    return this.supersededCount + this.tombstoneCount + orphans.length === 0;
+  }
+
+  /** The record, with the refs of the tree nodes the version replaced. */
+  finish(orphans: number[]): Uint8Array {
+    const w = new ByteWriter(32 + this.superseded.length + this.tombstones.length + orphans.length * 8);
+    w.uvarint(RECORD_FORMAT);
+    w.uvarint(this.supersededCount).bytes(this.superseded.view());
+    w.uvarint(this.tombstoneCount).bytes(this.tombstones.view());
+    w.uvarint(orphans.length);
+    for (const o of orphans) w.uvarint(o);
+    return w.finish();
+  }
+}
+
 /** Decodes a changelog. */
 export function decodeChangelog(bytes: Uint8Array): Changelog {
   const r = new ByteReader(bytes);

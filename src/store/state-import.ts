@@ -88,7 +88,7 @@ export async function importState(options: ImportStateOptions): Promise<CommitIn
       const tree = persistTree(stack[0]?.node, v);
       for (let from = 0, page = 0; from < tree.nodes.length; from += PAGE_NODES, page++) {
         const to = Math.min(tree.nodes.length, from + PAGE_NODES);
-        ops.push({ key: nodeKey(sid, v, page), value: encodePage(tree.nodes, from, to) });
+        ops.push({ key: nodeKey(sid, v, page), value: encodePage(tree.nodes, from, to, arena) });
       }
       stores.push({ name, sid, root: tree.root, rootHash: rootHash(tree.root, EMPTY_HASH) });
       current = undefined;

@@ -9,8 +9,10 @@
 // commit info when the tree has one key). An inner node record holds, for each child, either the
 // leaf (key, version, write number, hash) or a reference to the child's record plus its height,
 // size and hash, so a path can be rebuilt and rehashed without loading the siblings.
+
+import { hash } from "node:crypto";
 import { putUvarint } from "../bytes/varint.ts";
-import { ByteReader, ByteWriter, copyBytes, equalBytes } from "./bytes.ts";
+import { type Arena, ByteReader, type ByteWriter, copyBytes, equalBytes, uvarintLength } from "./bytes.ts";
 import { sha256 } from "./hash.ts";
 
 /** A key with its last write: IAVL's leaf. `writeNo` numbers the key's writes (flat history). */
@@ -110,6 +112,24 @@ export function leafHash(key: Uint8Array, valueHash: Uint8Array, version: number
   return sha256(buf.subarray(0, o + 32));
 }
 
+/**
+ * The IAVL leaf hash of `key` = `value` written at `version`: leafHash(key, sha256(value), version)
+ * with the value's digest written straight into the hash input (no array for it).
+ */
+export function leafHashOfValue(key: Uint8Array, value: Uint8Array, version: number): Uint8Array {
+  const digest = hash("sha256", value, "binary");
+  const buf = ensureScratch(key.length + 64);
+  buf[0] = 0; // svarint(height 0)
+  buf[1] = 2; // svarint(size 1)
+  let o = putSvarint(buf, 2, version);
+  o = putUvarint(buf, o, key.length);
+  buf.set(key, o);
+  o += key.length;
+  buf[o++] = 32;
+  for (let i = 0; i < 32; i++) buf[o + i] = digest.charCodeAt(i);
+  return sha256(buf.subarray(0, o + 32));
+}
+
 /** The IAVL inner hash from the node's fields and its children's hashes. */
 export function innerHash(
   height: number,
@@ -196,12 +216,6 @@ function readChild(r: ByteReader, parentKey: Uint8Array | undefined): TreeNode |
   }
 }
 
-function writeInner(w: ByteWriter, node: InnerNode): void {
-  w.uvarint(node.height).uvarint(node.size).uvarint(node.version).lengthPrefixed(node.key);
-  writeChild(w, node.left, undefined);
-  writeChild(w, node.right, node.key);
-}
-
 function readInner(r: ByteReader, ref: number, hash: Uint8Array): InnerNode {
   const height = r.uvarint();
   const size = r.uvarint();
@@ -225,17 +239,89 @@ export function pageOf(seq: number): { page: number; slot: number } {
   return { page: Math.floor(seq / PAGE_NODES), slot: seq % PAGE_NODES };
 }
 
-/** Encodes consecutive nodes (by seq) as one page record: count, then each node length-prefixed. */
-export function encodePage(nodes: InnerNode[], from: number, to: number): Uint8Array {
-  const w = new ByteWriter((to - from) * 200);
-  w.uvarint(to - from);
-  const inner = new ByteWriter(256);
-  for (let i = from; i < to; i++) {
-    inner.length = 0;
-    writeInner(inner, nodes[i]);
-    w.lengthPrefixed(inner.view());
+// Pages are assembled in one reused buffer with direct writes (no writer objects): a commit
+// encodes tens of thousands of nodes.
+let pageScratch = new Uint8Array(1 << 16);
+
+function ensurePage(used: number, extra: number): Uint8Array {
+  if (used + extra > pageScratch.length) {
+    const next = new Uint8Array(Math.max(used + extra, pageScratch.length * 2));
+    next.set(pageScratch.subarray(0, used));
+    pageScratch = next;
   }
-  return w.finish();
+  return pageScratch;
+}
+
+/** Most bytes a child slot takes besides its key. */
+const CHILD_MAX = 1 + 5 * 10 + 32;
+
+function putChild(buf: Uint8Array, o: number, child: TreeNode, parentKey: Uint8Array | undefined): number {
+  if (child.kind === 0) {
+    const key = child.key;
+    if (parentKey !== undefined && (key === parentKey || equalBytes(key, parentKey))) {
+      buf[o++] = CHILD_LEAF_SAME_KEY;
+    } else {
+      buf[o++] = CHILD_LEAF;
+      o = putUvarint(buf, o, key.length);
+      buf.set(key, o);
+      o += key.length;
+    }
+    o = putUvarint(buf, o, child.version);
+    o = putUvarint(buf, o, child.writeNo);
+    buf.set(child.hash, o);
+    return o + 32;
+  }
+  if (child.ref < 0) throw new Error("internal: child node has no record yet");
+  buf[o++] = CHILD_INNER;
+  o = putUvarint(buf, o, refVersion(child.ref));
+  o = putUvarint(buf, o, refSeq(child.ref));
+  o = putUvarint(buf, o, child.height);
+  o = putUvarint(buf, o, child.size);
+  buf.set(hashOf(child), o);
+  return o + 32;
+}
+
+/**
+ * Encodes consecutive nodes (by seq) as one page record: count, then each node length-prefixed
+ * (height, size, version, key, left child, right child). Into `arena` when given.
+ */
+export function encodePage(nodes: InnerNode[], from: number, to: number, arena?: Arena): Uint8Array {
+  const view = encodePageView(nodes, from, to);
+  const out = arena === undefined ? new Uint8Array(view.length) : arena.alloc(view.length);
+  out.set(view);
+  return out;
+}
+
+/**
+ * encodePage into a reused buffer: the view is valid until the next call (for a batch that
+ * copies what it is given, such as LevelDB's).
+ */
+export function encodePageView(nodes: InnerNode[], from: number, to: number): Uint8Array {
+  let buf = ensurePage(0, 10);
+  let o = putUvarint(buf, 0, to - from);
+  for (let i = from; i < to; i++) {
+    const node = nodes[i];
+    const left = node.left;
+    const right = node.right;
+    const keys = node.key.length + (left.kind === 0 ? left.key.length : 0) + (right.kind === 0 ? right.key.length : 0);
+    buf = ensurePage(o, 3 + 4 * 10 + 2 * CHILD_MAX + 2 * 10 + keys);
+    // The body goes after a 2-byte length prefix, moved when the length needs another width.
+    const start = o + 2;
+    let e = putUvarint(buf, start, node.height);
+    e = putUvarint(buf, e, node.size);
+    e = putUvarint(buf, e, node.version);
+    e = putUvarint(buf, e, node.key.length);
+    buf.set(node.key, e);
+    e += node.key.length;
+    e = putChild(buf, e, left, undefined);
+    e = putChild(buf, e, right, node.key);
+    const length = e - start;
+    const width = uvarintLength(length);
+    if (width !== 2) buf.copyWithin(o + width, start, e);
+    putUvarint(buf, o, length);
+    o += width + length;
+  }
+  return buf.subarray(0, o);
 }
 
 /** Number of nodes in a page record. */

@@ -3,7 +3,9 @@
 // is part of Node's start-up snapshot. Only the successful path is taken here: on any failure the caller
 // repeats the request through fetch, so what the user sees on an unreachable node is what it always was.
 // Reads only (a repeated read is harmless); broadcasts always go through fetch.
-import { request } from "node:http";
+// node:http is taken with process.getBuiltinModule, not an `import`: an ESM import of node:http reads
+// every export of the module, WebSocket among them, and that getter loads undici after all.
+const { request } = process.getBuiltinModule("node:http");
 
 /** The body of the answer to POSTing `body` to `url`, or undefined when the caller should use fetch instead. */
 export function postForText(url: string, body: string): Promise<string | undefined> {

@@ -30,7 +30,7 @@ import { SignDocSchema } from "../../gen/chain/tx/v1beta1/tx_pb.js";
 import { type Account, type AccountPubKey, addressOfPubKey } from "./account.ts";
 import { type AccountKeeper, FEE_COLLECTOR_NAME } from "./keeper.ts";
 import { cachedOutcome, rememberOutcome, signatureKey } from "./sig-cache.ts";
-import { type VerifyJob, verifyBatch } from "./verify-pool.ts";
+import { type VerifyJob, verifyBatch, verifyOffThread } from "./verify-pool.ts";
 
 /** What the fee step needs from the bank module. */
 export interface FeeBankKeeper {
@@ -83,7 +83,8 @@ export function createAnteHandler(options: AnteHandlerOptions): AnteHandler {
   const handler: AnteHandler = async (ctx, tx) => {
     for (const step of steps) await step(ctx, tx, env);
   };
-  handler.prepareBlock = (ctx, txs) => preverifySignatures(ctx, txs, env);
+  handler.prepareBlock = (ctx, txs) => preverifySignatures(ctx, txs, env, verifyBatch);
+  handler.prepareCheck = (ctx, tx) => preverifySignatures(ctx, [tx], env, verifyOffThread);
   return handler;
 }
 
@@ -301,10 +302,15 @@ function directSignBytes(tx: DecodedTx, chainId: string, accountNumber: bigint):
   );
 }
 
-// Before a block's txs run: verify every signature whose key and account number are already known
-// from the block's starting state, in parallel, so the per-tx check finds the outcome cached. Keys
-// or accounts that appear during the block are verified when their tx runs.
-async function preverifySignatures(ctx: Context, txs: readonly DecodedTx[], env: StepEnv): Promise<void> {
+// Before a block's txs run (or a tx's CheckTx): verify every signature whose key and account number
+// are already known from the starting state, in parallel, so the per-tx check finds the outcome
+// cached. Keys or accounts that appear later are verified when their tx runs.
+async function preverifySignatures(
+  ctx: Context,
+  txs: readonly DecodedTx[],
+  env: StepEnv,
+  verify: (jobs: readonly VerifyJob[]) => Promise<boolean[]>,
+): Promise<void> {
   const jobs: VerifyJob[] = [];
   const keys: string[] = [];
   for (const tx of txs) {
@@ -323,7 +329,7 @@ async function preverifySignatures(ctx: Context, txs: readonly DecodedTx[], env:
     }
   }
   if (jobs.length === 0) return;
-  const outcomes = await verifyBatch(jobs);
+  const outcomes = await verify(jobs);
   for (let i = 0; i < keys.length; i++) rememberOutcome(keys[i], outcomes[i]);
 }
 

@@ -3,6 +3,7 @@
 import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
 import { accountBech32 } from "../../app/address-cache.ts";
 import type { Context } from "../../app/context.ts";
+import { decodedOnce } from "../../app/decoded-once.ts";
 import { ErrInvalidAddress, ErrLogic, ErrUnknownAddress } from "../../app/errors.ts";
 import { addressToBech32, moduleAddress } from "../../client/crypto/index.ts";
 import { type Params, ParamsSchema } from "../../gen/chain/auth/v1beta1/auth_pb.js";
@@ -66,6 +67,8 @@ export class AccountKeeper implements AccountKeeperApi {
   private readonly permissions: Map<string, string[]>;
   private readonly moduleNamesByAddress: Map<string, string>;
   private readonly decoded = new WeakMap<Uint8Array, Account>();
+  // The ante handler and sends read params several times per tx; decode them once per stored value.
+  private readonly decodeParams = decodedOnce((bytes) => fromBinary(ParamsSchema, bytes));
 
   constructor(options: AccountKeeperOptions = {}) {
     this.authority = options.authority ?? addressToBech32(moduleAddress("gov"));
@@ -173,7 +176,7 @@ export class AccountKeeper implements AccountKeeperApi {
   /** The auth params (defaults until set). */
   async getParams(ctx: Context): Promise<Params> {
     const bytes = await ctx.kvStore(this.storeKey).get(PARAMS_KEY);
-    return bytes === undefined ? defaultAuthParams() : fromBinary(ParamsSchema, bytes);
+    return bytes === undefined ? defaultAuthParams() : this.decodeParams(bytes);
   }
 
   /** Stores the auth params. */

@@ -5,7 +5,14 @@ import { availableParallelism } from "node:os";
 import { after, describe, test } from "node:test";
 import { signSecp256k1 } from "../../client/crypto/index.ts";
 import { testKey } from "../../testing/app.ts";
-import { activeVerifyWorkers, closeVerifyPool, setVerifyPoolIdleMs, verifyBatch } from "./verify-pool.ts";
+import {
+  activeVerifyWorkers,
+  closeVerifyPool,
+  setVerifyPoolIdleMs,
+  verifyBatch,
+  verifyOffThread,
+} from "./verify-pool.ts";
+import { packJobs, unpackJobs } from "./verify-wire.ts";
 
 after(() => closeVerifyPool());
 
@@ -38,5 +45,52 @@ describe("verify pool", () => {
     // And they start again for the next large batch.
     assert.deepEqual(await verifyBatch(jobs), expected);
     if (parallel) assert.ok(activeVerifyWorkers() > 0);
+  });
+
+  test("verifies one tx's signatures given as views into larger buffers, with the right answers", async () => {
+    const key = testKey("verify-pool-off-thread");
+    const message = new TextEncoder().encode("a sign doc");
+    const good = signSecp256k1(key.privateKey, message);
+    // As in a node: the signature, key and message are views into larger buffers (a request body, a stored value).
+    const within = (bytes: Uint8Array) => {
+      const big = new Uint8Array(4096).fill(7);
+      big.set(bytes, 100);
+      return big.subarray(100, 100 + bytes.length);
+    };
+    const bad = within(good);
+    bad[5] ^= 1;
+    const job = { publicKey: within(key.publicKey), message: within(message), signature: within(good) };
+    assert.deepEqual(await verifyOffThread([job, { ...job, signature: bad }]), [true, false]);
+    assert.deepEqual(await verifyOffThread([]), []);
+    const other = testKey("verify-pool-other-key");
+    assert.deepEqual(await verifyOffThread([{ ...job, publicKey: other.publicKey }]), [false]);
+  });
+
+  test("a tx now and then is verified on this thread; a steady stream of txs starts the workers", async () => {
+    const key = testKey("verify-pool-stream");
+    const message = new TextEncoder().encode("one tx");
+    const job = { publicKey: key.publicKey, message, signature: signSecp256k1(key.privateKey, message) };
+    await until("the idle workers to stop", () => activeVerifyWorkers() === 0);
+    assert.deepEqual(await verifyOffThread([job]), [true]);
+    assert.equal(activeVerifyWorkers(), 0, "one tx does not start a worker");
+    if (availableParallelism() === 1) return;
+    for (let calls = 0; activeVerifyWorkers() === 0; calls++) {
+      assert.ok(calls < 10_000, "a stream of txs starts the workers");
+      assert.deepEqual(await verifyOffThread([job]), [true]);
+    }
+    assert.deepEqual(await verifyOffThread([job, { ...job, message: new Uint8Array(3) }]), [true, false]);
+  });
+
+  test("packs jobs into one compact buffer and unpacks the same bytes", () => {
+    const jobs = [
+      { publicKey: new Uint8Array(33).fill(2), message: new Uint8Array(0), signature: new Uint8Array(64).fill(3) },
+      { publicKey: new Uint8Array(0), message: new Uint8Array(70_000).fill(9), signature: new Uint8Array(1).fill(4) },
+    ];
+    const packed = packJobs(jobs);
+    assert.equal(packed.byteLength, packed.buffer.byteLength, "nothing beyond the jobs travels");
+    assert.deepEqual(
+      unpackJobs(packed).map((j) => [j.publicKey, j.message, j.signature].map((b) => Buffer.from(b).toString("hex"))),
+      jobs.map((j) => [j.publicKey, j.message, j.signature].map((b) => Buffer.from(b).toString("hex"))),
+    );
   });
 });

@@ -9,6 +9,7 @@ import { extname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
 import { verifySecp256k1 } from "../../client/crypto/index.ts";
+import { packJobs } from "./verify-wire.ts";
 
 /** One signature to check: SHA-256(message) signed by the compressed secp256k1 `publicKey`. */
 export interface VerifyJob {
@@ -24,6 +25,10 @@ interface PoolWorker {
 
 // Below this many jobs the messaging costs more than it saves.
 const MIN_PARALLEL_JOBS = 16;
+// Single-tx jobs (CheckTx) go to the workers once this many arrive within one second: only a load that
+// makes verification a large share of the main thread (at ~0.3 ms a check, 300/s is ~10% of a core) is
+// worth a worker's memory.
+const STREAM_START_PER_SECOND = 300;
 const MAX_WORKERS = 7;
 
 let workers: PoolWorker[] | undefined;
@@ -51,8 +56,11 @@ function armIdleStop(): void {
   idleTimer.unref();
 }
 
+// Read once: availableParallelism() is a system call, and CheckTx asks for every tx.
+const WORKER_COUNT = Math.min(MAX_WORKERS, Math.max(0, availableParallelism() - 1));
+
 function workerCount(): number {
-  return Math.min(MAX_WORKERS, Math.max(0, availableParallelism() - 1));
+  return WORKER_COUNT;
 }
 
 function startWorkers(): PoolWorker[] {
@@ -96,17 +104,58 @@ export async function verifyBatch(jobs: readonly VerifyJob[]): Promise<boolean[]
   const remote = pool.map((entry, i) => {
     const slice = jobs.slice((i + 1) * size, (i + 2) * size);
     if (slice.length === 0) return Promise.resolve<boolean[]>([]);
-    return new Promise<boolean[]>((resolve) => {
-      const id = nextId++;
-      entry.pending.set(id, resolve);
-      entry.worker.ref();
-      entry.worker.postMessage({ id, jobs: slice });
-    }).then((results) => (results.length === slice.length ? results : slice.map(verifyHere)));
+    return post(entry, slice);
   });
   const local = jobs.slice(0, size).map(verifyHere);
   const rest = await Promise.all(remote);
   armIdleStop();
   return [...local, ...rest.flat()];
+}
+
+/**
+ * Verifies a few jobs (one tx's signatures, as it arrives for CheckTx) on the least busy worker
+ * thread, leaving this thread free for the rest of the node; verifies here on a one-core machine.
+ * Never throws: a job a worker could not answer is verified here.
+ */
+export async function verifyOffThread(jobs: readonly VerifyJob[]): Promise<boolean[]> {
+  if (jobs.length === 0) return [];
+  // A tx now and then is verified here: starting a worker (a V8 isolate of ~25 MiB, tens of ms) for it
+  // would cost more than it saves. A steady stream of txs starts the pool.
+  if (workerCount() === 0 || (workers === undefined && !busyStream())) return jobs.map(verifyHere);
+  workers ??= startWorkers();
+  const entry = workers.reduce((best, w) => (w.pending.size < best.pending.size ? w : best));
+  const results = await post(entry, jobs);
+  armIdleStop();
+  return results;
+}
+
+// Sends `jobs` to one worker, packed into a transferred buffer; a job it could not answer is verified here.
+async function post(entry: PoolWorker, jobs: readonly VerifyJob[]): Promise<boolean[]> {
+  const packed = packJobs(jobs);
+  const results = await new Promise<boolean[]>((resolve) => {
+    const id = nextId++;
+    entry.pending.set(id, resolve);
+    entry.worker.ref();
+    entry.worker.postMessage({ id, packed }, [packed.buffer]);
+  });
+  return results.length === jobs.length ? results : jobs.map(verifyHere);
+}
+
+// Arrivals of single-tx jobs in the current and the previous second.
+let streamSecond = 0;
+let arrivalsThisSecond = 0;
+let arrivalsLastSecond = 0;
+
+/** Whether single-tx jobs arrive often enough (≥ STREAM_START_PER_SECOND in a second) to start the pool for them. */
+function busyStream(): boolean {
+  const second = Math.floor(performance.now() / 1000);
+  if (second !== streamSecond) {
+    arrivalsLastSecond = second === streamSecond + 1 ? arrivalsThisSecond : 0;
+    arrivalsThisSecond = 0;
+    streamSecond = second;
+  }
+  arrivalsThisSecond++;
+  return Math.max(arrivalsThisSecond, arrivalsLastSecond) >= STREAM_START_PER_SECOND;
 }
 
 /** Stops the worker threads (they restart on the next large batch). */

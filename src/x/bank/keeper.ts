@@ -3,6 +3,7 @@
 import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
 import { type Coin, coinsToString, coinToString, isValidCoins, parseAmount } from "../../app/coins.ts";
 import type { Context } from "../../app/context.ts";
+import { decodedOnce } from "../../app/decoded-once.ts";
 import { ErrInsufficientFunds, ErrInvalidCoins, ErrUnauthorized } from "../../app/errors.ts";
 import { type Metadata, MetadataSchema, type Params, ParamsSchema } from "../../gen/chain/bank/v1beta1/bank_pb.js";
 import { fromUtf8, utf8 } from "../../store/bytes.ts";
@@ -62,6 +63,8 @@ export interface BankKeeperOptions {
 
 /** Balances, supply, send-enabled flags and denom metadata. */
 export class BankKeeper implements BankKeeperApi {
+  // The ante handler and sends read params several times per tx; decode them once per stored value.
+  private readonly decodeParams = decodedOnce((bytes) => fromBinary(ParamsSchema, bytes));
   readonly storeKey = BANK_STORE_KEY;
   readonly authority: string;
   readonly accountKeeper: BankKeeperOptions["accountKeeper"];
@@ -233,7 +236,7 @@ export class BankKeeper implements BankKeeperApi {
   /** Bank params (defaults until set). */
   async getParams(ctx: Context): Promise<Params> {
     const bytes = await this.store(ctx).get(PARAMS_KEY);
-    return bytes === undefined ? defaultBankParams() : fromBinary(ParamsSchema, bytes);
+    return bytes === undefined ? defaultBankParams() : this.decodeParams(bytes);
   }
 
   /** Stores bank params. */

@@ -14,7 +14,7 @@ import { TxRaw } from "cosmjs-types/cosmos/tx/v1beta1/tx";
 import { rpcResult, type Testnet, type TestnetNode, waitUntil } from "../../../scripts/testnet.ts";
 
 const PROJECT_ROOT = join(import.meta.dirname, "..", "..", "..");
-const CHAIND_ENTRY = join(PROJECT_ROOT, "chain", "cmd", "chaind.ts");
+const CHAIND_ENTRY = join(PROJECT_ROOT, "chain", "cmd", "chaind.mjs");
 
 /** The fields of a block header the tests compare across nodes. */
 export interface HeaderFields {

@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { create as createTar } from "tar";
 
-const CHAIND_ENTRY = join(import.meta.dirname, "..", "..", "..", "chain", "cmd", "chaind.ts");
+const CHAIND_ENTRY = join(import.meta.dirname, "..", "..", "..", "chain", "cmd", "chaind.mjs");
 
 /** A single-quoted sh word. */
 function shellQuote(text: string): string {
