@@ -24,7 +24,7 @@ import { loadNodeKey } from "../src/config/node-keys.ts";
 import { setTomlValues } from "../src/config/toml-template.ts";
 
 const PROJECT_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
-const CHAIND_ENTRY = join(PROJECT_ROOT, "chain", "cmd", "chaind.ts");
+const CHAIND_ENTRY = join(PROJECT_ROOT, "chain", "cmd", "chaind.mjs");
 const CHAINVISOR_ENTRY = join(PROJECT_ROOT, "src", "visor", "chainvisor.ts");
 
 /** How to install the CometBFT binary the testnet needs. */

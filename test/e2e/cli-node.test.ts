@@ -18,6 +18,7 @@ import { prepareTestChainHome, type TestChainHome } from "../../src/testing/test
 import { type CommandResult, type ManagedProcess, runCommand, startProcess, tail } from "./support/processes.ts";
 
 const PROJECT = join(import.meta.dirname, "..", "..");
+// The TypeScript entry itself, on purpose: the other tests start chaind through the launcher chain/cmd/chaind.mjs.
 const CHAIND = join(PROJECT, "chain", "cmd", "chaind.ts");
 // Long enough for three CLI processes (submit, deposit, vote) on a busy 2-core machine, where each
 // can take many seconds; the test waits for the plan, not for the clock.

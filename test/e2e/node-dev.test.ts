@@ -41,7 +41,7 @@ const startDev = () => spawnChaind(["dev", "--home", home, ...LOOPBACK_PORT_FLAG
 function runPrinted(line: string) {
   const words = line.trim().split(/\s+/);
   assert.equal(words[0], "node_modules/.bin/node", line);
-  assert.equal(words[1], "chain/cmd/chaind.ts", line);
+  assert.equal(words[1], "chain/cmd/chaind.mjs", line);
   assert.equal(join(PROJECT_ROOT, words[0]), NODE_BIN);
   assert.equal(join(PROJECT_ROOT, words[1]), CHAIND_ENTRY);
   return runChaind(words.slice(2), { userHome });

@@ -5,7 +5,7 @@
 //  * a skip: a node restarted with `--unsafe-skip-upgrades H` reaches H, clears the plan without marking it done,
 //    and goes on; the name can be scheduled again.
 //
-// The chain runs from this source tree (`node chain/cmd/chaind.ts`), set up with the operator's commands; every
+// The chain runs from this source tree (`node chain/cmd/chaind.mjs`), set up with the operator's commands; every
 // command is one docs/UPGRADING.md shows. Ports are picked at run time, processes are stopped, temp dirs removed.
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";

@@ -46,7 +46,7 @@ function sortKeys(value: unknown): unknown {
 /**
  * How to run this same binary from the current directory: a single-file release itself, an older release's launcher
  * (which runs `<root>/lib/node/bin/node`), otherwise the Node binary and the script, relative when
- * they are under the working directory (`node_modules/.bin/node chain/cmd/chaind.ts`).
+ * they are under the working directory (`node_modules/.bin/node chain/cmd/chaind.mjs`).
  */
 export function chaindInvocation(): string {
   // A single-file release (src/release/launcher.ts) is itself the program.
@@ -54,7 +54,7 @@ export function chaindInvocation(): string {
   const launcher = join(dirname(process.execPath), "..", "..", "..", "bin", "chaind");
   if (process.execPath.endsWith(join("lib", "node", "bin", "node")) && existsSync(launcher)) return shownPath(launcher);
   const script = process.argv[1] ?? "chaind";
-  if (!script.endsWith(".ts") && !script.endsWith(".js")) return shownPath(script);
+  if (!/\.(ts|js|mjs)$/.test(script)) return shownPath(script);
   return `${shownNode()} ${shownPath(script)}`;
 }
 

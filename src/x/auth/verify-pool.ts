@@ -9,14 +9,9 @@ import { extname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
 import { verifySecp256k1 } from "../../client/crypto/index.ts";
-import { packJobs } from "./verify-wire.ts";
+import { packJobs, type VerifyJob } from "./verify-wire.ts";
 
-/** One signature to check: SHA-256(message) signed by the compressed secp256k1 `publicKey`. */
-export interface VerifyJob {
-  publicKey: Uint8Array;
-  message: Uint8Array;
-  signature: Uint8Array;
-}
+export type { VerifyJob };
 
 interface PoolWorker {
   worker: Worker;

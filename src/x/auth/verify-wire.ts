@@ -3,7 +3,13 @@
 // ArrayBuffer — and a signature or key is usually a view into a much larger one (a request body, a
 // pooled Buffer, a LevelDB value): profiled at ~130 µs of the node's main thread per tx.
 // Layout per job: u8 key length ‖ key ‖ u8 signature length ‖ signature ‖ u32 message length ‖ message.
-import type { VerifyJob } from "./verify-pool.ts";
+
+/** One signature to check: SHA-256(message) signed by the compressed secp256k1 `publicKey`. */
+export interface VerifyJob {
+  publicKey: Uint8Array;
+  message: Uint8Array;
+  signature: Uint8Array;
+}
 
 /** The jobs in one buffer (pass its `.buffer` in the transfer list). */
 export function packJobs(jobs: readonly VerifyJob[]): Uint8Array<ArrayBuffer> {

@@ -66,7 +66,7 @@ export function startSourceNode(chain: ChainHome, release: string, args: string[
   return startProcess(
     `chaind ${release}`,
     NODE,
-    [join(PROJECT, "chain", "cmd", "chaind.ts"), "start", "--home", chain.home, ...args],
+    [join(PROJECT, "chain", "cmd", "chaind.mjs"), "start", "--home", chain.home, ...args],
     { cwd: PROJECT, env: { ...process.env, CHAIND_RELEASE: release } },
   );
 }

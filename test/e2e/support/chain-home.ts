@@ -10,7 +10,7 @@ import { type CommandResult, runCommand, tail } from "./processes.ts";
 import { PROJECT } from "./project-build.ts";
 import { NODE } from "./releases.ts";
 
-/** How to invoke a `chaind`: the source tree (`node chain/cmd/chaind.ts`) or a release's `bin/chaind`. */
+/** How to invoke a `chaind`: the source tree (`node chain/cmd/chaind.mjs`) or a release's `bin/chaind`. */
 export interface ChaindBinary {
   command: string;
   prefix: string[];
@@ -22,7 +22,7 @@ export interface ChaindBinary {
 export function sourceChaind(release?: string): ChaindBinary {
   return {
     command: NODE,
-    prefix: [join(PROJECT, "chain", "cmd", "chaind.ts")],
+    prefix: [join(PROJECT, "chain", "cmd", "chaind.mjs")],
     env: release === undefined ? {} : { CHAIND_RELEASE: release },
   };
 }
