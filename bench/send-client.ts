@@ -1,12 +1,14 @@
 // The end-to-end bench's client, run as its own process (so its CPU is not the node's): reads pre-signed txs,
 // one list per sender, and has every sender broadcast its list in order with broadcast_tx_sync over its own
-// keep-alive connection, all senders at once. Then it waits until each sender's last tx is in a committed
+// keep-alive connection, all senders at once (through RawHttpPoster: requests built before the clock starts, so
+// the client takes as little of the machine's CPU as it can). Then it waits until each sender's last tx is in a committed
 // block (a later sequence cannot commit before an earlier one) and prints one JSON line:
 // {"txs":N,"seconds":S,"refused":R,"firstRefusal":"...","cpuSeconds":C} (C: this process's CPU time).
 // Usage: node bench/send-client.ts <rpc-url> <txs.json>
 import { readFileSync } from "node:fs";
 import { Agent } from "node:http";
-import { rpcPost } from "./bench-node.ts";
+import { type RpcAnswer, rpcPost } from "./bench-node.ts";
+import { RawHttpPoster } from "./raw-http-poster.ts";
 
 const [rpcUrl, file] = process.argv.slice(2);
 if (rpcUrl === undefined || file === undefined) {
@@ -18,13 +20,20 @@ const senders = (JSON.parse(readFileSync(file, "utf8")) as { senders: string[][]
 let refused = 0;
 let firstRefusal = "";
 
+// Connections opened and every request's bytes built before the clock starts.
+const posters = await Promise.all(senders.map(() => RawHttpPoster.open(url)));
+const requests = senders.map((txs, s) =>
+  txs.map((tx, i) =>
+    posters[s].request(JSON.stringify({ jsonrpc: "2.0", id: i, method: "broadcast_tx_sync", params: { tx } })),
+  ),
+);
+
 const start = performance.now();
 const lastHashes = await Promise.all(
-  senders.map(async (txs) => {
-    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  requests.map(async (list, s) => {
     let hash = "";
-    for (const tx of txs) {
-      const answer = await rpcPost<{ code: number; hash: string }>(url, agent, "broadcast_tx_sync", { tx });
+    for (const request of list) {
+      const answer = JSON.parse(await posters[s].send(request)) as RpcAnswer<{ code: number; hash: string }>;
       if (answer.result?.code !== 0) {
         refused++;
         if (firstRefusal === "") firstRefusal = JSON.stringify(answer).slice(0, 300);
@@ -32,7 +41,7 @@ const lastHashes = await Promise.all(
         hash = answer.result.hash;
       }
     }
-    agent.destroy();
+    posters[s].close();
     return hash;
   }),
 );
