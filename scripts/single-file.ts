@@ -79,6 +79,12 @@ export async function buildSingleFile(input: SingleFileInput): Promise<{ payload
     bundle: true,
     platform: "node",
     format: "esm",
+    // Lazily imported modules (each command, the chain definition) become their own chunks: a command loads
+    // and compiles only its part of the application, as it does from the source tree (warm `version` 124 → 40
+    // ms). Chunks sit beside the entries, so paths a chunk resolves from its own import.meta.url (the verify
+    // worker, __dirname for the LevelDB addon) find what they found from the single bundle.
+    splitting: true,
+    chunkNames: "[name]-[hash]",
     target: "node24",
     banner: { js: ESM_BANNER },
     legalComments: "none",
