@@ -81,6 +81,37 @@ describe("verify pool", () => {
     assert.deepEqual(await verifyOffThread([job, { ...job, message: new Uint8Array(3) }]), [true, false]);
   });
 
+  test("a worker stopped while it holds jobs still gets every job answered (on this thread)", async () => {
+    if (availableParallelism() === 1) return;
+    const key = testKey("verify-pool-stopped");
+    const message = new TextEncoder().encode("stop me");
+    const good = signSecp256k1(key.privateKey, message);
+    const jobs = Array.from({ length: 400 }, (_, i) => ({
+      publicKey: key.publicKey,
+      message,
+      signature: i % 5 === 0 ? new Uint8Array(64) : good,
+    }));
+    const expected = jobs.map((_, i) => i % 5 !== 0);
+    assert.deepEqual(await verifyBatch(jobs), expected); // the pool is running
+    const answered = verifyOffThread(jobs); // all 400 posted to a worker before this returns
+    await closeVerifyPool(); // terminates it mid-way
+    assert.deepEqual(
+      await answered,
+      jobs.map((_, i) => i % 5 !== 0),
+    );
+    assert.equal(activeVerifyWorkers(), 0);
+    assert.deepEqual(await verifyBatch(jobs.slice(0, 20)), [
+      false,
+      ...Array(4).fill(true),
+      false,
+      ...Array(4).fill(true),
+      false,
+      ...Array(4).fill(true),
+      false,
+      ...Array(4).fill(true),
+    ]);
+  });
+
   test("packs jobs into one compact buffer and unpacks the same bytes", () => {
     const jobs = [
       { publicKey: new Uint8Array(33).fill(2), message: new Uint8Array(0), signature: new Uint8Array(64).fill(3) },

@@ -54,16 +54,12 @@ function armIdleStop(): void {
 // Read once: availableParallelism() is a system call, and CheckTx asks for every tx.
 const WORKER_COUNT = Math.min(MAX_WORKERS, Math.max(0, availableParallelism() - 1));
 
-function workerCount(): number {
-  return WORKER_COUNT;
-}
-
 function startWorkers(): PoolWorker[] {
   const here = fileURLToPath(import.meta.url);
   // Runs from source (.ts) in development and from dist (.js) when built.
   const script = new URL(`./verify-worker${extname(here)}`, import.meta.url);
   const started: PoolWorker[] = [];
-  for (let i = 0; i < workerCount(); i++) {
+  for (let i = 0; i < WORKER_COUNT; i++) {
     // A worker only verifies signatures and allocates little: a small young generation keeps its
     // memory small (V8 would otherwise grow it like the main thread's).
     const worker = new Worker(script, { resourceLimits: { maxYoungGenerationSizeMb: 4 } });
@@ -74,12 +70,17 @@ function startWorkers(): PoolWorker[] {
       if (entry.pending.size === 0) worker.unref();
       resolve?.(message.results);
     });
-    worker.on("error", () => {
-      // A broken worker answers nothing; its callers fall back to verifying on this thread.
+    // A broken or stopped worker answers nothing more: its callers fall back to verifying on this thread (a
+    // CheckTx waiting under the app lock must never wait for an answer that cannot come), and a pool left
+    // empty starts afresh on next use.
+    const retire = (): void => {
       for (const resolve of entry.pending.values()) resolve([]);
       entry.pending.clear();
-      workers = workers?.filter((w) => w !== entry);
-    });
+      const left = workers?.filter((w) => w !== entry);
+      workers = left === undefined || left.length === 0 ? undefined : left;
+    };
+    worker.on("error", retire);
+    worker.on("exit", retire);
     worker.unref();
     started.push(entry);
   }
@@ -91,7 +92,7 @@ function startWorkers(): PoolWorker[] {
  * Never throws: a job a worker could not answer is verified here.
  */
 export async function verifyBatch(jobs: readonly VerifyJob[]): Promise<boolean[]> {
-  if (jobs.length < MIN_PARALLEL_JOBS || workerCount() === 0) return jobs.map(verifyHere);
+  if (jobs.length < MIN_PARALLEL_JOBS || WORKER_COUNT === 0) return jobs.map(verifyHere);
   workers ??= startWorkers();
   const pool = workers;
   const shares = pool.length + 1;
@@ -116,7 +117,7 @@ export async function verifyOffThread(jobs: readonly VerifyJob[]): Promise<boole
   if (jobs.length === 0) return [];
   // A tx now and then is verified here: starting a worker (a V8 isolate of ~25 MiB, tens of ms) for it
   // would cost more than it saves. A steady stream of txs starts the pool.
-  if (workerCount() === 0 || (workers === undefined && !busyStream())) return jobs.map(verifyHere);
+  if (WORKER_COUNT === 0 || (workers === undefined && !busyStream())) return jobs.map(verifyHere);
   workers ??= startWorkers();
   const entry = workers.reduce((best, w) => (w.pending.size < best.pending.size ? w : best));
   const results = await post(entry, jobs);
