@@ -39,7 +39,7 @@ function lowerBound(entries: PendingWrite[], sk: string): number {
 /** A store layer holding pending writes over a parent source. */
 export class CacheLayer implements KVStore, KVSource, WriteTarget {
   private readonly parent: KVSource;
-  private readonly pending = new Map<string, PendingWrite>();
+  private pending = new Map<string, PendingWrite>();
   /** Entries in key order (every pending key except those in `unsorted`). */
   private sorted: PendingWrite[] = [];
   /** Keys added since the last sort; merged into `sorted` on the next scan. */
@@ -122,6 +122,18 @@ export class CacheLayer implements KVStore, KVSource, WriteTarget {
 
   /** Hands every pending write to `target` and empties this layer. */
   flushInto(target: WriteTarget): void {
+    if (target instanceof CacheLayer && target.pending.size === 0 && this.pending.size > 0) {
+      // An empty parent (a block's first flush into the working set) takes the writes as they
+      // are, sorted part included: no copy per write.
+      target.guard?.();
+      target.pending = this.pending;
+      target.sorted = this.sorted;
+      target.unsorted = this.unsorted;
+      this.pending = new Map();
+      this.sorted = [];
+      this.unsorted = [];
+      return;
+    }
     for (const entry of this.pending.values()) target.applyWrite(entry.sk, entry.key, entry.value);
     this.clear();
   }
