@@ -28,12 +28,6 @@ export function resolve(loader: NodeLoader, node: TreeNode): LeafNode | InnerNod
   return node.kind === 2 ? loader.load(node) : node;
 }
 
-/** A write of a block, in key order: `value` null deletes the key. */
-export interface SortedWrite {
-  readonly key: Uint8Array;
-  readonly value: Uint8Array | null;
-}
-
 /** Applies the writes of one version to one store's tree. */
 export class TreeWriter {
   readonly version: number;
@@ -62,89 +56,6 @@ export class TreeWriter {
     this.replaced = undefined;
     this.root = this.root === undefined ? leaf : this.setIn(this.root, leaf);
     return { leaf, old: this.replaced };
-  }
-
-  /**
-   * Applies, in ONE pass over the tree, every write of `writes` (sorted by key, unique keys) that
-   * sets a key already in the tree: such updates never change the tree's shape, so the sorted
-   * writes are partitioned at each inner node and each touched node is copied once, where one
-   * descent per write visited the top of the tree once per write. `leaves[i]` / `olds[i]` get the
-   * new and replaced leaf of each applied write. Returns the indexes of the writes left to the
-   * caller (inserts and deletes), to be applied with set() / remove() in key order afterwards.
-   *
-   * The result is exactly the tree that applying every write in key order with set() / remove()
-   * gives (same shape, node versions and hashes): updates and structural changes touch disjoint
-   * leaves, shape depends only on the structural changes, and every node an update or a rotation
-   * copies is on the path of one of them in either order (checked against the per-key path on
-   * random workloads in avl-tree.test.ts).
-   */
-  updateExisting(
-    writes: readonly SortedWrite[],
-    leaves: (LeafNode | undefined)[],
-    olds: (LeafNode | undefined)[],
-  ): number[] {
-    const deferred: number[] = [];
-    if (this.root === undefined) {
-      for (let i = 0; i < writes.length; i++) deferred.push(i);
-      return deferred;
-    }
-    if (writes.length > 0) this.root = this.updateIn(this.root, writes, 0, writes.length, leaves, olds, deferred);
-    return deferred;
-  }
-
-  /** Applied updates so far: lets updateIn tell whether a subtree changed (nodes change in place). */
-  private updates = 0;
-
-  private updateIn(
-    node: TreeNode,
-    writes: readonly SortedWrite[],
-    lo: number,
-    hi: number,
-    leaves: (LeafNode | undefined)[],
-    olds: (LeafNode | undefined)[],
-    deferred: number[],
-  ): TreeNode {
-    if (node.kind === 0) {
-      let result: TreeNode = node;
-      for (let i = lo; i < hi; i++) {
-        const w = writes[i];
-        if (w.value !== null && equalBytes(w.key, node.key)) {
-          const leaf: LeafNode = {
-            kind: 0,
-            key: w.key,
-            version: this.version,
-            writeNo: 0,
-            hash: leafHashOfValue(w.key, w.value, this.version),
-          };
-          leaves[i] = leaf;
-          olds[i] = node;
-          result = leaf;
-          this.updates++;
-        } else {
-          deferred.push(i);
-        }
-      }
-      return result;
-    }
-    const current = resolve(this.loader, node) as InnerNode;
-    // First write not going left (key >= the node's key).
-    let a = lo;
-    let b = hi;
-    while (a < b) {
-      const mid = (a + b) >>> 1;
-      if (compareBytes(writes[mid].key, current.key) < 0) a = mid + 1;
-      else b = mid;
-    }
-    const before = this.updates;
-    let left = current.left;
-    let right = current.right;
-    if (lo < a) left = this.updateIn(left, writes, lo, a, leaves, olds, deferred);
-    if (a < hi) right = this.updateIn(right, writes, a, hi, leaves, olds, deferred);
-    if (this.updates === before) return node;
-    const n = this.writable(current);
-    n.left = left;
-    n.right = right;
-    return n;
   }
 
   /** Removes `key`; returns the removed leaf, or undefined when the key is not in the tree. */

@@ -311,25 +311,10 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
 
   private stageStore(ws: WorkingStore, version: number): StagedStore {
     const tree = new TreeWriter(ws.root, version, this.nodes.loader(ws.sid));
-    const writes = ws.layer.sortedWrites();
-    const leaves: (LeafNode | undefined)[] = new Array(writes.length);
-    const olds: (LeafNode | undefined)[] = new Array(writes.length);
-    // Updates of existing keys in one pass over the tree; inserts and deletes then one by one.
-    for (const i of tree.updateExisting(writes, leaves, olds)) {
-      const w = writes[i];
+    const changes: FlatChange[] = [];
+    for (const w of ws.layer.sortedWrites()) {
       if (w.value !== null) {
         const { leaf, old } = tree.set(w.key, w.value);
-        leaves[i] = leaf;
-        olds[i] = old;
-      } else {
-        olds[i] = tree.remove(w.key);
-      }
-    }
-    const changes: FlatChange[] = [];
-    for (let i = 0; i < writes.length; i++) {
-      const w = writes[i];
-      const old = olds[i];
-      if (w.value !== null) {
         let writeNo = 1;
         let prevVersion = 0;
         let clearsDeleted = false;
@@ -345,15 +330,16 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
             prevVersion = row.version;
           }
         }
-        (leaves[i] as LeafNode).writeNo = writeNo;
+        (leaf as LeafNode).writeNo = writeNo;
         changes.push({ key: w.key, value: w.value, writeNo, prevVersion, clearsDeleted });
       } else {
-        if (old === undefined) continue;
+        const removed = tree.remove(w.key);
+        if (removed === undefined) continue;
         changes.push({
           key: w.key,
           value: null,
-          writeNo: old.writeNo + 1,
-          prevVersion: old.version,
+          writeNo: removed.writeNo + 1,
+          prevVersion: removed.version,
           clearsDeleted: false,
         });
       }
