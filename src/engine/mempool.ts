@@ -205,10 +205,12 @@ export class Mempool {
     // The tx takes its place in the lock's queue once it is prepared AND every earlier tx has taken its
     // place: arrival order is kept, and the lock is not held while a worker checks a signature (a block
     // can run meanwhile).
-    const turn = this.lastTurn.then(() => prepared).then(
-      () => undefined,
-      () => undefined,
-    );
+    const turn = this.lastTurn
+      .then(() => prepared)
+      .then(
+        () => undefined,
+        () => undefined,
+      );
     this.lastTurn = turn;
     try {
       await turn;
