@@ -27,7 +27,7 @@ import { fromHex, toBase64, verifySecp256k1 } from "../../client/crypto/index.ts
 import { SignMode } from "../../gen/chain/tx/signing/v1beta1/signing_pb.js";
 import { type Account, type AccountPubKey, addressOfPubKey } from "./account.ts";
 import { type AccountKeeper, FEE_COLLECTOR_NAME } from "./keeper.ts";
-import { cachedOutcome, rememberOutcome, signatureKey } from "./sig-cache.ts";
+import { cachedOutcome, forgetOutcome, rememberOutcome, signatureKey } from "./sig-cache.ts";
 import { encodeSignDoc } from "./sign-doc.ts";
 import { type VerifyJob, verifyBatch, verifyOffThread } from "./verify-pool.ts";
 
@@ -288,7 +288,9 @@ function checkSignature(
   let valid = cachedOutcome(key);
   if (valid === undefined) {
     valid = verifySecp256k1(pubKey.key, signBytes, signature);
-    rememberOutcome(key, valid);
+    if (ctx.mode !== "finalize") rememberOutcome(key, valid);
+  } else if (ctx.mode === "finalize") {
+    forgetOutcome(key);
   }
   return valid ? undefined : "unable to verify single signer signature";
 }
