@@ -55,11 +55,27 @@ export class AccountError extends Error {
   }
 }
 
-/** The address a public key controls (secp256k1: RIPEMD-160(SHA-256(key)); ed25519: first 20 bytes of SHA-256). */
+/**
+ * The address a public key controls (secp256k1: RIPEMD-160(SHA-256(key)); ed25519: first 20 bytes of SHA-256).
+ * The result is shared (remembered per key): read it, do not change it.
+ */
 export function addressOfPubKey(pubKey: AccountPubKey): Uint8Array {
-  if (pubKey.algorithm === "secp256k1") return accAddressFromPubKey(pubKey.key);
-  return consAddressFromEd25519PubKey(pubKey.key);
+  const cacheKey = `${pubKey.algorithm}:${Buffer.from(pubKey.key.buffer, pubKey.key.byteOffset, pubKey.key.byteLength).toString("latin1")}`;
+  let address = addressByKey.get(cacheKey);
+  if (address === undefined) {
+    address =
+      pubKey.algorithm === "secp256k1" ? accAddressFromPubKey(pubKey.key) : consAddressFromEd25519PubKey(pubKey.key);
+    if (addressByKey.size >= ADDRESS_CACHE_LIMIT) addressByKey.delete(addressByKey.keys().next().value as string);
+    addressByKey.set(cacheKey, address);
+  }
+  return address;
 }
+
+// The ante handler derives the signer's address from the tx's key for every tx, in CheckTx and again in the
+// block (two hashes through node:crypto, ~10 µs); a node sees the same signers over and over. Bounded, oldest
+// first.
+const ADDRESS_CACHE_LIMIT = 8192;
+const addressByKey = new Map<string, Uint8Array>();
 
 /** The pubkey as an Any (`/chain.crypto.secp256k1.PubKey` or `/chain.crypto.ed25519.PubKey`). */
 export function pubKeyToAny(pubKey: AccountPubKey): Any {
