@@ -43,7 +43,14 @@ class OverlayStore implements KVStore {
     this.pending.set(bytesToBinaryString(key), { key: key.slice(), value: null });
   }
 
-  async *iterate(options: IterateOptions = {}): AsyncIterable<[Uint8Array, Uint8Array]> {
+  iterate(options: IterateOptions = {}): AsyncIterable<[Uint8Array, Uint8Array]> {
+    // Nothing written here (every query that only reads): the parent's iteration as is, without
+    // a merging layer that would cost a promise per entry.
+    if (this.pending.size === 0) return this.parent.iterate(options);
+    return this.merged(options);
+  }
+
+  private async *merged(options: IterateOptions): AsyncIterable<[Uint8Array, Uint8Array]> {
     const reverse = options.reverse ?? false;
     const inRange = (key: Uint8Array): boolean =>
       (options.prefix === undefined || hasPrefix(key, options.prefix)) &&
