@@ -41,7 +41,7 @@ import {
 } from "../gen/tendermint/abci/types_pb.js";
 import { ConsensusParamsSchema } from "../gen/tendermint/types/params_pb.js";
 import { FutureVersionError, InvalidVersionError } from "../store/errors.ts";
-import type { BranchMultiStore, CommitMultiStore, StoreUpgrades } from "../store/types.ts";
+import type { BranchMultiStore, CommitMultiStore, StoreUpgrades, VersionView } from "../store/types.ts";
 import { toAbciEvents, toAbciValidatorUpdates, toExecTxResult } from "./abci-convert.ts";
 import { handleAbciQuery } from "./abci-query.ts";
 import type { AnteHandler } from "./ante.ts";
@@ -150,6 +150,16 @@ export class App {
   private genesis: { branch: BranchMultiStore; initialHeight: bigint; time: Timestamp } | undefined;
   private staged: BlockInProgress | undefined;
   private lastHeader: Context["header"] | undefined;
+  /** The view and header of query contexts at the latest version (see createQueryContext). */
+  private latestQueryBase:
+    | {
+        store: CommitMultiStore;
+        version: bigint;
+        lastHeader: Context["header"] | undefined;
+        view: VersionView;
+        header: Context["header"];
+      }
+    | undefined;
   private checkQueue: Promise<void> = Promise.resolve();
   private readonly commitListeners: ((height: bigint) => void)[] = [];
 
@@ -499,15 +509,30 @@ export class App {
     if (latest === 0n) throw ErrInvalidHeight.wrap(`${this.name} is not ready; please wait for first block`);
     if (requested > latest) throw new FutureVersionError(requested, latest);
     const version = requested === 0n ? latest : requested;
-    const view = await this.store.view(version);
-    return this.newContext(branchOverView(view), "query", {
-      height: version,
-      time: version === latest ? (this.lastHeader?.time ?? zeroTimestamp()) : zeroTimestamp(),
-      chainId: this.chainId,
-      proposerAddress: new Uint8Array(),
-      lastAppHash: new Uint8Array(),
-      hash: new Uint8Array(),
-    });
+    const store = this.store;
+    let base = this.latestQueryBase;
+    // Most queries read the latest version: its view and header are built once per commit and
+    // shared (both are read-only); each query still gets its own branch, gas meter and events.
+    if (
+      version !== latest ||
+      base === undefined ||
+      base.store !== store ||
+      base.version !== latest ||
+      base.lastHeader !== this.lastHeader
+    ) {
+      const view = await store.view(version);
+      const header: Context["header"] = {
+        height: version,
+        time: version === latest ? (this.lastHeader?.time ?? zeroTimestamp()) : zeroTimestamp(),
+        chainId: this.chainId,
+        proposerAddress: new Uint8Array(),
+        lastAppHash: new Uint8Array(),
+        hash: new Uint8Array(),
+      };
+      base = { store, version, lastHeader: this.lastHeader, view, header };
+      if (version === latest) this.latestQueryBase = base;
+    }
+    return this.newContext(branchOverView(base.view), "query", base.header);
   }
 
   /**
