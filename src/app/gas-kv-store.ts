@@ -29,22 +29,68 @@ export function gasKVStore(parent: KVStore, meter: GasMeter, config: KVGasConfig
       parent.delete(key);
     },
     iterate(options?: IterateOptions): AsyncIterable<[Uint8Array, Uint8Array]> {
-      return meteredIteration(parent.iterate(options), meter, config);
+      return new MeteredIteration(parent.iterate(options), meter, config);
     },
   };
 }
 
-async function* meteredIteration(
-  source: AsyncIterable<[Uint8Array, Uint8Array]>,
-  meter: GasMeter,
-  config: KVGasConfig,
-): AsyncIterable<[Uint8Array, Uint8Array]> {
-  for await (const entry of source) {
-    meter.consume(config.readCostPerByte * BigInt(entry[0].length), GasDescriptor.valuePerByte);
-    meter.consume(config.readCostPerByte * BigInt(entry[1].length), GasDescriptor.valuePerByte);
-    meter.consume(config.iterNextCostFlat, GasDescriptor.iterNextFlat);
-    yield entry;
+type Entry = [Uint8Array, Uint8Array];
+
+/**
+ * The metered iteration, written as a plain async iterator: an async generator layer costs several
+ * promise ticks per entry, and every paginated query steps through this one.
+ */
+class MeteredIteration implements AsyncIterableIterator<Entry> {
+  private readonly entries: AsyncIterable<Entry>;
+  private readonly meter: GasMeter;
+  private readonly config: KVGasConfig;
+  private source: AsyncIterator<Entry> | undefined;
+  private finished = false;
+
+  constructor(entries: AsyncIterable<Entry>, meter: GasMeter, config: KVGasConfig) {
+    this.entries = entries;
+    this.meter = meter;
+    this.config = config;
   }
-  // Upstream charges the flat step cost for the move that lands past the last entry, too.
-  meter.consume(config.iterNextCostFlat, GasDescriptor.iterNextFlat);
+
+  [Symbol.asyncIterator](): AsyncIterableIterator<Entry> {
+    return this;
+  }
+
+  async next(): Promise<IteratorResult<Entry>> {
+    if (this.finished) return { done: true, value: undefined };
+    this.source ??= this.entries[Symbol.asyncIterator]();
+    let step: IteratorResult<Entry>;
+    try {
+      step = await this.source.next();
+    } catch (err) {
+      this.finished = true;
+      throw err;
+    }
+    const { meter, config } = this;
+    if (step.done) {
+      this.finished = true;
+      // Upstream charges the flat step cost for the move that lands past the last entry, too.
+      meter.consume(config.iterNextCostFlat, GasDescriptor.iterNextFlat);
+      return step;
+    }
+    try {
+      meter.consume(config.readCostPerByte * BigInt(step.value[0].length), GasDescriptor.valuePerByte);
+      meter.consume(config.readCostPerByte * BigInt(step.value[1].length), GasDescriptor.valuePerByte);
+      meter.consume(config.iterNextCostFlat, GasDescriptor.iterNextFlat);
+    } catch (err) {
+      // Out of gas mid-iteration: the consumer sees a throw and will not close us, so close the source.
+      await this.return();
+      throw err;
+    }
+    return step;
+  }
+
+  async return(): Promise<IteratorResult<Entry>> {
+    if (!this.finished) {
+      this.finished = true;
+      await this.source?.return?.();
+    }
+    return { done: true, value: undefined };
+  }
 }

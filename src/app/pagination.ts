@@ -85,7 +85,8 @@ export async function paginate<T>(
         nextKey = fullKey.slice(prefix.length);
         break;
       }
-      items.push(await decode(fullKey.slice(prefix.length), value));
+      const item = decode(fullKey.slice(prefix.length), value);
+      items.push(item instanceof Promise ? await item : item);
       count++;
     }
     return { items, pagination: { nextKey, total: 0n } };
@@ -95,7 +96,9 @@ export async function paginate<T>(
   let index = 0n;
   for await (const [fullKey, value] of store.iterate({ prefix, reverse })) {
     if (index >= offset && index < end) {
-      items.push(await decode(fullKey.slice(prefix.length), value));
+      const item = decode(fullKey.slice(prefix.length), value);
+      // Most decoders are synchronous: awaiting a plain value would still cost a promise tick.
+      items.push(item instanceof Promise ? await item : item);
     } else if (index === end) {
       nextKey = fullKey.slice(prefix.length);
       if (!countTotal) break;
