@@ -12,6 +12,7 @@
 // never a tree walk. Each probed row also tells its predecessor's version, which often ends the
 // search one step early.
 import { type Arena, ByteReader, compareBytes, uvarintLength } from "./bytes.ts";
+import { MappedEntries } from "./entry-iterators.ts";
 import { StoreError } from "./errors.ts";
 import { historyKey, storeKey, storePrefix, TABLE } from "./keys.ts";
 import type { KeyRange, KVBackend } from "./kv-backend.ts";
@@ -279,14 +280,19 @@ export class VersionSource implements KVSource {
     return readAt(this.backend, this.sid, key, this.version, this.isExactLatest());
   }
 
-  async *scan(range: ScanRange): AsyncIterable<[Uint8Array, Uint8Array]> {
-    this.check();
-    if (this.isExactLatest()) {
-      for await (const [k, row] of this.backend.iterate(scanBounds(TABLE.latest, this.sid, range))) {
-        yield [tail(k, 5), latestValue(row)];
-      }
-      return;
-    }
+  scan(range: ScanRange): AsyncIterable<[Uint8Array, Uint8Array]> {
+    // At the latest version (what most queries read) rows map one to one to entries: a mapping
+    // iterator, not a generator layer. The check and the choice happen at the first next().
+    let exact = false;
+    const start = (): AsyncIterable<[Uint8Array, Uint8Array]> => {
+      this.check();
+      exact = this.isExactLatest();
+      return exact ? this.backend.iterate(scanBounds(TABLE.latest, this.sid, range)) : this.scanHistory(range);
+    };
+    return new MappedEntries(start, (entry) => (exact ? [tail(entry[0], 5), latestValue(entry[1])] : entry));
+  }
+
+  private async *scanHistory(range: ScanRange): AsyncIterable<[Uint8Array, Uint8Array]> {
     // Keys that existed at this version are live now (latest rows) or deleted since (deleted rows).
     const live = this.backend.iterate(scanBounds(TABLE.latest, this.sid, range));
     const gone = this.backend.iterate(scanBounds(TABLE.deleted, this.sid, range));
