@@ -89,7 +89,9 @@ export class MappedEntries implements AsyncIterableIterator<Entry> {
       }
       return { done: false, value: this.map(step.value) };
     } catch (err) {
+      // As a generator's for-await would: the source is closed before the error goes on.
       this.finished = true;
+      await this.source?.return?.();
       throw err;
     }
   }
