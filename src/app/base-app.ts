@@ -65,6 +65,10 @@ import { type TxResult, TxRunner } from "./tx-runner.ts";
 import { buildTypeRegistry } from "./type-registry.ts";
 import { branchOverView } from "./view-branch.ts";
 
+// Contexts outside a tx have no tx bytes; one shared empty array (a zero-length array cannot change)
+// saves a typed-array allocation per query.
+const NO_TX_BYTES = new Uint8Array(0);
+
 /** Reads the protocol version (ABCI Info.app_version) from state; the upgrade module provides it. */
 export type AppVersionProvider = (ctx: Context) => Promise<bigint>;
 
@@ -590,7 +594,7 @@ export class App {
       gasMeter: newInfiniteGasMeter(),
       events: new EventManager(),
       logger: this.logger,
-      txBytes: new Uint8Array(),
+      txBytes: NO_TX_BYTES,
       minGasPrices: this.options.minGasPrices ?? [],
       kvGasConfig: KV_GAS_CONFIG,
     });

@@ -26,6 +26,7 @@ class OverlayStore implements KVStore {
   }
 
   async get(key: Uint8Array): Promise<Uint8Array | undefined> {
+    if (this.pending.size === 0) return this.parent.get(key);
     const entry = this.pending.get(bytesToBinaryString(key));
     if (entry !== undefined) return entry.value ?? undefined;
     return this.parent.get(key);
