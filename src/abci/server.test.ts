@@ -12,6 +12,7 @@ import {
   CheckTxType,
   RequestSchema,
   ResponseApplySnapshotChunk_Result,
+  ResponseCheckTxSchema,
   ResponseOfferSnapshot_Result,
   ResponseProcessProposal_ProposalStatus,
   ResponseVerifyVoteExtension_VerifyStatus,
@@ -216,6 +217,65 @@ test("responses keep request order on a connection, and App calls never overlap 
       );
     });
     assert.equal(maxActive, 1, "one App call at a time across all connections");
+  });
+});
+
+test("CheckTx: the precheck answers garbage without the App's lock, and a tx being prepared does not hold it", async () => {
+  const kv = new KvApp();
+  const finish = new Map<string, () => void>();
+  const prepared: string[] = [];
+  const checked: string[] = [];
+  let infoGate: Promise<void> = Promise.resolve();
+  const app: AbciApp = {
+    ...bind(kv),
+    info: async (r) => {
+      await infoGate;
+      return kv.info(r);
+    },
+    precheckTx: (tx) =>
+      text(tx).includes("=")
+        ? undefined
+        : create(ResponseCheckTxSchema, { code: 2, codespace: "sdk", log: "tx parse error" }),
+    prepareCheckTx: (tx) => {
+      prepared.push(text(tx));
+      return new Promise<void>((resolve) => finish.set(text(tx), resolve));
+    },
+    checkTx: async (request) => {
+      checked.push(text(request.tx));
+      return kv.checkTx(request);
+    },
+  };
+  await withServer(app, async ({ client }) => {
+    const [mempool, consensus, other] = [await client(), await client(), await client()];
+    // Two txs arrive; their preparations start at once and have not finished.
+    const answers = [mempool.call("checkTx", { tx: utf8("a=1") }), mempool.call("checkTx", { tx: utf8("b=2") })];
+    await waitUntil(() => prepared.length === 2);
+    // Meanwhile the App's lock is free: another connection's call goes through.
+    await consensus.call("info", {});
+    // With the lock held (a slow App call), garbage is still answered, by the precheck alone.
+    let openGate = (): void => {};
+    infoGate = new Promise<void>((resolve) => {
+      openGate = resolve;
+    });
+    let infoDone = false;
+    const slowInfo = consensus.call("info", {}).then(() => {
+      infoDone = true;
+    });
+    const garbage = await other.call("checkTx", { tx: utf8("garbage") });
+    assert.equal(garbage.code, 2);
+    assert.equal(garbage.log, "tx parse error");
+    assert.equal(infoDone, false, "answered while the App's lock was held");
+    openGate();
+    await slowInfo;
+    // Preparations finishing in reverse order: CheckTx still runs, and answers, in the order of the requests.
+    finish.get("b=2")?.();
+    finish.get("a=1")?.();
+    assert.deepEqual(
+      (await Promise.all(answers)).map((r) => r.code),
+      [0, 0],
+    );
+    assert.deepEqual(checked, ["a=1", "b=2"], "CheckTx in request order; garbage never reached it");
+    assert.deepEqual(prepared, ["a=1", "b=2"], "garbage is never prepared");
   });
 });
 

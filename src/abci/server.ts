@@ -6,10 +6,17 @@
 // consensus method. Either one also ends this server, and `done` tells the process which exit code to use.
 import { lstat, unlink } from "node:fs/promises";
 import { connect, createServer, type Server, type Socket } from "node:net";
-import { fromBinary, toBinary } from "@bufbuild/protobuf";
+import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
 import { type ListenAddress, parseListenAddress } from "../config/listen-address.ts";
 import { type AbciApp, isHaltRequest } from "../engine/abci-app.ts";
-import { type Request, RequestSchema, type Response, ResponseSchema } from "../gen/tendermint/abci/types_pb.js";
+import {
+  CheckTxType,
+  type Request,
+  RequestSchema,
+  type Response,
+  type ResponseCheckTx,
+  ResponseSchema,
+} from "../gen/tendermint/abci/types_pb.js";
 import { type AbciMethod, answerRequest, connectionKindOf, exceptionResponse } from "./dispatch.ts";
 import { AbciServerError } from "./errors.ts";
 import { DEFAULT_MAX_FRAME_BYTES, encodeFrame, FrameDecoder } from "./framing.ts";
@@ -41,6 +48,16 @@ export type AbciServerExit =
   | { reason: "app-halt"; exitCode: number; method: AbciMethod; height: bigint | undefined; error: Error }
   /** The App threw an unexpected error from Info or a consensus method. */
   | { reason: "app-failure"; exitCode: 1; method: AbciMethod; error: Error };
+
+/** What started for a request when it arrived (see AbciServer.startEarly). */
+interface EarlyWork {
+  /** The decoded request (undefined when it does not decode: its turn reports that). */
+  request?: Request;
+  /** The precheck's answer to a CheckTx it refused: sent in the request's turn without calling CheckTx. */
+  refused?: ResponseCheckTx;
+  /** The App's preparation of a CheckTx, awaited in the request's turn before the App's lock is taken. */
+  prepared?: Promise<void>;
+}
 
 interface Connection {
   id: number;
@@ -190,7 +207,10 @@ export class AbciServer {
   private receive(connection: Connection, chunk: Uint8Array): void {
     if (connection.closing || connection.unreadable) return;
     const { frames, error } = connection.decoder.push(chunk);
-    for (const frame of frames) this.enqueue(connection, () => this.handleFrame(connection, frame));
+    for (const frame of frames) {
+      const early = this.startEarly(frame);
+      this.enqueue(connection, () => this.handleFrame(connection, frame, early));
+    }
     if (error !== undefined) {
       this.logger.error({ connection: connection.id, err: error }, "malformed ABCI frame; closing the connection");
       connection.unreadable = true;
@@ -209,11 +229,43 @@ export class AbciServer {
     });
   }
 
-  private async handleFrame(connection: Connection, frame: Uint8Array): Promise<void> {
-    if (connection.closing) return;
+  /**
+   * What can start for a request as soon as it arrives, before its turn on the connection: for CheckTx(NEW) the
+   * App's state-free precheck (garbage is answered without the App's lock, so a flood of it never delays a
+   * block) and else its preparation (signature checks on a worker thread), which the request awaits in its
+   * turn without holding the App's lock. CometBFT pipelines CheckTx on the mempool connection, so several
+   * txs are verified while earlier ones run; answers keep the order of requests.
+   */
+  private startEarly(frame: Uint8Array): EarlyWork {
     let request: Request;
     try {
       request = fromBinary(RequestSchema, frame);
+    } catch {
+      return {}; // answered (and logged) in its turn
+    }
+    const r = request.value;
+    if (r.case !== "checkTx" || r.value.type !== CheckTxType.NEW || this.stopping !== undefined) return { request };
+    try {
+      const refused = this.app.precheckTx?.(r.value.tx);
+      if (refused !== undefined) return { request, refused };
+      return { request, prepared: this.app.prepareCheckTx?.(r.value.tx)?.catch(() => undefined) };
+    } catch {
+      return { request }; // CheckTx in its turn says what is wrong
+    }
+  }
+
+  private async handleFrame(connection: Connection, frame: Uint8Array, early: EarlyWork): Promise<void> {
+    if (connection.closing) return;
+    if (early.refused !== undefined) {
+      connection.kind ??= "mempool";
+      this.write(connection, create(ResponseSchema, { value: { case: "checkTx", value: early.refused } }));
+      return;
+    }
+    await early.prepared;
+    if (connection.closing) return;
+    let request: Request;
+    try {
+      request = early.request ?? fromBinary(RequestSchema, frame);
     } catch (error) {
       this.logger.error(
         { connection: connection.id, err: error, bytes: frame.length },

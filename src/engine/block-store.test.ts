@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { after, describe, it } from "node:test";
 import { create, toBinary } from "@bufbuild/protobuf";
+import { ClassicLevel } from "classic-level";
 import {
   EventSchema,
   ExecTxResultSchema,
@@ -215,6 +216,59 @@ describe("block store", () => {
       descending: false,
     });
     assert.equal(failed.txs[0]?.result?.code, 5, "failed txs are indexed too");
+    await store.close();
+  });
+});
+
+describe("block store event index layouts", () => {
+  it("writes one entry per distinct attribute value and block, and still reads entries of the earlier layout", async () => {
+    const chain = await makeTestChain();
+    chains.push(chain);
+    let store = await chain.openStore();
+    await fill(store, chain, [["a=1", "b=2", "a=1x"], ["c=3"]]);
+    await store.close();
+    const db = new ClassicLevel<Uint8Array, Uint8Array>(chain.blocksDb, { keyEncoding: "view", valueEncoding: "view" });
+    await db.open();
+    const entries: [string, string][] = [];
+    for await (const [k, v] of db.iterator({ gte: Uint8Array.of(0x65), lt: Uint8Array.of(0x66) })) {
+      entries.push([Buffer.from(k).toString("latin1"), hex(v)]);
+    }
+    // Height 1: message.sender=s1 for all three txs, transfer.recipient=chain1a for txs 0 and 2 (one entry each).
+    const height1 = `${"\0".repeat(7)}\x01`;
+    const of = (ck: string, value: string) =>
+      entries.filter(([k]) => k.includes(ck) && k.includes(`${value}${height1}`));
+    assert.deepEqual(
+      of("message.sender", "s1").map(([, v]) => v),
+      ["000000000000000100000002"],
+    );
+    assert.deepEqual(
+      of("transfer.recipient", "chain1a").map(([, v]) => v),
+      ["0000000000000002"],
+    );
+    // An entry as stores wrote them before (… ‖ value ‖ height ‖ index → empty) for a tx of height 2.
+    const ck = Buffer.from("transfer.recipient");
+    const value = Buffer.from("chain1old");
+    const u32 = (n: number) => Buffer.from([n >>> 24, (n >>> 16) & 255, (n >>> 8) & 255, n & 255]);
+    const oldKey = Buffer.concat([
+      Buffer.of(0x65),
+      u32(ck.length),
+      ck,
+      u32(value.length),
+      value,
+      Buffer.alloc(7),
+      Buffer.of(2),
+      u32(0),
+    ]);
+    await db.put(oldKey, new Uint8Array(0));
+    await db.close();
+    store = await chain.openStore();
+    const found = async (q: string) =>
+      (await store.searchTxs(parseTxQuery(q), { page: 1, perPage: 30, descending: false })).txs.map(
+        (t) => `${t.height}/${t.index}`,
+      );
+    assert.deepEqual(await found("transfer.recipient='chain1old'"), ["2/0"]);
+    assert.deepEqual(await found("transfer.recipient CONTAINS 'chain1'"), ["1/0", "1/1", "1/2", "2/0"]);
+    assert.deepEqual(await found("message.sender='s1'"), ["1/0", "1/1", "1/2"]);
     await store.close();
   });
 });

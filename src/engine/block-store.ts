@@ -13,7 +13,9 @@
 //   v ‖ h                      → validator set of h (store JSON)
 //   p ‖ h ‖ index(4)           → TxResult {height, index, tx, result}
 //   t ‖ tx hash                → h ‖ index of the latest inclusion
-//   e ‖ len ‖ type.key ‖ len ‖ value ‖ h ‖ index → (empty)   event index, attributes with index=true only
+//   e ‖ len ‖ type.key ‖ len ‖ value ‖ h   → u32 index…    event index, attributes with index=true only: the
+//                                                         block's txs carrying it (stores written before this
+//                                                         layout: e ‖ … ‖ value ‖ h ‖ index → empty; both read)
 
 import { basename, dirname } from "node:path";
 import { fromBinary, toBinary } from "@bufbuild/protobuf";
@@ -21,12 +23,13 @@ import { ClassicLevel } from "classic-level";
 import { redactPaths } from "../app/redact-paths.ts";
 import { UserError } from "../errors/user-error.ts";
 import {
-  ExecTxResultSchema,
+  type Event,
   type ResponseFinalizeBlock,
   ResponseFinalizeBlockSchema,
   type TxResult,
   TxResultSchema,
 } from "../gen/tendermint/abci/types_pb.js";
+import { encodeExecTxResult } from "./exec-tx-result-encoding.ts";
 import { decodeBlock, decodeBlockId, decodeCommit, decodeHeader } from "./hashing/decode.ts";
 import { encodeBlockId, encodeCommit, encodeHeader } from "./hashing/encode.ts";
 import { headerHash, txHash } from "./hashing/hashes.ts";
@@ -179,17 +182,68 @@ function position(height: bigint, index: number): Uint8Array {
   return concat(u64(height), u32(index));
 }
 
-/** `e ‖ u32(len ck) ‖ ck ‖ u32(len value) ‖ value ‖ pos`, built in one buffer (a block writes ~15 per tx). */
-function eventKey(compositeKey: string, value: string, pos: Uint8Array): Uint8Array {
+/** `e ‖ u32(len ck) ‖ ck ‖ u32(len value) ‖ value ‖ suffix`, built in one buffer. */
+function eventKey(compositeKey: string, value: string, suffix: Uint8Array): Uint8Array {
   const ckLength = Buffer.byteLength(compositeKey);
   const valueLength = Buffer.byteLength(value);
-  const out = Buffer.allocUnsafe(9 + ckLength + valueLength + pos.length);
+  const out = Buffer.allocUnsafe(9 + ckLength + valueLength + suffix.length);
   out[0] = P.event;
   out.writeUInt32BE(ckLength, 1);
   out.write(compositeKey, 5, "utf8");
   out.writeUInt32BE(valueLength, 5 + ckLength);
   out.write(value, 9 + ckLength, "utf8");
-  out.set(pos, 9 + ckLength + valueLength);
+  out.set(suffix, 9 + ckLength + valueLength);
+  return out;
+}
+
+/**
+ * A block's event index, one entry per distinct (type.key, value) with the indexes of the block's txs that
+ * carry it (`e ‖ … ‖ value ‖ h → u32 index…`): most attributes of a block's txs repeat (the message action,
+ * the fee, the senders), so a block of 1,000 bank sends writes a few thousand entries instead of ~15,000.
+ * Stores written before this layout hold one empty entry per tx (`… ‖ h ‖ index → ∅`); both are read.
+ */
+class EventPostings {
+  private readonly byKey = new Map<string, Map<string, number[]>>();
+
+  /** Records the indexed attributes of tx `index`'s events. */
+  add(events: readonly Event[], index: number): void {
+    for (const event of events) {
+      if (event.type === "") continue;
+      for (const attr of event.attributes) {
+        if (!attr.index || attr.key === "") continue;
+        const compositeKey = `${event.type}.${attr.key}`;
+        let values = this.byKey.get(compositeKey);
+        if (values === undefined) {
+          values = new Map();
+          this.byKey.set(compositeKey, values);
+        }
+        const txs = values.get(attr.value);
+        if (txs === undefined) values.set(attr.value, [index]);
+        else if (txs[txs.length - 1] !== index) txs.push(index);
+      }
+    }
+  }
+
+  /** Hands each entry of height `h` to `put`. */
+  write(h: bigint, put: (key: Uint8Array, value: Uint8Array) => void): void {
+    const hk = u64(h);
+    for (const [compositeKey, values] of this.byKey) {
+      for (const [value, txs] of values) {
+        const list = Buffer.allocUnsafe(4 * txs.length);
+        for (let i = 0; i < txs.length; i++) list.writeUInt32BE(txs[i], 4 * i);
+        put(eventKey(compositeKey, value, hk), list);
+      }
+    }
+  }
+}
+
+/** Positions (height ‖ index, hex) an event index entry stands for, in either layout (see EventPostings). */
+function postedPositions(entryKey: Uint8Array, entryValue: Uint8Array, suffixStart: number): string[] {
+  const suffix = entryKey.subarray(suffixStart);
+  if (entryValue.length === 0) return [hexOf(suffix)]; // the earlier layout: the key ends with the position
+  const out: string[] = [];
+  const view = new DataView(entryValue.buffer, entryValue.byteOffset, entryValue.byteLength);
+  for (let at = 0; at + 4 <= entryValue.length; at += 4) out.push(hexOf(concat(suffix, u32(view.getUint32(at)))));
   return out;
 }
 
@@ -202,7 +256,7 @@ function encodeResults(rec: HeightRecord): { results: Uint8Array; txRecords: Uin
   const w = new ProtoWriter();
   w.raw(toBinary(ResponseFinalizeBlockSchema, { ...rec.results, txResults: [] }));
   const txRecords = rec.results.txResults.map((result, index) => {
-    const resultBytes = toBinary(ExecTxResultSchema, result);
+    const resultBytes = encodeExecTxResult(result);
     w.bytes(2, resultBytes);
     const record = new ProtoWriter();
     record.varintIfSet(1, rec.block.header.height);
@@ -392,19 +446,14 @@ export class BlockStore {
     const encoded = encodeResults(rec);
     batch.put(key(P.results, hk), encoded.results);
     batch.put(key(P.validators, hk), textEncoder.encode(toStoreJson(rec.validators)));
+    const postings = new EventPostings();
     rec.block.txs.forEach((tx, index) => {
       const pos = position(h, index);
-      const result = rec.results.txResults[index];
       batch.put(key(P.txPos, pos), encoded.txRecords[index]);
       batch.put(key(P.txHash, txHash(tx)), pos);
-      for (const event of result.events) {
-        if (event.type === "") continue;
-        for (const attr of event.attributes) {
-          if (!attr.index || attr.key === "") continue;
-          batch.put(eventKey(`${event.type}.${attr.key}`, attr.value, pos), new Uint8Array(0));
-        }
-      }
+      postings.add(rec.results.txResults[index].events, index);
     });
+    postings.write(h, (k, v) => batch.put(k, v));
     batch.put(STATE_KEY, textEncoder.encode(toStoreJson(rec.state)));
     try {
       await batch.write({ sync: true });
@@ -547,11 +596,12 @@ export class BlockStore {
       const v = textEncoder.encode(cond.operand.value);
       prefix = concat(prefix, u32(v.length), v);
     }
-    for await (const k of this.db.keys({ gte: prefix, lt: prefixEnd(prefix) })) {
+    for await (const [k, v] of this.db.iterator({ gte: prefix, lt: prefixEnd(prefix) })) {
       const vStart = 1 + 4 + ck.length;
       const vLen = new DataView(k.buffer, k.byteOffset + vStart, 4).getUint32(0);
       const value = textDecoder.decode(k.subarray(vStart + 4, vStart + 4 + vLen));
-      if (conditionMatchesValue(cond, value)) out.add(hexOf(k.subarray(vStart + 4 + vLen)));
+      if (!conditionMatchesValue(cond, value)) continue;
+      for (const pos of postedPositions(k, v, vStart + 4 + vLen)) out.add(pos);
     }
     return out;
   }

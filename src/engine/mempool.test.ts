@@ -1,6 +1,6 @@
 // The mempool's defences in front of the app lock: the app's state-free precheck answers a tx without the lock
 // (and without the app's CheckTx), no more than `maxWaitingChecks` CheckTx calls may wait for the lock, and the
-// app's preparation of a tx (signature checks) starts before the lock while CheckTx keeps arrival order.
+// app's preparation of a tx (signature checks) runs without the lock while CheckTx keeps arrival order.
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { create } from "@bufbuild/protobuf";
@@ -128,5 +128,13 @@ describe("mempool admission", () => {
     // Garbage is refused by the precheck and never prepared.
     await pool.checkTx(enc("garbage"));
     assert.deepEqual(app.prepared, ["a=1", "b=2", "c=3"]);
+
+    // A tx being prepared does not hold the lock: a block takes it meanwhile, and the tx is checked after.
+    const pending = pool.checkTx(enc("d=4"));
+    assert.equal(await lock.run(async () => "a block ran"), "a block ran");
+    assert.deepEqual(app.checked, ["a=1", "b=2", "c=3"]);
+    app.finish.get("d=4")?.();
+    assert.equal((await pending).code, 0);
+    assert.deepEqual(app.checked, ["a=1", "b=2", "c=3", "d=4"]);
   });
 });

@@ -78,6 +78,8 @@ export class Mempool {
   private readonly listeners = new Set<() => void>();
   private readonly app: Pick<AbciApp, "checkTx" | "precheckTx" | "prepareCheckTx">;
   private waiting = 0;
+  // Resolves when the latest arrival has entered the lock's queue (see checkWithApp).
+  private lastTurn: Promise<void> = Promise.resolve();
   private readonly limits: MempoolLimits;
   private readonly maxGas: () => bigint;
   private readonly run: <T>(fn: () => Promise<T>) => Promise<T>;
@@ -187,8 +189,8 @@ export class Mempool {
       );
     }
     // The app's preparation (signature checks on a worker thread) starts now, outside the lock, so it
-    // overlaps with the CheckTx of earlier txs and with block execution; CheckTx waits for it in its
-    // turn, which keeps CheckTx in arrival order (a sender's txs with consecutive sequences).
+    // overlaps with the CheckTx of earlier txs and with block execution; the tx queues for CheckTx once
+    // it is prepared, after every earlier tx (a sender's txs with consecutive sequences stay in order).
     const prepared = this.app.prepareCheckTx?.(tx);
     return this.checkWithApp(tx, key, prepared);
   }
@@ -200,11 +202,19 @@ export class Mempool {
   ): Promise<ResponseCheckTx> {
     let res: ResponseCheckTx;
     this.waiting++;
+    // The tx takes its place in the lock's queue once it is prepared AND every earlier tx has taken its
+    // place: arrival order is kept, and the lock is not held while a worker checks a signature (a block
+    // can run meanwhile).
+    const turn = this.lastTurn
+      .then(() => prepared)
+      .then(
+        () => undefined,
+        () => undefined,
+      );
+    this.lastTurn = turn;
     try {
-      res = await this.run(async () => {
-        await prepared;
-        return this.app.checkTx(create(RequestCheckTxSchema, { tx, type: CheckTxType.NEW }));
-      });
+      await turn;
+      res = await this.run(() => this.app.checkTx(create(RequestCheckTxSchema, { tx, type: CheckTxType.NEW })));
     } catch (error) {
       this.cache.delete(key);
       throw error;

@@ -1,7 +1,6 @@
 // The default ante handler: upstream's decorator chain (x/auth/ante/ante.go), in upstream's order,
 // with upstream's codes and texts. Each step is a small function; `createAnteHandler` runs them in
 // sequence on the tx's branch, so a failing step leaves nothing behind.
-import { create, toBinary } from "@bufbuild/protobuf";
 import type { AnteHandler } from "../../app/ante.ts";
 import { type Coin, coinsToString, isAnyGTE, isAnyNegative, isValidCoins } from "../../app/coins.ts";
 import type { Context } from "../../app/context.ts";
@@ -26,10 +25,10 @@ import { decodeSignerAddress } from "../../app/signers.ts";
 import type { DecodedTx, TxPubKey } from "../../app/tx-decode.ts";
 import { fromHex, toBase64, verifySecp256k1 } from "../../client/crypto/index.ts";
 import { SignMode } from "../../gen/chain/tx/signing/v1beta1/signing_pb.js";
-import { SignDocSchema } from "../../gen/chain/tx/v1beta1/tx_pb.js";
 import { type Account, type AccountPubKey, addressOfPubKey } from "./account.ts";
 import { type AccountKeeper, FEE_COLLECTOR_NAME } from "./keeper.ts";
-import { cachedOutcome, rememberOutcome, signatureKey } from "./sig-cache.ts";
+import { cachedOutcome, forgetOutcome, rememberOutcome, signatureKey } from "./sig-cache.ts";
+import { encodeSignDoc } from "./sign-doc.ts";
 import { type VerifyJob, verifyBatch, verifyOffThread } from "./verify-pool.ts";
 
 /** What the fee step needs from the bank module. */
@@ -289,17 +288,16 @@ function checkSignature(
   let valid = cachedOutcome(key);
   if (valid === undefined) {
     valid = verifySecp256k1(pubKey.key, signBytes, signature);
-    rememberOutcome(key, valid);
+    if (ctx.mode !== "finalize") rememberOutcome(key, valid);
+  } else if (ctx.mode === "finalize") {
+    forgetOutcome(key);
   }
   return valid ? undefined : "unable to verify single signer signature";
 }
 
 /** SIGN_MODE_DIRECT sign bytes: SignDoc{body_bytes, auth_info_bytes, chain_id, account_number}. */
 function directSignBytes(tx: DecodedTx, chainId: string, accountNumber: bigint): Uint8Array {
-  return toBinary(
-    SignDocSchema,
-    create(SignDocSchema, { bodyBytes: tx.raw.bodyBytes, authInfoBytes: tx.raw.authInfoBytes, chainId, accountNumber }),
-  );
+  return encodeSignDoc(tx.raw.bodyBytes, tx.raw.authInfoBytes, chainId, accountNumber);
 }
 
 // Before a block's txs run (or a tx's CheckTx): verify every signature whose key and account number

@@ -1,6 +1,8 @@
 // Outcomes of signature checks already made, so a tx verified in CheckTx (or ahead of execution in
 // FinalizeBlock) is not verified again. Verification is a pure function of (key, message,
-// signature), so a remembered outcome is as good as a new one. Bounded; oldest entries go first.
+// signature), so a remembered outcome is as good as a new one. An outcome is forgotten once a block
+// has used it (the same signed tx cannot execute twice: its sequence has moved on), so the cache holds
+// about the mempool's txs rather than every tx of the last 50,000; bounded all the same, oldest first.
 
 const LIMIT = 50_000;
 const outcomes = new Map<string, boolean>();
@@ -13,6 +15,16 @@ export function signatureKey(publicKey: Uint8Array, message: Uint8Array, signatu
 /** The remembered outcome, if any. */
 export function cachedOutcome(key: string): boolean | undefined {
   return outcomes.get(key);
+}
+
+/** Forgets an outcome (a block has used it). */
+export function forgetOutcome(key: string): void {
+  outcomes.delete(key);
+}
+
+/** Outcomes remembered now. */
+export function rememberedOutcomes(): number {
+  return outcomes.size;
 }
 
 /** Remembers an outcome. */

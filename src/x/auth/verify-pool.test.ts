@@ -81,6 +81,32 @@ describe("verify pool", () => {
     assert.deepEqual(await verifyOffThread([job, { ...job, message: new Uint8Array(3) }]), [true, false]);
   });
 
+  test("txs arriving in the same turn share one message to a worker, and each gets its own answers", async () => {
+    const key = testKey("verify-pool-same-turn");
+    const messages = Array.from({ length: 6 }, (_, i) => new TextEncoder().encode(`tx ${i}`));
+    const jobs = messages.map((message) => ({
+      publicKey: key.publicKey,
+      message,
+      signature: signSecp256k1(key.privateKey, message),
+    }));
+    // Start the stream (and with it the workers, where there is a second core).
+    for (let calls = 0; availableParallelism() > 1 && activeVerifyWorkers() === 0; calls++) {
+      assert.ok(calls < 10_000, "a stream of txs starts the workers");
+      await verifyOffThread([jobs[0]]);
+    }
+    // Six txs in one turn, of one or two signatures, some of them wrong.
+    const calls = [
+      [jobs[0]],
+      [jobs[1], { ...jobs[2], message: messages[3] }],
+      [{ ...jobs[3], signature: new Uint8Array(64) }],
+      [jobs[4], jobs[5]],
+      [{ ...jobs[5], publicKey: new Uint8Array(33) }],
+      [jobs[2]],
+    ];
+    const answers = await Promise.all(calls.map((call) => verifyOffThread(call)));
+    assert.deepEqual(answers, [[true], [true, false], [false], [true, true], [false], [true]]);
+  });
+
   test("a worker stopped while it holds jobs still gets every job answered (on this thread)", async () => {
     if (availableParallelism() === 1) return;
     const key = testKey("verify-pool-stopped");
@@ -93,7 +119,8 @@ describe("verify pool", () => {
     }));
     const expected = jobs.map((_, i) => i % 5 !== 0);
     assert.deepEqual(await verifyBatch(jobs), expected); // the pool is running
-    const answered = verifyOffThread(jobs); // all 400 posted to a worker before this returns
+    const answered = verifyOffThread(jobs);
+    await new Promise((resolve) => setImmediate(resolve)); // the turn's jobs go to a worker in one message
     await closeVerifyPool(); // terminates it mid-way
     assert.deepEqual(
       await answered,
