@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { MemoryLevel } from "memory-level";
-import { LevelEntries, MappedEntries } from "./entry-iterators.ts";
+import { LazyEntries, LevelEntries } from "./entry-iterators.ts";
 
 async function filled(count: number): Promise<MemoryLevel<Uint8Array, Uint8Array>> {
   const db = new MemoryLevel<Uint8Array, Uint8Array>({ keyEncoding: "view", valueEncoding: "view" });
@@ -14,7 +14,10 @@ async function filled(count: number): Promise<MemoryLevel<Uint8Array, Uint8Array
   return db;
 }
 
-function tracked(db: MemoryLevel<Uint8Array, Uint8Array>) {
+function tracked(
+  db: MemoryLevel<Uint8Array, Uint8Array>,
+  map?: (entry: [Uint8Array, Uint8Array]) => [Uint8Array, Uint8Array],
+) {
   const state = { opened: 0, closed: 0 };
   const entries = new LevelEntries(() => {
     state.opened++;
@@ -25,7 +28,7 @@ function tracked(db: MemoryLevel<Uint8Array, Uint8Array>) {
       await close();
     };
     return iterator;
-  });
+  }, map);
   return { entries, state };
 }
 
@@ -50,17 +53,35 @@ test("a consumer that stops early, or a mapping that throws, closes the engine i
   for await (const _ of early.entries) break;
   assert.deepEqual(early.state, { opened: 1, closed: 1 });
 
-  const failing = tracked(db);
-  const mapped = new MappedEntries(
-    () => failing.entries,
-    () => {
-      throw new Error("bad row");
-    },
-  );
+  const failing = tracked(db, () => {
+    throw new Error("bad row");
+  });
   await assert.rejects(async () => {
-    for await (const _ of mapped) assert.fail("no entry expected");
+    for await (const _ of failing.entries) assert.fail("no entry expected");
   }, /bad row/);
-  // The consumer saw a throw and will not call return(): the failed step closed the source itself.
+  // The consumer saw a throw and will not call return(): the failed step closes the iterator itself.
+  await new Promise((resolve) => setImmediate(resolve));
   assert.deepEqual(failing.state, { opened: 1, closed: 1 });
+  await db.close();
+});
+
+test("a lazy iteration starts its source at the first next(), hands entries on, and passes a start error on", async () => {
+  const db = await filled(3);
+  let started = 0;
+  const lazy = new LazyEntries(() => {
+    started++;
+    return tracked(db, ([key, value]) => [key.subarray(1), value]).entries;
+  });
+  assert.equal(started, 0);
+  const keys: number[] = [];
+  for await (const [key] of lazy) keys.push(key[0]);
+  assert.deepEqual(keys, [0, 1, 2]);
+  assert.equal(started, 1);
+
+  const refused = new LazyEntries(() => {
+    throw new Error("version pruned");
+  });
+  await assert.rejects(refused.next(), /version pruned/);
+  assert.deepEqual(await refused.next(), { done: true, value: undefined });
   await db.close();
 });

@@ -14,14 +14,17 @@ type LevelIterator = AbstractIterator<unknown, Uint8Array, Uint8Array>;
  */
 export class LevelEntries implements AsyncIterableIterator<Entry> {
   private readonly open: () => LevelIterator;
+  private readonly map: ((entry: Entry) => Entry) | undefined;
   private iterator: LevelIterator | undefined;
   private batch: Entry[] = [];
   private index = 0;
   private size = 16;
   private finished = false;
 
-  constructor(open: () => LevelIterator) {
+  /** `map`, when given, turns each raw entry into the one handed out (no extra iterator layer). */
+  constructor(open: () => LevelIterator, map?: (entry: Entry) => Entry) {
     this.open = open;
+    this.map = map;
   }
 
   [Symbol.asyncIterator](): AsyncIterableIterator<Entry> {
@@ -29,7 +32,7 @@ export class LevelEntries implements AsyncIterableIterator<Entry> {
   }
 
   async next(): Promise<IteratorResult<Entry>> {
-    if (this.index < this.batch.length) return { done: false, value: this.batch[this.index++] };
+    if (this.index < this.batch.length) return { done: false, value: this.entry(this.batch[this.index++]) };
     if (this.finished) return { done: true, value: undefined };
     this.iterator ??= this.open();
     let entries: Entry[];
@@ -46,7 +49,18 @@ export class LevelEntries implements AsyncIterableIterator<Entry> {
     this.size = Math.min(this.size * 4, 1000);
     this.batch = entries;
     this.index = 1;
-    return { done: false, value: entries[0] };
+    return { done: false, value: this.entry(entries[0]) };
+  }
+
+  private entry(raw: Entry): Entry {
+    if (this.map === undefined) return raw;
+    try {
+      return this.map(raw);
+    } catch (err) {
+      // As a generator's for-await would: the engine iterator is closed before the error goes on.
+      void this.return().catch(() => undefined);
+      throw err;
+    }
   }
 
   async return(): Promise<IteratorResult<Entry>> {
@@ -60,47 +74,38 @@ export class LevelEntries implements AsyncIterableIterator<Entry> {
 }
 
 /**
- * `source` with each entry passed through `map`; `start` runs at the first next() and gives the
- * source (so checks it makes happen when iteration starts, as in a generator).
+ * The iteration `start` gives, started at the first next() (so checks it makes happen when
+ * iteration starts, as in a generator). next() hands the source's own promise on: no extra layer.
  */
-export class MappedEntries implements AsyncIterableIterator<Entry> {
+export class LazyEntries implements AsyncIterableIterator<Entry> {
   private readonly start: () => AsyncIterable<Entry>;
-  private readonly map: (entry: Entry) => Entry;
   private source: AsyncIterator<Entry> | undefined;
   private finished = false;
 
-  constructor(start: () => AsyncIterable<Entry>, map: (entry: Entry) => Entry) {
+  constructor(start: () => AsyncIterable<Entry>) {
     this.start = start;
-    this.map = map;
   }
 
   [Symbol.asyncIterator](): AsyncIterableIterator<Entry> {
     return this;
   }
 
-  async next(): Promise<IteratorResult<Entry>> {
-    if (this.finished) return { done: true, value: undefined };
-    try {
-      this.source ??= this.start()[Symbol.asyncIterator]();
-      const step = await this.source.next();
-      if (step.done) {
+  next(): Promise<IteratorResult<Entry>> {
+    if (this.source === undefined) {
+      if (this.finished) return Promise.resolve({ done: true, value: undefined });
+      try {
+        this.source = this.start()[Symbol.asyncIterator]();
+      } catch (err) {
         this.finished = true;
-        return step;
+        return Promise.reject(err);
       }
-      return { done: false, value: this.map(step.value) };
-    } catch (err) {
-      // As a generator's for-await would: the source is closed before the error goes on.
-      this.finished = true;
-      await this.source?.return?.();
-      throw err;
     }
+    return this.source.next();
   }
 
   async return(): Promise<IteratorResult<Entry>> {
-    if (!this.finished) {
-      this.finished = true;
-      await this.source?.return?.();
-    }
+    this.finished = true;
+    await this.source?.return?.();
     return { done: true, value: undefined };
   }
 }

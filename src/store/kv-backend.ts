@@ -49,8 +49,11 @@ export interface KVBackend {
   write(ops: BatchOp[], sync: boolean): Promise<void>;
   /** A new empty batch (see KVBatch). */
   batch(): KVBatch;
-  /** Entries in key order within the range. */
-  iterate(range: KeyRange): AsyncIterable<[Uint8Array, Uint8Array]>;
+  /** Entries in key order within the range; `map`, when given, turns each raw entry into the one handed out. */
+  iterate(
+    range: KeyRange,
+    map?: (entry: [Uint8Array, Uint8Array]) => [Uint8Array, Uint8Array],
+  ): AsyncIterable<[Uint8Array, Uint8Array]>;
   /** Deletes up to `limit` keys in the range (not atomic with anything else). */
   clear(range: { gte: Uint8Array; lt: Uint8Array; limit: number }): Promise<void>;
   /** Compacts the whole keyspace (reclaims space after large deletions; no-op in memory). */
@@ -111,14 +114,17 @@ class LevelBackend implements KVBackend {
     };
   }
 
-  iterate(range: KeyRange): AsyncIterable<[Uint8Array, Uint8Array]> {
+  iterate(
+    range: KeyRange,
+    map?: (entry: [Uint8Array, Uint8Array]) => [Uint8Array, Uint8Array],
+  ): AsyncIterable<[Uint8Array, Uint8Array]> {
     const options: { gte?: Uint8Array; lt?: Uint8Array; reverse?: boolean; limit?: number } = {};
     if (range.gte !== undefined) options.gte = range.gte;
     if (range.lt !== undefined) options.lt = range.lt;
     if (range.reverse) options.reverse = true;
     if (range.limit !== undefined) options.limit = range.limit;
     // Opened at the first next(), closed at the end, on return() or on an error.
-    return new LevelEntries(() => this.db.iterator(options));
+    return new LevelEntries(() => this.db.iterator(options), map);
   }
 
   async clear(range: { gte: Uint8Array; lt: Uint8Array; limit: number }): Promise<void> {
