@@ -6,32 +6,52 @@ import { GasDescriptor, type GasMeter, KV_GAS_CONFIG, type KVGasConfig } from ".
 
 /** Wraps `parent` so that every operation consumes gas from `meter` according to `config`. */
 export function gasKVStore(parent: KVStore, meter: GasMeter, config: KVGasConfig = KV_GAS_CONFIG): KVStore {
-  return {
-    async get(key: Uint8Array): Promise<Uint8Array | undefined> {
-      meter.consume(config.readCostFlat, GasDescriptor.readFlat);
-      const value = await parent.get(key);
-      meter.consume(config.readCostPerByte * BigInt(key.length), GasDescriptor.readPerByte);
-      meter.consume(config.readCostPerByte * BigInt(value?.length ?? 0), GasDescriptor.readPerByte);
-      return value;
-    },
-    async has(key: Uint8Array): Promise<boolean> {
-      meter.consume(config.hasCost, GasDescriptor.has);
-      return parent.has(key);
-    },
-    set(key: Uint8Array, value: Uint8Array): void {
-      meter.consume(config.writeCostFlat, GasDescriptor.writeFlat);
-      meter.consume(config.writeCostPerByte * BigInt(key.length), GasDescriptor.writePerByte);
-      meter.consume(config.writeCostPerByte * BigInt(value.length), GasDescriptor.writePerByte);
-      parent.set(key, value);
-    },
-    delete(key: Uint8Array): void {
-      meter.consume(config.deleteCost, GasDescriptor.delete);
-      parent.delete(key);
-    },
-    iterate(options?: IterateOptions): AsyncIterable<[Uint8Array, Uint8Array]> {
-      return new MeteredIteration(parent.iterate(options), meter, config);
-    },
-  };
+  return new GasKVStore(parent, meter, config);
+}
+
+// A class rather than an object of closures: every `ctx.kvStore(...)` call makes one, and methods on
+// the prototype cost no allocation per store.
+class GasKVStore implements KVStore {
+  private readonly parent: KVStore;
+  private readonly meter: GasMeter;
+  private readonly config: KVGasConfig;
+
+  constructor(parent: KVStore, meter: GasMeter, config: KVGasConfig) {
+    this.parent = parent;
+    this.meter = meter;
+    this.config = config;
+  }
+
+  async get(key: Uint8Array): Promise<Uint8Array | undefined> {
+    const { meter, config } = this;
+    meter.consume(config.readCostFlat, GasDescriptor.readFlat);
+    const value = await this.parent.get(key);
+    meter.consume(config.readCostPerByte * BigInt(key.length), GasDescriptor.readPerByte);
+    meter.consume(config.readCostPerByte * BigInt(value?.length ?? 0), GasDescriptor.readPerByte);
+    return value;
+  }
+
+  async has(key: Uint8Array): Promise<boolean> {
+    this.meter.consume(this.config.hasCost, GasDescriptor.has);
+    return this.parent.has(key);
+  }
+
+  set(key: Uint8Array, value: Uint8Array): void {
+    const { meter, config } = this;
+    meter.consume(config.writeCostFlat, GasDescriptor.writeFlat);
+    meter.consume(config.writeCostPerByte * BigInt(key.length), GasDescriptor.writePerByte);
+    meter.consume(config.writeCostPerByte * BigInt(value.length), GasDescriptor.writePerByte);
+    this.parent.set(key, value);
+  }
+
+  delete(key: Uint8Array): void {
+    this.meter.consume(this.config.deleteCost, GasDescriptor.delete);
+    this.parent.delete(key);
+  }
+
+  iterate(options?: IterateOptions): AsyncIterable<[Uint8Array, Uint8Array]> {
+    return new MeteredIteration(this.parent.iterate(options), this.meter, this.config);
+  }
 }
 
 type Entry = [Uint8Array, Uint8Array];
