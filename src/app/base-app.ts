@@ -63,7 +63,7 @@ import {
 } from "./store-loader.ts";
 import { type TxResult, TxRunner } from "./tx-runner.ts";
 import { buildTypeRegistry } from "./type-registry.ts";
-import { branchOverView } from "./view-branch.ts";
+import { branchOverView, sharedView } from "./view-branch.ts";
 
 // Contexts outside a tx have no tx bytes; one shared empty array (a zero-length array cannot change)
 // saves a typed-array allocation per query.
@@ -534,7 +534,10 @@ export class App {
         hash: new Uint8Array(),
       };
       base = { store, version, lastHeader: this.lastHeader, view, header };
-      if (version === latest) this.latestQueryBase = base;
+      if (version === latest) {
+        base.view = sharedView(view);
+        this.latestQueryBase = base;
+      }
     }
     return this.newContext(branchOverView(base.view), "query", base.header);
   }

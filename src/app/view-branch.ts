@@ -132,3 +132,25 @@ class ViewBranch implements BranchMultiStore {
 export function branchOverView(view: VersionView): BranchMultiStore {
   return new ViewBranch(view);
 }
+
+/**
+ * `view` with each store's read face made once and kept: for a view shared by many queries (the
+ * latest version's, see App.createQueryContext), so that a query does not build the store's read
+ * objects again. The faces are read-only and hold no per-query state.
+ */
+export function sharedView(view: VersionView): VersionView {
+  const stores = new Map<string, ReadableKVStore>();
+  return {
+    version: view.version,
+    appHash: view.appHash,
+    storeNames: () => view.storeNames(),
+    store: (name) => {
+      let store = stores.get(name);
+      if (store === undefined) {
+        store = view.store(name);
+        stores.set(name, store);
+      }
+      return store;
+    },
+  };
+}
