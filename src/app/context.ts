@@ -71,6 +71,9 @@ export class Context implements Readonly<ContextFields> {
   readonly txBytes: Uint8Array;
   readonly minGasPrices: readonly DecCoin[];
   readonly kvGasConfig: KVGasConfig;
+  // The metered stores handed out so far: keepers ask for one on every access (dozens per tx), and a
+  // context's branch, meter and costs never change, so one wrapper per store name is enough.
+  private meteredStores: Map<string, KVStore> | undefined;
 
   constructor(fields: ContextFields) {
     this.header = fields.header;
@@ -116,7 +119,13 @@ export class Context implements Readonly<ContextFields> {
 
   /** The named module store of this context's branch, charging this context's gas meter. */
   kvStore(storeKey: string): KVStore {
-    return gasKVStore(this.multiStore.store(storeKey), this.gasMeter, this.kvGasConfig);
+    this.meteredStores ??= new Map();
+    let store = this.meteredStores.get(storeKey);
+    if (store === undefined) {
+      store = gasKVStore(this.multiStore.store(storeKey), this.gasMeter, this.kvGasConfig);
+      this.meteredStores.set(storeKey, store);
+    }
+    return store;
   }
 
   /** The named module store without gas metering (framework use: fee checks, hooks that must not fail on gas). */

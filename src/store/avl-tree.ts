@@ -4,6 +4,7 @@
 // O(log n) node visits and hashes, never proportional to the tree size.
 import { compareBytes, equalBytes } from "./bytes.ts";
 import {
+  digestBytes,
   hashOf,
   heightOf,
   type InnerNode,
@@ -243,5 +244,5 @@ export function persistTree(root: TreeNode | undefined, version: number): Persis
 
 /** The root hash of a tree (sha256 of nothing for an empty tree, as IAVL). */
 export function rootHash(root: TreeNode | undefined, emptyHash: Uint8Array): Uint8Array {
-  return root === undefined ? emptyHash : hashOf(root);
+  return root === undefined ? emptyHash : digestBytes(hashOf(root));
 }

@@ -39,6 +39,8 @@ export class Branch implements BranchMultiStore {
     if (layer === undefined) {
       this.owner.assertOpen();
       layer = this.owner.newLayer(this.parentLayer(name));
+      // A top-level branch's parent (the working set) changes only when a branch is staged into it.
+      if (this.parent === undefined) layer.enableReadCache();
       this.layers.set(name, layer);
     }
     return layer;

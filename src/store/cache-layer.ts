@@ -36,16 +36,25 @@ function lowerBound(entries: PendingWrite[], sk: string): number {
   return lo;
 }
 
+// Keys whose parent value one layer remembers at most (a block touching more keys reads the rest from
+// its parent each time, as before).
+const MAX_CACHED_READS = 8192;
+
 /** A store layer holding pending writes over a parent source. */
 export class CacheLayer implements KVStore, KVSource, WriteTarget {
   private readonly parent: KVSource;
-  private readonly pending = new Map<string, PendingWrite>();
+  private pending = new Map<string, PendingWrite>();
   /** Entries in key order (every pending key except those in `unsorted`). */
   private sorted: PendingWrite[] = [];
   /** Keys added since the last sort; merged into `sorted` on the next scan. */
   private unsorted: PendingWrite[] = [];
   /** Called before any write; lets the owner refuse writes (e.g. while a version is staged). */
   private readonly guard: (() => void) | undefined;
+  /**
+   * Values read from the parent (null: absent), for layers whose parent only changes under their own
+   * hands (see enableReadCache). A written key leaves it: the pending write answers from then on.
+   */
+  private reads: Map<string, Uint8Array | null> | undefined;
 
   constructor(parent: KVSource, guard?: () => void) {
     this.parent = parent;
@@ -57,11 +66,29 @@ export class CacheLayer implements KVStore, KVSource, WriteTarget {
     return this.pending.size;
   }
 
+  /**
+   * Remembers what this layer reads from its parent (up to MAX_CACHED_READS keys), as upstream's cachekv
+   * does: a block or a CheckTx reads the same params, module accounts and denoms for every tx, and each
+   * read of the committed state is a LevelDB lookup. Only for a layer whose parent does not change
+   * while it lives except through this layer's own flush — a top-level branch over the working set
+   * (its parent changes when another branch is staged into it; a branch that lives across that, the
+   * check state, then keeps answering from the state it started from, as upstream's check state does).
+   */
+  enableReadCache(): void {
+    this.reads ??= new Map();
+  }
+
   readSync(key: Uint8Array, sk?: string): Uint8Array | undefined {
     const s = sk ?? bytesToBinaryString(key);
     const entry = this.pending.get(s);
     if (entry !== undefined) return entry.value ?? undefined;
-    return this.parent.readSync(key, s);
+    const reads = this.reads;
+    if (reads === undefined) return this.parent.readSync(key, s);
+    const cached = reads.get(s);
+    if (cached !== undefined) return cached ?? undefined;
+    const value = this.parent.readSync(key, s);
+    if (reads.size < MAX_CACHED_READS) reads.set(s, value ?? null);
+    return value;
   }
 
   async get(key: Uint8Array): Promise<Uint8Array | undefined> {
@@ -87,6 +114,7 @@ export class CacheLayer implements KVStore, KVSource, WriteTarget {
 
   applyWrite(sk: string, key: Uint8Array, value: Uint8Array | null): void {
     this.guard?.();
+    this.reads?.delete(sk);
     const entry = this.pending.get(sk);
     if (entry !== undefined) {
       entry.value = value;
@@ -122,6 +150,19 @@ export class CacheLayer implements KVStore, KVSource, WriteTarget {
 
   /** Hands every pending write to `target` and empties this layer. */
   flushInto(target: WriteTarget): void {
+    if (target instanceof CacheLayer && target.pending.size === 0 && this.pending.size > 0) {
+      // An empty parent (a block's first flush into the working set) takes the writes as they
+      // are, sorted part included: no copy per write.
+      target.guard?.();
+      if (target.reads !== undefined) for (const sk of this.pending.keys()) target.reads.delete(sk);
+      target.pending = this.pending;
+      target.sorted = this.sorted;
+      target.unsorted = this.unsorted;
+      this.pending = new Map();
+      this.sorted = [];
+      this.unsorted = [];
+      return;
+    }
     for (const entry of this.pending.values()) target.applyWrite(entry.sk, entry.key, entry.value);
     this.clear();
   }

@@ -7,12 +7,42 @@ import { putUvarint } from "../bytes/varint.ts";
 import { TABLE } from "./keys.ts";
 import type { KVBatch } from "./kv-backend.ts";
 
-/** Larger than 64 bytes, so it lives outside V8's heap and LevelDB reads it in place. */
+/**
+ * Larger than 64 bytes, so it lives outside V8's heap and LevelDB reads it in place. A row's key
+ * is assembled at offset 0 and its value at valueAt, so both are views from a fixed offset with
+ * a length, kept per length: a commit puts two views per row, and making two subarrays per row
+ * was a fair share of what it allocates.
+ */
 let scratch = new Uint8Array(1 << 16);
+/** Where values start in the scratch buffer (moved up for a longer key). */
+let valueAt = 1 << 12;
+let keyViews: Uint8Array[] = [];
+let valueViews: Uint8Array[] = [];
 
-function room(size: number): Uint8Array {
-  if (scratch.length < size) scratch = new Uint8Array(Math.max(size, scratch.length * 2));
+function room(keyLength: number, valueLength: number): Uint8Array {
+  if (keyLength > valueAt || scratch.length < valueAt + valueLength) {
+    while (keyLength > valueAt) valueAt *= 2;
+    scratch = new Uint8Array(Math.max(valueAt + valueLength, scratch.length * 2));
+    keyViews = [];
+    valueViews = [];
+  }
   return scratch;
+}
+
+/** Puts the key in [0, keyLength) and the value in [valueAt, valueEnd) of the scratch buffer. */
+function putRow(batch: KVBatch, keyLength: number, valueEnd: number): void {
+  let key = keyViews[keyLength];
+  if (key === undefined) {
+    key = scratch.subarray(0, keyLength);
+    keyViews[keyLength] = key;
+  }
+  const valueLength = valueEnd - valueAt;
+  let value = valueViews[valueLength];
+  if (value === undefined) {
+    value = scratch.subarray(valueAt, valueEnd);
+    valueViews[valueLength] = value;
+  }
+  batch.put(key, value);
 }
 
 /** Writes t‖sid‖key at offset 0 of `buf`; returns the key's length. */
@@ -36,13 +66,13 @@ export function putLatestRow(
   prevVersion: number,
   value: Uint8Array,
 ): void {
-  const buf = room(5 + key.length + 30 + value.length);
+  const buf = room(5 + key.length, 30 + value.length);
   const k = putStoreKey(buf, TABLE.latest, sid, key);
-  let o = putUvarint(buf, k, writeNo);
+  let o = putUvarint(buf, valueAt, writeNo);
   o = putUvarint(buf, o, version);
   o = putUvarint(buf, o, prevVersion);
   buf.set(value, o);
-  batch.put(buf.subarray(0, k), buf.subarray(k, o + value.length));
+  putRow(batch, k, o + value.length);
 }
 
 /** d‖sid‖key → uvarint(writeNo) uvarint(version) uvarint(prevVersion). */
@@ -54,17 +84,17 @@ export function putDeletedRow(
   version: number,
   prevVersion: number,
 ): void {
-  const buf = room(5 + key.length + 30);
+  const buf = room(5 + key.length, 30);
   const k = putStoreKey(buf, TABLE.deleted, sid, key);
-  let o = putUvarint(buf, k, writeNo);
+  let o = putUvarint(buf, valueAt, writeNo);
   o = putUvarint(buf, o, version);
   o = putUvarint(buf, o, prevVersion);
-  batch.put(buf.subarray(0, k), buf.subarray(k, o));
+  putRow(batch, k, o);
 }
 
 /** Deletes t‖sid‖key (a latest or deleted row). */
 export function deleteStoreRow(batch: KVBatch, table: number, sid: number, key: Uint8Array): void {
-  const buf = room(5 + key.length);
+  const buf = room(5 + key.length, 0);
   batch.del(buf.subarray(0, putStoreKey(buf, table, sid, key)));
 }
 
@@ -78,7 +108,7 @@ export function putHistoryRow(
   prevVersion: number,
   value: Uint8Array | null,
 ): void {
-  const buf = room(11 + key.length + 21 + (value?.length ?? 0));
+  const buf = room(11 + key.length, 21 + (value?.length ?? 0));
   let k = putStoreKey(buf, TABLE.history, sid, key);
   const high = Math.floor(writeNo / 0x100000000);
   const low = writeNo >>> 0;
@@ -89,12 +119,12 @@ export function putHistoryRow(
   buf[k + 4] = (low >>> 8) & 0xff;
   buf[k + 5] = low & 0xff;
   k += 6;
-  let o = putUvarint(buf, k, version);
+  let o = putUvarint(buf, valueAt, version);
   o = putUvarint(buf, o, prevVersion);
   buf[o++] = value === null ? 0 : 1;
   if (value !== null) {
     buf.set(value, o);
     o += value.length;
   }
-  batch.put(buf.subarray(0, k), buf.subarray(k, o));
+  putRow(batch, k, o);
 }

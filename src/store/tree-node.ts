@@ -9,11 +9,48 @@
 // commit info when the tree has one key). An inner node record holds, for each child, either the
 // leaf (key, version, write number, hash) or a reference to the child's record plus its height,
 // size and hash, so a path can be rebuilt and rehashed without loading the siblings.
+//
+// In memory a node's hash is a Digest: the 32 bytes as a one-byte-per-char ("binary") string, which
+// node:crypto's hash() returns directly. A 32-char string takes ~50 bytes of V8 heap where a
+// Uint8Array(32) takes ~250 (typed array, buffer, backing store): a 10k-write commit creates up
+// to ~60k hashes that live on in the node cache, so this is most of what the garbage collector
+// copies per commit. Bytes go to and from disk and proofs through digestBytes / digestAt.
 
 import { hash } from "node:crypto";
 import { putUvarint } from "../bytes/varint.ts";
 import { type Arena, ByteReader, type ByteWriter, copyBytes, equalBytes, uvarintLength } from "./bytes.ts";
-import { sha256 } from "./hash.ts";
+
+/** A SHA-256 digest as a 32-char binary string (one char per byte, each < 256). */
+export type Digest = string;
+
+/** The bytes of a digest (a fresh array). */
+export function digestBytes(digest: Digest): Uint8Array {
+  const out = new Uint8Array(32);
+  for (let i = 0; i < 32; i++) out[i] = digest.charCodeAt(i);
+  return out;
+}
+
+/** The digest of the 32 bytes at `offset` of `bytes`. */
+export function digestAt(bytes: Uint8Array, offset: number): Digest {
+  return Buffer.from(bytes.buffer, bytes.byteOffset + offset, 32).toString("latin1");
+}
+
+/** The digest of 32 bytes. */
+export function toDigest(bytes: Uint8Array): Digest {
+  if (bytes.length !== 32) throw new Error(`a SHA-256 digest has 32 bytes, got ${bytes.length}`);
+  return digestAt(bytes, 0);
+}
+
+/** Writes a digest's 32 bytes at `offset` of `buf`; returns the offset after them. */
+function putDigest(buf: Uint8Array, offset: number, digest: Digest): number {
+  for (let i = 0; i < 32; i++) buf[offset + i] = digest.charCodeAt(i);
+  return offset + 32;
+}
+
+/** SHA-256 of `input` as a digest string: one native call, no array allocated for the result. */
+function digestOf(input: Uint8Array): Digest {
+  return hash("sha256", input, "binary");
+}
 
 /** A key with its last write: IAVL's leaf. `writeNo` numbers the key's writes (flat history). */
 export interface LeafNode {
@@ -23,7 +60,7 @@ export interface LeafNode {
   readonly version: number;
   /** 1 for the first write of the key, then +1 per write (set or delete). Not hashed. */
   writeNo: number;
-  readonly hash: Uint8Array;
+  readonly hash: Digest;
 }
 
 /** An inner node: loaded from disk (ref ≥ 0, immutable) or new in the working tree (ref = -1). */
@@ -37,7 +74,7 @@ export interface InnerNode {
   left: TreeNode;
   right: TreeNode;
   /** Undefined while the node is new and not hashed yet. */
-  hash: Uint8Array | undefined;
+  hash: Digest | undefined;
   /** Packed (version, seq) of the node's record, or -1 for a node not persisted yet. */
   ref: number;
 }
@@ -46,7 +83,7 @@ export interface InnerNode {
 export interface StubNode {
   readonly kind: 2;
   readonly ref: number;
-  readonly hash: Uint8Array;
+  readonly hash: Digest;
   readonly height: number;
   readonly size: number;
 }
@@ -87,10 +124,25 @@ export function sizeOf(node: TreeNode): number {
 // Hash inputs are assembled in one reused buffer: hashing runs for every changed node, and
 // allocating a fresh buffer per hash costs more than the hash itself.
 let scratch = new Uint8Array(1024);
+/** Views of the scratch buffer's first n bytes, by n: a subarray per hash was ~10% of its cost. */
+let scratchViews: Uint8Array[] = [];
 
 function ensureScratch(size: number): Uint8Array {
-  if (scratch.length < size) scratch = new Uint8Array(Math.max(size, scratch.length * 2));
+  if (scratch.length < size) {
+    scratch = new Uint8Array(Math.max(size, scratch.length * 2));
+    scratchViews = [];
+  }
   return scratch;
+}
+
+/** The digest of the scratch buffer's first `length` bytes. */
+function digestScratch(length: number): Digest {
+  let view = scratchViews[length];
+  if (view === undefined) {
+    view = scratch.subarray(0, length);
+    scratchViews[length] = view;
+  }
+  return digestOf(view);
 }
 
 /** Writes a zig-zag varint of a non-negative number; returns the new offset. */
@@ -99,7 +151,7 @@ function putSvarint(buf: Uint8Array, offset: number, value: number): number {
 }
 
 /** The IAVL leaf hash of `key` = `valueHash` written at `version`. */
-export function leafHash(key: Uint8Array, valueHash: Uint8Array, version: number): Uint8Array {
+export function leafHash(key: Uint8Array, valueHash: Uint8Array, version: number): Digest {
   const buf = ensureScratch(key.length + 64);
   buf[0] = 0; // svarint(height 0)
   buf[1] = 2; // svarint(size 1)
@@ -109,15 +161,15 @@ export function leafHash(key: Uint8Array, valueHash: Uint8Array, version: number
   o += key.length;
   buf[o++] = 32;
   buf.set(valueHash, o);
-  return sha256(buf.subarray(0, o + 32));
+  return digestScratch(o + 32);
 }
 
 /**
  * The IAVL leaf hash of `key` = `value` written at `version`: leafHash(key, sha256(value), version)
  * with the value's digest written straight into the hash input (no array for it).
  */
-export function leafHashOfValue(key: Uint8Array, value: Uint8Array, version: number): Uint8Array {
-  const digest = hash("sha256", value, "binary");
+export function leafHashOfValue(key: Uint8Array, value: Uint8Array, version: number): Digest {
+  const digest = digestOf(value);
   const buf = ensureScratch(key.length + 64);
   buf[0] = 0; // svarint(height 0)
   buf[1] = 2; // svarint(size 1)
@@ -126,32 +178,23 @@ export function leafHashOfValue(key: Uint8Array, value: Uint8Array, version: num
   buf.set(key, o);
   o += key.length;
   buf[o++] = 32;
-  for (let i = 0; i < 32; i++) buf[o + i] = digest.charCodeAt(i);
-  return sha256(buf.subarray(0, o + 32));
+  return digestScratch(putDigest(buf, o, digest));
 }
 
 /** The IAVL inner hash from the node's fields and its children's hashes. */
-export function innerHash(
-  height: number,
-  size: number,
-  version: number,
-  leftHash: Uint8Array,
-  rightHash: Uint8Array,
-): Uint8Array {
+export function innerHash(height: number, size: number, version: number, leftHash: Digest, rightHash: Digest): Digest {
   const buf = ensureScratch(128);
   let o = putSvarint(buf, 0, height);
   o = putSvarint(buf, o, size);
   o = putSvarint(buf, o, version);
   buf[o++] = 32;
-  buf.set(leftHash, o);
-  o += 32;
+  o = putDigest(buf, o, leftHash);
   buf[o++] = 32;
-  buf.set(rightHash, o);
-  return sha256(buf.subarray(0, o + 32));
+  return digestScratch(putDigest(buf, o, rightHash));
 }
 
 /** The node's hash, computing (and caching) it for new inner nodes, children first. */
-export function hashOf(node: TreeNode): Uint8Array {
+export function hashOf(node: TreeNode): Digest {
   if (node.kind !== 1) return node.hash;
   if (node.hash !== undefined) return node.hash;
   const h = innerHash(node.height, node.size, node.version, hashOf(node.left), hashOf(node.right));
@@ -177,7 +220,7 @@ function writeChild(w: ByteWriter, child: TreeNode | undefined, parentKey: Uint8
     } else {
       w.byte(CHILD_LEAF).lengthPrefixed(child.key);
     }
-    w.uvarint(child.version).uvarint(child.writeNo).bytes(child.hash);
+    w.uvarint(child.version).uvarint(child.writeNo).bytes(digestBytes(child.hash));
     return;
   }
   if (child.ref < 0) throw new Error("internal: child node has no record yet");
@@ -186,7 +229,7 @@ function writeChild(w: ByteWriter, child: TreeNode | undefined, parentKey: Uint8
     .uvarint(refSeq(child.ref))
     .uvarint(child.height)
     .uvarint(child.size)
-    .bytes(hashOf(child));
+    .bytes(digestBytes(hashOf(child)));
 }
 
 function readChild(r: ByteReader, parentKey: Uint8Array | undefined): TreeNode | undefined {
@@ -200,7 +243,7 @@ function readChild(r: ByteReader, parentKey: Uint8Array | undefined): TreeNode |
       if (key === undefined) throw new Error("leaf refers to a missing parent key");
       const version = r.uvarint();
       const writeNo = r.uvarint();
-      const hash = copyBytes(r.bytes(32));
+      const hash = digestAt(r.bytes(32), 0);
       return { kind: 0, key, version, writeNo, hash };
     }
     case CHILD_INNER: {
@@ -208,7 +251,7 @@ function readChild(r: ByteReader, parentKey: Uint8Array | undefined): TreeNode |
       const seq = r.uvarint();
       const height = r.uvarint();
       const size = r.uvarint();
-      const hash = copyBytes(r.bytes(32));
+      const hash = digestAt(r.bytes(32), 0);
       return { kind: 2, ref: packRef(version, seq), hash, height, size };
     }
     default:
@@ -216,7 +259,7 @@ function readChild(r: ByteReader, parentKey: Uint8Array | undefined): TreeNode |
   }
 }
 
-function readInner(r: ByteReader, ref: number, hash: Uint8Array): InnerNode {
+function readInner(r: ByteReader, ref: number, hash: Digest): InnerNode {
   const height = r.uvarint();
   const size = r.uvarint();
   const version = r.uvarint();
@@ -268,8 +311,7 @@ function putChild(buf: Uint8Array, o: number, child: TreeNode, parentKey: Uint8A
     }
     o = putUvarint(buf, o, child.version);
     o = putUvarint(buf, o, child.writeNo);
-    buf.set(child.hash, o);
-    return o + 32;
+    return putDigest(buf, o, child.hash);
   }
   if (child.ref < 0) throw new Error("internal: child node has no record yet");
   buf[o++] = CHILD_INNER;
@@ -277,8 +319,7 @@ function putChild(buf: Uint8Array, o: number, child: TreeNode, parentKey: Uint8A
   o = putUvarint(buf, o, refSeq(child.ref));
   o = putUvarint(buf, o, child.height);
   o = putUvarint(buf, o, child.size);
-  buf.set(hashOf(child), o);
-  return o + 32;
+  return putDigest(buf, o, hashOf(child));
 }
 
 /**
@@ -330,7 +371,7 @@ export function pageSize(page: Uint8Array): number {
 }
 
 /** Decodes the node in `slot` of a page; `ref` and `hash` come from whoever pointed at it. */
-export function decodePageNode(page: Uint8Array, slot: number, ref: number, hash: Uint8Array): InnerNode {
+export function decodePageNode(page: Uint8Array, slot: number, ref: number, hash: Digest): InnerNode {
   const r = new ByteReader(page);
   const count = r.uvarint();
   if (slot >= count) throw new Error(`page has ${count} nodes, no slot ${slot}`);

@@ -3,7 +3,7 @@
 import { type NodeLoader, resolve } from "./avl-tree.ts";
 import { ByteWriter, compareBytes, equalBytes } from "./bytes.ts";
 import { type CommitmentProof, type ExistenceProof, HASH_OP, IAVL_SPEC, type InnerOp } from "./ics23.ts";
-import { hashOf, type InnerNode, type LeafNode, sizeOf, type TreeNode } from "./tree-node.ts";
+import { digestBytes, hashOf, type InnerNode, type LeafNode, sizeOf, type TreeNode } from "./tree-node.ts";
 
 interface Step {
   node: InnerNode;
@@ -62,10 +62,15 @@ function innerOp(step: Step): InnerOp {
     return {
       hash: HASH_OP.SHA256,
       prefix: w.finish(),
-      suffix: new ByteWriter(33).uvarint(32).bytes(hashOf(node.right)).finish(),
+      suffix: new ByteWriter(33)
+        .uvarint(32)
+        .bytes(digestBytes(hashOf(node.right)))
+        .finish(),
     };
   }
-  w.uvarint(32).bytes(hashOf(node.left)).uvarint(32);
+  w.uvarint(32)
+    .bytes(digestBytes(hashOf(node.left)))
+    .uvarint(32);
   return { hash: HASH_OP.SHA256, prefix: w.finish(), suffix: new Uint8Array(0) };
 }
 
