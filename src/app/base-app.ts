@@ -41,7 +41,7 @@ import {
 } from "../gen/tendermint/abci/types_pb.js";
 import { ConsensusParamsSchema } from "../gen/tendermint/types/params_pb.js";
 import { FutureVersionError, InvalidVersionError } from "../store/errors.ts";
-import type { BranchMultiStore, CommitMultiStore, StoreUpgrades } from "../store/types.ts";
+import type { BranchMultiStore, CommitMultiStore, StoreUpgrades, VersionView } from "../store/types.ts";
 import { toAbciEvents, toAbciValidatorUpdates, toExecTxResult } from "./abci-convert.ts";
 import { handleAbciQuery } from "./abci-query.ts";
 import type { AnteHandler } from "./ante.ts";
@@ -63,7 +63,11 @@ import {
 } from "./store-loader.ts";
 import { type TxResult, TxRunner } from "./tx-runner.ts";
 import { buildTypeRegistry } from "./type-registry.ts";
-import { branchOverView } from "./view-branch.ts";
+import { branchOverView, sharedView } from "./view-branch.ts";
+
+// Contexts outside a tx have no tx bytes; one shared empty array (a zero-length array cannot change)
+// saves a typed-array allocation per query.
+const NO_TX_BYTES = new Uint8Array(0);
 
 /** Reads the protocol version (ABCI Info.app_version) from state; the upgrade module provides it. */
 export type AppVersionProvider = (ctx: Context) => Promise<bigint>;
@@ -150,6 +154,16 @@ export class App {
   private genesis: { branch: BranchMultiStore; initialHeight: bigint; time: Timestamp } | undefined;
   private staged: BlockInProgress | undefined;
   private lastHeader: Context["header"] | undefined;
+  /** The view and header of query contexts at the latest version (see createQueryContext). */
+  private latestQueryBase:
+    | {
+        store: CommitMultiStore;
+        version: bigint;
+        lastHeader: Context["header"] | undefined;
+        view: VersionView;
+        header: Context["header"];
+      }
+    | undefined;
   private checkQueue: Promise<void> = Promise.resolve();
   private readonly commitListeners: ((height: bigint) => void)[] = [];
 
@@ -499,15 +513,33 @@ export class App {
     if (latest === 0n) throw ErrInvalidHeight.wrap(`${this.name} is not ready; please wait for first block`);
     if (requested > latest) throw new FutureVersionError(requested, latest);
     const version = requested === 0n ? latest : requested;
-    const view = await this.store.view(version);
-    return this.newContext(branchOverView(view), "query", {
-      height: version,
-      time: version === latest ? (this.lastHeader?.time ?? zeroTimestamp()) : zeroTimestamp(),
-      chainId: this.chainId,
-      proposerAddress: new Uint8Array(),
-      lastAppHash: new Uint8Array(),
-      hash: new Uint8Array(),
-    });
+    const store = this.store;
+    let base = this.latestQueryBase;
+    // Most queries read the latest version: its view and header are built once per commit and
+    // shared (both are read-only); each query still gets its own branch, gas meter and events.
+    if (
+      version !== latest ||
+      base === undefined ||
+      base.store !== store ||
+      base.version !== latest ||
+      base.lastHeader !== this.lastHeader
+    ) {
+      const view = await store.view(version);
+      const header: Context["header"] = {
+        height: version,
+        time: version === latest ? (this.lastHeader?.time ?? zeroTimestamp()) : zeroTimestamp(),
+        chainId: this.chainId,
+        proposerAddress: new Uint8Array(),
+        lastAppHash: new Uint8Array(),
+        hash: new Uint8Array(),
+      };
+      base = { store, version, lastHeader: this.lastHeader, view, header };
+      if (version === latest) {
+        base.view = sharedView(view);
+        this.latestQueryBase = base;
+      }
+    }
+    return this.newContext(branchOverView(base.view), "query", base.header);
   }
 
   /**
@@ -565,7 +597,7 @@ export class App {
       gasMeter: newInfiniteGasMeter(),
       events: new EventManager(),
       logger: this.logger,
-      txBytes: new Uint8Array(),
+      txBytes: NO_TX_BYTES,
       minGasPrices: this.options.minGasPrices ?? [],
       kvGasConfig: KV_GAS_CONFIG,
     });

@@ -6,45 +6,111 @@ import { GasDescriptor, type GasMeter, KV_GAS_CONFIG, type KVGasConfig } from ".
 
 /** Wraps `parent` so that every operation consumes gas from `meter` according to `config`. */
 export function gasKVStore(parent: KVStore, meter: GasMeter, config: KVGasConfig = KV_GAS_CONFIG): KVStore {
-  return {
-    async get(key: Uint8Array): Promise<Uint8Array | undefined> {
-      meter.consume(config.readCostFlat, GasDescriptor.readFlat);
-      const value = await parent.get(key);
-      meter.consume(config.readCostPerByte * BigInt(key.length), GasDescriptor.readPerByte);
-      meter.consume(config.readCostPerByte * BigInt(value?.length ?? 0), GasDescriptor.readPerByte);
-      return value;
-    },
-    async has(key: Uint8Array): Promise<boolean> {
-      meter.consume(config.hasCost, GasDescriptor.has);
-      return parent.has(key);
-    },
-    set(key: Uint8Array, value: Uint8Array): void {
-      meter.consume(config.writeCostFlat, GasDescriptor.writeFlat);
-      meter.consume(config.writeCostPerByte * BigInt(key.length), GasDescriptor.writePerByte);
-      meter.consume(config.writeCostPerByte * BigInt(value.length), GasDescriptor.writePerByte);
-      parent.set(key, value);
-    },
-    delete(key: Uint8Array): void {
-      meter.consume(config.deleteCost, GasDescriptor.delete);
-      parent.delete(key);
-    },
-    iterate(options?: IterateOptions): AsyncIterable<[Uint8Array, Uint8Array]> {
-      return meteredIteration(parent.iterate(options), meter, config);
-    },
-  };
+  return new GasKVStore(parent, meter, config);
 }
 
-async function* meteredIteration(
-  source: AsyncIterable<[Uint8Array, Uint8Array]>,
-  meter: GasMeter,
-  config: KVGasConfig,
-): AsyncIterable<[Uint8Array, Uint8Array]> {
-  for await (const entry of source) {
-    meter.consume(config.readCostPerByte * BigInt(entry[0].length), GasDescriptor.valuePerByte);
-    meter.consume(config.readCostPerByte * BigInt(entry[1].length), GasDescriptor.valuePerByte);
-    meter.consume(config.iterNextCostFlat, GasDescriptor.iterNextFlat);
-    yield entry;
+// A class rather than an object of closures: every `ctx.kvStore(...)` call makes one, and methods on
+// the prototype cost no allocation per store.
+class GasKVStore implements KVStore {
+  private readonly parent: KVStore;
+  private readonly meter: GasMeter;
+  private readonly config: KVGasConfig;
+
+  constructor(parent: KVStore, meter: GasMeter, config: KVGasConfig) {
+    this.parent = parent;
+    this.meter = meter;
+    this.config = config;
   }
-  // Upstream charges the flat step cost for the move that lands past the last entry, too.
-  meter.consume(config.iterNextCostFlat, GasDescriptor.iterNextFlat);
+
+  async get(key: Uint8Array): Promise<Uint8Array | undefined> {
+    const { meter, config } = this;
+    meter.consume(config.readCostFlat, GasDescriptor.readFlat);
+    const value = await this.parent.get(key);
+    meter.consume(config.readCostPerByte * BigInt(key.length), GasDescriptor.readPerByte);
+    meter.consume(config.readCostPerByte * BigInt(value?.length ?? 0), GasDescriptor.readPerByte);
+    return value;
+  }
+
+  async has(key: Uint8Array): Promise<boolean> {
+    this.meter.consume(this.config.hasCost, GasDescriptor.has);
+    return this.parent.has(key);
+  }
+
+  set(key: Uint8Array, value: Uint8Array): void {
+    const { meter, config } = this;
+    meter.consume(config.writeCostFlat, GasDescriptor.writeFlat);
+    meter.consume(config.writeCostPerByte * BigInt(key.length), GasDescriptor.writePerByte);
+    meter.consume(config.writeCostPerByte * BigInt(value.length), GasDescriptor.writePerByte);
+    this.parent.set(key, value);
+  }
+
+  delete(key: Uint8Array): void {
+    this.meter.consume(this.config.deleteCost, GasDescriptor.delete);
+    this.parent.delete(key);
+  }
+
+  iterate(options?: IterateOptions): AsyncIterable<[Uint8Array, Uint8Array]> {
+    return new MeteredIteration(this.parent.iterate(options), this.meter, this.config);
+  }
+}
+
+type Entry = [Uint8Array, Uint8Array];
+
+/**
+ * The metered iteration, written as a plain async iterator: an async generator layer costs several
+ * promise ticks per entry, and every paginated query steps through this one.
+ */
+class MeteredIteration implements AsyncIterableIterator<Entry> {
+  private readonly entries: AsyncIterable<Entry>;
+  private readonly meter: GasMeter;
+  private readonly config: KVGasConfig;
+  private source: AsyncIterator<Entry> | undefined;
+  private finished = false;
+
+  constructor(entries: AsyncIterable<Entry>, meter: GasMeter, config: KVGasConfig) {
+    this.entries = entries;
+    this.meter = meter;
+    this.config = config;
+  }
+
+  [Symbol.asyncIterator](): AsyncIterableIterator<Entry> {
+    return this;
+  }
+
+  async next(): Promise<IteratorResult<Entry>> {
+    if (this.finished) return { done: true, value: undefined };
+    this.source ??= this.entries[Symbol.asyncIterator]();
+    let step: IteratorResult<Entry>;
+    try {
+      step = await this.source.next();
+    } catch (err) {
+      this.finished = true;
+      throw err;
+    }
+    const { meter, config } = this;
+    if (step.done) {
+      this.finished = true;
+      // Upstream charges the flat step cost for the move that lands past the last entry, too.
+      meter.consume(config.iterNextCostFlat, GasDescriptor.iterNextFlat);
+      return step;
+    }
+    try {
+      meter.consume(config.readCostPerByte * BigInt(step.value[0].length), GasDescriptor.valuePerByte);
+      meter.consume(config.readCostPerByte * BigInt(step.value[1].length), GasDescriptor.valuePerByte);
+      meter.consume(config.iterNextCostFlat, GasDescriptor.iterNextFlat);
+    } catch (err) {
+      // Out of gas mid-iteration: the consumer sees a throw and will not close us, so close the source.
+      await this.return();
+      throw err;
+    }
+    return step;
+  }
+
+  async return(): Promise<IteratorResult<Entry>> {
+    if (!this.finished) {
+      this.finished = true;
+      await this.source?.return?.();
+    }
+    return { done: true, value: undefined };
+  }
 }

@@ -5,6 +5,10 @@ import { concatBytes } from "../store/bytes.ts";
 import type { ReadableKVStore } from "../store/types.ts";
 import { GrpcCode, GrpcStatusError } from "./errors.ts";
 
+// An absent key and the last page's next_key: one shared empty array (a zero-length array cannot
+// change), not an allocation per query.
+const NO_BYTES = new Uint8Array(0);
+
 /** Default page size. */
 export const DEFAULT_PAGE_LIMIT = 100n;
 
@@ -58,7 +62,7 @@ export async function paginate<T>(
   request: PageRequestLike | undefined,
   decode: (key: Uint8Array, value: Uint8Array) => T | Promise<T>,
 ): Promise<Page<T>> {
-  const key = request?.key ?? new Uint8Array();
+  const key = request?.key ?? NO_BYTES;
   const offset = request?.offset ?? 0n;
   let limit = request?.limit ?? 0n;
   let countTotal = request?.countTotal ?? false;
@@ -72,7 +76,7 @@ export async function paginate<T>(
   }
 
   const items: T[] = [];
-  let nextKey = new Uint8Array();
+  let nextKey = NO_BYTES;
 
   if (key.length > 0) {
     const start = concatBytes(prefix, key);
@@ -85,7 +89,8 @@ export async function paginate<T>(
         nextKey = fullKey.slice(prefix.length);
         break;
       }
-      items.push(await decode(fullKey.slice(prefix.length), value));
+      const item = decode(fullKey.slice(prefix.length), value);
+      items.push(item instanceof Promise ? await item : item);
       count++;
     }
     return { items, pagination: { nextKey, total: 0n } };
@@ -95,7 +100,9 @@ export async function paginate<T>(
   let index = 0n;
   for await (const [fullKey, value] of store.iterate({ prefix, reverse })) {
     if (index >= offset && index < end) {
-      items.push(await decode(fullKey.slice(prefix.length), value));
+      const item = decode(fullKey.slice(prefix.length), value);
+      // Most decoders are synchronous: awaiting a plain value would still cost a promise tick.
+      items.push(item instanceof Promise ? await item : item);
     } else if (index === end) {
       nextKey = fullKey.slice(prefix.length);
       if (!countTotal) break;

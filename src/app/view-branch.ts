@@ -26,6 +26,7 @@ class OverlayStore implements KVStore {
   }
 
   async get(key: Uint8Array): Promise<Uint8Array | undefined> {
+    if (this.pending.size === 0) return this.parent.get(key);
     const entry = this.pending.get(bytesToBinaryString(key));
     if (entry !== undefined) return entry.value ?? undefined;
     return this.parent.get(key);
@@ -43,7 +44,14 @@ class OverlayStore implements KVStore {
     this.pending.set(bytesToBinaryString(key), { key: key.slice(), value: null });
   }
 
-  async *iterate(options: IterateOptions = {}): AsyncIterable<[Uint8Array, Uint8Array]> {
+  iterate(options: IterateOptions = {}): AsyncIterable<[Uint8Array, Uint8Array]> {
+    // Nothing written here (every query that only reads): the parent's iteration as is, without
+    // a merging layer that would cost a promise per entry.
+    if (this.pending.size === 0) return this.parent.iterate(options);
+    return this.merged(options);
+  }
+
+  private async *merged(options: IterateOptions): AsyncIterable<[Uint8Array, Uint8Array]> {
     const reverse = options.reverse ?? false;
     const inRange = (key: Uint8Array): boolean =>
       (options.prefix === undefined || hasPrefix(key, options.prefix)) &&
@@ -123,4 +131,26 @@ class ViewBranch implements BranchMultiStore {
 /** A branch whose reads come from `view` and whose writes stay in memory (see the file comment). */
 export function branchOverView(view: VersionView): BranchMultiStore {
   return new ViewBranch(view);
+}
+
+/**
+ * `view` with each store's read face made once and kept: for a view shared by many queries (the
+ * latest version's, see App.createQueryContext), so that a query does not build the store's read
+ * objects again. The faces are read-only and hold no per-query state.
+ */
+export function sharedView(view: VersionView): VersionView {
+  const stores = new Map<string, ReadableKVStore>();
+  return {
+    version: view.version,
+    appHash: view.appHash,
+    storeNames: () => view.storeNames(),
+    store: (name) => {
+      let store = stores.get(name);
+      if (store === undefined) {
+        store = view.store(name);
+        stores.set(name, store);
+      }
+      return store;
+    },
+  };
 }

@@ -17,6 +17,7 @@ import {
 import { base64Encode } from "@bufbuild/protobuf/wire";
 import { convertAnyValues, fromWireBinary } from "../app/wire-decimals.ts";
 import { cosmosAnyTypeUrls } from "./any-type-url.ts";
+import { timestampJson } from "./timestamp-json.ts";
 
 /** Thrown when a message cannot be printed (an Any of a type the registry does not know). */
 export class GatewayJsonError extends Error {
@@ -53,6 +54,10 @@ export function messageFromGatewayJson<T extends Message>(desc: DescMessage, jso
 
 function writeMessage(desc: DescMessage, message: Record<string, unknown>, registry: Registry): JsonValue {
   if (desc.typeName === "google.protobuf.Any") return writeAny(message, registry);
+  if (desc.typeName === "google.protobuf.Timestamp") {
+    const text = timestampJson(message.seconds as bigint, message.nanos as number);
+    if (text !== undefined) return text;
+  }
   // Other well-known types (Timestamp, Duration, wrappers, Struct) have a JSON form of their own.
   if (desc.file.name.startsWith("google/protobuf/")) return toJson(desc, message as unknown as Message);
   const out: Record<string, JsonValue> = {};

@@ -2,27 +2,19 @@
 // process. Routing is ours (rest-router.ts) so that unknown paths are 404, other methods 405 with
 // `Allow`, and routes come only from the annotations. Every answer is JSON; errors are
 // `{"code":<gRPC code>,"message":"...","details":[]}`.
-import {
-  type Server as HttpServer,
-  type IncomingMessage,
-  METHODS,
-  type OutgoingHttpHeaders,
-  type ServerResponse,
-} from "node:http";
+import { type Server as HttpServer, METHODS, type OutgoingHttpHeaders } from "node:http";
 import type { Socket } from "node:net";
-import { create, type JsonValue, type Message } from "@bufbuild/protobuf";
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
 import type { Logger } from "pino";
 import { GrpcCode } from "../app/errors.ts";
 import { type CorsPolicy, corsDecision } from "./cors.ts";
-import { gatewayJsonString, messageFromGatewayJson } from "./gateway-json.ts";
-import { GATEWAY_HEIGHT_HEADER, HEIGHT_HEADER, parseHeightHeader } from "./height.ts";
 import { createTimedHttpServer, type HttpListenerOptions } from "./http-listener.ts";
 import type { QueryBackend } from "./query-backend.ts";
-import { applyQueryParameters, setFieldFromText } from "./request-mapping.ts";
-import { type RestRoute, RestRouter } from "./rest-router.ts";
-import { callRoute, type ServedRoute } from "./served-routes.ts";
-import { RequestError, statusOf } from "./status.ts";
+import { getPathListener, limitWriteTime, serverTime } from "./rest-get-path.ts";
+import { answerQuery, errorAnswer, JSON_TYPE, splitPath } from "./rest-query.ts";
+import { RestRouter } from "./rest-router.ts";
+import type { ServedRoute } from "./served-routes.ts";
+import { RequestError } from "./status.ts";
 import { type SwaggerDocument, swaggerDocument } from "./swagger.ts";
 import { prefersHtml, swaggerUiAsset, swaggerUiPage } from "./swagger-ui.ts";
 
@@ -55,7 +47,6 @@ export interface RestGateway {
 // Every method Node's parser knows reaches our router, so a known path answers 405 with Allow to
 // TRACE or PROPFIND as to PUT (docs/CONTRACT.md §7). CONNECT never reaches a request handler in Node.
 const ALL_METHODS = METHODS.filter((method) => method !== "CONNECT");
-const JSON_TYPE = "application/json; charset=utf-8";
 
 /**
  * Builds the gateway. It does not listen: hand `server` to a ConnectionGate (servers.ts does),
@@ -68,9 +59,22 @@ export function buildRestGateway(options: RestGatewayOptions): RestGateway {
   const swagger = swaggerDocument(router.routes, { version: options.version ?? "1.0.0" });
   const swaggerJson = JSON.stringify(swagger);
   let server: HttpServer | undefined;
+  let closing = false;
   const app = Fastify({
     serverFactory: (handler) => {
-      server = createTimedHttpServer(handler, options);
+      // Plain GET queries are answered before fastify sees them (rest-get-path.ts).
+      const listener = getPathListener(
+        {
+          backend: options.backend,
+          router,
+          cors: options.cors,
+          writeTimeoutSeconds: options.writeTimeoutSeconds,
+          closing: () => closing,
+          logger: options.logger,
+        },
+        handler,
+      );
+      server = createTimedHttpServer(listener, options);
       return server;
     },
     bodyLimit: options.maxBodyBytes,
@@ -96,14 +100,13 @@ export function buildRestGateway(options: RestGatewayOptions): RestGateway {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser("*", { parseAs: "buffer" }, (_request, body, done) => done(null, body));
 
-  let closing = false;
   app.addHook("preClose", async () => {
     closing = true;
   });
   app.addHook("onRequest", async (request, reply) => {
     // Upstream's API server answers every request with X-Server-Time (unix seconds; CometBFT's
     // RecoverAndLogHandler adds it); clients use it to spot clock skew.
-    reply.header("x-server-time", String(Math.floor(Date.now() / 1000)));
+    reply.header("x-server-time", serverTime());
     if (closing) return sendError(reply, new RequestError(GrpcCode.Unavailable, "the node is shutting down"));
     if (options.writeTimeoutSeconds > 0) limitWriteTime(request.raw, reply.raw, options.writeTimeoutSeconds);
     const cors = corsDecision(options.cors, request.method, request.headers);
@@ -136,23 +139,20 @@ export function buildRestGateway(options: RestGatewayOptions): RestGateway {
           { httpStatus: 405 },
         );
       }
-      const message = requestMessage(match.rest, match.params, query, request.body, options.backend);
-      const route = match.rest.route;
-      const requested = parseHeightHeader(heightValues(request));
-      const result = await callRoute(options.backend, route, message, requested);
-      const body = gatewayJsonString(route.output, result.response, options.backend.registry);
-      const height = String(result.height);
-      // The hot path writes the answer itself: fastify's send pipeline (onSend hooks, payload checks)
-      // costs as much as the query; headers set earlier on the reply (CORS) are carried over.
+      // The answer is written directly: fastify's send pipeline (onSend hooks, payload checks) costs
+      // as much as the query; headers set earlier on the reply (CORS) are carried over.
+      const headers = { ...(reply.getHeaders() as OutgoingHttpHeaders) };
+      await answerQuery(
+        options.backend,
+        match.rest,
+        match.params,
+        query,
+        request.body,
+        request.headers,
+        reply.raw,
+        headers,
+      );
       reply.hijack();
-      reply.raw.writeHead(200, {
-        ...(reply.getHeaders() as OutgoingHttpHeaders),
-        "content-type": JSON_TYPE,
-        "content-length": Buffer.byteLength(body),
-        [HEIGHT_HEADER]: height,
-        [GATEWAY_HEIGHT_HEADER]: height,
-      });
-      reply.raw.end(body);
       return reply;
     } catch (err) {
       return sendError(reply, err, options.logger);
@@ -171,70 +171,6 @@ export function buildRestGateway(options: RestGatewayOptions): RestGateway {
     throw new Error("fastify did not create its HTTP server");
   }
   return { app, server, router, swagger };
-}
-
-function splitPath(path: string): string[] {
-  const raw = path.slice(1).split("/");
-  try {
-    return raw.map((segment) => decodeURIComponent(segment));
-  } catch {
-    throw new RequestError(GrpcCode.InvalidArgument, `malformed percent-encoding in the path ${path}`);
-  }
-}
-
-function heightValues(request: FastifyRequest): string[] {
-  const values: string[] = [];
-  for (const name of [HEIGHT_HEADER, GATEWAY_HEIGHT_HEADER]) {
-    const value = request.headers[name];
-    if (value === undefined) continue;
-    // Node joins a repeated custom header with ", ".
-    for (const part of (Array.isArray(value) ? value : [value]).flatMap((v) => v.split(","))) values.push(part);
-  }
-  return values;
-}
-
-function requestMessage(
-  rest: RestRoute,
-  params: Map<string, string>,
-  query: string,
-  body: unknown,
-  backend: QueryBackend,
-): Message {
-  const { input } = rest.route;
-  let message: Message;
-  if (rest.binding.body === "*") {
-    message = bodyMessage(rest, body, backend);
-  } else {
-    message = create(input);
-    // Parsed only when the request has fields left for it, as upstream does.
-    if (query !== "" && input.fields.length > rest.pathFields.size) {
-      applyQueryParameters(input, message, new URLSearchParams(query), rest.pathFields);
-    }
-  }
-  for (const [field, value] of params) setFieldFromText(input, message, field, [value], false);
-  return message;
-}
-
-function bodyMessage(rest: RestRoute, body: unknown, backend: QueryBackend): Message {
-  const { input } = rest.route;
-  const bytes = body instanceof Buffer ? body : Buffer.alloc(0);
-  const text = bytes.toString("utf8").trim();
-  // An empty body is an empty request: the method then says what is missing ("invalid empty tx").
-  if (text === "") return create(input);
-  let json: JsonValue;
-  try {
-    json = JSON.parse(text) as JsonValue;
-  } catch (err) {
-    throw new RequestError(GrpcCode.InvalidArgument, `the request body is not JSON: ${(err as Error).message}`);
-  }
-  try {
-    return messageFromGatewayJson(input, json, backend.registry);
-  } catch (err) {
-    throw new RequestError(
-      GrpcCode.InvalidArgument,
-      `the request body is not a valid ${input.typeName}: ${(err as Error).message}`,
-    );
-  }
 }
 
 async function serveSwagger(
@@ -273,12 +209,8 @@ async function serveSwagger(
 
 /** Sends the error body for `err` with its status; 500s are logged, never shown with a stack. */
 function sendError(reply: FastifyReply, err: unknown, logger?: Logger): FastifyReply {
-  const status = statusOf(err);
-  if (status.httpStatus >= 500 && status.httpStatus !== 501) logger?.error({ err }, "REST request failed");
-  return reply
-    .code(status.httpStatus)
-    .header("content-type", JSON_TYPE)
-    .send(JSON.stringify({ code: status.grpcCode, message: status.message, details: [] }));
+  const answer = errorAnswer(err, logger);
+  return reply.code(answer.httpStatus).header("content-type", JSON_TYPE).send(answer.body);
 }
 
 // Errors fastify raises before our handler runs (body too large, malformed framing, ...).
@@ -326,13 +258,4 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Socket): void {
     );
   }
   socket.destroy();
-}
-
-// Go's WriteTimeout: a response not written in time loses its connection.
-function limitWriteTime(request: IncomingMessage, response: ServerResponse, seconds: number): void {
-  const timer = setTimeout(() => {
-    if (!response.writableFinished) request.socket.destroy();
-  }, seconds * 1000);
-  timer.unref();
-  response.once("close", () => clearTimeout(timer));
 }

@@ -12,6 +12,7 @@
 // never a tree walk. Each probed row also tells its predecessor's version, which often ends the
 // search one step early.
 import { type Arena, ByteReader, compareBytes, uvarintLength } from "./bytes.ts";
+import { LazyEntries } from "./entry-iterators.ts";
 import { StoreError } from "./errors.ts";
 import { historyKey, storeKey, storePrefix, TABLE } from "./keys.ts";
 import type { KeyRange, KVBackend } from "./kv-backend.ts";
@@ -257,6 +258,10 @@ export class LatestSource implements KVSource {
   }
 }
 
+function latestEntry(entry: [Uint8Array, Uint8Array]): [Uint8Array, Uint8Array] {
+  return [tail(entry[0], 5), latestValue(entry[1])];
+}
+
 /** One store at one committed version. `check` runs before every read (it rejects pruned versions). */
 export class VersionSource implements KVSource {
   private readonly backend: KVBackend;
@@ -279,14 +284,18 @@ export class VersionSource implements KVSource {
     return readAt(this.backend, this.sid, key, this.version, this.isExactLatest());
   }
 
-  async *scan(range: ScanRange): AsyncIterable<[Uint8Array, Uint8Array]> {
-    this.check();
-    if (this.isExactLatest()) {
-      for await (const [k, row] of this.backend.iterate(scanBounds(TABLE.latest, this.sid, range))) {
-        yield [tail(k, 5), latestValue(row)];
-      }
-      return;
-    }
+  scan(range: ScanRange): AsyncIterable<[Uint8Array, Uint8Array]> {
+    // At the latest version (what most queries read) rows map one to one to entries, mapped by the
+    // engine iteration itself (no generator layer). The check and the choice happen at the first
+    // next(), in the same step that opens the engine iterator.
+    return new LazyEntries(() => {
+      this.check();
+      if (!this.isExactLatest()) return this.scanHistory(range);
+      return this.backend.iterate(scanBounds(TABLE.latest, this.sid, range), latestEntry);
+    });
+  }
+
+  private async *scanHistory(range: ScanRange): AsyncIterable<[Uint8Array, Uint8Array]> {
     // Keys that existed at this version are live now (latest rows) or deleted since (deleted rows).
     const live = this.backend.iterate(scanBounds(TABLE.latest, this.sid, range));
     const gone = this.backend.iterate(scanBounds(TABLE.deleted, this.sid, range));

@@ -5,6 +5,7 @@ import { existsSync, mkdirSync, statSync } from "node:fs";
 import type { AbstractLevel } from "abstract-level";
 import { ClassicLevel } from "classic-level";
 import { MemoryLevel } from "memory-level";
+import { LevelEntries } from "./entry-iterators.ts";
 import {
   DataDirectoryCorruptError,
   DataDirectoryLockedError,
@@ -48,8 +49,11 @@ export interface KVBackend {
   write(ops: BatchOp[], sync: boolean): Promise<void>;
   /** A new empty batch (see KVBatch). */
   batch(): KVBatch;
-  /** Entries in key order within the range. */
-  iterate(range: KeyRange): AsyncIterable<[Uint8Array, Uint8Array]>;
+  /** Entries in key order within the range; `map`, when given, turns each raw entry into the one handed out. */
+  iterate(
+    range: KeyRange,
+    map?: (entry: [Uint8Array, Uint8Array]) => [Uint8Array, Uint8Array],
+  ): AsyncIterable<[Uint8Array, Uint8Array]>;
   /** Deletes up to `limit` keys in the range (not atomic with anything else). */
   clear(range: { gte: Uint8Array; lt: Uint8Array; limit: number }): Promise<void>;
   /** Compacts the whole keyspace (reclaims space after large deletions; no-op in memory). */
@@ -110,25 +114,17 @@ class LevelBackend implements KVBackend {
     };
   }
 
-  async *iterate(range: KeyRange): AsyncIterable<[Uint8Array, Uint8Array]> {
+  iterate(
+    range: KeyRange,
+    map?: (entry: [Uint8Array, Uint8Array]) => [Uint8Array, Uint8Array],
+  ): AsyncIterable<[Uint8Array, Uint8Array]> {
     const options: { gte?: Uint8Array; lt?: Uint8Array; reverse?: boolean; limit?: number } = {};
     if (range.gte !== undefined) options.gte = range.gte;
     if (range.lt !== undefined) options.lt = range.lt;
     if (range.reverse) options.reverse = true;
     if (range.limit !== undefined) options.limit = range.limit;
-    const it = this.db.iterator(options);
-    try {
-      // Small first read: most scans are paginated queries that stop early.
-      let size = 16;
-      for (;;) {
-        const entries = await it.nextv(size);
-        if (entries.length === 0) return;
-        for (const entry of entries) yield entry as [Uint8Array, Uint8Array];
-        size = Math.min(size * 4, 1000);
-      }
-    } finally {
-      await it.close();
-    }
+    // Opened at the first next(), closed at the end, on return() or on an error.
+    return new LevelEntries(() => this.db.iterator(options), map);
   }
 
   async clear(range: { gte: Uint8Array; lt: Uint8Array; limit: number }): Promise<void> {
