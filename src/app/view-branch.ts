@@ -2,6 +2,7 @@
 // query that creates a module account on the fly, a tally that deletes votes as it counts): the
 // writes land in this overlay, are visible to the same query, and vanish with it.
 import { bytesToBinaryString, compareBytes, hasPrefix } from "../store/bytes.ts";
+import { collectEntries, type RangeReader, readRangeOf } from "../store/entry-iterators.ts";
 import type { BranchMultiStore, IterateOptions, KVStore, ReadableKVStore, VersionView } from "../store/types.ts";
 
 /** Thrown by `write()` on the top level of a view branch: a committed version cannot change. */
@@ -17,7 +18,7 @@ interface Pending {
   value: Uint8Array | null;
 }
 
-class OverlayStore implements KVStore {
+class OverlayStore implements KVStore, RangeReader {
   readonly pending = new Map<string, Pending>();
   private readonly parent: ReadableKVStore;
 
@@ -49,6 +50,12 @@ class OverlayStore implements KVStore {
     // a merging layer that would cost a promise per entry.
     if (this.pending.size === 0) return this.parent.iterate(options);
     return this.merged(options);
+  }
+
+  readRange(options: IterateOptions & { limit: number }): Promise<[Uint8Array, Uint8Array][]> {
+    // As iterate(): nothing written here, the parent's own one-call read.
+    if (this.pending.size === 0) return readRangeOf(this.parent, options);
+    return collectEntries(this.merged(options), options.limit);
   }
 
   private async *merged(options: IterateOptions): AsyncIterable<[Uint8Array, Uint8Array]> {

@@ -12,7 +12,7 @@
 // never a tree walk. Each probed row also tells its predecessor's version, which often ends the
 // search one step early.
 import { type Arena, ByteReader, compareBytes, uvarintLength } from "./bytes.ts";
-import { LazyEntries } from "./entry-iterators.ts";
+import { collectEntries, LazyEntries } from "./entry-iterators.ts";
 import { StoreError } from "./errors.ts";
 import { historyKey, storeKey, storePrefix, TABLE } from "./keys.ts";
 import type { KeyRange, KVBackend } from "./kv-backend.ts";
@@ -256,6 +256,11 @@ export class LatestSource implements KVSource {
       yield [tail(k, 5), latestValue(row)];
     }
   }
+
+  /** At most `limit` entries of the range in one engine read (see KVBackend.readRange). */
+  readRange(range: ScanRange, limit: number): Promise<[Uint8Array, Uint8Array][]> {
+    return this.backend.readRange({ ...scanBounds(TABLE.latest, this.sid, range), limit }, latestEntry);
+  }
 }
 
 function latestEntry(entry: [Uint8Array, Uint8Array]): [Uint8Array, Uint8Array] {
@@ -293,6 +298,16 @@ export class VersionSource implements KVSource {
       if (!this.isExactLatest()) return this.scanHistory(range);
       return this.backend.iterate(scanBounds(TABLE.latest, this.sid, range), latestEntry);
     });
+  }
+
+  /**
+   * At most `limit` entries of the range: at the latest version one engine read (the engine
+   * iterator is opened in the same step as the check, as scan's is); below it, the history scan.
+   */
+  async readRange(range: ScanRange, limit: number): Promise<[Uint8Array, Uint8Array][]> {
+    this.check();
+    if (!this.isExactLatest()) return collectEntries(this.scanHistory(range), limit);
+    return this.backend.readRange({ ...scanBounds(TABLE.latest, this.sid, range), limit }, latestEntry);
   }
 
   private async *scanHistory(range: ScanRange): AsyncIterable<[Uint8Array, Uint8Array]> {

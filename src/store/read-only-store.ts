@@ -1,9 +1,17 @@
 // The public read-only face of one store at one committed version.
-import { assertKey, type KVSource, limited, toScanRange } from "./kv-source.ts";
+import { collectEntries, type RangeReader } from "./entry-iterators.ts";
+import { assertKey, type KVSource, limited, type ScanRange, toScanRange } from "./kv-source.ts";
 import type { IterateOptions, ReadableKVStore } from "./types.ts";
 
+type Entry = [Uint8Array, Uint8Array];
+
+/** A source that reads a bounded range in one call (flat-state's sources). */
+interface RangeSource extends KVSource {
+  readRange(range: ScanRange, limit: number): Promise<Entry[]>;
+}
+
 /** Wraps a KVSource as a ReadableKVStore (validating arguments). */
-export class ReadOnlyStore implements ReadableKVStore {
+export class ReadOnlyStore implements ReadableKVStore, RangeReader {
   private readonly source: KVSource;
 
   constructor(source: KVSource) {
@@ -25,5 +33,12 @@ export class ReadOnlyStore implements ReadableKVStore {
     const entries = this.source.scan(range);
     // Without a limit, no counting layer (one promise less per entry).
     return limit === Number.POSITIVE_INFINITY ? entries : limited(entries, limit);
+  }
+
+  async readRange(options: IterateOptions & { limit: number }): Promise<Entry[]> {
+    const { range, limit } = toScanRange(options);
+    const source = this.source as Partial<RangeSource>;
+    if (typeof source.readRange === "function") return source.readRange(range, limit);
+    return collectEntries(this.source.scan(range), limit);
   }
 }
