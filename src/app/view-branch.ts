@@ -18,8 +18,11 @@ interface Pending {
   value: Uint8Array | null;
 }
 
+// Most query branches write nothing: their overlays' maps are made on the first write.
+const NOTHING_PENDING: ReadonlyMap<string, Pending> = new Map();
+
 class OverlayStore implements KVStore, RangeReader {
-  readonly pending = new Map<string, Pending>();
+  pending: ReadonlyMap<string, Pending> = NOTHING_PENDING;
   private readonly parent: ReadableKVStore;
 
   constructor(parent: ReadableKVStore) {
@@ -38,11 +41,21 @@ class OverlayStore implements KVStore, RangeReader {
   }
 
   set(key: Uint8Array, value: Uint8Array): void {
-    this.pending.set(bytesToBinaryString(key), { key: key.slice(), value: value.slice() });
+    this.writable().set(bytesToBinaryString(key), { key: key.slice(), value: value.slice() });
   }
 
   delete(key: Uint8Array): void {
-    this.pending.set(bytesToBinaryString(key), { key: key.slice(), value: null });
+    this.writable().set(bytesToBinaryString(key), { key: key.slice(), value: null });
+  }
+
+  /** Drops what is pending (after it was written to the parent). */
+  clear(): void {
+    this.pending = NOTHING_PENDING;
+  }
+
+  private writable(): Map<string, Pending> {
+    if (this.pending === NOTHING_PENDING) this.pending = new Map();
+    return this.pending as Map<string, Pending>;
   }
 
   iterate(options: IterateOptions = {}): AsyncIterable<[Uint8Array, Uint8Array]> {
@@ -126,7 +139,7 @@ class ViewBranch implements BranchMultiStore {
         if (value === null) target.delete(key);
         else target.set(key, value);
       }
-      store.pending.clear();
+      store.clear();
     }
   }
 

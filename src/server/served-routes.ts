@@ -30,6 +30,11 @@ export interface ServedRoute {
    */
   heightBound: boolean;
   handler(request: Message, at: CallAt): Promise<Message>;
+  /**
+   * A module query's own handler: callRoute runs it with the query context directly (no CallAt,
+   * no wrapper), the same call `handler` makes.
+   */
+  moduleHandler?: (request: Message, ctx: Context) => Promise<Message>;
 }
 
 /** What a call returns. */
@@ -48,6 +53,7 @@ export function moduleRoutes(routes: readonly QueryRoute[]): ServedRoute[] {
     output: route.output,
     heightBound: true,
     handler: async (request, at) => route.handler(request, await at.context()),
+    moduleHandler: route.handler,
   }));
 }
 
@@ -63,6 +69,9 @@ export async function callRoute(
 ): Promise<CallResult> {
   const latest = backend.latestHeight();
   const height = route.heightBound ? resolveHeight(requested, latest, backend.earliestHeight()) : latest;
+  if (route.moduleHandler !== undefined) {
+    return { response: await route.moduleHandler(request, await backend.queryContext(height)), height };
+  }
   let context: Promise<Context> | undefined;
   const at: CallAt = {
     height,

@@ -304,8 +304,12 @@ export class VersionSource implements KVSource {
    * At most `limit` entries of the range: at the latest version one engine read (the engine
    * iterator is opened in the same step as the check, as scan's is); below it, the history scan.
    */
-  async readRange(range: ScanRange, limit: number): Promise<[Uint8Array, Uint8Array][]> {
-    this.check();
+  readRange(range: ScanRange, limit: number): Promise<[Uint8Array, Uint8Array][]> {
+    try {
+      this.check();
+    } catch (err) {
+      return Promise.reject(err);
+    }
     if (!this.isExactLatest()) return collectEntries(this.scanHistory(range), limit);
     return this.backend.readRange({ ...scanBounds(TABLE.latest, this.sid, range), limit }, latestEntry);
   }

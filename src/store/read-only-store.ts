@@ -35,10 +35,16 @@ export class ReadOnlyStore implements ReadableKVStore, RangeReader {
     return limit === Number.POSITIVE_INFINITY ? entries : limited(entries, limit);
   }
 
-  async readRange(options: IterateOptions & { limit: number }): Promise<Entry[]> {
-    const { range, limit } = toScanRange(options);
+  // Not async: the source's promise is handed on as is (one promise tick less per read).
+  readRange(options: IterateOptions & { limit: number }): Promise<Entry[]> {
+    let scan: { range: ScanRange; limit: number };
+    try {
+      scan = toScanRange(options);
+    } catch (err) {
+      return Promise.reject(err);
+    }
     const source = this.source as Partial<RangeSource>;
-    if (typeof source.readRange === "function") return source.readRange(range, limit);
-    return collectEntries(this.source.scan(range), limit);
+    if (typeof source.readRange === "function") return source.readRange(scan.range, scan.limit);
+    return collectEntries(this.source.scan(scan.range), scan.limit);
   }
 }
