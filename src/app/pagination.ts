@@ -127,6 +127,9 @@ const ZERO_BYTE = new Uint8Array([0]);
 
 /** The most entries a page reads in one call; a longer walk goes on by iteration. */
 const ONE_READ_MAX = 1000;
+const ONE_READ_MAX_BIG = BigInt(ONE_READ_MAX);
+
+type Entry = [Uint8Array, Uint8Array];
 
 const STOP: unique symbol = Symbol("stop");
 const SKIP: unique symbol = Symbol("skip");
@@ -143,19 +146,15 @@ async function walk<T>(
   store: ReadableKVStore,
   range: IterateOptions,
   needed: bigint | undefined,
-  visit: (fullKey: Uint8Array, value: Uint8Array) => T | Promise<T> | typeof STOP | typeof SKIP,
+  visit: Visit<T>,
   items: T[],
 ): Promise<void> {
-  const first = needed !== undefined && needed < BigInt(ONE_READ_MAX) ? Number(needed) : ONE_READ_MAX;
-  const entries = await readRangeOf(store, { ...range, limit: first });
-  for (const [fullKey, value] of entries) {
-    const item = visit(fullKey, value);
-    if (item === STOP) return;
-    if (item === SKIP) continue;
-    // Most decoders are synchronous: awaiting a plain value would still cost a promise tick.
-    items.push(item instanceof Promise ? await item : item);
-  }
-  if (entries.length < first) return;
+  const first = needed !== undefined && needed < ONE_READ_MAX_BIG ? Number(needed) : ONE_READ_MAX;
+  const options = { prefix: range.prefix, start: range.start, end: range.end, reverse: range.reverse, limit: first };
+  const entries = await readRangeOf(store, options);
+  let stopped = visitAll(entries, visit, items);
+  if (stopped instanceof Promise) stopped = await stopped;
+  if (stopped || entries.length < first) return;
   const last = entries[entries.length - 1][0];
   const rest: IterateOptions = range.reverse
     ? { prefix: range.prefix, start: range.start, end: last, reverse: true }
@@ -166,4 +165,38 @@ async function walk<T>(
     if (item === SKIP) continue;
     items.push(item instanceof Promise ? await item : item);
   }
+}
+
+type Visit<T> = (fullKey: Uint8Array, value: Uint8Array) => T | Promise<T> | typeof STOP | typeof SKIP;
+
+/**
+ * Visits `entries` in order; true when `visit` said STOP. Synchronous while the decoder is (most
+ * are: no promise per page), going on asynchronously, in order, from the first decode that is not.
+ */
+function visitAll<T>(entries: Entry[], visit: Visit<T>, items: T[]): boolean | Promise<boolean> {
+  for (let i = 0; i < entries.length; i++) {
+    const item = visit(entries[i][0], entries[i][1]);
+    if (item === STOP) return true;
+    if (item === SKIP) continue;
+    if (item instanceof Promise) return visitRest(entries, i, item, visit, items);
+    items.push(item);
+  }
+  return false;
+}
+
+async function visitRest<T>(
+  entries: Entry[],
+  at: number,
+  pending: Promise<T>,
+  visit: Visit<T>,
+  items: T[],
+): Promise<boolean> {
+  items.push(await pending);
+  for (let i = at + 1; i < entries.length; i++) {
+    const item = visit(entries[i][0], entries[i][1]);
+    if (item === STOP) return true;
+    if (item === SKIP) continue;
+    items.push(item instanceof Promise ? await item : item);
+  }
+  return false;
 }

@@ -230,10 +230,16 @@ function searchHistory(
 }
 
 function scanBounds(table: number, sid: number, range: ScanRange): KeyRange {
-  const prefix = storePrefix(table, sid);
-  const gte = range.lo === undefined ? prefix : storeKey(table, sid, range.lo);
+  const gte = range.lo === undefined ? storePrefix(table, sid) : storeKey(table, sid, range.lo);
   const lt = range.hi === undefined ? storePrefix(table, sid + 1) : storeKey(table, sid, range.hi);
   return { gte, lt, reverse: range.reverse };
+}
+
+/** scanBounds of the latest table with a limit, as one object (readRange). */
+function latestBounds(sid: number, range: ScanRange, limit: number): KeyRange & { limit: number } {
+  const gte = range.lo === undefined ? storePrefix(TABLE.latest, sid) : storeKey(TABLE.latest, sid, range.lo);
+  const lt = range.hi === undefined ? storePrefix(TABLE.latest, sid + 1) : storeKey(TABLE.latest, sid, range.hi);
+  return { gte, lt, reverse: range.reverse, limit };
 }
 
 /** The committed latest state of one store (no history lookups). */
@@ -259,7 +265,7 @@ export class LatestSource implements KVSource {
 
   /** At most `limit` entries of the range in one engine read (see KVBackend.readRange). */
   readRange(range: ScanRange, limit: number): Promise<[Uint8Array, Uint8Array][]> {
-    return this.backend.readRange({ ...scanBounds(TABLE.latest, this.sid, range), limit }, latestEntry);
+    return this.backend.readRange(latestBounds(this.sid, range, limit), latestEntry);
   }
 }
 
@@ -311,7 +317,7 @@ export class VersionSource implements KVSource {
       return Promise.reject(err);
     }
     if (!this.isExactLatest()) return collectEntries(this.scanHistory(range), limit);
-    return this.backend.readRange({ ...scanBounds(TABLE.latest, this.sid, range), limit }, latestEntry);
+    return this.backend.readRange(latestBounds(this.sid, range, limit), latestEntry);
   }
 
   private async *scanHistory(range: ScanRange): AsyncIterable<[Uint8Array, Uint8Array]> {
