@@ -23,13 +23,31 @@ class GasKVStore implements KVStore, RangeReader {
     this.config = config;
   }
 
-  async get(key: Uint8Array): Promise<Uint8Array | undefined> {
-    const { meter, config } = this;
-    meter.consume(config.readCostFlat, GasDescriptor.readFlat);
+  get(key: Uint8Array): Promise<Uint8Array | undefined> {
+    // A branch answers at once (getNow): one resolved promise instead of two async frames, for the dozens of
+    // reads of every tx. Errors (out of gas, a bad key) still arrive as a rejected promise.
+    if (this.parent.getNow === undefined) return this.getAsync(key);
+    try {
+      this.meter.consume(this.config.readCostFlat, GasDescriptor.readFlat);
+      const value = this.parent.getNow(key);
+      this.chargeRead(key, value);
+      return Promise.resolve(value);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  private async getAsync(key: Uint8Array): Promise<Uint8Array | undefined> {
+    this.meter.consume(this.config.readCostFlat, GasDescriptor.readFlat);
     const value = await this.parent.get(key);
+    this.chargeRead(key, value);
+    return value;
+  }
+
+  private chargeRead(key: Uint8Array, value: Uint8Array | undefined): void {
+    const { meter, config } = this;
     meter.consume(config.readCostPerByte * BigInt(key.length), GasDescriptor.readPerByte);
     meter.consume(config.readCostPerByte * BigInt(value?.length ?? 0), GasDescriptor.readPerByte);
-    return value;
   }
 
   async has(key: Uint8Array): Promise<boolean> {

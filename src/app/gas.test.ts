@@ -2,6 +2,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { openMultiStore } from "../store/index.ts";
+import type { KVStore } from "../store/types.ts";
 import { MAX_GAS, newGasMeter, newInfiniteGasMeter, OutOfGasError } from "./gas.ts";
 import { gasKVStore } from "./gas-kv-store.ts";
 
@@ -61,5 +62,29 @@ describe("gas", () => {
     const { kv } = await meteredStore(2050n);
     assert.throws(() => kv.set(bytes("key"), bytes("value")), { name: "OutOfGasError", descriptor: "WritePerByte" });
     assert.equal(await kv.has(bytes("key")).catch(() => "out of gas"), "out of gas");
+  });
+
+  it("a read charges the same through a branch (answered at once) and through an async-only store; running out rejects", async () => {
+    const store = await openMultiStore({ backend: "memory", storeNames: ["s"] });
+    const branchStore = store.branch().store("s");
+    branchStore.set(bytes("key"), bytes("value"));
+    // The same store seen through its async methods only (as a store that must wait on I/O would be).
+    const asyncOnly: KVStore = {
+      get: (key) => branchStore.get(key),
+      has: (key) => branchStore.has(key),
+      iterate: (options) => branchStore.iterate(options),
+      set: (key, value) => branchStore.set(key, value),
+      delete: (key) => branchStore.delete(key),
+    };
+    for (const parent of [branchStore, asyncOnly]) {
+      const meter = newInfiniteGasMeter();
+      const kv = gasKVStore(parent, meter);
+      assert.equal(new TextDecoder().decode(await kv.get(bytes("key"))), "value");
+      assert.equal(await kv.get(bytes("nope")), undefined);
+      assert.equal(meter.consumed(), 1000n + 3n * 3n + 3n * 5n + 1000n + 3n * 4n);
+      const limited = gasKVStore(parent, newGasMeter(1010n));
+      const read = limited.get(bytes("key")); // a promise, never a synchronous throw
+      await assert.rejects(read, { name: "OutOfGasError", descriptor: "ReadPerByte" });
+    }
   });
 });

@@ -42,6 +42,28 @@ export function putUvarint(buf: Uint8Array, offset: number, value: number): numb
   return offset;
 }
 
+/**
+ * Length of the protobuf varint of a 64-bit integer given as a bigint: its 64-bit two's complement, so a
+ * negative int64 takes 10 bytes (protobuf's rule; account numbers and gas can exceed 2^53).
+ */
+export function varint64Length(value: bigint): number {
+  let n = 1;
+  for (let v = BigInt.asUintN(64, value); v >= 0x80n; v >>= 7n) n++;
+  return n;
+}
+
+/** Writes the varint of {@link varint64Length} into `buf` at `offset`; returns the new offset. */
+export function putVarint64(buf: Uint8Array, offset: number, value: bigint): number {
+  let v = BigInt.asUintN(64, value);
+  if (v <= 0x1fffffffffffffn) return putUvarint(buf, offset, Number(v));
+  while (v >= 0x80n) {
+    buf[offset++] = Number(v & 0x7fn) | 0x80;
+    v >>= 7n;
+  }
+  buf[offset++] = Number(v);
+  return offset;
+}
+
 /** A decoded uvarint and how many bytes it took. */
 export interface DecodedUvarint {
   value: number;

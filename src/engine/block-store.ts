@@ -21,6 +21,7 @@ import { basename, dirname } from "node:path";
 import { fromBinary, toBinary } from "@bufbuild/protobuf";
 import { ClassicLevel } from "classic-level";
 import { redactPaths } from "../app/redact-paths.ts";
+import { putUvarint, putVarint64, uvarintLength, varint64Length } from "../bytes/varint.ts";
 import { UserError } from "../errors/user-error.ts";
 import {
   type Event,
@@ -253,19 +254,49 @@ function postedPositions(entryKey: Uint8Array, entryValue: Uint8Array, suffixSta
  * accepts fields in any order.
  */
 function encodeResults(rec: HeightRecord): { results: Uint8Array; txRecords: Uint8Array[] } {
-  const w = new ProtoWriter();
-  w.raw(toBinary(ResponseFinalizeBlockSchema, { ...rec.results, txResults: [] }));
-  const txRecords = rec.results.txResults.map((result, index) => {
-    const resultBytes = encodeExecTxResult(result);
-    w.bytes(2, resultBytes);
-    const record = new ProtoWriter();
-    record.varintIfSet(1, rec.block.header.height);
-    record.varintIfSet(2, index);
-    record.bytesIfSet(3, rec.block.txs[index]);
-    record.bytes(4, resultBytes);
-    return record.finish();
+  const head = toBinary(ResponseFinalizeBlockSchema, { ...rec.results, txResults: [] });
+  const resultBytes = rec.results.txResults.map(encodeExecTxResult);
+  let size = head.length;
+  for (const bytes of resultBytes) size += lengthDelimitedSize(bytes.length);
+  const results = new Uint8Array(size);
+  results.set(head);
+  let at = head.length;
+  for (const bytes of resultBytes) at = putLengthDelimited(results, at, 2, bytes);
+  const height = rec.block.header.height;
+  const txRecords = resultBytes.map((bytes, index) => {
+    // TxResult{height = 1, index = 2, tx = 3, result = 4}; zero and empty fields left out, result always there.
+    const tx = rec.block.txs[index];
+    const record = new Uint8Array(
+      (height === 0n ? 0 : 1 + varint64Length(height)) +
+        (index === 0 ? 0 : 1 + uvarintLength(index)) +
+        (tx.length === 0 ? 0 : lengthDelimitedSize(tx.length)) +
+        lengthDelimitedSize(bytes.length),
+    );
+    let pos = 0;
+    if (height !== 0n) {
+      record[pos++] = (1 << 3) | 0;
+      pos = putVarint64(record, pos, height);
+    }
+    if (index !== 0) {
+      record[pos++] = (2 << 3) | 0;
+      pos = putUvarint(record, pos, index);
+    }
+    if (tx.length > 0) pos = putLengthDelimited(record, pos, 3, tx);
+    putLengthDelimited(record, pos, 4, bytes);
+    return record;
   });
-  return { results: w.finish(), txRecords };
+  return { results, txRecords };
+}
+
+function lengthDelimitedSize(length: number): number {
+  return 1 + uvarintLength(length) + length;
+}
+
+function putLengthDelimited(out: Uint8Array, at: number, field: number, bytes: Uint8Array): number {
+  out[at++] = (field << 3) | 2;
+  at = putUvarint(out, at, bytes.length);
+  out.set(bytes, at);
+  return at + bytes.length;
 }
 
 /** The block store; open with {@link BlockStore.open}. */

@@ -3,7 +3,7 @@
 // growing buffer) cost ~25 µs a tx on the node's main thread. The bytes are exactly protobuf's: fields in
 // number order, proto3 zero values left out (checked against the general encoder in the tests).
 
-import { putUvarint, uvarintLength } from "../bytes/varint.ts";
+import { putUvarint, putVarint64, uvarintLength, varint64Length } from "../bytes/varint.ts";
 import type { ExecTxResult } from "../gen/tendermint/abci/types_pb.js";
 
 const LEN = 2;
@@ -91,23 +91,13 @@ function putString(out: Buffer, pos: number, field: number, text: string): numbe
   return pos + out.write(text, pos, "utf8");
 }
 
-// int64 varints: a negative value is its 64-bit two's complement (10 bytes).
+// int64 fields, skipped when zero (a negative value is its 10-byte two's complement varint).
 function int64FieldSize(value: bigint): number {
-  if (value === 0n) return 0;
-  let n = 2;
-  for (let v = BigInt.asUintN(64, value); v >= 0x80n; v >>= 7n) n++;
-  return n;
+  return value === 0n ? 0 : 1 + varint64Length(value);
 }
 
 function putInt64(out: Buffer, pos: number, field: number, value: bigint): number {
   if (value === 0n) return pos;
   out[pos++] = tag(field, 0);
-  let v = BigInt.asUintN(64, value);
-  if (v <= BigInt(Number.MAX_SAFE_INTEGER)) return putUvarint(out, pos, Number(v));
-  while (v >= 0x80n) {
-    out[pos++] = Number(v & 0x7fn) | 0x80;
-    v >>= 7n;
-  }
-  out[pos++] = Number(v);
-  return pos;
+  return putVarint64(out, pos, value);
 }

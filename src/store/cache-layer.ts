@@ -92,6 +92,10 @@ export class CacheLayer implements KVStore, KVSource, WriteTarget {
   }
 
   async get(key: Uint8Array): Promise<Uint8Array | undefined> {
+    return this.getNow(key);
+  }
+
+  getNow(key: Uint8Array): Uint8Array | undefined {
     assertKey(key, "get");
     return this.readSync(key);
   }

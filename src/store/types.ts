@@ -18,6 +18,11 @@ export interface IterateOptions {
 /** A readable key-value store (one module's store at one version, or a branch of it). */
 export interface ReadableKVStore {
   get(key: Uint8Array): Promise<Uint8Array | undefined>;
+  /**
+   * `get` answered synchronously, for stores that never wait on I/O for it (a branch's layers: pending writes,
+   * remembered reads, LevelDB's in-memory `getSync`). Optional; wrappers use it to skip a promise per read.
+   */
+  getNow?(key: Uint8Array): Uint8Array | undefined;
   has(key: Uint8Array): Promise<boolean>;
   /** Entries in key order (bytewise), ascending unless `reverse`. */
   iterate(options?: IterateOptions): AsyncIterable<[key: Uint8Array, value: Uint8Array]>;

@@ -20,6 +20,7 @@ import {
 } from "../../gen/chain/auth/v1beta1/auth_pb.js";
 import { PubKeySchema as Ed25519PubKeySchema } from "../../gen/chain/crypto/ed25519/keys_pb.js";
 import { PubKeySchema as Secp256k1PubKeySchema } from "../../gen/chain/crypto/secp256k1/keys_pb.js";
+import { encodeBaseAccountAny } from "./base-account-encoding.ts";
 
 /** Type URL of a plain account. */
 export const BASE_ACCOUNT_TYPE_URL = "/chain.auth.v1beta1.BaseAccount";
@@ -140,7 +141,20 @@ export function accountFromAny(any: Any, address?: Uint8Array): Account {
 
 /** Encodes an account for the store. */
 export function encodeAccount(account: Account): Uint8Array {
-  return toBinary(AnySchema, accountToAny(account));
+  if (account.module !== undefined) return toBinary(AnySchema, accountToAny(account));
+  return encodeBaseAccountAny({
+    typeUrl: BASE_ACCOUNT_TYPE_URL,
+    address: accountBech32(account.address),
+    pubKey:
+      account.pubKey === undefined
+        ? undefined
+        : {
+            typeUrl: account.pubKey.algorithm === "secp256k1" ? SECP256K1_PUBKEY_TYPE_URL : ED25519_PUBKEY_TYPE_URL,
+            key: account.pubKey.key,
+          },
+    accountNumber: account.accountNumber,
+    sequence: account.sequence,
+  });
 }
 
 /** Decodes an account from the store. */

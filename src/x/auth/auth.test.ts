@@ -18,6 +18,7 @@ import {
 import { MsgUpdateParamsSchema } from "../../gen/chain/auth/v1beta1/tx_pb.js";
 import { RequestQuerySchema } from "../../gen/tendermint/abci/types_pb.js";
 import { createTestApp, genesisFor, testKey } from "../../testing/app.ts";
+import { decodeAccount } from "./account.ts";
 import { validateAuthGenesis } from "./genesis.ts";
 import { defaultAuthParams } from "./params.ts";
 
@@ -170,5 +171,35 @@ describe("auth", () => {
       ),
       { message: "invalid tx signature limit: 0: invalid request" },
     );
+  });
+
+  it("an account read back after setAccount is exactly what decoding its stored bytes gives", async () => {
+    const t = await createTestApp();
+    await t.nextBlock();
+    const ctx = t.app.newContext(t.app.store.branch(), "finalize", (await t.app.createQueryContext()).header);
+    const records = [
+      { address: alice.address, pubKey: undefined, accountNumber: 7n, sequence: 0n },
+      {
+        address: alice.address,
+        pubKey: { algorithm: "secp256k1" as const, key: alice.publicKey },
+        accountNumber: 7n,
+        sequence: 2n ** 63n,
+      },
+      {
+        address: moduleAddress("fee_collector"),
+        pubKey: undefined,
+        accountNumber: 1n,
+        sequence: 0n,
+        module: { name: "fee_collector", permissions: ["burner", "minter"] },
+      },
+    ];
+    for (const record of records) {
+      t.accountKeeper.setAccount(ctx, record);
+      const stored = await ctx.kvStore("acc").get(new Uint8Array([0x01, ...record.address]));
+      assert.ok(stored !== undefined);
+      const read = await t.accountKeeper.getAccount(ctx, record.address);
+      assert.deepEqual(read, decodeAccount(stored, record.address));
+      assert.ok(Object.isFrozen(read), "records handed out are frozen");
+    }
   });
 });

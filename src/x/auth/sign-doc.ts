@@ -2,7 +2,7 @@
 // its signature is checked ahead of execution), and the general protobuf encoder (create + toBinary, with
 // reflection over the schema) cost ~10 µs a tx on the node's main thread. The layout is SignDoc's proto3
 // encoding as every Cosmos signer produces it: fields in number order, empty or zero fields left out.
-import { putUvarint, uvarintLength } from "../../bytes/varint.ts";
+import { putUvarint, putVarint64, uvarintLength, varint64Length } from "../../bytes/varint.ts";
 
 const BODY_BYTES_TAG = (1 << 3) | 2;
 const AUTH_INFO_BYTES_TAG = (2 << 3) | 2;
@@ -21,7 +21,7 @@ export function encodeSignDoc(
     lengthDelimitedSize(bodyBytes.length) +
     lengthDelimitedSize(authInfoBytes.length) +
     lengthDelimitedSize(chainIdLength) +
-    (accountNumber === 0n ? 0 : 1 + uint64Size(accountNumber));
+    (accountNumber === 0n ? 0 : 1 + varint64Length(accountNumber));
   const out = Buffer.allocUnsafe(size);
   let at = 0;
   at = putLengthDelimited(out, at, BODY_BYTES_TAG, bodyBytes);
@@ -33,7 +33,7 @@ export function encodeSignDoc(
   }
   if (accountNumber !== 0n) {
     out[at++] = ACCOUNT_NUMBER_TAG;
-    at = putUint64(out, at, accountNumber);
+    at = putVarint64(out, at, accountNumber);
   }
   return new Uint8Array(out.buffer, out.byteOffset, at);
 }
@@ -49,22 +49,4 @@ function putLengthDelimited(out: Buffer, at: number, tag: number, value: Uint8Ar
   at = putUvarint(out, at, value.length);
   out.set(value, at);
   return at + value.length;
-}
-
-// uint64 varints: account numbers can exceed 2^53, so they are written from the bigint, 7 bits at a time.
-function uint64Size(value: bigint): number {
-  let n = 1;
-  for (let v = BigInt.asUintN(64, value); v >= 0x80n; v >>= 7n) n++;
-  return n;
-}
-
-function putUint64(out: Buffer, at: number, value: bigint): number {
-  let v = BigInt.asUintN(64, value);
-  if (v <= BigInt(Number.MAX_SAFE_INTEGER)) return putUvarint(out, at, Number(v));
-  while (v >= 0x80n) {
-    out[at++] = Number(v & 0x7fn) | 0x80;
-    v >>= 7n;
-  }
-  out[at++] = Number(v);
-  return at;
 }

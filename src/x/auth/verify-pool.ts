@@ -133,13 +133,19 @@ const waitingSingles: { jobs: readonly VerifyJob[]; resolve: (results: boolean[]
 async function postWaitingSingles(): Promise<void> {
   const batch = waitingSingles.splice(0);
   if (batch.length === 0) return;
-  workers ??= startWorkers();
-  const entry = workers.reduce((best, w) => (w.pending.size < best.pending.size ? w : best));
-  const results = await post(
-    entry,
-    batch.flatMap((waiting) => waiting.jobs),
-  );
-  armIdleStop();
+  let results: boolean[];
+  try {
+    workers ??= startWorkers();
+    const entry = workers.reduce((best, w) => (w.pending.size < best.pending.size ? w : best));
+    results = await post(
+      entry,
+      batch.flatMap((waiting) => waiting.jobs),
+    );
+    armIdleStop();
+  } catch {
+    // No worker could take them (one failed to start): every caller still gets its answers, from here.
+    results = batch.flatMap((waiting) => waiting.jobs.map(verifyHere));
+  }
   let at = 0;
   for (const waiting of batch) {
     waiting.resolve(results.slice(at, at + waiting.jobs.length));

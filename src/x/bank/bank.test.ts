@@ -1,7 +1,7 @@
 // The bank module through the app: sends and their events, mint/burn permissions, blocked
 // recipients, send-enabled flags, authority checks, queries with pagination, genesis export.
 import assert from "node:assert/strict";
-import { describe, it } from "node:test";
+import { describe, it, test } from "node:test";
 import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
 import { abciInfo } from "../../app/errors.ts";
 import { addressToBech32, moduleAddress } from "../../client/crypto/index.ts";
@@ -18,6 +18,7 @@ import {
 import { MsgMultiSendSchema, MsgSendSchema, MsgSetSendEnabledSchema } from "../../gen/chain/bank/v1beta1/tx_pb.js";
 import { RequestQuerySchema } from "../../gen/tendermint/abci/types_pb.js";
 import { createTestApp, packAny, signTx, type TestApp, testKey } from "../../testing/app.ts";
+import { balanceKey, denomOwnerKey } from "./keys.ts";
 
 const alice = testKey("alice");
 const bob = testKey("bob");
@@ -260,4 +261,24 @@ describe("bank", () => {
     assert.deepEqual(bobs?.coins, [{ denom: "atom", amount: "5" }]);
     assert.equal(bank.supply.length, 3);
   });
+});
+
+test("balance and denom-owner keys: the same bytes for ASCII and non-ASCII denoms as the generic layout", () => {
+  const address = new Uint8Array(Array.from({ length: 20 }, (_, i) => i + 1));
+  for (const denom of ["stake", "ibc/27394FB092D2ECCD56123C74F36E4C1F926001CEADA9CA97EA622B25F41E5EB2", "ünï", ""]) {
+    const utf8Denom = new TextEncoder().encode(denom);
+    assert.deepEqual(
+      Buffer.from(balanceKey(address, denom)),
+      Buffer.concat([Buffer.of(0x02, address.length), address, utf8Denom]),
+    );
+    assert.deepEqual(
+      Buffer.from(denomOwnerKey(denom, address)),
+      Buffer.concat([Buffer.of(0x03), utf8Denom, Buffer.of(0), address]),
+    );
+    assert.equal(
+      balanceKey(address, denom).buffer.byteLength,
+      balanceKey(address, denom).length,
+      "own exact-size array",
+    );
+  }
 });
