@@ -27,6 +27,8 @@ class OverlayStore implements KVStore, RangeReader {
 
   constructor(parent: ReadableKVStore) {
     this.parent = parent;
+    // Synchronous reads only over a parent that has them (every committed view's store does).
+    if (parent.getNow === undefined) this.getNow = undefined;
   }
 
   async get(key: Uint8Array): Promise<Uint8Array | undefined> {
@@ -34,6 +36,15 @@ class OverlayStore implements KVStore, RangeReader {
     const entry = this.pending.get(bytesToBinaryString(key));
     if (entry !== undefined) return entry.value ?? undefined;
     return this.parent.get(key);
+  }
+
+  /** `get` at once (the gas store's fast path: no promise per layer for a query's point reads). */
+  getNow?(key: Uint8Array): Uint8Array | undefined {
+    if (this.pending.size > 0) {
+      const entry = this.pending.get(bytesToBinaryString(key));
+      if (entry !== undefined) return entry.value ?? undefined;
+    }
+    return (this.parent.getNow as (key: Uint8Array) => Uint8Array | undefined).call(this.parent, key);
   }
 
   async has(key: Uint8Array): Promise<boolean> {

@@ -23,6 +23,12 @@ export class ReadOnlyStore implements ReadableKVStore, RangeReader {
     return this.source.readSync(key);
   }
 
+  /** `get` at once: committed reads are synchronous (LevelDB's `getSync`). */
+  getNow(key: Uint8Array): Uint8Array | undefined {
+    assertKey(key, "get");
+    return this.source.readSync(key);
+  }
+
   async has(key: Uint8Array): Promise<boolean> {
     assertKey(key, "has");
     return this.source.readSync(key) !== undefined;
