@@ -283,8 +283,7 @@ function checkSignature(
   if (pubKey.algorithm !== "secp256k1") return "unable to verify single signer signature";
   const signature = tx.raw.signatures[index];
   if (signature === undefined) return "unable to verify single signer signature";
-  const signBytes = directSignBytes(tx, ctx.chainId, accountNumber);
-  const key = signatureKey(pubKey.key, signBytes, signature);
+  const { signBytes, key } = signatureCheckOf(tx, index, ctx.chainId, accountNumber, pubKey.key, signature);
   let valid = cachedOutcome(key);
   if (valid === undefined) {
     valid = verifySecp256k1(pubKey.key, signBytes, signature);
@@ -296,6 +295,46 @@ function checkSignature(
 }
 
 /** SIGN_MODE_DIRECT sign bytes: SignDoc{body_bytes, auth_info_bytes, chain_id, account_number}. */
+// A tx's signature is looked up in the cache up to three times (its preparation, CheckTx, the block), each time
+// from the same decoded tx: its sign bytes and cache key (a ~350-char string) are built once per (signer,
+// chain, account number, key) and kept with the decoded tx.
+interface SignatureCheck {
+  chainId: string;
+  accountNumber: bigint;
+  publicKey: Uint8Array;
+  signBytes: Uint8Array;
+  key: string;
+}
+const signatureChecks = new WeakMap<DecodedTx, (SignatureCheck | undefined)[]>();
+
+function signatureCheckOf(
+  tx: DecodedTx,
+  index: number,
+  chainId: string,
+  accountNumber: bigint,
+  publicKey: Uint8Array,
+  signature: Uint8Array,
+): SignatureCheck {
+  let checks = signatureChecks.get(tx);
+  if (checks === undefined) {
+    checks = [];
+    signatureChecks.set(tx, checks);
+  }
+  const known = checks[index];
+  if (
+    known !== undefined &&
+    known.chainId === chainId &&
+    known.accountNumber === accountNumber &&
+    equalBytes(known.publicKey, publicKey)
+  ) {
+    return known;
+  }
+  const signBytes = directSignBytes(tx, chainId, accountNumber);
+  const check = { chainId, accountNumber, publicKey, signBytes, key: signatureKey(publicKey, signBytes, signature) };
+  checks[index] = check;
+  return check;
+}
+
 function directSignBytes(tx: DecodedTx, chainId: string, accountNumber: bigint): Uint8Array {
   return encodeSignDoc(tx.raw.bodyBytes, tx.raw.authInfoBytes, chainId, accountNumber);
 }
@@ -319,8 +358,8 @@ async function preverifySignatures(
       if (account === undefined) continue;
       const pubKey = account.pubKey ?? supported(tx.pubKeys[i]);
       if (pubKey?.algorithm !== "secp256k1") continue;
-      const signBytes = directSignBytes(tx, ctx.chainId, ctx.blockHeight === 0n ? 0n : account.accountNumber);
-      const key = signatureKey(pubKey.key, signBytes, tx.raw.signatures[i]);
+      const accountNumber = ctx.blockHeight === 0n ? 0n : account.accountNumber;
+      const { signBytes, key } = signatureCheckOf(tx, i, ctx.chainId, accountNumber, pubKey.key, tx.raw.signatures[i]);
       if (cachedOutcome(key) !== undefined) continue;
       keys.push(key);
       jobs.push({ publicKey: pubKey.key, message: signBytes, signature: tx.raw.signatures[i] });
