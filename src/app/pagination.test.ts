@@ -2,6 +2,9 @@
 // as stepping through the store's iterator, for every page shape: offset or key, count_total,
 // reverse, pages past the one-read maximum, and a branch with pending writes.
 import assert from "node:assert/strict";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, it } from "node:test";
 import { openMultiStore } from "../store/index.ts";
 import type { KVStore } from "../store/types.ts";
@@ -35,9 +38,21 @@ async function pageAndGas(store: KVStore, request: PageRequestLike | undefined, 
 }
 
 describe("paginate", () => {
-  for (const size of [0, 1, 3, 1200]) {
-    it(`gives the same pages and gas through one-call reads as by iteration (${size} entries)`, async () => {
-      const multi = await openMultiStore({ backend: "memory", storeNames: ["s"] });
+  // Both engines: memory-level (tests, benches) and LevelDB (the node), whose reads come in batches.
+  for (const [engine, size] of [
+    ["memory", 0],
+    ["memory", 1],
+    ["memory", 3],
+    ["memory", 1200],
+    ["leveldb", 3],
+    ["leveldb", 1200],
+  ] as const) {
+    it(`gives the same pages and gas through one-call reads as by iteration (${engine}, ${size} entries)`, async (t) => {
+      const dir = mkdtempSync(join(tmpdir(), "pagination-"));
+      t.after(() => rmSync(dir, { recursive: true, force: true }));
+      const multi = await openMultiStore(
+        engine === "memory" ? { backend: "memory", storeNames: ["s"] } : { path: dir, storeNames: ["s"] },
+      );
       const branch = multi.branch();
       for (let i = 0; i < size; i++) branch.store("s").set(key(i), new Uint8Array(i % 5));
       branch.store("s").set(new Uint8Array([6, 1]), new Uint8Array(1)); // outside the prefix, both sides
