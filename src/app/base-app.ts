@@ -506,6 +506,26 @@ export class App {
    * Throws the store's InvalidVersionError (negative), FutureVersionError (above latest) and
    * PrunedVersionError (pruned) with docs/CONTRACT.md §7's texts, and ChainError sdk 26 before the first block.
    */
+  /**
+   * createQueryContext's common case without a promise: a query context at the latest version
+   * (`height` absent, 0 or the latest) once that version's shared view is built; undefined
+   * otherwise (then createQueryContext builds it, or throws the height error).
+   */
+  latestQueryContext(height?: bigint): Context | undefined {
+    const latest = this.store.lastCommit().version;
+    if (latest === 0n || (height !== undefined && height !== 0n && height !== latest)) return undefined;
+    const base = this.latestQueryBase;
+    if (
+      base === undefined ||
+      base.store !== this.store ||
+      base.version !== latest ||
+      base.lastHeader !== this.lastHeader
+    ) {
+      return undefined;
+    }
+    return this.newContext(branchOverView(base.view), "query", base.header);
+  }
+
   async createQueryContext(height?: bigint): Promise<Context> {
     const latest = this.store.lastCommit().version;
     const requested = height ?? 0n;

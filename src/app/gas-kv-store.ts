@@ -1,6 +1,7 @@
 // A KVStore wrapper that charges a gas meter for every access, with upstream's costs and charge
 // order (store/gaskv): flat cost first, then per-byte costs of key and value; iteration charges
 // the bytes of each entry plus a flat cost per step, including the final step that finds the end.
+import { type RangeReader, readRangeOf } from "../store/entry-iterators.ts";
 import type { IterateOptions, KVStore } from "../store/types.ts";
 import { GasDescriptor, type GasMeter, KV_GAS_CONFIG, type KVGasConfig } from "./gas.ts";
 
@@ -11,7 +12,7 @@ export function gasKVStore(parent: KVStore, meter: GasMeter, config: KVGasConfig
 
 // A class rather than an object of closures: every `ctx.kvStore(...)` call makes one, and methods on
 // the prototype cost no allocation per store.
-class GasKVStore implements KVStore {
+class GasKVStore implements KVStore, RangeReader {
   private readonly parent: KVStore;
   private readonly meter: GasMeter;
   private readonly config: KVGasConfig;
@@ -69,6 +70,22 @@ class GasKVStore implements KVStore {
 
   iterate(options?: IterateOptions): AsyncIterable<[Uint8Array, Uint8Array]> {
     return new MeteredIteration(this.parent.iterate(options), this.meter, this.config);
+  }
+
+  /**
+   * The range read in one call, charged exactly as an iteration that stepped through the entries
+   * returned and, when there were fewer than the limit, one step more to find the end.
+   */
+  async readRange(options: IterateOptions & { limit: number }): Promise<Entry[]> {
+    const entries = await readRangeOf(this.parent, options);
+    const { meter, config } = this;
+    for (const [key, value] of entries) {
+      meter.consume(config.readCostPerByte * BigInt(key.length), GasDescriptor.valuePerByte);
+      meter.consume(config.readCostPerByte * BigInt(value.length), GasDescriptor.valuePerByte);
+      meter.consume(config.iterNextCostFlat, GasDescriptor.iterNextFlat);
+    }
+    if (entries.length < options.limit) meter.consume(config.iterNextCostFlat, GasDescriptor.iterNextFlat);
+    return entries;
   }
 }
 

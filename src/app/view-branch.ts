@@ -2,6 +2,7 @@
 // query that creates a module account on the fly, a tally that deletes votes as it counts): the
 // writes land in this overlay, are visible to the same query, and vanish with it.
 import { bytesToBinaryString, compareBytes, hasPrefix } from "../store/bytes.ts";
+import { collectEntries, type RangeReader, readRangeOf } from "../store/entry-iterators.ts";
 import type { BranchMultiStore, IterateOptions, KVStore, ReadableKVStore, VersionView } from "../store/types.ts";
 
 /** Thrown by `write()` on the top level of a view branch: a committed version cannot change. */
@@ -17,12 +18,17 @@ interface Pending {
   value: Uint8Array | null;
 }
 
-class OverlayStore implements KVStore {
-  readonly pending = new Map<string, Pending>();
+// Most query branches write nothing: their overlays' maps are made on the first write.
+const NOTHING_PENDING: ReadonlyMap<string, Pending> = new Map();
+
+class OverlayStore implements KVStore, RangeReader {
+  pending: ReadonlyMap<string, Pending> = NOTHING_PENDING;
   private readonly parent: ReadableKVStore;
 
   constructor(parent: ReadableKVStore) {
     this.parent = parent;
+    // Synchronous reads only over a parent that has them (every committed view's store does).
+    if (parent.getNow === undefined) this.getNow = undefined;
   }
 
   async get(key: Uint8Array): Promise<Uint8Array | undefined> {
@@ -32,16 +38,35 @@ class OverlayStore implements KVStore {
     return this.parent.get(key);
   }
 
+  /** `get` at once (the gas store's fast path: no promise per layer for a query's point reads). */
+  getNow?(key: Uint8Array): Uint8Array | undefined {
+    if (this.pending.size > 0) {
+      const entry = this.pending.get(bytesToBinaryString(key));
+      if (entry !== undefined) return entry.value ?? undefined;
+    }
+    return (this.parent.getNow as (key: Uint8Array) => Uint8Array | undefined).call(this.parent, key);
+  }
+
   async has(key: Uint8Array): Promise<boolean> {
     return (await this.get(key)) !== undefined;
   }
 
   set(key: Uint8Array, value: Uint8Array): void {
-    this.pending.set(bytesToBinaryString(key), { key: key.slice(), value: value.slice() });
+    this.writable().set(bytesToBinaryString(key), { key: key.slice(), value: value.slice() });
   }
 
   delete(key: Uint8Array): void {
-    this.pending.set(bytesToBinaryString(key), { key: key.slice(), value: null });
+    this.writable().set(bytesToBinaryString(key), { key: key.slice(), value: null });
+  }
+
+  /** Drops what is pending (after it was written to the parent). */
+  clear(): void {
+    this.pending = NOTHING_PENDING;
+  }
+
+  private writable(): Map<string, Pending> {
+    if (this.pending === NOTHING_PENDING) this.pending = new Map();
+    return this.pending as Map<string, Pending>;
   }
 
   iterate(options: IterateOptions = {}): AsyncIterable<[Uint8Array, Uint8Array]> {
@@ -49,6 +74,12 @@ class OverlayStore implements KVStore {
     // a merging layer that would cost a promise per entry.
     if (this.pending.size === 0) return this.parent.iterate(options);
     return this.merged(options);
+  }
+
+  readRange(options: IterateOptions & { limit: number }): Promise<[Uint8Array, Uint8Array][]> {
+    // As iterate(): nothing written here, the parent's own one-call read.
+    if (this.pending.size === 0) return readRangeOf(this.parent, options);
+    return collectEntries(this.merged(options), options.limit);
   }
 
   private async *merged(options: IterateOptions): AsyncIterable<[Uint8Array, Uint8Array]> {
@@ -119,7 +150,7 @@ class ViewBranch implements BranchMultiStore {
         if (value === null) target.delete(key);
         else target.set(key, value);
       }
-      store.pending.clear();
+      store.clear();
     }
   }
 

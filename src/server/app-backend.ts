@@ -15,6 +15,7 @@ export function appQueryBackend(app: App): QueryBackend {
     latestHeight: () => app.store.lastCommit().version,
     earliestHeight: () => app.store.earliestVersion(),
     queryContext: (height) => app.createQueryContext(height),
+    latestQueryContext: (height) => app.latestQueryContext(height),
     registry: app.typeRegistry,
   };
 }

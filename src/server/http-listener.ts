@@ -51,16 +51,16 @@ export class ConnectionGate {
     this.maxOpenConnections = maxOpenConnections;
     // net.Server reads `pauseOnConnect` each time it accepts; http.createServer has no option for it.
     (http as unknown as { pauseOnConnect: boolean }).pauseOnConnect = true;
-    // The HTTP server starts a connection's header/request timers when it sees the "connection"
-    // event, so that event is held back until the connection is admitted. The server itself still
-    // listens, which is what sets up its timeout checks.
-    const emit = http.emit.bind(http) as (event: string | symbol, ...args: unknown[]) => boolean;
-    this.deliver = (socket) => emit("connection", socket);
-    (http as unknown as { emit: typeof emit }).emit = (event, ...args) => {
-      if (event !== "connection") return emit(event, ...args);
-      this.arrive(args[0] as Socket);
-      return true;
+    // The HTTP server starts a connection's header/request timers in its own "connection"
+    // listener, so that listener is taken off and called only when the connection is admitted. The
+    // server itself still listens, which is what sets up its timeout checks. (Overriding the
+    // server's emit instead made every event it emits, each request's included, pay for a wrapper.)
+    const serve = http.listeners("connection") as ((socket: Socket) => void)[];
+    http.removeAllListeners("connection");
+    this.deliver = (socket) => {
+      for (const listener of serve) listener.call(http, socket);
     };
+    http.on("connection", (socket: Socket) => this.arrive(socket));
   }
 
   /** Connections being served now. */

@@ -35,6 +35,11 @@ export interface QueryBackend {
    * `ctx.blockHeight === height`. Writes made through it are discarded.
    */
   queryContext(height: bigint): Promise<Context>;
+  /**
+   * The same context without a promise when it is at hand (the latest version's shared view is
+   * built), else undefined; optional (queryContext is then used).
+   */
+  latestQueryContext?(height: bigint): Context | undefined;
   /** Resolves `Any` values in JSON (`@type`): every type that may appear inside an Any. */
   readonly registry: Registry;
 }

@@ -11,7 +11,7 @@ import { GATEWAY_HEIGHT_HEADER, HEIGHT_HEADER, parseHeightHeader } from "./heigh
 import type { QueryBackend } from "./query-backend.ts";
 import { applyQueryParameters, setFieldFromText } from "./request-mapping.ts";
 import type { RestRoute } from "./rest-router.ts";
-import { callRoute } from "./served-routes.ts";
+import { callRoute, heightFor, runModuleRoute } from "./served-routes.ts";
 import { RequestError, statusOf } from "./status.ts";
 
 /** Every answer's content type. */
@@ -50,9 +50,19 @@ export async function answerQuery(
   const message = requestMessage(rest, params, query, body, backend);
   const requested = parseHeightHeader(heightValues(requestHeaders));
   const route = rest.route;
-  const result = await callRoute(backend, route, message, requested);
-  const text = gatewayJsonString(route.output, result.response, backend.registry);
-  const height = String(result.height);
+  let answer: Message;
+  let used: bigint;
+  if (route.moduleHandler !== undefined) {
+    // Module queries (nearly all): no callRoute layer in between.
+    used = heightFor(backend, route, requested);
+    answer = await runModuleRoute(backend, route.moduleHandler, message, used);
+  } else {
+    const result = await callRoute(backend, route, message, requested);
+    answer = result.response;
+    used = result.height;
+  }
+  const text = gatewayJsonString(route.output, answer, backend.registry);
+  const height = String(used);
   headers["content-type"] = JSON_TYPE;
   headers["content-length"] = Buffer.byteLength(text);
   headers[HEIGHT_HEADER] = height;

@@ -30,6 +30,11 @@ export interface ServedRoute {
    */
   heightBound: boolean;
   handler(request: Message, at: CallAt): Promise<Message>;
+  /**
+   * A module query's own handler: callRoute runs it with the query context directly (no CallAt,
+   * no wrapper), the same call `handler` makes.
+   */
+  moduleHandler?: (request: Message, ctx: Context) => Promise<Message>;
 }
 
 /** What a call returns. */
@@ -48,6 +53,7 @@ export function moduleRoutes(routes: readonly QueryRoute[]): ServedRoute[] {
     output: route.output,
     heightBound: true,
     handler: async (request, at) => route.handler(request, await at.context()),
+    moduleHandler: route.handler,
   }));
 }
 
@@ -61,8 +67,10 @@ export async function callRoute(
   request: Message,
   requested: bigint | undefined,
 ): Promise<CallResult> {
-  const latest = backend.latestHeight();
-  const height = route.heightBound ? resolveHeight(requested, latest, backend.earliestHeight()) : latest;
+  const height = heightFor(backend, route, requested);
+  if (route.moduleHandler !== undefined) {
+    return { response: await runModuleRoute(backend, route.moduleHandler, request, height), height };
+  }
   let context: Promise<Context> | undefined;
   const at: CallAt = {
     height,
@@ -73,4 +81,22 @@ export async function callRoute(
   };
   const response = await route.handler(request, at);
   return { response, height };
+}
+
+/** The height `route` runs at for `requested` (undefined = latest); throws the store's height errors. */
+export function heightFor(backend: QueryBackend, route: ServedRoute, requested: bigint | undefined): bigint {
+  const latest = backend.latestHeight();
+  return route.heightBound ? resolveHeight(requested, latest, backend.earliestHeight()) : latest;
+}
+
+/** A module query's handler with a query context at `height` (taken at once when the backend has it at hand). */
+export function runModuleRoute(
+  backend: QueryBackend,
+  handler: NonNullable<ServedRoute["moduleHandler"]>,
+  request: Message,
+  height: bigint,
+): Promise<Message> {
+  const ctx = backend.latestQueryContext?.(height);
+  if (ctx !== undefined) return handler(request, ctx);
+  return backend.queryContext(height).then((context) => handler(request, context));
 }

@@ -4,6 +4,7 @@
 // every request. These keep the generators' behaviour: nothing starts before the first next(),
 // an early return() closes the source, and an error closes what was opened.
 import type { AbstractIterator } from "abstract-level";
+import type { IterateOptions } from "./types.ts";
 
 type Entry = [Uint8Array, Uint8Array];
 type LevelIterator = AbstractIterator<unknown, Uint8Array, Uint8Array>;
@@ -108,4 +109,45 @@ export class LazyEntries implements AsyncIterableIterator<Entry> {
     await this.source?.return?.();
     return { done: true, value: undefined };
   }
+}
+
+/**
+ * A store that reads a bounded range in one call, without an iterator per layer. Paginated queries
+ * (balances) read a handful of entries; stepping them through every layer's async iterator cost
+ * more than the reads (a promise per layer per entry, and a second engine call to find the end).
+ */
+export interface RangeReader {
+  /**
+   * The entries `options` names, in order, at most `options.limit` of them (required here): fewer
+   * than the limit means the range has no more.
+   */
+  readRange(options: IterateOptions & { limit: number }): Promise<Entry[]>;
+}
+
+/** True when `store` can read a range in one call. */
+export function isRangeReader(store: object): store is RangeReader {
+  return typeof (store as Partial<RangeReader>).readRange === "function";
+}
+
+/**
+ * The entries `options` names through `store`'s one-call read when it has one, else by iterating
+ * (at most `options.limit` entries; the iteration is closed when it stops early).
+ */
+export function readRangeOf(
+  store: { iterate(options?: IterateOptions): AsyncIterable<Entry> },
+  options: IterateOptions & { limit: number },
+): Promise<Entry[]> {
+  if (isRangeReader(store)) return store.readRange(options);
+  return collectEntries(store.iterate(options), options.limit);
+}
+
+/** At most `count` entries of `entries` (closing it when it has more). */
+export async function collectEntries(entries: AsyncIterable<Entry>, count: number): Promise<Entry[]> {
+  const out: Entry[] = [];
+  if (count <= 0) return out;
+  for await (const entry of entries) {
+    out.push(entry);
+    if (out.length >= count) break;
+  }
+  return out;
 }

@@ -12,7 +12,7 @@
 // never a tree walk. Each probed row also tells its predecessor's version, which often ends the
 // search one step early.
 import { type Arena, ByteReader, compareBytes, uvarintLength } from "./bytes.ts";
-import { LazyEntries } from "./entry-iterators.ts";
+import { collectEntries, LazyEntries } from "./entry-iterators.ts";
 import { StoreError } from "./errors.ts";
 import { historyKey, storeKey, storePrefix, TABLE } from "./keys.ts";
 import type { KeyRange, KVBackend } from "./kv-backend.ts";
@@ -230,10 +230,16 @@ function searchHistory(
 }
 
 function scanBounds(table: number, sid: number, range: ScanRange): KeyRange {
-  const prefix = storePrefix(table, sid);
-  const gte = range.lo === undefined ? prefix : storeKey(table, sid, range.lo);
+  const gte = range.lo === undefined ? storePrefix(table, sid) : storeKey(table, sid, range.lo);
   const lt = range.hi === undefined ? storePrefix(table, sid + 1) : storeKey(table, sid, range.hi);
   return { gte, lt, reverse: range.reverse };
+}
+
+/** scanBounds of the latest table with a limit, as one object (readRange). */
+function latestBounds(sid: number, range: ScanRange, limit: number): KeyRange & { limit: number } {
+  const gte = range.lo === undefined ? storePrefix(TABLE.latest, sid) : storeKey(TABLE.latest, sid, range.lo);
+  const lt = range.hi === undefined ? storePrefix(TABLE.latest, sid + 1) : storeKey(TABLE.latest, sid, range.hi);
+  return { gte, lt, reverse: range.reverse, limit };
 }
 
 /** The committed latest state of one store (no history lookups). */
@@ -255,6 +261,11 @@ export class LatestSource implements KVSource {
     for await (const [k, row] of this.backend.iterate(scanBounds(TABLE.latest, this.sid, range))) {
       yield [tail(k, 5), latestValue(row)];
     }
+  }
+
+  /** At most `limit` entries of the range in one engine read (see KVBackend.readRange). */
+  readRange(range: ScanRange, limit: number): Promise<[Uint8Array, Uint8Array][]> {
+    return this.backend.readRange(latestBounds(this.sid, range, limit), latestEntry);
   }
 }
 
@@ -293,6 +304,20 @@ export class VersionSource implements KVSource {
       if (!this.isExactLatest()) return this.scanHistory(range);
       return this.backend.iterate(scanBounds(TABLE.latest, this.sid, range), latestEntry);
     });
+  }
+
+  /**
+   * At most `limit` entries of the range: at the latest version one engine read (the engine
+   * iterator is opened in the same step as the check, as scan's is); below it, the history scan.
+   */
+  readRange(range: ScanRange, limit: number): Promise<[Uint8Array, Uint8Array][]> {
+    try {
+      this.check();
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    if (!this.isExactLatest()) return collectEntries(this.scanHistory(range), limit);
+    return this.backend.readRange(latestBounds(this.sid, range, limit), latestEntry);
   }
 
   private async *scanHistory(range: ScanRange): AsyncIterable<[Uint8Array, Uint8Array]> {

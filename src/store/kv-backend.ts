@@ -54,6 +54,14 @@ export interface KVBackend {
     range: KeyRange,
     map?: (entry: [Uint8Array, Uint8Array]) => [Uint8Array, Uint8Array],
   ): AsyncIterable<[Uint8Array, Uint8Array]>;
+  /**
+   * At most `range.limit` entries of the range in one engine read (fewer: the range has no more),
+   * each turned by `map` when given. For small reads: the whole result is held at once.
+   */
+  readRange(
+    range: KeyRange & { limit: number },
+    map?: (entry: [Uint8Array, Uint8Array]) => [Uint8Array, Uint8Array],
+  ): Promise<[Uint8Array, Uint8Array][]>;
   /** Deletes up to `limit` keys in the range (not atomic with anything else). */
   clear(range: { gte: Uint8Array; lt: Uint8Array; limit: number }): Promise<void>;
   /** Compacts the whole keyspace (reclaims space after large deletions; no-op in memory). */
@@ -125,6 +133,21 @@ class LevelBackend implements KVBackend {
     if (range.limit !== undefined) options.limit = range.limit;
     // Opened at the first next(), closed at the end, on return() or on an error.
     return new LevelEntries(() => this.db.iterator(options), map);
+  }
+
+  async readRange(
+    range: KeyRange & { limit: number },
+    map?: (entry: [Uint8Array, Uint8Array]) => [Uint8Array, Uint8Array],
+  ): Promise<[Uint8Array, Uint8Array][]> {
+    if (range.limit <= 0) return [];
+    const options: { gte?: Uint8Array; lt?: Uint8Array; reverse?: boolean; limit: number } = { limit: range.limit };
+    if (range.gte !== undefined) options.gte = range.gte;
+    if (range.lt !== undefined) options.lt = range.lt;
+    if (range.reverse) options.reverse = true;
+    // all() reads up to the limit (one engine call when the range is small) and closes the iterator.
+    const entries = (await this.db.iterator(options).all()) as [Uint8Array, Uint8Array][];
+    if (map !== undefined) for (let i = 0; i < entries.length; i++) entries[i] = map(entries[i]);
+    return entries;
   }
 
   async clear(range: { gte: Uint8Array; lt: Uint8Array; limit: number }): Promise<void> {

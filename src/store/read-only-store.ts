@@ -1,9 +1,17 @@
 // The public read-only face of one store at one committed version.
-import { assertKey, type KVSource, limited, toScanRange } from "./kv-source.ts";
+import { collectEntries, type RangeReader } from "./entry-iterators.ts";
+import { assertKey, type KVSource, limited, type ScanRange, toScanRange } from "./kv-source.ts";
 import type { IterateOptions, ReadableKVStore } from "./types.ts";
 
+type Entry = [Uint8Array, Uint8Array];
+
+/** A source that reads a bounded range in one call (flat-state's sources). */
+interface RangeSource extends KVSource {
+  readRange(range: ScanRange, limit: number): Promise<Entry[]>;
+}
+
 /** Wraps a KVSource as a ReadableKVStore (validating arguments). */
-export class ReadOnlyStore implements ReadableKVStore {
+export class ReadOnlyStore implements ReadableKVStore, RangeReader {
   private readonly source: KVSource;
 
   constructor(source: KVSource) {
@@ -11,6 +19,12 @@ export class ReadOnlyStore implements ReadableKVStore {
   }
 
   async get(key: Uint8Array): Promise<Uint8Array | undefined> {
+    assertKey(key, "get");
+    return this.source.readSync(key);
+  }
+
+  /** `get` at once: committed reads are synchronous (LevelDB's `getSync`). */
+  getNow(key: Uint8Array): Uint8Array | undefined {
     assertKey(key, "get");
     return this.source.readSync(key);
   }
@@ -25,5 +39,18 @@ export class ReadOnlyStore implements ReadableKVStore {
     const entries = this.source.scan(range);
     // Without a limit, no counting layer (one promise less per entry).
     return limit === Number.POSITIVE_INFINITY ? entries : limited(entries, limit);
+  }
+
+  // Not async: the source's promise is handed on as is (one promise tick less per read).
+  readRange(options: IterateOptions & { limit: number }): Promise<Entry[]> {
+    let scan: { range: ScanRange; limit: number };
+    try {
+      scan = toScanRange(options);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    const source = this.source as Partial<RangeSource>;
+    if (typeof source.readRange === "function") return source.readRange(scan.range, scan.limit);
+    return collectEntries(this.source.scan(scan.range), scan.limit);
   }
 }

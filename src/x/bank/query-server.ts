@@ -26,9 +26,7 @@ export function bankQueryServer(keeper: BankKeeper): ServiceHandlers<typeof Quer
     ctx: Parameters<typeof keeper.getBalance>[0],
   ) => {
     const address = parseAddress(request.address);
-    const page = await paginate(keeper.store(ctx), addressBalancesPrefix(address), request.pagination, (key, value) =>
-      coinToProto({ denom: fromUtf8(key), amount: parseAmount(fromUtf8(value)) }),
-    );
+    const page = await paginate(keeper.store(ctx), addressBalancesPrefix(address), request.pagination, storedCoin);
     return { balances: page.items, pagination: page.pagination };
   };
   const metadataOf = async (denom: string, ctx: Parameters<typeof keeper.getBalance>[0]) => {
@@ -67,9 +65,7 @@ export function bankQueryServer(keeper: BankKeeper): ServiceHandlers<typeof Quer
       return { balance: coinToProto(await keeper.getBalance(ctx, address, request.denom)) };
     },
     async totalSupply(request, ctx) {
-      const page = await paginate(keeper.store(ctx), SUPPLY_PREFIX, request.pagination, (key, value) =>
-        coinToProto({ denom: fromUtf8(key), amount: parseAmount(fromUtf8(value)) }),
-      );
+      const page = await paginate(keeper.store(ctx), SUPPLY_PREFIX, request.pagination, storedCoin);
       return { supply: page.items, pagination: page.pagination };
     },
     async supplyOf(request, ctx) {
@@ -109,6 +105,47 @@ export function bankQueryServer(keeper: BankKeeper): ServiceHandlers<typeof Quer
       return { sendEnabled: page.items, pagination: page.pagination };
     },
   };
+}
+
+/**
+ * The coin a balance or supply entry holds (denom key, decimal amount value), as the wire shape.
+ * Stored amounts are canonical decimal text (the keeper writes `amount.toString()`): such text is
+ * used as is; anything else goes through parseAmount, which prints it canonically or throws.
+ */
+function storedCoin(key: Uint8Array, value: Uint8Array): { denom: string; amount: string } {
+  const amount = asciiText(value);
+  return {
+    denom: asciiText(key) ?? fromUtf8(key),
+    amount:
+      amount !== undefined && isCanonicalAmount(amount)
+        ? amount
+        : coinToProto({ denom: "", amount: parseAmount(fromUtf8(value)) }).amount,
+  };
+}
+
+// A 256-bit amount has at most 78 digits; shorter digit strings are always in range.
+const SAFE_AMOUNT_DIGITS = 77;
+
+function isCanonicalAmount(text: string): boolean {
+  if (text.length === 0 || text.length > SAFE_AMOUNT_DIGITS) return false;
+  if (text.length > 1 && text.charCodeAt(0) === 48) return false; // a leading zero
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 48 || c > 57) return false;
+  }
+  return true;
+}
+
+/** Short ASCII bytes as a string without the UTF-8 decoder (denoms and amounts are ASCII); else undefined. */
+function asciiText(bytes: Uint8Array): string | undefined {
+  if (bytes.length > 128) return undefined;
+  let text = "";
+  for (let i = 0; i < bytes.length; i++) {
+    const b = bytes[i];
+    if (b >= 0x80) return undefined;
+    text += String.fromCharCode(b);
+  }
+  return text;
 }
 
 function parseAddress(address: string): Uint8Array {
