@@ -173,7 +173,11 @@ test("dump on one home, load + restore on another, then start it", { timeout: 60
   assert.deepEqual(bobOnB.body.balances, bobAtH.body.balances);
   const below = await balanceAt(endpointsB.rest as string, bob, height - 1n);
   assert.ok(below.status >= 400 && below.status < 500, `status ${below.status}`);
-  assert.match(String(below.body.message), new RegExp(`earliest available height: ${height}`));
+  // B's state starts at H; pruning (keep-recent 2, copied from A) may already have moved its earliest height on
+  // by the time of this query, so the message names H or a later height, never one below H.
+  const earliest = /earliest available height: (\d+)/.exec(String(below.body.message));
+  assert.ok(earliest !== null, String(below.body.message));
+  assert.ok(BigInt(earliest[1]) >= height, `earliest ${earliest[1]} is below the snapshot height ${height}`);
   nodeB.signal("SIGTERM");
   assert.equal((await nodeB.exited).code, 0);
 });
