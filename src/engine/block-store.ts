@@ -21,6 +21,7 @@ import { basename, dirname } from "node:path";
 import { fromBinary, toBinary } from "@bufbuild/protobuf";
 import { ClassicLevel } from "classic-level";
 import { redactPaths } from "../app/redact-paths.ts";
+import { lengthDelimitedSize, putBytesField } from "../bytes/proto-fields.ts";
 import { putUvarint, putVarint64, uvarintLength, varint64Length } from "../bytes/varint.ts";
 import { UserError } from "../errors/user-error.ts";
 import {
@@ -261,7 +262,7 @@ function encodeResults(rec: HeightRecord): { results: Uint8Array; txRecords: Uin
   const results = new Uint8Array(size);
   results.set(head);
   let at = head.length;
-  for (const bytes of resultBytes) at = putLengthDelimited(results, at, 2, bytes);
+  for (const bytes of resultBytes) at = putBytesField(results, at, 2, bytes);
   const height = rec.block.header.height;
   const txRecords = resultBytes.map((bytes, index) => {
     // TxResult{height = 1, index = 2, tx = 3, result = 4}; zero and empty fields left out, result always there.
@@ -281,22 +282,11 @@ function encodeResults(rec: HeightRecord): { results: Uint8Array; txRecords: Uin
       record[pos++] = (2 << 3) | 0;
       pos = putUvarint(record, pos, index);
     }
-    if (tx.length > 0) pos = putLengthDelimited(record, pos, 3, tx);
-    putLengthDelimited(record, pos, 4, bytes);
+    if (tx.length > 0) pos = putBytesField(record, pos, 3, tx);
+    putBytesField(record, pos, 4, bytes);
     return record;
   });
   return { results, txRecords };
-}
-
-function lengthDelimitedSize(length: number): number {
-  return 1 + uvarintLength(length) + length;
-}
-
-function putLengthDelimited(out: Uint8Array, at: number, field: number, bytes: Uint8Array): number {
-  out[at++] = (field << 3) | 2;
-  at = putUvarint(out, at, bytes.length);
-  out.set(bytes, at);
-  return at + bytes.length;
 }
 
 /** The block store; open with {@link BlockStore.open}. */
