@@ -13,7 +13,7 @@ import {
   WIRE_LEN,
   WIRE_VARINT,
 } from "../../bytes/proto-fields.ts";
-import { putUvarint, putVarint64, uvarintLength, varint64Length } from "../../bytes/varint.ts";
+import { putUvarint, putVarint64, varint64Length } from "../../bytes/varint.ts";
 
 /** The parts of a BaseAccount as stored: the bech32 address, the key's Any type URL and bytes. */
 export interface BaseAccountFields {
