@@ -11,7 +11,7 @@
 // interpolation search (bisection when it stalls) finds it with point reads only — never a scan,
 // never a tree walk. Each probed row also tells its predecessor's version, which often ends the
 // search one step early.
-import { type Arena, ByteReader, compareBytes, uvarintLength } from "./bytes.ts";
+import { type Arena, ByteReader, bytesToBinaryString, compareBytes, uvarintLength } from "./bytes.ts";
 import { collectEntries, LazyEntries } from "./entry-iterators.ts";
 import { StoreError } from "./errors.ts";
 import { historyKey, storeKey, storePrefix, TABLE } from "./keys.ts";
@@ -273,6 +273,23 @@ function latestEntry(entry: [Uint8Array, Uint8Array]): [Uint8Array, Uint8Array] 
   return [tail(entry[0], 5), latestValue(entry[1])];
 }
 
+/** The most bytes of ranges a VersionSource remembers, and the largest range it keeps. */
+const REMEMBERED_BYTES = 256 * 1024;
+const REMEMBERED_RANGE_BYTES = 8 * 1024;
+
+// Unambiguous: each bound is "-" (none) or its length, ":" and its bytes as char codes (bounds are short
+// keys: one fromCharCode call is several times cheaper than a Buffer's latin1 decoding).
+function rangeKey(range: ScanRange, limit: number): string {
+  return `${range.reverse ? "r" : "f"}${limit}/${boundKey(range.lo)}${boundKey(range.hi)}`;
+}
+
+function boundKey(bound: Uint8Array | undefined): string {
+  if (bound === undefined) return "-";
+  const text =
+    bound.length <= 1024 ? String.fromCharCode.apply(null, bound as unknown as number[]) : bytesToBinaryString(bound);
+  return `${bound.length}:${text}`;
+}
+
 /** One store at one committed version. `check` runs before every read (it rejects pruned versions). */
 export class VersionSource implements KVSource {
   private readonly backend: KVBackend;
@@ -281,6 +298,9 @@ export class VersionSource implements KVSource {
   /** True while `version` is the latest committed version and no commit is being written. */
   private readonly isExactLatest: () => boolean;
   private readonly check: () => void;
+  /** Short ranges read before, by rangeKey (see remember). */
+  private ranges: Map<string, [Uint8Array, Uint8Array][]> | undefined;
+  private rememberedBytes = 0;
 
   constructor(backend: KVBackend, sid: number, version: number, isExactLatest: () => boolean, check: () => void) {
     this.backend = backend;
@@ -316,8 +336,32 @@ export class VersionSource implements KVSource {
     } catch (err) {
       return Promise.reject(err);
     }
-    if (!this.isExactLatest()) return collectEntries(this.scanHistory(range), limit);
-    return this.backend.readRange(latestBounds(this.sid, range, limit), latestEntry);
+    const key = rangeKey(range, limit);
+    const known = this.ranges?.get(key);
+    if (known !== undefined) return Promise.resolve(known.slice());
+    const read = this.isExactLatest()
+      ? this.backend.readRange(latestBounds(this.sid, range, limit), latestEntry)
+      : collectEntries(this.scanHistory(range), limit);
+    return read.then((entries) => {
+      this.remember(key, entries);
+      return entries;
+    });
+  }
+
+  /**
+   * Keeps a short range's entries: the state at a committed version never changes, and the latest
+   * version's sources live for a block, shared by every query at it (App.createQueryContext), which
+   * then reads a range it has read before without opening an engine iterator. Bounded: ranges of at
+   * most REMEMBERED_RANGE_BYTES, REMEMBERED_BYTES in all (keys, values and range keys counted).
+   */
+  private remember(key: string, entries: [Uint8Array, Uint8Array][]): void {
+    if (this.rememberedBytes >= REMEMBERED_BYTES) return;
+    let bytes = key.length;
+    for (const [k, v] of entries) bytes += k.length + v.length;
+    if (bytes > REMEMBERED_RANGE_BYTES) return;
+    this.rememberedBytes += bytes;
+    this.ranges ??= new Map();
+    this.ranges.set(key, entries.slice());
   }
 
   private async *scanHistory(range: ScanRange): AsyncIterable<[Uint8Array, Uint8Array]> {
