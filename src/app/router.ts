@@ -220,15 +220,8 @@ function checkHandlerNames(service: DescService, handlers: Record<string, unknow
 
 function wrapHandler(method: DescMethod, handler: (req: Message, ctx: Context) => Promise<unknown>): RoutedHandler {
   const output = method.output;
-  const toMessage = (response: unknown): Message => create(output, response as Parameters<typeof create>[1]);
-  // Not an async function: every query passes through here, and a `.then` on the handler's own promise is
-  // one step less than an async frame awaiting it. A handler that throws instead of rejecting still
-  // gives a rejected promise.
-  return (request, ctx) => {
-    try {
-      return handler(request, ctx).then(toMessage);
-    } catch (err) {
-      return Promise.reject(err);
-    }
+  return async (request, ctx) => {
+    const response = await handler(request, ctx);
+    return create(output, response as Parameters<typeof create>[1]);
   };
 }
