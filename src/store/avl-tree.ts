@@ -53,9 +53,17 @@ export class TreeWriter {
       writeNo: 0,
       hash: leafHashOfValue(key, value, this.version),
     };
+    return { leaf, old: this.setLeaf(leaf) };
+  }
+
+  /**
+   * Puts a leaf of this version into the tree; returns the leaf it replaced. The leaf's hash may be
+   * filled in later (LeafHasher), as long as it is before the tree is hashed.
+   */
+  setLeaf(leaf: LeafNode): LeafNode | undefined {
     this.replaced = undefined;
     this.root = this.root === undefined ? leaf : this.setIn(this.root, leaf);
-    return { leaf, old: this.replaced };
+    return this.replaced;
   }
 
   /** Removes `key`; returns the removed leaf, or undefined when the key is not in the tree. */

@@ -27,7 +27,8 @@ test("a commit whose write fails is retried with the same hash, and its tree pag
 
     const branch = store.branch();
     for (let i = 0; i < 150; i++) branch.store("bank").set(b(`key-${(i * 11) % 400}`), b(`retry-${i}`));
-    const staged = await store.stage(branch);
+    // stage() fills the version's batch with its rows, so the failing batch is the one stage takes; the
+    // retry rebuilds the batch from the staged changes.
     const backend = (store as unknown as { backend: KVBackend }).backend;
     const batch = backend.batch.bind(backend);
     backend.batch = () => ({
@@ -36,6 +37,7 @@ test("a commit whose write fails is retried with the same hash, and its tree pag
         throw new Error("disk full");
       },
     });
+    const staged = await store.stage(branch);
     await assert.rejects(store.commit(), { code: "STORE_COMMIT_FAILED" });
     backend.batch = batch;
     const committed = await store.commit();
