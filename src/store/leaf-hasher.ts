@@ -19,7 +19,6 @@ import {
   DONE,
   END,
   type LeafHashBuffers,
-  NEXT,
   OPEN,
 } from "./leaf-hash-jobs.ts";
 import { type LeafNode, leafHashOfValue } from "./tree-node.ts";

@@ -458,7 +458,7 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
     }
     // From here on everything is synchronous: readers never see a half-switched state.
     for (const p of persisted) {
-      this.nodes.insert(p.sid, p.nodes, p.orphans);
+      this.nodes.insert(p.sid, v, p.nodes, p.orphans);
     }
     const rootsBySid = new Map(persisted.map((p) => [p.sid, p.root]));
     for (const ws of this.working.values()) {
