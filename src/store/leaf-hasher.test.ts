@@ -36,7 +36,7 @@ test("leaves hashed on two threads get the hashes one thread computes, job after
     for (let job = 1; extra > 0; job++) {
       hashAndCheck(hasher, writes(MIN_PARALLEL_LEAVES + ((job * 977) % 3000), job * 1000 + 1));
       if (hasher.workerChunks > 0) extra--;
-      assert.ok(job < 2000, "the worker never took a chunk");
+      assert.ok(job < 300, "the worker never took a chunk");
       await sleep(1);
     }
     // A small job (this thread only), a large one with no sets, then a large one again.
@@ -49,13 +49,28 @@ test("leaves hashed on two threads get the hashes one thread computes, job after
   }
 });
 
+test("an idle worker stops, and the next large commit starts one again", async () => {
+  const hasher = new LeafHasher(true, 50);
+  try {
+    hashAndCheck(hasher, writes(MIN_PARALLEL_LEAVES, 1));
+    assert.equal(hasher.workerRunning, true);
+    while (hasher.workerRunning) await sleep(10);
+    hashAndCheck(hasher, writes(10, 2));
+    assert.equal(hasher.workerRunning, false);
+    hashAndCheck(hasher, writes(MIN_PARALLEL_LEAVES + 1, 3));
+    assert.equal(hasher.workerRunning, true);
+  } finally {
+    await hasher.close();
+  }
+});
+
 test("a job larger than the shared buffers hashes the rest on this thread", async () => {
   const hasher = new LeafHasher(true);
   try {
-    // 1,200 values of 10 kB: past the 8 MiB of record space.
+    // 4,200 values of 2.5 kB: past the 8 MiB of record space.
     hashAndCheck(
       hasher,
-      writes(1200, 3, () => 10_000),
+      writes(MIN_PARALLEL_LEAVES + 100, 3, () => 2_500),
     );
   } finally {
     await hasher.close();

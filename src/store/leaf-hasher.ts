@@ -23,8 +23,13 @@ import {
 } from "./leaf-hash-jobs.ts";
 import { type LeafNode, leafHashOfValue } from "./tree-node.ts";
 
-/** Below this many leaves a commit hashes on this thread: waking the worker costs more than it saves. */
-export const MIN_PARALLEL_LEAVES = 1024;
+/**
+ * Below this many leaves a commit hashes on this thread: a worker is a V8 isolate (~10-25 MiB), worth it
+ * for the large commits of a bulk load or a big block (~1 ms of hashing per 1,000 leaves), not before.
+ */
+export const MIN_PARALLEL_LEAVES = 4096;
+/** A worker with no large commit for this long stops (its memory goes back); the next one starts it again. */
+const IDLE_STOP_MS = 10_000;
 /** Most records and bytes of one job; leaves beyond them are hashed here as they come. */
 const MAX_RECORDS = 1 << 15;
 const MAX_BYTES = 8 << 20;
@@ -40,6 +45,8 @@ export class LeafHasher {
   private output: Buffer | undefined;
   private worker: Worker | undefined;
   private workerFailed = false;
+  private idleTimer: NodeJS.Timeout | undefined;
+  private readonly idleStopMs: number;
   private readonly useWorker: boolean;
   private parallel = false;
   private readonly leaves: LeafNode[] = [];
@@ -48,9 +55,13 @@ export class LeafHasher {
   /** Chunks the worker has hashed so far (a diagnostic: tests check the worker took part). */
   workerChunks = 0;
 
-  /** `useWorker` false: everything on this thread (the same job code). Never a worker on one core. */
-  constructor(useWorker = true) {
+  /**
+   * `useWorker` false: everything on this thread (the same job code). Never a worker on one core.
+   * `idleStopMs`: how long the worker waits for the next large commit before it stops.
+   */
+  constructor(useWorker = true, idleStopMs = IDLE_STOP_MS) {
     this.useWorker = useWorker && availableParallelism() > 1;
+    this.idleStopMs = idleStopMs;
   }
 
   /** Starts a commit's job for about `expected` leaves. */
@@ -121,6 +132,7 @@ export class LeafHasher {
     // Closed even when empty: a worker following the job stops waiting for more.
     Atomics.store(local.control, OPEN, 0);
     Atomics.notify(local.control, END);
+    this.armIdleStop();
     if (count === 0) return;
     const output = this.output as Buffer;
     const mine = local.work(false);
@@ -150,10 +162,32 @@ export class LeafHasher {
 
   /** Stops the worker (the store is closing). */
   async close(): Promise<void> {
+    if (this.idleTimer !== undefined) clearTimeout(this.idleTimer);
     const worker = this.worker;
     this.worker = undefined;
     this.workerFailed = true;
     if (worker !== undefined) await worker.terminate();
+  }
+
+  // (Re)arms the idle stop: the worker and the shared buffers go until the next large commit.
+  private armIdleStop(): void {
+    if (this.worker === undefined) return;
+    if (this.idleTimer !== undefined) this.idleTimer.refresh();
+    else {
+      this.idleTimer = setTimeout(() => {
+        this.idleTimer = undefined;
+        const worker = this.worker;
+        this.worker = undefined;
+        this.buffers = undefined;
+        if (worker !== undefined) void worker.terminate().catch(() => undefined);
+      }, this.idleStopMs);
+      this.idleTimer.unref();
+    }
+  }
+
+  /** Whether a worker thread is running now (a diagnostic). */
+  get workerRunning(): boolean {
+    return this.worker !== undefined;
   }
 
   private allocate(): void {
