@@ -419,11 +419,18 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
         changelog = new ChangelogWriter();
         for (const c of s.changes) putChangeRows(batch, s.sid, v, c, changelog);
       }
-      s.persisted ??= persistTree(s.root, v);
-      const tree = s.persisted;
-      for (let from = 0, page = 0; from < tree.nodes.length; from += PAGE_NODES, page++) {
-        const to = Math.min(tree.nodes.length, from + PAGE_NODES);
-        batch.put(nodeKey(s.sid, v, page), encodePageView(tree.nodes, from, to));
+      let tree = s.persisted;
+      if (tree === undefined) {
+        // Pages encoded as the nodes are numbered (persistTree); a retry encodes them from the kept nodes.
+        const sid = s.sid;
+        const pages = batch;
+        tree = persistTree(s.root, v, (page, bytes) => pages.put(nodeKey(sid, v, page), bytes));
+        s.persisted = tree;
+      } else {
+        for (let from = 0, page = 0; from < tree.nodes.length; from += PAGE_NODES, page++) {
+          const to = Math.min(tree.nodes.length, from + PAGE_NODES);
+          batch.put(nodeKey(s.sid, v, page), encodePageView(tree.nodes, from, to));
+        }
       }
       if (!changelog.isEmpty(s.orphans)) batch.put(changelogKey(v, s.sid), changelog.finish(s.orphans));
       persisted.push({ sid: s.sid, root: tree.root, nodes: tree.nodes, orphans: s.orphans });
