@@ -213,7 +213,7 @@ function refresh(n: InnerNode): void {
 
 /** The nodes a commit writes for one store's tree, and the tree as it will be once written. */
 export interface PersistedTree {
-  /** Every new node in persisted form (inner children as stubs), numbered children first by seq. */
+  /** Every new node in persisted form (older inner children as stubs), numbered children first by seq. */
   nodes: InnerNode[];
   /** The root in its persisted form. */
   root: TreeNode | undefined;
@@ -221,7 +221,8 @@ export interface PersistedTree {
 
 /**
  * Numbers the new nodes of `root` children first and turns them into their persisted form in
- * place (a ref, inner children as stubs, so cached nodes never hold subtrees). In place rather
+ * place (a ref; inner children of older versions as stubs, so a node holds no other version's
+ * nodes and what is cached is bounded by the cache). In place rather
  * than as copies: a commit persists tens of thousands of nodes and the copies were a large share
  * of its allocations. The working nodes are this version's own, so nothing else sees the change;
  * callers persist a staged tree once and keep the result, so a failed write can be retried.
@@ -240,13 +241,17 @@ export function persistTree(
   const visit = (node: InnerNode): void => {
     const left = node.left;
     const right = node.right;
+    // A child new in this version stays a direct reference (it is cached with this version's nodes and
+    // dropped with them); an older node becomes a stub, so no node holds another version's nodes and
+    // memory stays bounded by the cache. One stub object less per new node, and a descent reaches a
+    // child of the same version without a cache lookup.
     if (left.kind === 1) {
       if (left.ref < 0) visit(left);
-      node.left = toStub(left);
+      else node.left = toStub(left);
     }
     if (right.kind === 1) {
       if (right.ref < 0) visit(right);
-      node.right = toStub(right);
+      else node.right = toStub(right);
     }
     const seq = nodes.length;
     if (seq >= MAX_NODES_PER_VERSION) {

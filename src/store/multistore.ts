@@ -324,6 +324,9 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
     let stores: StagedStore[];
     try {
       stores = working.map((ws) => this.stageStore(ws, version, batch));
+    } catch (err) {
+      void batch.close();
+      throw err;
     } finally {
       this.leafHasher.finish();
     }
