@@ -27,6 +27,9 @@ test("a commit whose write fails is retried with the same hash, and its tree pag
 
     const branch = store.branch();
     for (let i = 0; i < 150; i++) branch.store("bank").set(b(`key-${(i * 11) % 400}`), b(`retry-${i}`));
+    // Deletes too (one of a key that exists, one of a key that does not): the retry puts their rows again.
+    branch.store("bank").delete(b("key-7"));
+    branch.store("bank").delete(b("absent-key"));
     // stage() fills the version's batch with its rows, so the failing batch is the one stage takes; the
     // retry rebuilds the batch from the staged changes.
     const backend = (store as unknown as { backend: KVBackend }).backend;
@@ -45,6 +48,8 @@ test("a commit whose write fails is retried with the same hash, and its tree pag
 
     const same = reference.branch();
     for (let i = 0; i < 150; i++) same.store("bank").set(b(`key-${(i * 11) % 400}`), b(`retry-${i}`));
+    same.store("bank").delete(b("key-7"));
+    same.store("bank").delete(b("absent-key"));
     assert.deepEqual((await reference.stage(same)).appHash, staged.appHash);
     await reference.commit();
 
@@ -55,6 +60,8 @@ test("a commit whose write fails is retried with the same hash, and its tree pag
       assert.ok(verifyStoreProof(proof, staged.appHash), key);
     }
     assert.equal(s(await (await store.view(4n)).store("bank").get(b("key-11"))), "retry-1");
+    assert.equal(await (await store.view(4n)).store("bank").get(b("key-7")), undefined);
+    assert.notEqual(await (await store.view(3n)).store("bank").get(b("key-7")), undefined);
     for (let n = 5; n <= 6; n++) assert.equal(await block(store, n), await block(reference, n));
   } finally {
     await store.close();
