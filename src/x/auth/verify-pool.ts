@@ -1,5 +1,5 @@
 // Signature verification spread over the machine's cores. FinalizeBlock verifies a block's
-// signatures up front — part on this thread, the rest on worker threads — and records the outcomes
+// signatures up front — this thread and the worker threads claiming jobs from one shared batch — and records the outcomes
 // in the verified-signature cache that the ante handler consults. Workers start on first use, are
 // unref'd (they never keep the process alive) and stop with closeVerifyPool() — or by themselves after
 // a while without work: each worker is a V8 isolate of ~25 MiB, which a node that has gone quiet
@@ -111,18 +111,9 @@ function startWorkers(): PoolWorker[] {
 export async function verifyBatch(jobs: readonly VerifyJob[]): Promise<boolean[]> {
   if (jobs.length < MIN_PARALLEL_JOBS || WORKER_COUNT === 0) return jobs.map(verifyHere);
   workers ??= startWorkers();
-  const pool = workers;
-  const shares = pool.length + 1;
-  const size = Math.ceil(jobs.length / shares);
-  const remote = pool.map((entry, i) => {
-    const slice = jobs.slice((i + 1) * size, (i + 2) * size);
-    if (slice.length === 0) return Promise.resolve<boolean[]>([]);
-    return post(entry, slice);
-  });
-  const local = jobs.slice(0, size).map(verifyHere);
-  const rest = await Promise.all(remote);
+  const results = await shareBatch(workers, jobs, "eager");
   armIdleStop();
-  return [...local, ...rest.flat()];
+  return results;
 }
 
 /**
@@ -155,7 +146,7 @@ async function postWaitingSingles(): Promise<void> {
   try {
     workers ??= startWorkers();
     const entry = workers.reduce((best, w) => (w.pending.size < best.pending.size ? w : best));
-    results = await postShared(entry, jobs);
+    results = await shareBatch([entry], jobs, "when-idle");
     armIdleStop();
   } catch {
     // No worker could take them (one failed to start): every caller still gets its answers, from here.
@@ -171,13 +162,20 @@ async function postWaitingSingles(): Promise<void> {
 // A loop turn shorter than this did no other work (no request parsed, no tx checked): this thread is idle.
 const IDLE_TURN_MS = 0.1;
 
-// Sends `jobs` to one worker as a batch this thread shares: each side claims the next unclaimed job (an
-// atomic counter in shared memory), and this thread takes one in each turn of its event loop that found
-// nothing else to do. Under a closed loop of senders (each waits for its answer before sending again), the
-// main thread was ~40% idle while every tx in flight waited for the worker; now those idle turns verify.
-// Whichever side finishes the last job completes the batch (a worker that finishes it sends a message; jobs a
-// stopped worker left unfinished are verified here).
-function postShared(entry: PoolWorker, jobs: readonly VerifyJob[]): Promise<boolean[]> {
+// Sends `jobs` to `entries` (worker threads) as one batch that this thread shares: each side claims the next
+// unclaimed job (an atomic counter in shared memory), so the work spreads by how fast each side goes, not by a
+// fixed split (a worker the OS has descheduled on a loaded machine no longer holds back a block). Whichever
+// side finishes the batch's last job completes it: a worker with a message, this thread directly; jobs a
+// stopped worker left unfinished are verified here.
+// This thread claims jobs `eager`ly (a block's batch: it has nothing better to do) or only `when-idle`: one job in
+// each turn of its event loop that found nothing else to do. Under a closed loop of senders (each waits for its
+// answer before sending again), the main thread was ~40% idle while every tx in flight waited for the worker;
+// now those idle turns verify, and a busy main thread leaves the jobs to the worker.
+function shareBatch(
+  entries: readonly PoolWorker[],
+  jobs: readonly VerifyJob[],
+  claims: "eager" | "when-idle",
+): Promise<boolean[]> {
   const count = jobs.length;
   const shared = new SharedArrayBuffer(SHARED_HEADER_BYTES + count);
   const control = new Int32Array(shared, 0, 2);
@@ -189,44 +187,43 @@ function postShared(entry: PoolWorker, jobs: readonly VerifyJob[]): Promise<bool
     const settle = (): void => {
       if (settled) return;
       settled = true;
-      if (entry.pending.delete(id) && entry.pending.size === 0) entry.worker.unref();
+      for (const entry of entries) {
+        if (entry.pending.delete(id) && entry.pending.size === 0) entry.worker.unref();
+      }
       resolve(
         jobs.map((job, i) => (outcomes[i] === OUTCOME_PENDING ? verifyHere(job) : outcomes[i] === OUTCOME_VALID)),
       );
     };
-    entry.pending.set(id, settle);
-    entry.worker.ref();
-    entry.worker.postMessage({ id, packed, shared }, [packed.buffer]);
+    entries.forEach((entry, i) => {
+      entry.pending.set(id, settle);
+      entry.worker.ref();
+      // The last worker gets the packed jobs transferred; any other a copy.
+      if (i === entries.length - 1) entry.worker.postMessage({ id, packed, shared }, [packed.buffer]);
+      else entry.worker.postMessage({ id, packed, shared });
+    });
+    // Claims and verifies one job here; false once every job is claimed (or the batch is complete).
+    const claimOne = (): boolean => {
+      const next = Atomics.add(control, CLAIMED, 1);
+      if (next >= count) return false; // the workers hold the rest; the last to finish completes the batch
+      outcomes[next] = verifyHere(jobs[next]) ? OUTCOME_VALID : OUTCOME_INVALID;
+      verifiedHereInSharedBatches++;
+      if (Atomics.add(control, DONE, 1) + 1 !== count) return true;
+      settle();
+      return false;
+    };
+    if (claims === "eager") {
+      while (!settled && claimOne()) {}
+      return;
+    }
     let turnStart = performance.now();
     const turn = (): void => {
       if (settled) return;
-      if (performance.now() - turnStart < IDLE_TURN_MS) {
-        const next = Atomics.add(control, CLAIMED, 1);
-        if (next >= count) return; // the worker holds the rest; its message completes the batch
-        outcomes[next] = verifyHere(jobs[next]) ? OUTCOME_VALID : OUTCOME_INVALID;
-        verifiedHereInSharedBatches++;
-        if (Atomics.add(control, DONE, 1) + 1 === count) {
-          settle();
-          return;
-        }
-      }
+      if (performance.now() - turnStart < IDLE_TURN_MS && !claimOne()) return;
       turnStart = performance.now();
       setImmediate(turn);
     };
     setImmediate(turn);
   });
-}
-
-// Sends `jobs` to one worker, packed into a transferred buffer; a job it could not answer is verified here.
-async function post(entry: PoolWorker, jobs: readonly VerifyJob[]): Promise<boolean[]> {
-  const packed = packJobs(jobs);
-  const results = await new Promise<boolean[]>((resolve) => {
-    const id = nextId++;
-    entry.pending.set(id, resolve);
-    entry.worker.ref();
-    entry.worker.postMessage({ id, packed }, [packed.buffer]);
-  });
-  return results.length === jobs.length ? results : jobs.map(verifyHere);
 }
 
 // Arrivals of single-tx jobs in the current and the previous second.
