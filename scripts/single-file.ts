@@ -22,6 +22,8 @@ import { type PayloadFile, packPayload } from "../src/release/payload.ts";
 export const CHAINVISOR_ENTRY = "dist/src/visor/chainvisor.js";
 /** The signature-verification worker, started by file name beside the bundle (src/x/auth/verify-pool.ts). */
 export const VERIFY_WORKER_ENTRY = "dist/src/x/auth/verify-worker.js";
+/** The store's leaf-hash worker (src/store/leaf-hasher.ts), found next to the bundled chaind like the verify worker. */
+export const LEAF_HASH_WORKER_ENTRY = "dist/src/store/leaf-hash-worker.js";
 /** The compiled launcher (src/release/launcher.ts), bundled into one CommonJS script. */
 const LAUNCHER_SOURCE = "dist/src/release/launcher.js";
 /** Node's fuse string that marks a binary as carrying a single-executable blob. */
@@ -74,6 +76,7 @@ export async function buildSingleFile(input: SingleFileInput): Promise<{ payload
       chaind: join(root, input.chaindEntry),
       chainvisor: join(root, CHAINVISOR_ENTRY),
       "verify-worker": join(root, VERIFY_WORKER_ENTRY),
+      "leaf-hash-worker": join(root, LEAF_HASH_WORKER_ENTRY),
     },
     outdir: app,
     bundle: true,

@@ -25,6 +25,7 @@ import {
   ServerReflectionResponseSchema,
 } from "../gen/grpc/reflection/v1/reflection_pb.js";
 import { ServerReflection as ReflectionV1Alpha } from "../gen/grpc/reflection/v1alpha/reflection_pb.js";
+import { closeConnectionsWithoutPreface, GRPC_PREFACE_TIMEOUT_MS } from "./grpc-preface-timeout.ts";
 import { HEIGHT_HEADER, parseHeightHeader } from "./height.ts";
 import type { QueryBackend } from "./query-backend.ts";
 import { ReflectionIndex } from "./reflection.ts";
@@ -100,16 +101,24 @@ export function buildGrpcServer(options: GrpcServerOptions): BuiltGrpcServer {
 
 /**
  * Binds `server` to `host:port` (port 0 picks one) without TLS (clients use plaintext, e.g.
- * `grpcurl -plaintext`). Resolves to the bound port.
+ * `grpcurl -plaintext`). Resolves to the bound port. A connection that has not sent the HTTP/2
+ * preface within `prefaceTimeoutMs` (default 10 s) is closed.
  */
-export function bindGrpcServer(server: Server, host: string, port: number): Promise<number> {
+export async function bindGrpcServer(
+  server: Server,
+  host: string,
+  port: number,
+  prefaceTimeoutMs = GRPC_PREFACE_TIMEOUT_MS,
+): Promise<number> {
   const target = host.includes(":") ? `[${host}]:${port}` : `${host}:${port}`;
-  return new Promise((resolve, reject) => {
-    server.bindAsync(target, ServerCredentials.createInsecure(), (err, bound) => {
+  const bound = await new Promise<number>((resolve, reject) => {
+    server.bindAsync(target, ServerCredentials.createInsecure(), (err, boundPort) => {
       if (err !== null) reject(new Error(`cannot listen for gRPC on ${target}: ${err.message}`, { cause: err }));
-      else resolve(bound);
+      else resolve(boundPort);
     });
   });
+  closeConnectionsWithoutPreface(server, prefaceTimeoutMs);
+  return bound;
 }
 
 /** Stops `server`: new calls are refused, running ones may finish for up to `graceMs`, then all are cut. */

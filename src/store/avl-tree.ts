@@ -5,12 +5,14 @@
 import { compareBytes, equalBytes } from "./bytes.ts";
 import {
   digestBytes,
+  encodePageView,
   hashOf,
   heightOf,
   type InnerNode,
   type LeafNode,
   leafHashOfValue,
   MAX_NODES_PER_VERSION,
+  PAGE_NODES,
   packRef,
   type StubNode,
   sizeOf,
@@ -53,9 +55,17 @@ export class TreeWriter {
       writeNo: 0,
       hash: leafHashOfValue(key, value, this.version),
     };
+    return { leaf, old: this.setLeaf(leaf) };
+  }
+
+  /**
+   * Puts a leaf of this version into the tree; returns the leaf it replaced. The leaf's hash may be
+   * filled in later (LeafHasher), as long as it is before the tree is hashed.
+   */
+  setLeaf(leaf: LeafNode): LeafNode | undefined {
     this.replaced = undefined;
     this.root = this.root === undefined ? leaf : this.setIn(this.root, leaf);
-    return { leaf, old: this.replaced };
+    return this.replaced;
   }
 
   /** Removes `key`; returns the removed leaf, or undefined when the key is not in the tree. */
@@ -203,7 +213,7 @@ function refresh(n: InnerNode): void {
 
 /** The nodes a commit writes for one store's tree, and the tree as it will be once written. */
 export interface PersistedTree {
-  /** Every new node in persisted form (inner children as stubs), numbered children first by seq. */
+  /** Every new node in persisted form (older inner children as stubs), numbered children first by seq. */
   nodes: InnerNode[];
   /** The root in its persisted form. */
   root: TreeNode | undefined;
@@ -211,24 +221,37 @@ export interface PersistedTree {
 
 /**
  * Numbers the new nodes of `root` children first and turns them into their persisted form in
- * place (a ref, inner children as stubs, so cached nodes never hold subtrees). In place rather
+ * place (a ref; inner children of older versions as stubs, so a node holds no other version's
+ * nodes and what is cached is bounded by the cache). In place rather
  * than as copies: a commit persists tens of thousands of nodes and the copies were a large share
  * of its allocations. The working nodes are this version's own, so nothing else sees the change;
  * callers persist a staged tree once and keep the result, so a failed write can be retried.
  * Hashes must have been computed (rootHash) before.
+ *
+ * With `putPage`, each page of PAGE_NODES nodes is encoded as soon as its last node is numbered,
+ * while those nodes are still in the CPU's cache (a second walk over a large commit's nodes cost
+ * as much again in cache misses); the page view is valid until `putPage` returns.
  */
-export function persistTree(root: TreeNode | undefined, version: number): PersistedTree {
+export function persistTree(
+  root: TreeNode | undefined,
+  version: number,
+  putPage?: (page: number, bytes: Uint8Array) => void,
+): PersistedTree {
   const nodes: InnerNode[] = [];
   const visit = (node: InnerNode): void => {
     const left = node.left;
     const right = node.right;
+    // A child new in this version stays a direct reference (it is cached with this version's nodes and
+    // dropped with them); an older node becomes a stub, so no node holds another version's nodes and
+    // memory stays bounded by the cache. One stub object less per new node, and a descent reaches a
+    // child of the same version without a cache lookup.
     if (left.kind === 1) {
       if (left.ref < 0) visit(left);
-      node.left = toStub(left);
+      else node.left = toStub(left);
     }
     if (right.kind === 1) {
       if (right.ref < 0) visit(right);
-      node.right = toStub(right);
+      else node.right = toStub(right);
     }
     const seq = nodes.length;
     if (seq >= MAX_NODES_PER_VERSION) {
@@ -237,8 +260,15 @@ export function persistTree(root: TreeNode | undefined, version: number): Persis
     hashOf(node);
     node.ref = packRef(version, seq);
     nodes.push(node);
+    if (putPage !== undefined && nodes.length % PAGE_NODES === 0) {
+      putPage(nodes.length / PAGE_NODES - 1, encodePageView(nodes, nodes.length - PAGE_NODES, nodes.length));
+    }
   };
   if (root !== undefined && root.kind === 1 && root.ref < 0) visit(root);
+  const tail = nodes.length % PAGE_NODES;
+  if (putPage !== undefined && tail !== 0) {
+    putPage((nodes.length - tail) / PAGE_NODES, encodePageView(nodes, nodes.length - tail, nodes.length));
+  }
   return { nodes, root };
 }
 

@@ -27,7 +27,11 @@ test("a commit whose write fails is retried with the same hash, and its tree pag
 
     const branch = store.branch();
     for (let i = 0; i < 150; i++) branch.store("bank").set(b(`key-${(i * 11) % 400}`), b(`retry-${i}`));
-    const staged = await store.stage(branch);
+    // Deletes too (one of a key that exists, one of a key that does not): the retry puts their rows again.
+    branch.store("bank").delete(b("key-7"));
+    branch.store("bank").delete(b("absent-key"));
+    // stage() fills the version's batch with its rows, so the failing batch is the one stage takes; the
+    // retry rebuilds the batch from the staged changes.
     const backend = (store as unknown as { backend: KVBackend }).backend;
     const batch = backend.batch.bind(backend);
     backend.batch = () => ({
@@ -36,6 +40,7 @@ test("a commit whose write fails is retried with the same hash, and its tree pag
         throw new Error("disk full");
       },
     });
+    const staged = await store.stage(branch);
     await assert.rejects(store.commit(), { code: "STORE_COMMIT_FAILED" });
     backend.batch = batch;
     const committed = await store.commit();
@@ -43,6 +48,8 @@ test("a commit whose write fails is retried with the same hash, and its tree pag
 
     const same = reference.branch();
     for (let i = 0; i < 150; i++) same.store("bank").set(b(`key-${(i * 11) % 400}`), b(`retry-${i}`));
+    same.store("bank").delete(b("key-7"));
+    same.store("bank").delete(b("absent-key"));
     assert.deepEqual((await reference.stage(same)).appHash, staged.appHash);
     await reference.commit();
 
@@ -53,6 +60,8 @@ test("a commit whose write fails is retried with the same hash, and its tree pag
       assert.ok(verifyStoreProof(proof, staged.appHash), key);
     }
     assert.equal(s(await (await store.view(4n)).store("bank").get(b("key-11"))), "retry-1");
+    assert.equal(await (await store.view(4n)).store("bank").get(b("key-7")), undefined);
+    assert.notEqual(await (await store.view(3n)).store("bank").get(b("key-7")), undefined);
     for (let n = 5; n <= 6; n++) assert.equal(await block(store, n), await block(reference, n));
   } finally {
     await store.close();

@@ -29,6 +29,8 @@ export interface KVBatch {
   del(key: Uint8Array): void;
   /** Applies every operation atomically. `sync` flushes to stable storage before resolving. */
   write(sync: boolean): Promise<void>;
+  /** Drops a batch that will not be written (a discarded staged version), releasing it now. */
+  close(): Promise<void>;
 }
 
 /** A key range for iteration and clearing; `lt` exclusive. */
@@ -119,6 +121,7 @@ class LevelBackend implements KVBackend {
         }
         await batch.write({ sync } as Parameters<typeof batch.write>[0]);
       },
+      close: () => batch.close(),
     };
   }
 

@@ -20,7 +20,8 @@ import {
 import { decodeLatestRow, LatestSource, readAt, VersionSource } from "./flat-state.ts";
 import { EMPTY_HASH } from "./hash.ts";
 import { changelogKey, commitKey, FORMAT_MARKER, META, metaKey, nodeKey, storeKey, TABLE } from "./keys.ts";
-import { type KVBackend, openLevelBackend, openMemoryBackend } from "./kv-backend.ts";
+import { type KVBackend, type KVBatch, openLevelBackend, openMemoryBackend } from "./kv-backend.ts";
+import { LeafHasher } from "./leaf-hasher.ts";
 import { appHash, appHashItems, merklePath } from "./merkle.ts";
 import { NodeStore } from "./node-store.ts";
 import { proveMultistore } from "./proofs.ts";
@@ -81,6 +82,11 @@ export interface OpenMultiStoreOptions {
    * commits otherwise spend a third of their time re-reading evicted nodes).
    */
   nodeCacheSize?: number;
+  /**
+   * Hash a large commit's leaves partly on a worker thread (default true; never on a one-core
+   * machine). The hashes are the same either way.
+   */
+  leafHashWorker?: boolean;
   /** Rows deleted per pruning or reclamation batch (default 5,000). */
   backgroundBatchSize?: number;
 }
@@ -108,6 +114,8 @@ interface StagedStore {
   root: TreeNode | undefined;
   rootHash: Uint8Array;
   changes: FlatChange[];
+  /** The changelog of `changes` (pruning's record), filled at stage with the rows. */
+  changelog: ChangelogWriter;
   orphans: number[];
   /** The tree's persisted form, made by the first commit attempt (persistTree works in place). */
   persisted?: PersistedTree;
@@ -117,6 +125,11 @@ interface Staged {
   version: number;
   appHash: Uint8Array;
   stores: StagedStore[];
+  /**
+   * The version's batch with every store's flat rows already in it (stage puts them as it goes, while
+   * the worker hashes leaves); taken by the first commit attempt, rebuilt from `changes` by a retry.
+   */
+  batch: KVBatch | undefined;
 }
 
 /** The multistore, also exported for callers that want its extra members (idle, pruning state). */
@@ -142,6 +155,8 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
   private writing = false;
   private closed = false;
   private readonly commitCache = new Map<number, CommitRecord>();
+  /** Hashes the leaves a commit writes, on a worker thread beside this one (started at the first large commit). */
+  private readonly leafHasher: LeafHasher;
   /** Versions a reader (a snapshot export) holds: pruning never moves the earliest version past them. */
   private readonly holds = new Map<number, number>();
 
@@ -154,6 +169,7 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
     this.nodes = new NodeStore(backend, options.nodeCacheSize ?? 200_000);
     this.pruning = resolvePruning(options.pruning);
     this.sync = options.sync ?? true;
+    this.leafHasher = new LeafHasher(options.leafHashWorker ?? true);
     this.firstVersion = Math.max(1, Number(options.initialVersion ?? 1n));
     this.latest = state.latest;
     this.earliest = state.earliest;
@@ -299,22 +315,38 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
     }
     writes.write();
     const version = this.latest === 0 ? this.firstVersion : this.latest + 1;
-    const stores: StagedStore[] = [];
-    for (const name of this.sortedNames) {
-      const ws = this.working.get(name) as WorkingStore;
-      stores.push(this.stageStore(ws, version));
+    const working = this.sortedNames.map((name) => this.working.get(name) as WorkingStore);
+    let expected = 0;
+    for (const ws of working) expected += ws.layer.size;
+    // Leaves are hashed beside the tree updates (LeafHasher); inner nodes once they are all done.
+    this.leafHasher.begin(expected);
+    const batch = this.backend.batch();
+    let stores: StagedStore[];
+    try {
+      stores = working.map((ws) => this.stageStore(ws, version, batch));
+    } catch (err) {
+      void batch.close();
+      throw err;
+    } finally {
+      this.leafHasher.finish();
     }
+    for (const s of stores) s.rootHash = rootHash(s.root, EMPTY_HASH);
     const hash = appHash(stores.map((s) => ({ name: s.name, root: s.rootHash })));
-    this.staged = { version, appHash: hash, stores };
+    this.staged = { version, appHash: hash, stores, batch };
     return { version: BigInt(version), appHash: hash };
   }
 
-  private stageStore(ws: WorkingStore, version: number): StagedStore {
+  private stageStore(ws: WorkingStore, version: number, batch: KVBatch): StagedStore {
     const tree = new TreeWriter(ws.root, version, this.nodes.loader(ws.sid));
+    const hasher = this.leafHasher;
     const changes: FlatChange[] = [];
+    const changelog = new ChangelogWriter();
+    const sid = ws.sid;
     for (const w of ws.layer.sortedWrites()) {
       if (w.value !== null) {
-        const { leaf, old } = tree.set(w.key, w.value);
+        const leaf: LeafNode = { kind: 0, key: w.key, version, writeNo: 0, hash: "" };
+        hasher.add(leaf, w.value);
+        const old = tree.setLeaf(leaf);
         let writeNo = 1;
         let prevVersion = 0;
         let clearsDeleted = false;
@@ -330,26 +362,32 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
             prevVersion = row.version;
           }
         }
-        (leaf as LeafNode).writeNo = writeNo;
-        changes.push({ key: w.key, value: w.value, writeNo, prevVersion, clearsDeleted });
+        leaf.writeNo = writeNo;
+        const change: FlatChange = { key: w.key, value: w.value, writeNo, prevVersion, clearsDeleted };
+        changes.push(change);
+        // Rows now, while the value is in the CPU's cache from packing its leaf (and the worker hashes).
+        putChangeRows(batch, sid, version, change, changelog);
       } else {
         const removed = tree.remove(w.key);
         if (removed === undefined) continue;
-        changes.push({
+        const change: FlatChange = {
           key: w.key,
           value: null,
           writeNo: removed.writeNo + 1,
           prevVersion: removed.version,
           clearsDeleted: false,
-        });
+        };
+        changes.push(change);
+        putChangeRows(batch, sid, version, change, changelog);
       }
     }
     return {
       name: ws.name,
       sid: ws.sid,
       root: tree.root,
-      rootHash: rootHash(tree.root, EMPTY_HASH),
+      rootHash: EMPTY_HASH, // set by stage() once every leaf is hashed
       changes,
+      changelog,
       orphans: tree.orphans,
     };
   }
@@ -366,7 +404,11 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
     const staged = this.staged;
     if (staged === undefined) throw new StoreUsageError("nothing is staged; call stage() before commit()");
     const v = staged.version;
-    const batch = this.backend.batch();
+    // The batch stage filled, once: a failed write may have consumed it, so a retry starts afresh.
+    let batch = staged.batch;
+    staged.batch = undefined;
+    const rebuild = batch === undefined;
+    if (batch === undefined) batch = this.backend.batch();
     const persisted: {
       sid: number;
       root: TreeNode | undefined;
@@ -375,24 +417,23 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
     }[] = [];
     const storeCommits: StoreCommit[] = [];
     for (const s of staged.stores) {
-      const changelog = new ChangelogWriter();
-      for (const c of s.changes) {
-        if (c.value !== null) {
-          putLatestRow(batch, s.sid, c.key, c.writeNo, v, c.prevVersion, c.value);
-          if (c.clearsDeleted) deleteStoreRow(batch, TABLE.deleted, s.sid, c.key);
-        } else {
-          deleteStoreRow(batch, TABLE.latest, s.sid, c.key);
-          putDeletedRow(batch, s.sid, c.key, c.writeNo, v, c.prevVersion);
-          changelog.tombstone(c.key, c.writeNo);
-        }
-        putHistoryRow(batch, s.sid, c.key, c.writeNo, v, c.prevVersion, c.value);
-        if (c.writeNo > 1) changelog.supersede(c.key, c.writeNo - 1);
+      let changelog = s.changelog;
+      if (rebuild) {
+        changelog = new ChangelogWriter();
+        for (const c of s.changes) putChangeRows(batch, s.sid, v, c, changelog);
       }
-      s.persisted ??= persistTree(s.root, v);
-      const tree = s.persisted;
-      for (let from = 0, page = 0; from < tree.nodes.length; from += PAGE_NODES, page++) {
-        const to = Math.min(tree.nodes.length, from + PAGE_NODES);
-        batch.put(nodeKey(s.sid, v, page), encodePageView(tree.nodes, from, to));
+      let tree = s.persisted;
+      if (tree === undefined) {
+        // Pages encoded as the nodes are numbered (persistTree); a retry encodes them from the kept nodes.
+        const sid = s.sid;
+        const pages = batch;
+        tree = persistTree(s.root, v, (page, bytes) => pages.put(nodeKey(sid, v, page), bytes));
+        s.persisted = tree;
+      } else {
+        for (let from = 0, page = 0; from < tree.nodes.length; from += PAGE_NODES, page++) {
+          const to = Math.min(tree.nodes.length, from + PAGE_NODES);
+          batch.put(nodeKey(s.sid, v, page), encodePageView(tree.nodes, from, to));
+        }
       }
       if (!changelog.isEmpty(s.orphans)) batch.put(changelogKey(v, s.sid), changelog.finish(s.orphans));
       persisted.push({ sid: s.sid, root: tree.root, nodes: tree.nodes, orphans: s.orphans });
@@ -427,7 +468,7 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
     }
     // From here on everything is synchronous: readers never see a half-switched state.
     for (const p of persisted) {
-      this.nodes.insert(p.sid, p.nodes, p.orphans);
+      this.nodes.insert(p.sid, v, p.nodes, p.orphans);
     }
     const rootsBySid = new Map(persisted.map((p) => [p.sid, p.root]));
     for (const ws of this.working.values()) {
@@ -453,6 +494,7 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
 
   discardStaged(): void {
     this.assertOpen();
+    void this.staged?.batch?.close();
     this.staged = undefined;
     for (const ws of this.working.values()) ws.layer.clear();
   }
@@ -642,8 +684,23 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
     await this.background.stop();
     this.closed = true;
     this.staged = undefined;
+    await this.leafHasher.close();
     await this.backend.close();
   }
+}
+
+/** Puts one change's flat rows (latest or deleted, history) into the batch and notes it for pruning. */
+function putChangeRows(batch: KVBatch, sid: number, v: number, c: FlatChange, changelog: ChangelogWriter): void {
+  if (c.value !== null) {
+    putLatestRow(batch, sid, c.key, c.writeNo, v, c.prevVersion, c.value);
+    if (c.clearsDeleted) deleteStoreRow(batch, TABLE.deleted, sid, c.key);
+  } else {
+    deleteStoreRow(batch, TABLE.latest, sid, c.key);
+    putDeletedRow(batch, sid, c.key, c.writeNo, v, c.prevVersion);
+    changelog.tombstone(c.key, c.writeNo);
+  }
+  putHistoryRow(batch, sid, c.key, c.writeNo, v, c.prevVersion, c.value);
+  if (c.writeNo > 1) changelog.supersede(c.key, c.writeNo - 1);
 }
 
 /** What openMultiStore reads from disk before mounting the stores. */

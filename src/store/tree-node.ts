@@ -60,7 +60,8 @@ export interface LeafNode {
   readonly version: number;
   /** 1 for the first write of the key, then +1 per write (set or delete). Not hashed. */
   writeNo: number;
-  readonly hash: Digest;
+  /** Written once, by whoever hashes the leaf (LeafHasher may do it after the leaf is in the tree). */
+  hash: Digest;
 }
 
 /** An inner node: loaded from disk (ref ≥ 0, immutable) or new in the working tree (ref = -1). */

@@ -17,7 +17,7 @@ import {
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
-import { basename, join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { after, before, test } from "node:test";
 import { extract, list } from "tar";
 import { type BuiltRelease, buildRelease, executableName, sha256File } from "../../scripts/release.ts";
@@ -134,6 +134,14 @@ test("copied alone into an empty directory it runs `version` with its own releas
   assert.match(unpackedDirs[0], /^v2-[0-9a-f]{16}$/);
   ok(run(executable, ["version"]), "version, from the cache");
   assert.deepEqual(readdirSync(cache), unpackedDirs);
+  // Worker threads (signature checks, the store's leaf hashes) load their scripts from beside the bundled
+  // chaind.js: without them the node still works, but on one thread.
+  const files = readdirSync(join(cache, unpackedDirs[0]), { recursive: true }).map(String);
+  const chaindScript = files.find((file) => basename(file) === "chaind.js");
+  assert.ok(chaindScript !== undefined, files.join(", "));
+  for (const worker of ["verify-worker.js", "leaf-hash-worker.js"]) {
+    assert.ok(files.includes(join(dirname(chaindScript), worker)), `${worker} beside ${chaindScript}`);
+  }
 });
 
 test("one file is both programs: named chainvisor (a hard link, as in the archive) it is chainvisor", () => {

@@ -9,6 +9,7 @@ import {
   activeVerifyWorkers,
   closeVerifyPool,
   setVerifyPoolIdleMs,
+  sharedJobsVerifiedHere,
   verifyBatch,
   verifyOffThread,
 } from "./verify-pool.ts";
@@ -105,6 +106,29 @@ describe("verify pool", () => {
     ];
     const answers = await Promise.all(calls.map((call) => verifyOffThread(call)));
     assert.deepEqual(answers, [[true], [true, false], [false], [true, true], [false], [true]]);
+  });
+
+  test("while it waits for a worker, an idle main thread verifies jobs of the same batch itself", async () => {
+    if (availableParallelism() === 1) return;
+    const key = testKey("verify-pool-shared");
+    const message = new TextEncoder().encode("shared batch");
+    const good = signSecp256k1(key.privateKey, message);
+    for (let calls = 0; activeVerifyWorkers() === 0; calls++) {
+      assert.ok(calls < 10_000, "a stream of txs starts the workers");
+      await verifyOffThread([{ publicKey: key.publicKey, message, signature: good }]);
+    }
+    // 400 single-signature txs in one turn: one shared batch. This thread has nothing else to do while the
+    // worker verifies (~0.3 ms a job), so it claims jobs too; every answer is right whoever gave it.
+    const before = sharedJobsVerifiedHere();
+    const calls = Array.from({ length: 400 }, (_, i) => [
+      { publicKey: key.publicKey, message, signature: i % 7 === 0 ? new Uint8Array(64) : good },
+    ]);
+    const answers = await Promise.all(calls.map((call) => verifyOffThread(call)));
+    assert.deepEqual(
+      answers,
+      calls.map((_, i) => [i % 7 !== 0]),
+    );
+    assert.ok(sharedJobsVerifiedHere() > before, "the idle main thread took part of the batch");
   });
 
   test("a worker stopped while it holds jobs still gets every job answered (on this thread)", async () => {

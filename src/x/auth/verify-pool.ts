@@ -1,5 +1,5 @@
 // Signature verification spread over the machine's cores. FinalizeBlock verifies a block's
-// signatures up front — part on this thread, the rest on worker threads — and records the outcomes
+// signatures up front — this thread and the worker threads claiming jobs from one shared batch — and records the outcomes
 // in the verified-signature cache that the ante handler consults. Workers start on first use, are
 // unref'd (they never keep the process alive) and stop with closeVerifyPool() — or by themselves after
 // a while without work: each worker is a V8 isolate of ~25 MiB, which a node that has gone quiet
@@ -9,12 +9,22 @@ import { extname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
 import { verifySecp256k1 } from "../../client/crypto/index.ts";
-import { packJobs, type VerifyJob } from "./verify-wire.ts";
+import {
+  CLAIMED,
+  DONE,
+  OUTCOME_INVALID,
+  OUTCOME_PENDING,
+  OUTCOME_VALID,
+  packJobs,
+  SHARED_HEADER_BYTES,
+  type VerifyJob,
+} from "./verify-wire.ts";
 
 export type { VerifyJob };
 
 interface PoolWorker {
   worker: Worker;
+  /** Answers awaited from the worker by message id (a shared batch's ignores the argument). */
   pending: Map<number, (results: boolean[]) => void>;
 }
 
@@ -34,6 +44,13 @@ let idleTimer: NodeJS.Timeout | undefined;
 /** How long the workers may sit without work before they stop (default 10 s; tests shorten it). */
 export function setVerifyPoolIdleMs(ms: number): void {
   idleMs = ms;
+}
+
+let verifiedHereInSharedBatches = 0;
+
+/** How many jobs of shared batches this thread has verified itself (in turns it had nothing else to do). */
+export function sharedJobsVerifiedHere(): number {
+  return verifiedHereInSharedBatches;
 }
 
 /** Worker threads running now (0 before the first large batch and after an idle stop). */
@@ -94,18 +111,9 @@ function startWorkers(): PoolWorker[] {
 export async function verifyBatch(jobs: readonly VerifyJob[]): Promise<boolean[]> {
   if (jobs.length < MIN_PARALLEL_JOBS || WORKER_COUNT === 0) return jobs.map(verifyHere);
   workers ??= startWorkers();
-  const pool = workers;
-  const shares = pool.length + 1;
-  const size = Math.ceil(jobs.length / shares);
-  const remote = pool.map((entry, i) => {
-    const slice = jobs.slice((i + 1) * size, (i + 2) * size);
-    if (slice.length === 0) return Promise.resolve<boolean[]>([]);
-    return post(entry, slice);
-  });
-  const local = jobs.slice(0, size).map(verifyHere);
-  const rest = await Promise.all(remote);
+  const results = await shareBatch(workers, jobs, "eager");
   armIdleStop();
-  return [...local, ...rest.flat()];
+  return results;
 }
 
 /**
@@ -133,18 +141,16 @@ const waitingSingles: { jobs: readonly VerifyJob[]; resolve: (results: boolean[]
 async function postWaitingSingles(): Promise<void> {
   const batch = waitingSingles.splice(0);
   if (batch.length === 0) return;
+  const jobs = batch.flatMap((waiting) => waiting.jobs);
   let results: boolean[];
   try {
     workers ??= startWorkers();
     const entry = workers.reduce((best, w) => (w.pending.size < best.pending.size ? w : best));
-    results = await post(
-      entry,
-      batch.flatMap((waiting) => waiting.jobs),
-    );
+    results = await shareBatch([entry], jobs, "when-idle");
     armIdleStop();
   } catch {
     // No worker could take them (one failed to start): every caller still gets its answers, from here.
-    results = batch.flatMap((waiting) => waiting.jobs.map(verifyHere));
+    results = jobs.map(verifyHere);
   }
   let at = 0;
   for (const waiting of batch) {
@@ -153,16 +159,71 @@ async function postWaitingSingles(): Promise<void> {
   }
 }
 
-// Sends `jobs` to one worker, packed into a transferred buffer; a job it could not answer is verified here.
-async function post(entry: PoolWorker, jobs: readonly VerifyJob[]): Promise<boolean[]> {
+// A loop turn shorter than this did no other work (no request parsed, no tx checked): this thread is idle.
+const IDLE_TURN_MS = 0.1;
+
+// Sends `jobs` to `entries` (worker threads) as one batch that this thread shares: each side claims the next
+// unclaimed job (an atomic counter in shared memory), so the work spreads by how fast each side goes, not by a
+// fixed split (a worker the OS has descheduled on a loaded machine no longer holds back a block). Whichever
+// side finishes the batch's last job completes it: a worker with a message, this thread directly; jobs a
+// stopped worker left unfinished are verified here.
+// This thread claims jobs `eager`ly (a block's batch: it has nothing better to do) or only `when-idle`: one job in
+// each turn of its event loop that found nothing else to do. Under a closed loop of senders (each waits for its
+// answer before sending again), the main thread was ~40% idle while every tx in flight waited for the worker;
+// now those idle turns verify, and a busy main thread leaves the jobs to the worker.
+function shareBatch(
+  entries: readonly PoolWorker[],
+  jobs: readonly VerifyJob[],
+  claims: "eager" | "when-idle",
+): Promise<boolean[]> {
+  const count = jobs.length;
+  const shared = new SharedArrayBuffer(SHARED_HEADER_BYTES + count);
+  const control = new Int32Array(shared, 0, 2);
+  const outcomes = new Uint8Array(shared, SHARED_HEADER_BYTES, count);
   const packed = packJobs(jobs);
-  const results = await new Promise<boolean[]>((resolve) => {
+  return new Promise<boolean[]>((resolve) => {
     const id = nextId++;
-    entry.pending.set(id, resolve);
-    entry.worker.ref();
-    entry.worker.postMessage({ id, packed }, [packed.buffer]);
+    let settled = false;
+    const settle = (): void => {
+      if (settled) return;
+      settled = true;
+      for (const entry of entries) {
+        if (entry.pending.delete(id) && entry.pending.size === 0) entry.worker.unref();
+      }
+      resolve(
+        jobs.map((job, i) => (outcomes[i] === OUTCOME_PENDING ? verifyHere(job) : outcomes[i] === OUTCOME_VALID)),
+      );
+    };
+    entries.forEach((entry, i) => {
+      entry.pending.set(id, settle);
+      entry.worker.ref();
+      // The last worker gets the packed jobs transferred; any other a copy.
+      if (i === entries.length - 1) entry.worker.postMessage({ id, packed, shared }, [packed.buffer]);
+      else entry.worker.postMessage({ id, packed, shared });
+    });
+    // Claims and verifies one job here; false once every job is claimed (or the batch is complete).
+    const claimOne = (): boolean => {
+      const next = Atomics.add(control, CLAIMED, 1);
+      if (next >= count) return false; // the workers hold the rest; the last to finish completes the batch
+      outcomes[next] = verifyHere(jobs[next]) ? OUTCOME_VALID : OUTCOME_INVALID;
+      verifiedHereInSharedBatches++;
+      if (Atomics.add(control, DONE, 1) + 1 !== count) return true;
+      settle();
+      return false;
+    };
+    if (claims === "eager") {
+      while (!settled && claimOne()) {}
+      return;
+    }
+    let turnStart = performance.now();
+    const turn = (): void => {
+      if (settled) return;
+      if (performance.now() - turnStart < IDLE_TURN_MS && !claimOne()) return;
+      turnStart = performance.now();
+      setImmediate(turn);
+    };
+    setImmediate(turn);
   });
-  return results.length === jobs.length ? results : jobs.map(verifyHere);
 }
 
 // Arrivals of single-tx jobs in the current and the previous second.

@@ -58,3 +58,14 @@ export function unpackJobs(packed: Uint8Array): VerifyJob[] {
   }
   return jobs;
 }
+
+// A shared batch (single-tx jobs, which this thread helps verify): a SharedArrayBuffer holding two Int32
+// counters — jobs claimed, jobs done — then one outcome byte per job.
+export const SHARED_HEADER_BYTES = 8;
+/** Index of the claimed-jobs counter in the shared batch's Int32 header. */
+export const CLAIMED = 0;
+/** Index of the finished-jobs counter in the shared batch's Int32 header. */
+export const DONE = 1;
+export const OUTCOME_PENDING = 0;
+export const OUTCOME_INVALID = 1;
+export const OUTCOME_VALID = 2;
