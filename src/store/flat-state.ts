@@ -11,7 +11,7 @@
 // interpolation search (bisection when it stalls) finds it with point reads only — never a scan,
 // never a tree walk. Each probed row also tells its predecessor's version, which often ends the
 // search one step early.
-import { type Arena, ByteReader, bytesToBinaryString, compareBytes, uvarintLength } from "./bytes.ts";
+import { type Arena, ByteReader, compareBytes, equalBytes, uvarintLength } from "./bytes.ts";
 import { collectEntries, LazyEntries } from "./entry-iterators.ts";
 import { StoreError } from "./errors.ts";
 import { historyKey, storeKey, storePrefix, TABLE } from "./keys.ts";
@@ -277,17 +277,41 @@ function latestEntry(entry: [Uint8Array, Uint8Array]): [Uint8Array, Uint8Array] 
 const REMEMBERED_BYTES = 256 * 1024;
 const REMEMBERED_RANGE_BYTES = 8 * 1024;
 
-// Unambiguous: each bound is "-" (none) or its length, ":" and its bytes as char codes (bounds are short
-// keys: one fromCharCode call is several times cheaper than a Buffer's latin1 decoding).
-function rangeKey(range: ScanRange, limit: number): string {
-  return `${range.reverse ? "r" : "f"}${limit}/${boundKey(range.lo)}${boundKey(range.hi)}`;
+/** A remembered range: its bounds (copied), direction, limit and entries. */
+interface RememberedRange {
+  lo: Uint8Array | undefined;
+  hi: Uint8Array | undefined;
+  reverse: boolean;
+  limit: number;
+  entries: [Uint8Array, Uint8Array][];
 }
 
-function boundKey(bound: Uint8Array | undefined): string {
-  if (bound === undefined) return "-";
-  const text =
-    bound.length <= 1024 ? String.fromCharCode.apply(null, bound as unknown as number[]) : bytesToBinaryString(bound);
-  return `${bound.length}:${text}`;
+// FNV-1a over the range's parts: a number to find candidates by, with no string built per read (the
+// candidates' bounds are then compared byte for byte).
+function rangeHash(range: ScanRange, limit: number): number {
+  let hash = Math.imul(2166136261 ^ limit, 16777619) ^ (range.reverse ? 1 : 2);
+  hash = hashBound(hash, range.lo);
+  return hashBound(hash, range.hi);
+}
+
+function hashBound(hash: number, bound: Uint8Array | undefined): number {
+  if (bound === undefined) return Math.imul(hash ^ 0x100, 16777619);
+  let h = Math.imul(hash ^ (bound.length + 0x200), 16777619);
+  for (let i = 0; i < bound.length; i++) h = Math.imul(h ^ bound[i], 16777619);
+  return h;
+}
+
+function sameBound(a: Uint8Array | undefined, b: Uint8Array | undefined): boolean {
+  return a === undefined || b === undefined ? a === b : equalBytes(a, b);
+}
+
+function sameRange(known: RememberedRange, range: ScanRange, limit: number): boolean {
+  return (
+    known.limit === limit &&
+    known.reverse === range.reverse &&
+    sameBound(known.lo, range.lo) &&
+    sameBound(known.hi, range.hi)
+  );
 }
 
 /** One store at one committed version. `check` runs before every read (it rejects pruned versions). */
@@ -298,8 +322,8 @@ export class VersionSource implements KVSource {
   /** True while `version` is the latest committed version and no commit is being written. */
   private readonly isExactLatest: () => boolean;
   private readonly check: () => void;
-  /** Short ranges read before, by rangeKey (see remember). */
-  private ranges: Map<string, [Uint8Array, Uint8Array][]> | undefined;
+  /** Short ranges read before, by rangeHash (see remember). */
+  private ranges: Map<number, RememberedRange[]> | undefined;
   private rememberedBytes = 0;
 
   constructor(backend: KVBackend, sid: number, version: number, isExactLatest: () => boolean, check: () => void) {
@@ -336,14 +360,16 @@ export class VersionSource implements KVSource {
     } catch (err) {
       return Promise.reject(err);
     }
-    const key = rangeKey(range, limit);
-    const known = this.ranges?.get(key);
-    if (known !== undefined) return Promise.resolve(known.slice());
+    const hash = rangeHash(range, limit);
+    const candidates = this.ranges?.get(hash);
+    if (candidates !== undefined) {
+      for (const known of candidates) if (sameRange(known, range, limit)) return Promise.resolve(known.entries.slice());
+    }
     const read = this.isExactLatest()
       ? this.backend.readRange(latestBounds(this.sid, range, limit), latestEntry)
       : collectEntries(this.scanHistory(range), limit);
     return read.then((entries) => {
-      this.remember(key, entries);
+      this.remember(hash, range, limit, entries);
       return entries;
     });
   }
@@ -352,16 +378,25 @@ export class VersionSource implements KVSource {
    * Keeps a short range's entries: the state at a committed version never changes, and the latest
    * version's sources live for a block, shared by every query at it (App.createQueryContext), which
    * then reads a range it has read before without opening an engine iterator. Bounded: ranges of at
-   * most REMEMBERED_RANGE_BYTES, REMEMBERED_BYTES in all (keys, values and range keys counted).
+   * most REMEMBERED_RANGE_BYTES, REMEMBERED_BYTES in all (keys, values and bounds counted).
    */
-  private remember(key: string, entries: [Uint8Array, Uint8Array][]): void {
+  private remember(hash: number, range: ScanRange, limit: number, entries: [Uint8Array, Uint8Array][]): void {
     if (this.rememberedBytes >= REMEMBERED_BYTES) return;
-    let bytes = key.length;
+    let bytes = (range.lo?.length ?? 0) + (range.hi?.length ?? 0);
     for (const [k, v] of entries) bytes += k.length + v.length;
     if (bytes > REMEMBERED_RANGE_BYTES) return;
     this.rememberedBytes += bytes;
     this.ranges ??= new Map();
-    this.ranges.set(key, entries.slice());
+    const known: RememberedRange = {
+      lo: range.lo?.slice(),
+      hi: range.hi?.slice(),
+      reverse: range.reverse,
+      limit,
+      entries: entries.slice(),
+    };
+    const candidates = this.ranges.get(hash);
+    if (candidates === undefined) this.ranges.set(hash, [known]);
+    else candidates.push(known);
   }
 
   private async *scanHistory(range: ScanRange): AsyncIterable<[Uint8Array, Uint8Array]> {
