@@ -21,7 +21,12 @@ export const PARAMS_KEY = new Uint8Array([0x05]);
 
 /** Prefix of every balance of `address`. */
 export function addressBalancesPrefix(address: Uint8Array): Uint8Array {
-  return concatBytes(BALANCES_PREFIX, new Uint8Array([address.length]), address);
+  // One array (every balances query builds it): not a length array and a concatenation.
+  const prefix = new Uint8Array(2 + address.length);
+  prefix[0] = BALANCES_PREFIX[0];
+  prefix[1] = address.length;
+  prefix.set(address, 2);
+  return prefix;
 }
 
 /** Key of `address`'s balance in `denom`. */
