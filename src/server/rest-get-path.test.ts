@@ -191,3 +191,25 @@ function overSocketTo(base: string, method: string, path: string, body: string |
     request.end(body);
   });
 }
+
+// Runs last: it adds a block to the shared chain.
+describe("a page read again within a block and after the next one", () => {
+  test("the same page is answered alike within a block, and the next block's balances show at once", async () => {
+    const balances = `/chain/bank/v1beta1/balances/${chain.bob.bech32}`;
+    const first = await overSocket(balances, {});
+    assert.equal(first.status, 200);
+    const amount = BigInt(JSON.parse(first.body).balances[0].amount);
+    // Read again (the latest view has it remembered now): the same answer.
+    assert.deepEqual(await overSocket(balances, {}), first);
+    assert.deepEqual(await overSocket(`${balances}?pagination.reverse=true`, {}), first);
+
+    await chain.nextBlock([chain.send(chain.bob, "23")]); // 4
+    const after = await overSocket(balances, {});
+    assert.equal(after.status, 200);
+    assert.equal(after.headers["x-chain-block-height"], "4");
+    assert.equal(JSON.parse(after.body).balances[0].amount, String(amount + 23n));
+    // The block before still reads as it was.
+    const before = await overSocket(balances, { "x-chain-block-height": "3" });
+    assert.equal(JSON.parse(before.body).balances[0].amount, String(amount));
+  });
+});
