@@ -6,24 +6,20 @@ import { once } from "node:events";
 import { createServer, request as httpRequest, type IncomingMessage, type RequestListener } from "node:http";
 import type { AddressInfo } from "node:net";
 import { after, before, describe, test } from "node:test";
-import { type ChainFixture, openChainFixture, schedule } from "../testing/chain-fixture.ts";
+import type { ChainFixture } from "../testing/chain-fixture.ts";
 import { corsPolicy } from "./cors.ts";
 import type { RestGateway } from "./rest-gateway.ts";
 import { getPathListener } from "./rest-get-path.ts";
 import { RestRouter } from "./rest-router.ts";
 import { servedRoutes } from "./servers.ts";
-import { DEFAULT_CONFIG, gatewayFor } from "./test-support/gateway.ts";
+import { DEFAULT_CONFIG, gatewayFor, openQueriedChain } from "./test-support/gateway.ts";
 
 let chain: ChainFixture;
 let gw: RestGateway;
 let base: string;
 
 before(async () => {
-  chain = await openChainFixture();
-  chain.at(2n, schedule("v2", 100n));
-  await chain.nextBlock(); // 1
-  await chain.nextBlock([chain.send(chain.bob, "100")]); // 2
-  await chain.nextBlock(); // 3
+  chain = await openQueriedChain();
   gw = gatewayFor(chain, { cors: corsPolicy(false, ["https://app.example"]), writeTimeoutSeconds: 30 });
   await gw.app.ready();
   gw.server.listen(0, "127.0.0.1");

@@ -26,8 +26,9 @@ import {
   type ServerReflectionResponse,
   ServerReflectionResponseSchema,
 } from "../gen/grpc/reflection/v1/reflection_pb.js";
-import { type ChainFixture, openChainFixture, schedule } from "../testing/chain-fixture.ts";
+import type { ChainFixture } from "../testing/chain-fixture.ts";
 import { type RunningServers, startServers } from "./servers.ts";
+import { openQueriedChain } from "./test-support/gateway.ts";
 
 const TOML = `
 [api]
@@ -44,11 +45,7 @@ let servers: RunningServers;
 let client: Client;
 
 before(async () => {
-  chain = await openChainFixture();
-  chain.at(2n, schedule("v2", 100n));
-  await chain.nextBlock(); // 1
-  await chain.nextBlock([chain.send(chain.bob, "100")]); // 2
-  await chain.nextBlock(); // 3
+  chain = await openQueriedChain();
   servers = await startServers({ backend: chain.backend, hooks: chain.hooks, config: parseAppConfig(TOML) });
   client = new Client(servers.grpc!.address, credentials.createInsecure());
 });

@@ -1,6 +1,6 @@
 // Builds an in-process REST gateway (fastify inject, no socket) over a chain fixture.
 import { parseAppConfig } from "../../config/app-config.ts";
-import type { ChainFixture } from "../../testing/chain-fixture.ts";
+import { type ChainFixture, openChainFixture, schedule } from "../../testing/chain-fixture.ts";
 import { buildRestGateway, type RestGateway, type RestGatewayOptions } from "../rest-gateway.ts";
 import { servedRoutes } from "../servers.ts";
 
@@ -20,4 +20,17 @@ export function gatewayFor(chain: ChainFixture, overrides: Partial<RestGatewayOp
     writeTimeoutSeconds: 0,
     ...overrides,
   });
+}
+
+/**
+ * A chain at height 3 with something to query at every height: plan "v2" (height 100) scheduled at height 2,
+ * where bob also received 100 from alice.
+ */
+export async function openQueriedChain(): Promise<ChainFixture> {
+  const chain = await openChainFixture();
+  chain.at(2n, schedule("v2", 100n));
+  await chain.nextBlock(); // 1
+  await chain.nextBlock([chain.send(chain.bob, "100")]); // 2
+  await chain.nextBlock(); // 3
+  return chain;
 }
