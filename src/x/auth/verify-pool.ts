@@ -24,8 +24,8 @@ export type { VerifyJob };
 
 interface PoolWorker {
   worker: Worker;
-  /** Answers awaited from the worker by message id (a shared batch's ignores the argument). */
-  pending: Map<number, (results: boolean[]) => void>;
+  /** Batches this worker holds, by message id: called when it finished a batch's last job, or stopped. */
+  pending: Map<number, () => void>;
 }
 
 // Below this many jobs the messaging costs more than it saves.
@@ -81,18 +81,19 @@ function startWorkers(): PoolWorker[] {
     // memory small (V8 would otherwise grow it like the main thread's).
     const worker = new Worker(script, { resourceLimits: { maxYoungGenerationSizeMb: 4 } });
     const entry: PoolWorker = { worker, pending: new Map() };
-    worker.on("message", (message: { id: number; results: boolean[] }) => {
-      const resolve = entry.pending.get(message.id);
+    worker.on("message", (message: { id: number }) => {
+      const complete = entry.pending.get(message.id);
       entry.pending.delete(message.id);
       if (entry.pending.size === 0) worker.unref();
-      resolve?.(message.results);
+      complete?.();
     });
-    // A broken or stopped worker answers nothing more: its callers fall back to verifying on this thread (a
-    // CheckTx waiting under the app lock must never wait for an answer that cannot come), and a pool left
-    // empty starts afresh on next use.
+    // A broken or stopped worker answers nothing more: its batches complete now, the jobs it left unfinished
+    // verified on this thread (a CheckTx waiting under the app lock must never wait for an answer that cannot
+    // come), and a pool left empty starts afresh on next use.
     const retire = (): void => {
-      for (const resolve of entry.pending.values()) resolve([]);
+      const held = [...entry.pending.values()];
       entry.pending.clear();
+      for (const complete of held) complete();
       const left = workers?.filter((w) => w !== entry);
       workers = left === undefined || left.length === 0 ? undefined : left;
     };

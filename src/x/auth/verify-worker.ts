@@ -1,5 +1,5 @@
-// Worker side of the signature-verification pool: verifies batches of secp256k1 signatures with
-// node:crypto and answers with one boolean per job.
+// Worker side of the signature-verification pool: verifies secp256k1 signatures with node:crypto, claiming
+// the jobs of a batch it shares with the main thread one at a time; the outcomes go into shared memory.
 import { parentPort } from "node:worker_threads";
 import { verifySecp256k1 } from "../../client/crypto/index.ts";
 import {
@@ -16,19 +16,11 @@ interface Batch {
   id: number;
   /** The jobs, packed by `packJobs`. */
   packed: Uint8Array;
-  /** Present when the main thread shares the batch: claim jobs one at a time (see verify-pool.ts). */
-  shared?: SharedArrayBuffer;
+  /** The claim counters and outcome bytes this worker and the main thread share (see verify-pool.ts). */
+  shared: SharedArrayBuffer;
 }
 
-parentPort?.on("message", (batch: Batch) => {
-  const jobs = unpackJobs(batch.packed);
-  if (batch.shared !== undefined) {
-    claimShared(batch.id, jobs, batch.shared);
-    return;
-  }
-  const results = jobs.map((job) => verifySecp256k1(job.publicKey, job.message, job.signature));
-  parentPort?.postMessage({ id: batch.id, results });
-});
+parentPort?.on("message", (batch: Batch) => claimShared(batch.id, unpackJobs(batch.packed), batch.shared));
 
 // Verifies the jobs of a shared batch that the main thread has not claimed; answers only when this side
 // finished the batch's last job (otherwise the main thread did, and needs no message).
