@@ -18,7 +18,15 @@
 
 import { hash } from "node:crypto";
 import { putUvarint } from "../bytes/varint.ts";
-import { type Arena, ByteReader, type ByteWriter, copyBytes, equalBytes, uvarintLength } from "./bytes.ts";
+import {
+  type Arena,
+  ByteReader,
+  type ByteWriter,
+  binaryStringAt,
+  copyBytes,
+  equalBytes,
+  uvarintLength,
+} from "./bytes.ts";
 
 /** A SHA-256 digest as a 32-char binary string (one char per byte, each < 256). */
 export type Digest = string;
@@ -32,7 +40,7 @@ export function digestBytes(digest: Digest): Uint8Array {
 
 /** The digest of the 32 bytes at `offset` of `bytes`. */
 export function digestAt(bytes: Uint8Array, offset: number): Digest {
-  return Buffer.from(bytes.buffer, bytes.byteOffset + offset, 32).toString("latin1");
+  return binaryStringAt(bytes, offset, offset + 32);
 }
 
 /** The digest of 32 bytes. */
