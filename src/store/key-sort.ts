@@ -65,7 +65,7 @@ function sortRange<T extends BinaryKeyed>(
   }
   for (let i = from; i < to; i++) items[i] = scratch[i];
   // counts[b] is now the end of bucket b; bucket 0 (keys ending here) holds at most one distinct key.
-  const ends = Array.from(counts.subarray(0, BUCKETS));
+  const ends = counts.slice(0, BUCKETS);
   let start = ends[0];
   for (let b = 1; b < BUCKETS; b++) {
     const end = ends[b];

@@ -203,7 +203,8 @@ export class NodeStore {
     const cache = this.cacheOf(sid);
     // The nodes this version replaced are only needed by reads of older versions (proofs): dropping
     // them keeps the cache for the live tree, which the next block walks again.
-    for (const ref of replaced) cache.delete(ref);
+    // Indexed: run once per commit over ~10k refs, a for-of stays unoptimized and allocates a result per ref.
+    for (let i = 0; i < replaced.length; i++) cache.delete(replaced[i]);
     if (nodes.length > 0) cache.addVersion(version, nodes);
   }
 
