@@ -4,16 +4,15 @@
 // succeeds under a limit it fits in, and queries that read no state are not affected.
 import assert from "node:assert/strict";
 import { readFile, writeFile } from "node:fs/promises";
-import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
 import { Client, credentials, type ServiceError, status } from "@grpc/grpc-js";
 import { pino } from "pino";
 import { homePaths, setTomlValues } from "../config/index.ts";
 import { QueryAllBalancesRequestSchema, QueryAllBalancesResponseSchema } from "../gen/chain/bank/v1beta1/query_pb.js";
-import { type DevHome, prepareDevHome } from "./dev-chain.ts";
+import type { DevHome } from "./dev-chain.ts";
 import { type RunningNode, startNode } from "./start-node.ts";
-import { pollUntil, tempDir } from "./test-support.ts";
+import { fastDevHome, pollUntil, type tempDir } from "./test-support.ts";
 
 const PORTS = { rpcLaddr: "tcp://127.0.0.1:0", apiAddress: "tcp://127.0.0.1:0", grpcAddress: "127.0.0.1:0" };
 const logger = pino({ level: "silent" });
@@ -24,13 +23,7 @@ let dev: DevHome;
 let node: RunningNode | undefined;
 
 before(async () => {
-  dir = await tempDir("chaind-query-gas-");
-  dev = await prepareDevHome({ home: join(dir.path, "home") });
-  const configToml = homePaths(dev.home).configToml;
-  await writeFile(
-    configToml,
-    setTomlValues(await readFile(configToml, "utf8"), { "consensus.timeout_commit": "100ms" }),
-  );
+  ({ dir, dev } = await fastDevHome("chaind-query-gas-", "100ms"));
 });
 
 after(async () => {
