@@ -75,8 +75,13 @@ type Level = AbstractLevel<Uint8Array, Uint8Array, Uint8Array>;
 
 /** What classic-level's chained batch implements under abstract-level's public put/del. */
 interface NativeBatch {
-  _put(key: Uint8Array, value: Uint8Array): void;
-  _del(key: Uint8Array): void;
+  _put?: (key: Uint8Array, value: Uint8Array) => void;
+  _del?: (key: Uint8Array) => void;
+}
+
+/** Whether the batch has them (a classic-level release without them falls back to the public put/del). */
+function hasNativeOps(batch: NativeBatch): batch is Required<NativeBatch> {
+  return typeof batch._put === "function" && typeof batch._del === "function";
 }
 
 /** Wraps an opened abstract-level database (classic-level or memory-level). */
@@ -112,14 +117,14 @@ class LevelBackend implements KVBackend {
     if (this.closed) throw new StoreUsageError("the state store is closed");
     const batch = this.db.batch();
     const copy = this.keepsBatchBytes;
-    if (!copy) {
+    const native = batch as unknown as NativeBatch;
+    if (!copy && hasNativeOps(native)) {
       // classic-level: after one operation through the public API (which counts it, so write()
       // does not skip the batch as empty), the rest go straight to the native batch through the
       // implementation's own _put/_del (abstract-level's private API, which its put/del end in).
       // Our keys and values are always Uint8Arrays on the root database ("view" encodings, no
       // prefix, no hooks), so the public path's checks, encodings and its op object per call do
       // nothing for us: a commit puts ~20k rows, and they were ~0.2 µs of each put plus garbage.
-      const native = batch as unknown as NativeBatch;
       let counted = false;
       return {
         put: (key, value) => {
@@ -148,10 +153,11 @@ class LevelBackend implements KVBackend {
     }
     return {
       put: (key, value) => {
-        batch.put(key.slice(), value.slice());
+        if (copy) batch.put(key.slice(), value.slice());
+        else batch.put(key, value);
       },
       del: (key) => {
-        batch.del(key.slice());
+        batch.del(copy ? key.slice() : key);
       },
       write: async (sync) => {
         if (this.closed) {
