@@ -148,8 +148,13 @@ export class Mempool {
    * Admits a tx: rejects (MempoolError) a full pool, an oversized tx or a duplicate; otherwise resolves to the
    * app's CheckTx answer (the tx is held only when its code is 0).
    */
-  async checkTx(tx: Uint8Array): Promise<ResponseCheckTx> {
-    return this.beginCheckTx(tx);
+  checkTx(tx: Uint8Array): Promise<ResponseCheckTx> {
+    // Not an async function: one promise and its extra turns fewer per tx, the mempool's refusals still rejections.
+    try {
+      return this.beginCheckTx(tx);
+    } catch (error) {
+      return Promise.reject(error);
+    }
   }
 
   /**
