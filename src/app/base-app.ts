@@ -375,15 +375,18 @@ export class App {
     const checkState = this.checkState ?? this.store.branch();
     const ctx = this.newContext(checkState, mode, this.checkHeader());
     const result = await this.txRunner.run(ctx, request.tx);
-    return create(ResponseCheckTxSchema, {
+    // A literal message (every field, as `create` would set them): one per tx on the node's main thread.
+    return {
+      $typeName: "tendermint.abci.ResponseCheckTx",
       code: result.code,
       data: result.data,
       log: result.log,
+      info: "",
       gasWanted: result.gasWanted,
       gasUsed: result.gasUsed,
       events: toAbciEvents(result.events),
       codespace: result.codespace,
-    });
+    };
   }
 
   /** PrepareProposal: the txs in order, dropping from the end what does not fit max_tx_bytes. */
