@@ -322,9 +322,11 @@ export class App {
 
   /**
    * CheckTx: the ante handler only, against the check state (sequences advance there). Calls are
-   * serialised, so two txs of one account cannot both pass with the same sequence.
+   * serialised, so two txs of one account cannot both pass with the same sequence. With
+   * `events: false` (a caller that reads no events: the engine's broadcast_tx_sync and rechecks) the
+   * answer's `events` stay empty.
    */
-  async checkTx(request: RequestCheckTx): Promise<ResponseCheckTx> {
+  async checkTx(request: RequestCheckTx, options?: { events?: boolean }): Promise<ResponseCheckTx> {
     const previous = this.checkQueue;
     let release = (): void => {};
     this.checkQueue = new Promise<void>((resolve) => {
@@ -332,7 +334,7 @@ export class App {
     });
     await previous;
     try {
-      return await this.checkTxNow(request);
+      return await this.checkTxNow(request, options?.events !== false);
     } finally {
       release();
     }
@@ -370,7 +372,7 @@ export class App {
     await this.txRunner.prepareCheck(ctx, tx);
   }
 
-  private async checkTxNow(request: RequestCheckTx): Promise<ResponseCheckTx> {
+  private async checkTxNow(request: RequestCheckTx, withEvents: boolean): Promise<ResponseCheckTx> {
     const mode: ExecMode = request.type === CheckTxType.RECHECK ? "recheck" : "check";
     const checkState = this.checkState ?? this.store.branch();
     const ctx = this.newContext(checkState, mode, this.checkHeader());
@@ -384,7 +386,7 @@ export class App {
       info: "",
       gasWanted: result.gasWanted,
       gasUsed: result.gasUsed,
-      events: toAbciEvents(result.events),
+      events: withEvents ? toAbciEvents(result.events) : [],
       codespace: result.codespace,
     };
   }
