@@ -53,6 +53,7 @@ import { KV_GAS_CONFIG, newInfiniteGasMeter } from "./gas.ts";
 import { CONFIG_HALT_EXIT_CODE, HaltError } from "./halt.ts";
 import type { ValidatorUpdate, VersionMap } from "./module.ts";
 import { GenesisError, type ModuleManager } from "./module-manager.ts";
+import { newQueryGasMeter } from "./query-gas.ts";
 import { MsgRouter, QueryRouter, routerRegistrar } from "./router.ts";
 import {
   type CommittedHeightReader,
@@ -103,6 +104,11 @@ export interface AppOptions {
   haltHeight?: bigint;
   /** app.toml halt-time in Unix seconds: blocks after it fail with a HaltError (0 = off). */
   haltTime?: bigint;
+  /**
+   * app.toml query-gas-limit: the most gas one query (gRPC, REST, ABCI Query) may use; a query that
+   * needs more fails with QueryGasLimitError. 0 or absent = unbounded (upstream's default).
+   */
+  queryGasLimit?: bigint;
 }
 
 /** Gas estimate and result of a simulated tx (chain.base.abci.v1beta1.SimulationResponse). */
@@ -528,7 +534,7 @@ export class App {
     ) {
       return undefined;
     }
-    return this.newContext(branchOverView(base.view), "query", base.header);
+    return this.newQueryContext(base.view, base.header);
   }
 
   async createQueryContext(height?: bigint): Promise<Context> {
@@ -564,7 +570,14 @@ export class App {
         this.latestQueryBase = base;
       }
     }
-    return this.newContext(branchOverView(base.view), "query", base.header);
+    return this.newQueryContext(base.view, base.header);
+  }
+
+  // A query's own branch over the shared view, with a meter bounded by query-gas-limit when one is set.
+  private newQueryContext(view: VersionView, header: Context["header"]): Context {
+    const ctx = this.newContext(branchOverView(view), "query", header);
+    const limit = this.options.queryGasLimit ?? 0n;
+    return limit > 0n ? ctx.with({ gasMeter: newQueryGasMeter(limit) }) : ctx;
   }
 
   /**

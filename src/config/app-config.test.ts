@@ -17,6 +17,7 @@ const DEFAULTS: Omit<AppConfig, "file"> = {
   haltHeight: 0n,
   haltTime: 0n,
   minRetainBlocks: 0n,
+  queryGasLimit: 0n,
   replayReleases: false,
   api: {
     enable: true,
@@ -65,6 +66,7 @@ describe("app.toml template", () => {
       "halt-height",
       "halt-time",
       "min-retain-blocks",
+      "query-gas-limit",
       "replay-releases",
       "api.enable",
       "api.swagger",
@@ -116,6 +118,12 @@ describe("app.toml values", () => {
     assert.equal(config.haltHeight, 1234n);
     assert.equal(config.haltTime, 1700000000n);
     assert.equal(parseAppConfig("replay-releases = true", FILE).replayReleases, true);
+    assert.equal(
+      parseAppConfig('query-gas-limit = "250000"', FILE).queryGasLimit,
+      250000n,
+      "upstream writes it quoted",
+    );
+    assert.equal(parseAppConfig("query-gas-limit = 3000", FILE).queryGasLimit, 3000n);
     assert.equal(config.grpc.maxRecvMsgSize, 1024);
     assert.equal(config.grpc.maxSendMsgSize, 2147483647, "0 means the default");
   });
@@ -140,7 +148,7 @@ describe("app.toml values", () => {
 
   test("unknown keys are listed for a warning, upstream-only keys are not", () => {
     const config = parseAppConfig(
-      'foo = 1\nquery-gas-limit = "0"\n[api]\nbar = true\n[telemetry]\nenabled = false\n[mystery]\nx = 1\n',
+      "foo = 1\niavl-cache-size = 781250\n[api]\nbar = true\n[telemetry]\nenabled = false\n[mystery]\nx = 1\n",
       FILE,
     );
     assert.deepEqual(config.unknownKeys, ["api.bar", "foo", "mystery.x"]);
@@ -189,6 +197,8 @@ describe("app.toml errors name the file, the key and what was expected", () => {
     ["halt-height", "-5", "halt-height: expected a non-negative integer, got -5"],
     ["halt-time", '"soon"', 'halt-time: expected a non-negative integer, got "soon"'],
     ["min-retain-blocks", "true", "min-retain-blocks: expected a non-negative integer, got true"],
+    ["query-gas-limit", '"-1"', 'query-gas-limit: expected a non-negative integer, got "-1"'],
+    ["query-gas-limit", '"lots"', 'query-gas-limit: expected a non-negative integer, got "lots"'],
     [
       "halt-height",
       '"18446744073709551616"',

@@ -52,6 +52,8 @@ export interface AppConfig {
   haltTime: bigint;
   /** 0n = keep every block. */
   minRetainBlocks: bigint;
+  /** `query-gas-limit`: the most gas one query may use; 0n = unbounded. */
+  queryGasLimit: bigint;
   /**
    * `replay-releases`: run the rules of the release active on chain at each height and apply the upgrades this
    * binary's release line knows in process, without halting (src/replay). Default false: docs/CONTRACT.md §2.4 as is.
@@ -79,7 +81,6 @@ const SECONDS = `a whole number of seconds from 0 to ${MAX_TIMEOUT_SECONDS}`;
 // Keys an upstream app.toml carries that chaind has no use for: accepted silently, so an operator
 // who copies a file over sees warnings only for real typos.
 const UPSTREAM_ONLY_KEYS = [
-  "query-gas-limit",
   "inter-block-cache",
   "index-events",
   "iavl-cache-size",
@@ -133,6 +134,7 @@ function appConfigFromTree(tree: Record<string, unknown>, file: string): AppConf
   const haltHeight = read.integer("halt-height", 0n, { min: 0n, max: MAX_UINT64 });
   const haltTime = read.integer("halt-time", 0n, { min: 0n, max: MAX_UINT64 });
   const minRetainBlocks = read.integer("min-retain-blocks", 0n, { min: 0n, max: MAX_UINT64 });
+  const queryGasLimit = read.integer("query-gas-limit", 0n, { min: 0n, max: MAX_UINT64 });
   const replayReleases = read.boolean("replay-releases", false);
 
   const api: ApiConfig = {
@@ -181,6 +183,7 @@ function appConfigFromTree(tree: Record<string, unknown>, file: string): AppConf
     haltHeight,
     haltTime,
     minRetainBlocks,
+    queryGasLimit,
     replayReleases,
     api,
     grpc,

@@ -67,6 +67,14 @@ export const APP_TOML_SECTIONS: readonly TemplateSection[] = [
         ],
       },
       {
+        key: "query-gas-limit",
+        value: "0",
+        comment: [
+          "The most gas one gRPC, REST or ABCI query may use; a query that needs more fails with",
+          "sdk code 11 (out of gas), HTTP 500. 0 means no limit.",
+        ],
+      },
+      {
         key: "replay-releases",
         value: false,
         comment: [

@@ -4,20 +4,17 @@
 // and valid sends broadcast during the flood are committed while the flood goes on.
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
-import { readFile, writeFile } from "node:fs/promises";
 import { Agent, request } from "node:http";
-import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { create } from "@bufbuild/protobuf";
 import { pino } from "pino";
 import { addressFromBech32 } from "../client/crypto/index.ts";
 import { openKeyring } from "../client/keyring/index.ts";
 import { packAny, signTx } from "../client/tx/index.ts";
-import { homePaths, setTomlValues } from "../config/index.ts";
 import { MsgSendSchema } from "../gen/chain/bank/v1beta1/tx_pb.js";
-import { type DevHome, prepareDevHome } from "./dev-chain.ts";
+import type { DevHome } from "./dev-chain.ts";
 import { type RunningNode, startNode } from "./start-node.ts";
-import { pollUntil, tempDir } from "./test-support.ts";
+import { fastDevHome, pollUntil, type tempDir } from "./test-support.ts";
 
 const PORTS = { rpcLaddr: "tcp://127.0.0.1:0", apiAddress: "tcp://127.0.0.1:0", grpcAddress: "127.0.0.1:0" };
 const logger = pino({ level: "silent" });
@@ -29,13 +26,7 @@ let dev: DevHome;
 let node: RunningNode | undefined;
 
 before(async () => {
-  dir = await tempDir("chaind-flood-");
-  dev = await prepareDevHome({ home: join(dir.path, "home") });
-  const configToml = homePaths(dev.home).configToml;
-  await writeFile(
-    configToml,
-    setTomlValues(await readFile(configToml, "utf8"), { "consensus.timeout_commit": "200ms" }),
-  );
+  ({ dir, dev } = await fastDevHome("chaind-flood-", "200ms"));
 });
 
 after(async () => {

@@ -3,7 +3,6 @@
 // — pointed at the embedded engine's CometBFT-shaped RPC — give back the very same blocks, txs,
 // searches and validator sets. Then the node stops with status 0, and halt-height ends it by itself.
 import assert from "node:assert/strict";
-import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { create, toBinary } from "@bufbuild/protobuf";
@@ -11,17 +10,16 @@ import { pino } from "pino";
 import { addressFromBech32 } from "../client/crypto/index.ts";
 import { openKeyring } from "../client/keyring/index.ts";
 import { packAny, signTx } from "../client/tx/index.ts";
-import { homePaths, setTomlValues } from "../config/index.ts";
 import { MsgSendSchema } from "../gen/chain/bank/v1beta1/tx_pb.js";
 import { TxResponseSchema } from "../gen/chain/base/abci/v1beta1/abci_pb.js";
 import { BlockSchema } from "../gen/tendermint/types/block_pb.js";
 import { BlockIDSchema } from "../gen/tendermint/types/types_pb.js";
 import { cometNodeHooks } from "./comet-hooks.ts";
-import { type DevHome, prepareDevHome } from "./dev-chain.ts";
+import type { DevHome } from "./dev-chain.ts";
 import { engineNodeHooks } from "./engine-hooks.ts";
 import { FlagError, loadNodeSettings } from "./node-settings.ts";
 import { type RunningNode, startNode } from "./start-node.ts";
-import { pollUntil, tempDir } from "./test-support.ts";
+import { fastDevHome, pollUntil, type tempDir } from "./test-support.ts";
 
 const PORTS = { rpcLaddr: "tcp://127.0.0.1:0", apiAddress: "tcp://127.0.0.1:0", grpcAddress: "127.0.0.1:0" };
 const logger = pino({ level: "silent" });
@@ -46,13 +44,7 @@ let dev: DevHome;
 let node: RunningNode | undefined;
 
 before(async () => {
-  dir = await tempDir("chaind-start-node-");
-  dev = await prepareDevHome({ home: join(dir.path, "home") });
-  const configToml = homePaths(dev.home).configToml;
-  await writeFile(
-    configToml,
-    setTomlValues(await readFile(configToml, "utf8"), { "consensus.timeout_commit": "100ms" }),
-  );
+  ({ dir, dev } = await fastDevHome("chaind-start-node-", "100ms"));
 });
 
 after(async () => {

@@ -146,6 +146,7 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
     haltHeight: appConfig.haltHeight,
     haltTime: appConfig.haltTime,
     minRetainBlocks: appConfig.minRetainBlocks,
+    queryGasLimit: appConfig.queryGasLimit,
     skipUpgradeHeights: options.skipUpgradeHeights,
   };
   const replayed =

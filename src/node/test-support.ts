@@ -1,7 +1,10 @@
 // Helpers for the node's end-to-end tests (test/e2e/node-*.test.ts): the testing kit's process helpers
 // (src/testing/processes.ts) bound to `chaind` from this source tree. Not used by the node.
+import { readFile, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { homePaths } from "../config/home.ts";
+import { setTomlValues } from "../config/toml-template.ts";
 import {
   type ChainBinary,
   type ChaindProcess,
@@ -9,7 +12,9 @@ import {
   killAllStarted,
   type SpawnOptions,
   spawnChainBinary,
+  tempDir,
 } from "../testing/processes.ts";
+import { type DevHome, prepareDevHome } from "./dev-chain.ts";
 
 export {
   type BannerEndpoints,
@@ -23,6 +28,22 @@ export {
   tempDir,
   waitForHeight,
 } from "../testing/processes.ts";
+
+/**
+ * A dev home (`chaind dev`'s chain: funded test keys, one validator) in a new temporary folder, whose blocks
+ * follow each other after `timeoutCommit` (a duration such as "100ms"), for tests that start a node in process.
+ */
+export async function fastDevHome(
+  prefix: string,
+  timeoutCommit: string,
+): Promise<{ dir: Awaited<ReturnType<typeof tempDir>>; dev: DevHome }> {
+  const dir = await tempDir(prefix);
+  const dev = await prepareDevHome({ home: join(dir.path, "home") });
+  const configToml = homePaths(dev.home).configToml;
+  const text = await readFile(configToml, "utf8");
+  await writeFile(configToml, setTomlValues(text, { "consensus.timeout_commit": timeoutCommit }));
+  return { dir, dev };
+}
 
 /** The project root (absolute). */
 export const PROJECT_ROOT = resolve(fileURLToPath(new URL("../..", import.meta.url)));

@@ -75,6 +75,7 @@ export class SwitchingApp<A extends SwitchableApp> implements AbciApp {
   private readonly line: ReleaseLine<A>;
   private readonly logger: SwitchLogger | undefined;
   private readonly listeners = new Set<(event: ReleaseSwitch) => void>();
+  private readonly commitListeners: ((height: bigint) => void)[] = [];
   private currentApp: A;
   private index: number;
   private switching: Promise<void> | undefined;
@@ -129,6 +130,14 @@ export class SwitchingApp<A extends SwitchableApp> implements AbciApp {
     return this.line.releases[this.index] as LineRelease<A>;
   }
 
+  /**
+   * Calls `listener` with the height after every Commit, whichever release committed it (periodic snapshots): a
+   * listener registered on one release's App would fall silent once the chain switched to the next.
+   */
+  onCommit(listener: (height: bigint) => void): void {
+    this.commitListeners.push(listener);
+  }
+
   /** Subscribes to release switches; returns the unsubscribe function. */
   onSwitch(listener: (event: ReleaseSwitch) => void): () => void {
     this.listeners.add(listener);
@@ -136,7 +145,7 @@ export class SwitchingApp<A extends SwitchableApp> implements AbciApp {
   }
 
   /**
-   * This switching App seen as an `A`: the ABCI methods and `close` are the switching ones; every other member
+   * This switching App seen as an `A`: the ABCI methods, `close` and `onCommit` are the switching ones; every other member
    * (query routers, type registry, version, store, ...) is read from the current release's App at each access,
    * so servers built once at start follow the switches.
    */
@@ -149,6 +158,7 @@ export class SwitchingApp<A extends SwitchableApp> implements AbciApp {
       processProposal: this.processProposal.bind(this),
       finalizeBlock: this.finalizeBlock.bind(this),
       commit: this.commit.bind(this),
+      onCommit: this.onCommit.bind(this),
       query: this.query.bind(this),
       close: this.close.bind(this),
     };
@@ -204,7 +214,10 @@ export class SwitchingApp<A extends SwitchableApp> implements AbciApp {
 
   async commit(request: RequestCommit): Promise<ResponseCommit> {
     await this.settled();
-    return this.currentApp.commit(request);
+    const response = await this.currentApp.commit(request);
+    const height = this.currentApp.store.lastCommit().version;
+    for (const listener of this.commitListeners) listener(height);
+    return response;
   }
 
   async query(request: RequestQuery): Promise<ResponseQuery> {

@@ -41,6 +41,8 @@ export interface ChainAppOptions {
   haltHeight?: bigint;
   haltTime?: bigint;
   minRetainBlocks?: bigint;
+  /** app.toml query-gas-limit (0 or absent = unbounded). */
+  queryGasLimit?: bigint;
   /** `--unsafe-skip-upgrades`. */
   skipUpgradeHeights?: bigint[];
   /** "memory" for tests and dry runs that must not touch disk; default LevelDB at data/application.db. */
@@ -132,6 +134,7 @@ export async function buildChainApp(options: ChainAppOptions): Promise<ChainApp>
     minRetainBlocks: options.minRetainBlocks,
     haltHeight: options.haltHeight,
     haltTime: options.haltTime,
+    queryGasLimit: options.queryGasLimit,
     readCommittedHeight: memory ? undefined : () => readLastCommittedVersion(storePath),
   });
   gov.bind(app);

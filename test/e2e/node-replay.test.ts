@@ -25,6 +25,7 @@ import {
   killAllChaind,
   LOOPBACK_PORT_FLAGS,
   latestHeight,
+  pollUntil,
   rpcCall,
   runChaind,
   runChaindInProcess,
@@ -327,6 +328,14 @@ test("chaind start --replay-releases with v2 alone replays the source's blocks f
   await cp(source.configDir, home.configDir, { recursive: true });
   await cp(source.blocksDb, home.blocksDb, { recursive: true });
   await cp(source.privValidatorState, home.privValidatorState);
+  // Snapshots every 2 heights: they go on after the in-process switch to v2 (the commit hook follows the release).
+  await writeFile(
+    home.appToml,
+    setTomlValues(await readFile(home.appToml, "utf8"), {
+      "state-sync.snapshot-interval": 2n,
+      "state-sync.snapshot-keep-recent": 2n,
+    }),
+  );
   const expected = await appHashes(dev.home);
 
   const node = spawnChaind(["--home", home.home, "start", "--replay-releases", ...LOOPBACK_PORT_FLAGS], {
@@ -345,6 +354,16 @@ test("chaind start --replay-releases with v2 alone replays the source's blocks f
   assert.match(node.stderr, /switching from release v1 to v2 in process/);
   // The banner comes after the handshake, whose replay has crossed H already.
   assert.match(node.stdout, /^chaind 2\.0\.0 \(release v2, replay mode: rules of release v2, active on chain\)/m);
+  // A snapshot of a height the v2 release committed (the newest two are kept, so older ones may be gone).
+  const beyondSwitch = await pollUntil(
+    async () => {
+      const listed = await runChaind(["--home", home.home, "snapshots", "list", "-o", "json"], { userHome });
+      assert.equal(listed.code, 0, listed.stderr);
+      return (JSON.parse(listed.stdout) as { height: string }[]).find((s) => BigInt(s.height) > upgradeHeight);
+    },
+    { timeoutMs: 240_000, what: `a snapshot above the switch height ${upgradeHeight}` },
+  );
+  assert.ok(BigInt(beyondSwitch.height) > upgradeHeight);
   node.signal("SIGTERM");
   assert.equal((await node.exited).code, 0, node.stderr.slice(-3000));
   await assert.rejects(readFile(home.upgradeInfo), { code: "ENOENT" });
