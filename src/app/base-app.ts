@@ -328,9 +328,11 @@ export class App {
 
   /**
    * CheckTx: the ante handler only, against the check state (sequences advance there). Calls are
-   * serialised, so two txs of one account cannot both pass with the same sequence.
+   * serialised, so two txs of one account cannot both pass with the same sequence. With
+   * `events: false` (a caller that reads no events: the engine's broadcast_tx_sync and rechecks) the
+   * answer's `events` stay empty.
    */
-  async checkTx(request: RequestCheckTx): Promise<ResponseCheckTx> {
+  async checkTx(request: RequestCheckTx, options?: { events?: boolean }): Promise<ResponseCheckTx> {
     const previous = this.checkQueue;
     let release = (): void => {};
     this.checkQueue = new Promise<void>((resolve) => {
@@ -338,7 +340,7 @@ export class App {
     });
     await previous;
     try {
-      return await this.checkTxNow(request);
+      return await this.checkTxNow(request, options?.events !== false);
     } finally {
       release();
     }
@@ -376,20 +378,23 @@ export class App {
     await this.txRunner.prepareCheck(ctx, tx);
   }
 
-  private async checkTxNow(request: RequestCheckTx): Promise<ResponseCheckTx> {
+  private async checkTxNow(request: RequestCheckTx, withEvents: boolean): Promise<ResponseCheckTx> {
     const mode: ExecMode = request.type === CheckTxType.RECHECK ? "recheck" : "check";
     const checkState = this.checkState ?? this.store.branch();
     const ctx = this.newContext(checkState, mode, this.checkHeader());
     const result = await this.txRunner.run(ctx, request.tx);
-    return create(ResponseCheckTxSchema, {
+    // A literal message (every field, as `create` would set them): one per tx on the node's main thread.
+    return {
+      $typeName: "tendermint.abci.ResponseCheckTx",
       code: result.code,
       data: result.data,
       log: result.log,
+      info: "",
       gasWanted: result.gasWanted,
       gasUsed: result.gasUsed,
-      events: toAbciEvents(result.events),
+      events: withEvents ? toAbciEvents(result.events) : [],
       codespace: result.codespace,
-    });
+    };
   }
 
   /** PrepareProposal: the txs in order, dropping from the end what does not fit max_tx_bytes. */
@@ -611,7 +616,8 @@ export class App {
 
   /** The app state at the latest height as genesis `app_state` JSON (module → genesis). */
   async exportAppState(): Promise<Record<string, JsonValue>> {
-    const ctx = await this.createQueryContext();
+    // The whole state, whatever query-gas-limit says about a single query.
+    const ctx = (await this.createQueryContext()).with({ gasMeter: newInfiniteGasMeter() });
     return this.moduleManager.exportGenesis(ctx);
   }
 

@@ -67,6 +67,16 @@ describe("tx pipeline", () => {
     const t = await setup();
     const check = await checkTx(t, aliceTx(t));
     assert.equal(check.code, 0, check.log);
+    assert.ok(
+      check.events.some((e) => e.type === "tx"),
+      "CheckTx returns the ante handler's events",
+    );
+    // A caller that reads no events (broadcast_tx_sync) gets the same answer without them.
+    const quiet = await t.app.checkTx(create(RequestCheckTxSchema, { tx: aliceTx(t, { sequence: 1n }) }), {
+      events: false,
+    });
+    assert.equal(quiet.code, 0, quiet.log);
+    assert.deepEqual(quiet.events, []);
     const block = await t.nextBlock([aliceTx(t)]);
     const result = block.txResults[0];
     assert.equal(result.code, 0, result.log);

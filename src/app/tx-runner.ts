@@ -2,9 +2,8 @@
 // own branch (its writes — fees, sequences, pubkeys — stick even when the messages fail), then, in
 // FinalizeBlock/simulation/genesis, the messages in order on a further branch, all or nothing.
 
-import { create, type Registry, toBinary } from "@bufbuild/protobuf";
+import { create, type Registry } from "@bufbuild/protobuf";
 import { type Any, AnySchema } from "@bufbuild/protobuf/wkt";
-import { TxMsgDataSchema } from "../gen/chain/base/abci/v1beta1/abci_pb.js";
 import { accountBech32 } from "./address-cache.ts";
 import type { AnteHandler } from "./ante.ts";
 import type { Context } from "./context.ts";
@@ -14,6 +13,7 @@ import { GasOverflowError, newGasMeter, newInfiniteGasMeter, OutOfGasError } fro
 import { type MsgRouter, typeUrlOf } from "./router.ts";
 import { decodeSignerAddress } from "./signers.ts";
 import { type DecodedTx, decodeTx } from "./tx-decode.ts";
+import { encodeTxMsgData } from "./tx-msg-data-encoding.ts";
 import { toWireBinary } from "./wire-decimals.ts";
 
 /** The outcome of one tx, in the shape of ABCI's ExecTxResult / ResponseCheckTx. */
@@ -181,7 +181,7 @@ export class TxRunner {
       }
     }
     msgBranch.write();
-    const data = toBinary(TxMsgDataSchema, create(TxMsgDataSchema, { msgResponses: responses }));
+    const data = encodeTxMsgData(responses);
     return success(data, gasWanted, gasMeter.consumed(), [...anteEvents, ...events], responses);
   }
 }

@@ -20,11 +20,20 @@ import type {
   ResponseQuery,
 } from "../gen/tendermint/abci/types_pb.js";
 
+/** How a caller of CheckTx uses the answer. */
+export interface CheckTxOptions {
+  /**
+   * False when the caller reads no events (broadcast_tx_sync/async, rechecks): the app may then leave
+   * `events` empty and save building them. Default true (the ABCI server and broadcast_tx_commit return them).
+   */
+  events?: boolean;
+}
+
 /** What the engine needs from an application. */
 export interface AbciApp {
   info(request: RequestInfo): Promise<ResponseInfo>;
   initChain(request: RequestInitChain): Promise<ResponseInitChain>;
-  checkTx(request: RequestCheckTx): Promise<ResponseCheckTx>;
+  checkTx(request: RequestCheckTx, options?: CheckTxOptions): Promise<ResponseCheckTx>;
   prepareProposal(request: RequestPrepareProposal): Promise<ResponsePrepareProposal>;
   processProposal(request: RequestProcessProposal): Promise<ResponseProcessProposal>;
   finalizeBlock(request: RequestFinalizeBlock): Promise<ResponseFinalizeBlock>;

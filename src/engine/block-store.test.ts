@@ -40,6 +40,13 @@ function resultFor(tx: string, height: bigint) {
         ],
       }),
       create(EventSchema, { type: "message", attributes: [{ key: "sender", value: `s${height % 2n}`, index: true }] }),
+      // Txs "ca" and "cb" carry (type, key) pairs that join to the same composite key "x.y.z".
+      ...(key === "ca"
+        ? [create(EventSchema, { type: "x.y", attributes: [{ key: "z", value: "v", index: true }] })]
+        : []),
+      ...(key === "cb"
+        ? [create(EventSchema, { type: "x", attributes: [{ key: "y.z", value: "v", index: true }] })]
+        : []),
     ],
   });
 }
@@ -269,6 +276,19 @@ describe("block store event index layouts", () => {
     assert.deepEqual(await found("transfer.recipient='chain1old'"), ["2/0"]);
     assert.deepEqual(await found("transfer.recipient CONTAINS 'chain1'"), ["1/0", "1/1", "1/2", "2/0"]);
     assert.deepEqual(await found("message.sender='s1'"), ["1/0", "1/1", "1/2"]);
+    await store.close();
+  });
+
+  it("merges the postings of (type, key) pairs that join to the same composite key", async () => {
+    const chain = await makeTestChain();
+    chains.push(chain);
+    const store = await chain.openStore();
+    await fill(store, chain, [["cb=1", "a=2", "ca=3", "cb=4"]]);
+    const found = (await store.searchTxs(parseTxQuery("x.y.z='v'"), { page: 1, perPage: 30, descending: false })).txs;
+    assert.deepEqual(
+      found.map((t) => `${t.height}/${t.index}`),
+      ["1/0", "1/2", "1/3"],
+    );
     await store.close();
   });
 });

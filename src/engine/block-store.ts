@@ -205,19 +205,28 @@ function eventKey(compositeKey: string, value: string, suffix: Uint8Array): Uint
  * Stores written before this layout hold one empty entry per tx (`… ‖ h ‖ index → ∅`); both are read.
  */
 class EventPostings {
-  private readonly byKey = new Map<string, Map<string, number[]>>();
+  // By event type, then attribute key, then value: the composite "type.key" is built once per distinct pair
+  // in `write`, not for each of a block's tens of thousands of attributes.
+  private readonly byType = new Map<string, Map<string, Map<string, number[]>>>();
 
   /** Records the indexed attributes of tx `index`'s events. */
   add(events: readonly Event[], index: number): void {
     for (const event of events) {
       if (event.type === "") continue;
+      let keys: Map<string, Map<string, number[]>> | undefined;
       for (const attr of event.attributes) {
         if (!attr.index || attr.key === "") continue;
-        const compositeKey = `${event.type}.${attr.key}`;
-        let values = this.byKey.get(compositeKey);
+        if (keys === undefined) {
+          keys = this.byType.get(event.type);
+          if (keys === undefined) {
+            keys = new Map();
+            this.byType.set(event.type, keys);
+          }
+        }
+        let values = keys.get(attr.key);
         if (values === undefined) {
           values = new Map();
-          this.byKey.set(compositeKey, values);
+          keys.set(attr.key, values);
         }
         const txs = values.get(attr.value);
         if (txs === undefined) values.set(attr.value, [index]);
@@ -229,7 +238,23 @@ class EventPostings {
   /** Hands each entry of height `h` to `put`. */
   write(h: bigint, put: (key: Uint8Array, value: Uint8Array) => void): void {
     const hk = u64(h);
-    for (const [compositeKey, values] of this.byKey) {
+    const byComposite = new Map<string, Map<string, number[]>>();
+    for (const [type, keys] of this.byType) {
+      for (const [attrKey, values] of keys) {
+        const compositeKey = `${type}.${attrKey}`;
+        const seen = byComposite.get(compositeKey);
+        if (seen === undefined) {
+          byComposite.set(compositeKey, values);
+          continue;
+        }
+        // Two (type, key) pairs that join to the same "type.key" ("a.b"+"c" and "a"+"b.c") share one entry.
+        for (const [value, txs] of values) {
+          const other = seen.get(value);
+          seen.set(value, other === undefined ? txs : [...new Set([...other, ...txs])].sort((x, y) => x - y));
+        }
+      }
+    }
+    for (const [compositeKey, values] of byComposite) {
       for (const [value, txs] of values) {
         const list = Buffer.allocUnsafe(4 * txs.length);
         for (let i = 0; i < txs.length; i++) list.writeUInt32BE(txs[i], 4 * i);

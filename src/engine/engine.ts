@@ -476,7 +476,7 @@ export class Engine {
       this.lastHeaderAppHash = block.header.appHash;
       await this.app.commit(create(RequestCommitSchema, {}));
       this.committed = height;
-      await this.mempool.update(block.txs, results.txResults, (req) => this.app.checkTx(req));
+      await this.mempool.update(block.txs, results.txResults, (req) => this.app.checkTx(req, { events: false }));
     });
     this.logger.info(
       { height: height.toString(), txs: block.txs.length, hash: hex(blockId.hash), appHash: hex(results.appHash) },

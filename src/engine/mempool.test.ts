@@ -138,3 +138,29 @@ describe("mempool admission", () => {
     assert.deepEqual(app.checked, ["a=1", "b=2", "c=3", "d=4"]);
   });
 });
+
+describe("mempool CheckTx options", () => {
+  test("the caller's events option reaches the app's CheckTx (the default asks for events)", async () => {
+    const seen: (boolean | undefined)[] = [];
+    class RecordingKvApp extends KvApp {
+      override async checkTx(
+        req: Parameters<KvApp["checkTx"]>[0],
+        options?: { events?: boolean },
+      ): Promise<ResponseCheckTx> {
+        seen.push(options?.events);
+        return super.checkTx(req);
+      }
+    }
+    const lock = new Mutex();
+    const pool = new Mempool({
+      app: new RecordingKvApp(),
+      limits: DEFAULT_MEMPOOL_LIMITS,
+      maxGas: () => -1n,
+      run: (fn) => lock.run(fn),
+    });
+    assert.equal((await pool.checkTx(enc("a=1"))).code, 0);
+    assert.equal((await pool.checkTx(enc("b=2"), { events: false })).code, 0);
+    assert.equal((await pool.beginCheckTx(enc("c=3"), { events: false })).code, 0);
+    assert.deepEqual(seen, [undefined, false, false]);
+  });
+});

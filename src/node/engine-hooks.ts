@@ -43,11 +43,12 @@ export function engineNodeHooks(engine: Engine, facts: NodeFacts, registry?: Reg
     async broadcastTx(txBytes, mode) {
       const txhash = hexUpper(txHash(txBytes));
       try {
+        // Neither answer carries CheckTx's events (as upstream's sync/async broadcast): the app need not build them.
         if (mode === "async") {
-          engine.mempool.beginCheckTx(txBytes).catch(() => {});
+          engine.mempool.beginCheckTx(txBytes, { events: false }).catch(() => {});
           return { txhash };
         }
-        const check = await engine.mempool.checkTx(txBytes);
+        const check = await engine.mempool.checkTx(txBytes, { events: false });
         return checkTxResponse(txhash, check);
       } catch (err) {
         if (err instanceof MempoolError) {

@@ -9,7 +9,7 @@
 // new release committed it, where the done record picks the new release at the next start), so a restart
 // resumes correctly.
 
-import type { AbciApp } from "../engine/abci-app.ts";
+import type { AbciApp, CheckTxOptions } from "../engine/abci-app.ts";
 import type {
   RequestCheckTx,
   RequestCommit,
@@ -191,9 +191,9 @@ export class SwitchingApp<A extends SwitchableApp> implements AbciApp {
     return this.currentApp.initChain(request);
   }
 
-  async checkTx(request: RequestCheckTx): Promise<ResponseCheckTx> {
+  async checkTx(request: RequestCheckTx, options?: CheckTxOptions): Promise<ResponseCheckTx> {
     await this.settled();
-    return this.currentApp.checkTx(request);
+    return this.currentApp.checkTx(request, options);
   }
 
   async prepareProposal(request: RequestPrepareProposal): Promise<ResponsePrepareProposal> {

@@ -1,6 +1,8 @@
 // gogoproto-exact encodings of the CometBFT messages that feed hashes, signatures and the part set.
 // Field numbers: proto/tendermint/types/{types,block,validator,params,canonical}.proto and
 // proto/tendermint/version/types.proto at CometBFT v0.38 (as CometBFT v0.38's types/ encode them).
+
+import { putUvarint, putVarint64, uvarintLength, varint64Length } from "../../bytes/varint.ts";
 import type {
   Block,
   BlockId,
@@ -140,12 +142,34 @@ export function encodeDeterministicTxResult(r: {
   gasWanted: bigint;
   gasUsed: bigint;
 }): Uint8Array {
-  const w = new ProtoWriter();
-  w.varintIfSet(1, r.code);
-  w.bytesIfSet(2, r.data);
-  w.varintIfSet(5, r.gasWanted);
-  w.varintIfSet(6, r.gasUsed);
-  return w.finish();
+  // Sized and written directly (one per tx of every block, for last_results_hash): the same bytes as a
+  // ProtoWriter with varintIfSet(1, code), bytesIfSet(2, data), varintIfSet(5/6, gas), without its per-byte bigints.
+  const size =
+    (r.code === 0 ? 0 : 1 + uvarintLength(r.code)) +
+    (r.data.length === 0 ? 0 : 1 + uvarintLength(r.data.length) + r.data.length) +
+    (r.gasWanted === 0n ? 0 : 1 + varint64Length(r.gasWanted)) +
+    (r.gasUsed === 0n ? 0 : 1 + varint64Length(r.gasUsed));
+  const out = new Uint8Array(size);
+  let at = 0;
+  if (r.code !== 0) {
+    out[at++] = (1 << 3) | 0;
+    at = putUvarint(out, at, r.code);
+  }
+  if (r.data.length !== 0) {
+    out[at++] = (2 << 3) | 2;
+    at = putUvarint(out, at, r.data.length);
+    out.set(r.data, at);
+    at += r.data.length;
+  }
+  if (r.gasWanted !== 0n) {
+    out[at++] = (5 << 3) | 0;
+    at = putVarint64(out, at, r.gasWanted);
+  }
+  if (r.gasUsed !== 0n) {
+    out[at++] = (6 << 3) | 0;
+    at = putVarint64(out, at, r.gasUsed);
+  }
+  return out;
 }
 
 /** SignedMsgType values used in canonical votes. */

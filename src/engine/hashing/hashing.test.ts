@@ -15,6 +15,7 @@ import {
   validatorSetHash,
 } from "./hashes.ts";
 import { innerHash, leafHash, merkleProof, merkleRoot, rootFromProof, sha256, splitPoint } from "./merkle.ts";
+import { ProtoWriter } from "./proto-writer.ts";
 
 const hex = (b: Uint8Array) => Buffer.from(b).toString("hex");
 const unhex = (s: string) => new Uint8Array(Buffer.from(s, "hex"));
@@ -178,6 +179,19 @@ describe("other hashes", () => {
     );
     const r = { code: 5, data: unhex("0a01"), gasWanted: 200000n, gasUsed: 12345n };
     assert.equal(hex(encodeDeterministicTxResult(r)), "080512020a0128c09a0c30b960");
+    // The hand-sized encoding against the general writer: large and negative int64, long data, big codes.
+    for (const c of [
+      { code: 4294967295, data: new Uint8Array(300).fill(7), gasWanted: -1n, gasUsed: 2n ** 63n - 1n },
+      { code: 0, data: new Uint8Array(0), gasWanted: 2n ** 53n + 1n, gasUsed: 0n },
+      { code: 128, data: Uint8Array.of(0), gasWanted: 0n, gasUsed: -(2n ** 63n) },
+    ]) {
+      const w = new ProtoWriter();
+      w.varintIfSet(1, c.code);
+      w.bytesIfSet(2, c.data);
+      w.varintIfSet(5, c.gasWanted);
+      w.varintIfSet(6, c.gasUsed);
+      assert.equal(hex(encodeDeterministicTxResult(c)), hex(w.finish()));
+    }
   });
 
   it("validator set hash of one ed25519 validator (computed example)", () => {

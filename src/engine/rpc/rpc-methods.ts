@@ -214,7 +214,7 @@ export const RPC_METHODS: Record<string, RpcMethod> = {
       const tx = args.tx as Uint8Array | undefined;
       if (tx === undefined) throw invalidParams("missing required parameter tx");
       try {
-        ctx.engine.mempool.beginCheckTx(tx).catch(() => {});
+        ctx.engine.mempool.beginCheckTx(tx, { events: false }).catch(() => {});
       } catch (error) {
         mempoolFailure(error);
       }
@@ -229,7 +229,8 @@ export const RPC_METHODS: Record<string, RpcMethod> = {
       if (tx === undefined) throw invalidParams("missing required parameter tx");
       let res: ResponseCheckTx;
       try {
-        res = await ctx.engine.mempool.checkTx(tx);
+        // The answer carries no events: the app need not build them.
+        res = await ctx.engine.mempool.checkTx(tx, { events: false });
       } catch (error) {
         mempoolFailure(error);
       }

@@ -27,10 +27,13 @@ function base64Bytes(v: string): Uint8Array | undefined {
   const eq = v.indexOf("=");
   if (eq !== -1 && (eq < v.length - 2 || (eq === v.length - 2 && v.charCodeAt(v.length - 1) !== 61))) return undefined;
   const padding = eq === -1 ? 0 : v.length - eq;
-  const decoded = Buffer.from(v, "base64");
-  if (decoded.length !== (v.length / 4) * 3 - padding) return undefined;
-  // A copy: a small Buffer is a view into a shared pool, which a tx must not keep alive or expose.
-  return new Uint8Array(decoded);
+  const expected = (v.length / 4) * 3 - padding;
+  // Decoded straight into the tx's own array: not Buffer.from (a small Buffer is a view into a shared pool,
+  // which a tx must not keep alive or expose, so it was copied out, and the pool refilled every few txs).
+  const out = new Uint8Array(expected);
+  if (expected === 0) return out;
+  const written = Buffer.from(out.buffer, out.byteOffset, expected).write(v, 0, "base64");
+  return written === expected ? out : undefined;
 }
 
 function fromJsonValue(spec: ParamSpec, v: unknown): bigint | Uint8Array | string | boolean | undefined {
