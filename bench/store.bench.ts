@@ -303,16 +303,22 @@ async function upgradeFigures(dir: string): Promise<BenchRow[]> {
     );
     names = { ...names, big: nextBig };
   }
-  // A deleted store is gone, so every delete sample runs on a fresh copy of the directory.
+  // A deleted store is gone, so every delete sample runs on a fresh copy of the directory. Each delete is a
+  // synced commit of a few milliseconds whose time moves with the disk: five samples, and the two stores take
+  // turns at being deleted first, so neither always meets the copy's first commit.
   const deleteSmall: number[] = [];
   const deleteBig: number[] = [];
-  for (let i = 0; i < 3; i++) {
+  for (let i = 0; i < 5; i++) {
     const copy = join(dir, `upgrades-copy-${i}`);
     cpSync(path, copy, { recursive: true });
-    deleteSmall.push(
-      await upgradeMs(copy, [names.small, names.big], [names.big], { ...NO_UPGRADES, deleted: [names.small] }),
-    );
-    deleteBig.push(await upgradeMs(copy, [names.big], [], { ...NO_UPGRADES, deleted: [names.big] }));
+    const both = [names.small, names.big];
+    if (i % 2 === 0) {
+      deleteSmall.push(await upgradeMs(copy, both, [names.big], { ...NO_UPGRADES, deleted: [names.small] }));
+      deleteBig.push(await upgradeMs(copy, [names.big], [], { ...NO_UPGRADES, deleted: [names.big] }));
+    } else {
+      deleteBig.push(await upgradeMs(copy, both, [names.small], { ...NO_UPGRADES, deleted: [names.big] }));
+      deleteSmall.push(await upgradeMs(copy, [names.small], [], { ...NO_UPGRADES, deleted: [names.small] }));
+    }
     await rm(copy, { recursive: true, force: true });
   }
   const rename1k = median(renameSmall);
