@@ -17,9 +17,10 @@ import { type Any, AnySchema } from "@bufbuild/protobuf/wkt";
 import { Command } from "commander";
 import { coinsToProto, parseCoins } from "../../../app/coins.ts";
 import { DecimalError, formatDecimal, parseDecimal } from "../../../app/dec.ts";
-import { fromProtoJson, toProtoJson } from "../../../app/proto-json.ts";
+import { fromProtoJson } from "../../../app/proto-json.ts";
 import { methodPath } from "../../../app/router.ts";
 import { fromWireBinary, toWireBinary } from "../../../app/wire-decimals.ts";
+import { messageJson } from "../../../cli/client/output.ts";
 import type { ModuleCliClient } from "../../../client/module-cli-client.ts";
 import { UserError } from "../../../errors/user-error.ts";
 import { ProposalStatus, ProposalStatusSchema, type VoteOption } from "../../../gen/chain/gov/v1/gov_pb.js";
@@ -148,7 +149,8 @@ export function govQueryCommand(getClient: () => ModuleCliClient): Command {
     const client = getClient();
     const bytes = await client.query(methodPath(method), toWireBinary(method.input, create(method.input, request)));
     const response: MessageShape<O> = fromWireBinary(method.output, bytes);
-    client.print(toProtoJson(method.output, response, client.typeRegistry), command.optsWithGlobals());
+    // The REST gateway's JSON (every field, unset messages null), as every other query command prints.
+    client.print(messageJson(method.output, response, client.typeRegistry), command.optsWithGlobals());
   };
   const page = (command: Command) => {
     const options = command.opts<{ limit?: string; offset?: string; countTotal?: boolean; reverse?: boolean }>();
