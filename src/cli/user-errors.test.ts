@@ -186,7 +186,10 @@ describe("reportError", () => {
       const { code, text: printed } = report(new CliError(`proposal file is not valid JSON: ${parseError}`));
       assert.equal(code, 1);
       assert.equal(printed.split("\n").length, 2, `one line:\n${printed}`);
-      assert.match(printed, /^Error: proposal file is not valid JSON: Unexpected token 'g', .*\\n.* is not valid JSON\n$/);
+      assert.match(
+        printed,
+        /^Error: proposal file is not valid JSON: Unexpected token 'g', .*\\n.* is not valid JSON\n$/,
+      );
     }
   });
 
