@@ -245,7 +245,12 @@ async function openSource(url: URL, timeoutMs: number): Promise<Readable> {
     const handle = await open(fileURLToPath(fetchUrl(url)), "r");
     return handle.createReadStream();
   }
-  const response = await fetch(fetchUrl(url), { signal: AbortSignal.timeout(timeoutMs), redirect: "follow" });
+  let response: Response;
+  try {
+    response = await fetch(fetchUrl(url), { signal: AbortSignal.timeout(timeoutMs), redirect: "follow" });
+  } catch (err) {
+    throw new PlanInfoError(fetchFailure(err), { cause: err });
+  }
   if (!response.ok || response.body === null) {
     await response.body?.cancel();
     throw new PlanInfoError(
@@ -253,6 +258,16 @@ async function openSource(url: URL, timeoutMs: number): Promise<Readable> {
     );
   }
   return Readable.fromWeb(response.body);
+}
+
+// fetch reports every network problem as "fetch failed"; the reason (refused, unknown host, TLS) is in its
+// cause, or in the first of an AggregateError's (one per address tried). The user needs the reason.
+function fetchFailure(err: unknown): string {
+  const message = err instanceof Error ? err.message : String(err);
+  let cause = err instanceof TypeError ? err.cause : undefined;
+  if (cause instanceof AggregateError && cause.errors.length > 0) cause = cause.errors[0];
+  const reason = cause instanceof Error ? cause.message : "";
+  return reason === "" || message.includes(reason) ? message : `${message} (${reason})`;
 }
 
 /** A downloaded file is either the binary itself or a tar.gz/zip archive holding `bin/<daemon>` or `<daemon>`. */
