@@ -9,6 +9,7 @@ import {
   hashOf,
   heightOf,
   type InnerNode,
+  keyPrefix,
   type LeafNode,
   leafHashOfValue,
   MAX_NODES_PER_VERSION,
@@ -64,7 +65,7 @@ export class TreeWriter {
    */
   setLeaf(leaf: LeafNode): LeafNode | undefined {
     this.replaced = undefined;
-    this.root = this.root === undefined ? leaf : this.setIn(this.root, leaf);
+    this.root = this.root === undefined ? leaf : this.setIn(this.root, leaf, keyPrefix(leaf.key));
     return this.replaced;
   }
 
@@ -84,6 +85,7 @@ export class TreeWriter {
       size: sizeOf(left) + sizeOf(right),
       version: this.version,
       key,
+      kp: keyPrefix(key),
       left,
       right,
       hash: undefined,
@@ -106,6 +108,7 @@ export class TreeWriter {
       size: n.size,
       version: this.version,
       key: n.key,
+      kp: n.kp,
       left: n.left,
       right: n.right,
       hash: undefined,
@@ -113,7 +116,8 @@ export class TreeWriter {
     };
   }
 
-  private setIn(node: TreeNode, leaf: LeafNode): TreeNode {
+  /** `kp` is keyPrefix(leaf.key). */
+  private setIn(node: TreeNode, leaf: LeafNode, kp: number): TreeNode {
     if (node.kind === 0) {
       const c = compareBytes(leaf.key, node.key);
       if (c === 0) {
@@ -124,8 +128,10 @@ export class TreeWriter {
       return this.newInner(leaf.key, node, leaf);
     }
     const n = this.writable(node);
-    if (compareBytes(leaf.key, n.key) < 0) n.left = this.setIn(n.left, leaf);
-    else n.right = this.setIn(n.right, leaf);
+    // The prefixes decide almost every level without reaching the inner key's bytes.
+    const nkp = n.kp;
+    if (kp < nkp || (kp === nkp && compareBytes(leaf.key, n.key) < 0)) n.left = this.setIn(n.left, leaf, kp);
+    else n.right = this.setIn(n.right, leaf, kp);
     // An update keeps the shape; an insert may unbalance the path.
     if (this.replaced !== undefined) return n;
     refresh(n);
@@ -161,7 +167,10 @@ export class TreeWriter {
     }
     const n = this.writable(current);
     n.right = r.node;
-    if (r.newKey !== undefined) n.key = r.newKey;
+    if (r.newKey !== undefined) {
+      n.key = r.newKey;
+      n.kp = keyPrefix(r.newKey);
+    }
     refresh(n);
     return { node: this.balance(n), newKey: undefined, removed: r.removed };
   }

@@ -71,11 +71,25 @@ export function fromUtf8(bytes: Uint8Array): string {
 }
 
 /**
+ * Node's native latin1 decoder, which Buffer#toString("latin1") ends in; it takes any Uint8Array as
+ * `this`, so a key's string needs no Buffer object around it (every branch write and read makes one:
+ * ~0.1 µs against ~0.2–0.3 µs, and no garbage). Undefined if a Node version lacks it.
+ */
+const latin1Slice = (Buffer.prototype as unknown as { latin1Slice?: (start: number, end: number) => string })
+  .latin1Slice;
+
+/**
  * A string with one char per byte (latin1). JavaScript compares such strings in byte order, so
  * they serve as Map keys and sort keys for raw byte keys.
  */
 export function bytesToBinaryString(bytes: Uint8Array): string {
-  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("latin1");
+  return binaryStringAt(bytes, 0, bytes.length);
+}
+
+/** bytesToBinaryString of bytes [start, end) of `bytes`. */
+export function binaryStringAt(bytes: Uint8Array, start: number, end: number): string {
+  if (latin1Slice !== undefined) return latin1Slice.call(bytes, start, end);
+  return Buffer.from(bytes.buffer, bytes.byteOffset + start, end - start).toString("latin1");
 }
 
 /**

@@ -2,6 +2,7 @@
 // pending writes first; iteration merges the pending writes (kept sorted incrementally) with the
 // parent's scan, in order, hiding deleted keys. `flushInto` hands the writes to the parent as a whole.
 import { bytesToBinaryString, compareBytes } from "./bytes.ts";
+import { sortByBinaryKey } from "./key-sort.ts";
 import {
   assertKey,
   assertValue,
@@ -118,7 +119,9 @@ export class CacheLayer implements KVStore, KVSource, WriteTarget {
 
   applyWrite(sk: string, key: Uint8Array, value: Uint8Array | null): void {
     this.guard?.();
-    this.reads?.delete(sk);
+    // A lookup less per write when nothing was read (a block that only writes).
+    const reads = this.reads;
+    if (reads !== undefined && reads.size !== 0) reads.delete(sk);
     const entry = this.pending.get(sk);
     if (entry !== undefined) {
       entry.value = value;
@@ -132,7 +135,7 @@ export class CacheLayer implements KVStore, KVSource, WriteTarget {
   /** Pending writes in key order. */
   sortedWrites(): PendingWrite[] {
     if (this.unsorted.length > 0) {
-      const fresh = this.unsorted.sort((a, b) => (a.sk < b.sk ? -1 : a.sk > b.sk ? 1 : 0));
+      const fresh = sortByBinaryKey(this.unsorted);
       this.unsorted = [];
       if (this.sorted.length === 0) {
         this.sorted = fresh;

@@ -10,6 +10,7 @@ import { extname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
 import { putUvarint } from "../bytes/varint.ts";
+import { binaryStringAt } from "./bytes.ts";
 import {
   allocateLeafHashBuffers,
   BASE,
@@ -156,7 +157,8 @@ export class LeafHasher {
       }
     }
     const leaves = this.leaves;
-    for (let i = 0; i < count; i++) leaves[i].hash = output.toString("latin1", 32 * i, 32 * i + 32);
+    // Not output.toString("latin1", ...): its argument handling cost ~0.3 ms a job.
+    for (let i = 0; i < count; i++) leaves[i].hash = binaryStringAt(output, 32 * i, 32 * i + 32);
     leaves.length = 0;
   }
 

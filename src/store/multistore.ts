@@ -461,14 +461,17 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
 
     this.writing = true;
     try {
-      await batch.write(this.sync);
+      const written = batch.write(this.sync);
+      // While the disk works: the replaced nodes leave the cache (safe before success, see dropReplaced).
+      for (const p of persisted) this.nodes.dropReplaced(p.sid, p.orphans);
+      await written;
     } catch (err) {
       this.writing = false;
       throw new StoreError("STORE_COMMIT_FAILED", `failed to write version ${v} to the state store`, { cause: err });
     }
     // From here on everything is synchronous: readers never see a half-switched state.
     for (const p of persisted) {
-      this.nodes.insert(p.sid, v, p.nodes, p.orphans);
+      this.nodes.insert(p.sid, v, p.nodes);
     }
     const rootsBySid = new Map(persisted.map((p) => [p.sid, p.root]));
     for (const ws of this.working.values()) {

@@ -154,7 +154,8 @@ export class ChangelogWriter {
     w.uvarint(this.supersededCount).bytes(this.superseded.view());
     w.uvarint(this.tombstoneCount).bytes(this.tombstones.view());
     w.uvarint(orphans.length);
-    for (const o of orphans) w.uvarint(o);
+    // Indexed: run once per commit over ~10k refs, a for-of stays unoptimized and allocates a result per ref.
+    for (let i = 0; i < orphans.length; i++) w.uvarint(orphans[i]);
     return w.finish();
   }
 }
