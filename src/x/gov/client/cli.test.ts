@@ -125,6 +125,11 @@ describe("gov and staking CLI commands", () => {
     assert.equal((h.printed.pop() as { proposals: unknown[] }).proposals.length, 1);
     await h.run("query", "gov", "proposals", "--status", "passed");
     assert.equal((h.printed.pop() as { proposals: unknown[] }).proposals.length, 0);
+    // v0.50's AutoCLI flag name (docs: reference gov-tx-keys.md §4).
+    await h.run("query", "gov", "proposals", "--proposal-status", "voting_period");
+    assert.equal((h.printed.pop() as { proposals: unknown[] }).proposals.length, 1);
+    await h.run("query", "gov", "proposals", "--proposal-status", "PROPOSAL_STATUS_PASSED");
+    assert.equal((h.printed.pop() as { proposals: unknown[] }).proposals.length, 0);
     await h.run("query", "gov", "deposits", "1");
     assert.equal((h.printed.pop() as { deposits: unknown[] }).deposits.length, 2);
     await h.run("query", "gov", "params", "voting");

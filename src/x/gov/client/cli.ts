@@ -182,12 +182,18 @@ export function govQueryCommand(getClient: () => ModuleCliClient): Command {
       .command("proposals")
       .description("Query proposals with optional filters")
       .option("--status <status>", "deposit_period, voting_period, passed, rejected or failed")
+      // v0.50's AutoCLI names the flag after the request field; v0.47 called it --status. Both work.
+      .option("--proposal-status <status>", "the same as --status")
       .option("--voter <address>", "only proposals this address voted on")
       .option("--depositor <address>", "only proposals this address deposited on"),
   ).action(async (_opts: unknown, command: Command) => {
-    const options = command.opts<{ status?: string; voter?: string; depositor?: string }>();
+    const options = command.opts<{ status?: string; proposalStatus?: string; voter?: string; depositor?: string }>();
+    if (options.status !== undefined && options.proposalStatus !== undefined) {
+      throw new GovCliError("give the status once: --status and --proposal-status are the same flag");
+    }
+    const status = options.status ?? options.proposalStatus;
     await run(command, Query.method.proposals, {
-      proposalStatus: options.status === undefined ? ProposalStatus.UNSPECIFIED : proposalStatus(options.status),
+      proposalStatus: status === undefined ? ProposalStatus.UNSPECIFIED : proposalStatus(status),
       voter: options.voter ?? "",
       depositor: options.depositor ?? "",
       pagination: page(command),
