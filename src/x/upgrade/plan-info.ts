@@ -11,6 +11,7 @@ import { pipeline } from "node:stream/promises";
 import { fileURLToPath } from "node:url";
 import { unzipSync } from "fflate";
 import * as tar from "tar";
+import { fetchFailure } from "../../errors/fetch-failure.ts";
 import { UserError } from "../../errors/user-error.ts";
 
 /** The parsed info: only `binaries` is read; other keys are ignored. */
@@ -258,16 +259,6 @@ async function openSource(url: URL, timeoutMs: number): Promise<Readable> {
     );
   }
   return Readable.fromWeb(response.body);
-}
-
-// fetch reports every network problem as "fetch failed"; the reason (refused, unknown host, TLS) is in its
-// cause, or in the first of an AggregateError's (one per address tried). The user needs the reason.
-function fetchFailure(err: unknown): string {
-  const message = err instanceof Error ? err.message : String(err);
-  let cause = err instanceof TypeError ? err.cause : undefined;
-  if (cause instanceof AggregateError && cause.errors.length > 0) cause = cause.errors[0];
-  const reason = cause instanceof Error ? cause.message : "";
-  return reason === "" || message.includes(reason) ? message : `${message} (${reason})`;
 }
 
 /** A downloaded file is either the binary itself or a tar.gz/zip archive holding `bin/<daemon>` or `<daemon>`. */
