@@ -40,14 +40,6 @@ test("unset messages are null, lists [], 64-bit integers strings, empty bytes nu
   );
 });
 
-test("a Plan without its time (a proposal submitted without one) prints Go's zero time, as upstream, not null", () => {
-  const plan = create(QueryCurrentPlanResponseSchema, { plan: { name: "v2", height: 130n } });
-  assert.equal(
-    gatewayJsonString(QueryCurrentPlanResponseSchema, plan, registry),
-    '{"plan":{"name":"v2","time":"0001-01-01T00:00:00Z","height":"130","info":"","upgraded_client_state":null}}',
-  );
-});
-
 test("Any prints its type URL first, then the packed message's fields; nested Anys too", () => {
   const pubKey = create(PubKeySchema, { key: new Uint8Array([1, 2, 3]) });
   const account = create(BaseAccountSchema, {

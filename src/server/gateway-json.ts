@@ -73,12 +73,6 @@ function writeMessage(desc: DescMessage, message: Record<string, unknown>, regis
   return out;
 }
 
-// Timestamps upstream declares non-nullable (gogoproto stdtime, nullable=false): Go holds an absent one as the
-// zero time and its marshaller prints "0001-01-01T00:00:00Z", never null. A Plan inside a proposal submitted
-// without `time` is one (docs/CONTRACT.md §2.1 shows every plan with that time).
-const ZERO_TIME = "0001-01-01T00:00:00Z";
-const ZERO_TIME_FIELDS = new Set(["chain.upgrade.v1beta1.Plan.time"]);
-
 function writeField(field: DescField, value: unknown, registry: Registry): JsonValue {
   switch (field.fieldKind) {
     case "scalar":
@@ -86,8 +80,7 @@ function writeField(field: DescField, value: unknown, registry: Registry): JsonV
     case "enum":
       return writeEnum(field.enum, value as number);
     case "message":
-      if (value === undefined) return ZERO_TIME_FIELDS.has(`${field.parent.typeName}.${field.name}`) ? ZERO_TIME : null;
-      return writeMessage(field.message, value as Record<string, unknown>, registry);
+      return value === undefined ? null : writeMessage(field.message, value as Record<string, unknown>, registry);
     case "list": {
       const items = value as unknown[];
       switch (field.listKind) {
