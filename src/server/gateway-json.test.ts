@@ -127,8 +127,9 @@ test("a tx's JSON reads back to the bytes that were signed: a plan sent without 
       ],
     },
   });
-  const json = gatewayJson(TxSchema, tx, registry) as { body: { messages: { plan: { time: unknown } }[] } };
-  assert.equal(json.body.messages[0].plan.time, null);
+  const json = gatewayJson(TxSchema, tx, registry);
+  const shown = json as { body: { messages: { plan: { time: unknown } }[] } };
+  assert.equal(shown.body.messages[0].plan.time, null);
   const again = messageFromGatewayJson<typeof tx>(TxSchema, json, registry);
   assert.deepEqual(toBinary(TxSchema, again), toBinary(TxSchema, tx));
 });
