@@ -174,6 +174,25 @@ describe("reportError", () => {
     assert.deepEqual(report(err), { code: 1, text: "Error: ENOTDIR: not a directory, mkdir '/x/y'\n" });
   });
 
+  it("keeps a file that is not JSON on one line: the text V8 quotes has its line breaks escaped", () => {
+    for (const text of ["garbage\n", `{\n "x": garbage\n${" ".repeat(40)}\n}\n`]) {
+      let parseError = "";
+      try {
+        JSON.parse(text);
+      } catch (err) {
+        parseError = (err as Error).message;
+      }
+      assert.match(parseError, /\n/, "V8 quotes the raw text, line breaks included");
+      const { code, text: printed } = report(new CliError(`proposal file is not valid JSON: ${parseError}`));
+      assert.equal(code, 1);
+      assert.equal(printed.split("\n").length, 2, `one line:\n${printed}`);
+      assert.match(
+        printed,
+        /^Error: proposal file is not valid JSON: Unexpected token 'g', .*\\n.* is not valid JSON\n$/,
+      );
+    }
+  });
+
   it("prints a bug with its stack", () => {
     const { code, text } = report(new TypeError("cannot read properties of undefined"));
     assert.equal(code, 1);

@@ -53,9 +53,25 @@ export function isUserFacing(err: unknown): err is Error {
  * the message does not already name (by its code, path or address) — e.g. which address was in use.
  */
 export function userMessage(err: Error): string {
+  const message = escapeJsonSnippets(err.message);
   const cause = err.cause;
-  if (!isSystemError(cause)) return err.message;
+  if (!isSystemError(cause)) return message;
   const names = [cause.code, cause.path, (cause as { address?: unknown }).address];
-  const named = names.some((name) => typeof name === "string" && err.message.includes(name));
-  return named ? err.message : `${err.message}: ${cause.message}`;
+  const named = names.some((name) => typeof name === "string" && message.includes(name));
+  return named ? message : `${message}: ${cause.message}`;
+}
+
+// V8's JSON.parse errors quote the text they failed on (`Unexpected token 'g', "garbage\n" is not valid
+// JSON`, or `…"…snippet…"… is not valid JSON` for long text), raw line breaks included. Many messages embed
+// them (a proposal, tx, genesis or upgrade-info file that is not JSON); escaping the breaks inside the quote
+// keeps the error on one line, as docs/CONTRACT.md §12 asks.
+const JSON_SNIPPET = /(', )("|\.\.\.")([\s\S]*?)("|"\.\.\.) is not valid JSON/g;
+
+function escapeJsonSnippets(message: string): string {
+  if (!message.includes(" is not valid JSON")) return message;
+  return message.replace(
+    JSON_SNIPPET,
+    (_all, lead: string, open: string, body: string, close: string) =>
+      `${lead}${open}${body.replaceAll("\r", "\\r").replaceAll("\n", "\\n")}${close} is not valid JSON`,
+  );
 }

@@ -12,6 +12,7 @@ import { GetLatestBlockResponseSchema } from "../gen/chain/base/tendermint/v1bet
 import { file_chain_crypto_secp256k1_keys, PubKeySchema } from "../gen/chain/crypto/secp256k1/keys_pb.js";
 import { file_chain_tx_v1beta1_tx, TxSchema } from "../gen/chain/tx/v1beta1/tx_pb.js";
 import { QueryCurrentPlanResponseSchema } from "../gen/chain/upgrade/v1beta1/query_pb.js";
+import { file_chain_upgrade_v1beta1_tx, MsgSoftwareUpgradeSchema } from "../gen/chain/upgrade/v1beta1/tx_pb.js";
 import { GatewayJsonError, gatewayJson, gatewayJsonString, messageFromGatewayJson } from "./gateway-json.ts";
 
 const registry = createRegistry(
@@ -19,6 +20,7 @@ const registry = createRegistry(
   file_chain_crypto_secp256k1_keys,
   file_chain_bank_v1beta1_tx,
   file_chain_tx_v1beta1_tx,
+  file_chain_upgrade_v1beta1_tx,
 );
 
 test("unset messages are null, lists [], 64-bit integers strings, empty bytes null, every field in order", () => {
@@ -112,6 +114,24 @@ test("bodies: both name styles, unknown keys ignored, Any type URLs in the Cosmo
   assert.equal(tx.authInfo?.fee?.gasLimit, 200000n);
   const packed = anyPack(MsgSendSchema, send);
   assert.equal(packed.typeUrl, "type.googleapis.com/chain.bank.v1beta1.MsgSend"); // what protobuf-es does by itself
+});
+
+test("a tx's JSON reads back to the bytes that were signed: a plan sent without time prints time null", () => {
+  // `tx sign` prints the signed tx as this JSON and `tx broadcast` encodes it again: printing an absent time as
+  // 0001-01-01T00:00:00Z (as upstream's non-nullable field would) would add a field and break the signature.
+  const msg = create(MsgSoftwareUpgradeSchema, { authority: "chain1a", plan: { name: "v2", height: 9n } });
+  const tx = create(TxSchema, {
+    body: {
+      messages: [
+        { typeUrl: "/chain.upgrade.v1beta1.MsgSoftwareUpgrade", value: toBinary(MsgSoftwareUpgradeSchema, msg) },
+      ],
+    },
+  });
+  const json = gatewayJson(TxSchema, tx, registry);
+  const shown = json as { body: { messages: { plan: { time: unknown } }[] } };
+  assert.equal(shown.body.messages[0].plan.time, null);
+  const again = messageFromGatewayJson<typeof tx>(TxSchema, json, registry);
+  assert.deepEqual(toBinary(TxSchema, again), toBinary(TxSchema, tx));
 });
 
 test("any string survives printing (no escaping surprises)", () => {

@@ -76,11 +76,11 @@ export function buildGrpcServer(options: GrpcServerOptions): BuiltGrpcServer {
     server.addService(definition, implementation);
   }
   const reflected = [...byService.keys()];
-  const index = new ReflectionIndex([
-    ...reflected,
-    ReflectionV1 as unknown as DescService,
-    ReflectionV1Alpha as unknown as DescService,
-  ]);
+  const index = new ReflectionIndex(
+    [...reflected, ReflectionV1 as unknown as DescService, ReflectionV1Alpha as unknown as DescService],
+    // The Any types too: grpcurl resolves an Any's type URL through reflection to print it.
+    options.backend.registry,
+  );
   for (const reflection of [ReflectionV1, ReflectionV1Alpha] as unknown as DescService[]) {
     const method = reflection.methods[0];
     const definition: MethodDefinition<ServerReflectionRequest, Message> = {

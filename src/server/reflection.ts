@@ -11,7 +11,11 @@ import type {
   ServerReflectionResponseSchema,
 } from "../gen/grpc/reflection/v1/reflection_pb.js";
 
-/** What reflection knows: the served services and every file they need. */
+/**
+ * What reflection knows: the served services and every file they need, plus the files of the app's
+ * registered types (Msgs, accounts, keys), so that clients such as grpcurl can describe them and decode
+ * the `Any` values in responses (a proposal's messages, a tx's body), as on a Cosmos SDK node.
+ */
 export class ReflectionIndex {
   private readonly serviceNames: string[];
   private readonly filesByName = new Map<string, DescFile>();
@@ -19,10 +23,14 @@ export class ReflectionIndex {
   private readonly extensionsByType = new Map<string, Map<number, DescFile>>();
   private readonly encoded = new Map<string, Uint8Array>();
 
-  /** Indexes `services` (include the reflection services themselves) and their files' dependencies. */
-  constructor(services: readonly DescService[]) {
+  /**
+   * Indexes `services` (include the reflection services themselves) and their files' dependencies, and
+   * the files declaring `types` (e.g. the app's type registry). Only `services` are listed.
+   */
+  constructor(services: readonly DescService[], types: Iterable<{ readonly file: DescFile }> = []) {
     this.serviceNames = [...new Set(services.map((service) => service.typeName))].sort();
     for (const service of services) this.addFile(service.file);
+    for (const type of types) this.addFile(type.file);
   }
 
   private addFile(file: DescFile): void {

@@ -240,6 +240,20 @@ describe("server reflection", () => {
       assert.equal(unknown.messageResponse.case === "errorResponse" && unknown.messageResponse.value.errorCode, 5);
     });
   }
+
+  test("the app's Any types (Msgs inside proposals and txs) are found by symbol, as on a Cosmos SDK node", async () => {
+    const [msg] = await reflect("grpc.reflection.v1.ServerReflection", [
+      create(ServerReflectionRequestSchema, {
+        messageRequest: { case: "fileContainingSymbol", value: "chain.upgrade.v1beta1.MsgSoftwareUpgrade" },
+      }),
+    ]);
+    assert.equal(msg.messageResponse.case, "fileDescriptorResponse");
+    const files =
+      msg.messageResponse.case === "fileDescriptorResponse"
+        ? msg.messageResponse.value.fileDescriptorProto.map((bytes) => fromBinary(FileDescriptorProtoSchema, bytes))
+        : [];
+    assert.equal(files[0]?.name, "chain/upgrade/v1beta1/tx.proto");
+  });
 });
 
 describe("grpcurl", () => {
@@ -283,6 +297,9 @@ describe("grpcurl", () => {
     ]);
     assert.match(balances.stdout, /x-chain-block-height: 1/);
     assert.match(balances.stdout, /"amount": "1000000"/);
+    // An Any's type is resolved through reflection: without it grpcurl prints "@error … is not recognized".
+    const msg = await run(grpcurl!, ["-plaintext", target, "describe", "chain.upgrade.v1beta1.MsgSoftwareUpgrade"]);
+    assert.match(msg.stdout, /message MsgSoftwareUpgrade/);
   });
 });
 

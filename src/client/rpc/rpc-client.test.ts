@@ -104,7 +104,10 @@ test("call: an answer that is not JSON-RPC, and a node that is not there, are Rp
   await assert.rejects(
     createRpcClient(`tcp://127.0.0.1:${port}`).status(),
     (err: Error) =>
-      err instanceof RpcError && err.message.startsWith(`cannot reach the node at http://127.0.0.1:${port} (status)`),
+      err instanceof RpcError &&
+      err.message.startsWith(`cannot reach the node at http://127.0.0.1:${port} (status)`) &&
+      // fetch's own text is only "fetch failed": the reason comes from its cause.
+      /: fetch failed \(.*ECONNREFUSED.*\); is it running\?$/.test(err.message),
   );
 });
 

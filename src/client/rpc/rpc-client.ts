@@ -1,5 +1,6 @@
 // A small client for the consensus RPC (CometBFT v0.38's JSON-RPC, served by the embedded engine
 // or by a CometBFT node). The CLI's queries and broadcasts go through it, as upstream's do.
+import { fetchFailure } from "../../errors/fetch-failure.ts";
 import { UserError } from "../../errors/user-error.ts";
 import { postForText } from "./http-post.ts";
 
@@ -155,7 +156,7 @@ export function createRpcClient(node: string): RpcClient {
       try {
         response = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: request });
       } catch (err) {
-        throw new RpcError(`cannot reach the node at ${url} (${method}): ${(err as Error).message}; is it running?`, {
+        throw new RpcError(`cannot reach the node at ${url} (${method}): ${fetchFailure(err)}; is it running?`, {
           cause: err,
         });
       }

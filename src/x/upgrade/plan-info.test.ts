@@ -173,6 +173,22 @@ test("download: a checksum mismatch, a missing file, an archive without the daem
   );
 });
 
+test('download: a server that cannot be reached is reported with the reason, not only "fetch failed"', async () => {
+  // A port nothing listens on: connecting to it is refused at once.
+  const refused = createServer();
+  await new Promise<void>((resolve) => refused.listen(0, "127.0.0.1", resolve));
+  const { port } = refused.address() as AddressInfo;
+  await new Promise<void>((resolve) => refused.close(() => resolve()));
+  await assert.rejects(
+    validatePlanInfo(info({ any: `http://127.0.0.1:${port}/chaind?checksum=sha256:${"0".repeat(64)}` })),
+    (err: Error) => {
+      assert.ok(err instanceof PlanInfoError);
+      assert.match(err.message, /^error downloading binary for os\/arch any: fetch failed \(.*ECONNREFUSED.*\)$/);
+      return true;
+    },
+  );
+});
+
 test("--no-checksum-required downloads without verifying; download: false only checks the map", async () => {
   await validatePlanInfo(info({ any: url("/chaind") }), { enforceChecksum: false });
   await rejectsWith(validatePlanInfo(info({ any: url("/chaind") })), /missing checksum query parameter/);

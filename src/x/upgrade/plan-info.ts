@@ -11,6 +11,7 @@ import { pipeline } from "node:stream/promises";
 import { fileURLToPath } from "node:url";
 import { unzipSync } from "fflate";
 import * as tar from "tar";
+import { fetchFailure } from "../../errors/fetch-failure.ts";
 import { UserError } from "../../errors/user-error.ts";
 
 /** The parsed info: only `binaries` is read; other keys are ignored. */
@@ -245,7 +246,12 @@ async function openSource(url: URL, timeoutMs: number): Promise<Readable> {
     const handle = await open(fileURLToPath(fetchUrl(url)), "r");
     return handle.createReadStream();
   }
-  const response = await fetch(fetchUrl(url), { signal: AbortSignal.timeout(timeoutMs), redirect: "follow" });
+  let response: Response;
+  try {
+    response = await fetch(fetchUrl(url), { signal: AbortSignal.timeout(timeoutMs), redirect: "follow" });
+  } catch (err) {
+    throw new PlanInfoError(fetchFailure(err), { cause: err });
+  }
   if (!response.ok || response.body === null) {
     await response.body?.cancel();
     throw new PlanInfoError(

@@ -125,6 +125,11 @@ describe("gov and staking CLI commands", () => {
     assert.equal((h.printed.pop() as { proposals: unknown[] }).proposals.length, 1);
     await h.run("query", "gov", "proposals", "--status", "passed");
     assert.equal((h.printed.pop() as { proposals: unknown[] }).proposals.length, 0);
+    // v0.50's AutoCLI flag name (docs: reference gov-tx-keys.md §4).
+    await h.run("query", "gov", "proposals", "--proposal-status", "voting_period");
+    assert.equal((h.printed.pop() as { proposals: unknown[] }).proposals.length, 1);
+    await h.run("query", "gov", "proposals", "--proposal-status", "PROPOSAL_STATUS_PASSED");
+    assert.equal((h.printed.pop() as { proposals: unknown[] }).proposals.length, 0);
     await h.run("query", "gov", "deposits", "1");
     assert.equal((h.printed.pop() as { deposits: unknown[] }).deposits.length, 2);
     await h.run("query", "gov", "params", "voting");
@@ -136,6 +141,38 @@ describe("gov and staking CLI commands", () => {
     assert.deepEqual((h.printed.pop() as { vote: { options: unknown } }).vote.options, [
       { option: "VOTE_OPTION_NO_WITH_VETO", weight: "1.000000000000000000" },
     ]);
+  });
+
+  test("query output is the REST gateway's JSON: every field present, unset messages null (SPEC 2.1, 7)", async () => {
+    const h = await harness();
+    const file = join(dir, "small-deposit.json");
+    await writeFile(
+      file,
+      JSON.stringify({
+        messages: [
+          {
+            "@type": "/chain.bank.v1beta1.MsgSend",
+            from_address: GOV,
+            to_address: carol.bech32,
+            amount: [{ denom: "stake", amount: "1" }],
+          },
+        ],
+        deposit: "5000000stake",
+        title: "Still in its deposit period",
+        summary: "so it has no voting times",
+      }),
+    );
+    await h.run("--from", "alice", "tx", "gov", "submit-proposal", file);
+    assert.equal((h.printed.pop() as { code: number }).code, 0);
+    await h.run("query", "gov", "proposal", "1");
+    const shown = (h.printed.pop() as { proposal: Record<string, unknown> }).proposal;
+    assert.equal(shown.status, "PROPOSAL_STATUS_DEPOSIT_PERIOD");
+    assert.ok("voting_start_time" in shown, "an unset timestamp is printed as null, not left out");
+    assert.equal(shown.voting_start_time, null);
+    await h.run("query", "gov", "proposals");
+    assert.deepEqual((h.printed.pop() as { pagination: unknown }).pagination, { next_key: null, total: "1" });
+    await h.run("query", "staking", "validators");
+    assert.deepEqual((h.printed.pop() as { pagination: unknown }).pagination, { next_key: null, total: "1" });
   });
 
   test("staking delegate and create-validator, then the staking queries", async () => {

@@ -17,9 +17,10 @@ import { type Any, AnySchema } from "@bufbuild/protobuf/wkt";
 import { Command } from "commander";
 import { coinsToProto, parseCoins } from "../../../app/coins.ts";
 import { DecimalError, formatDecimal, parseDecimal } from "../../../app/dec.ts";
-import { fromProtoJson, toProtoJson } from "../../../app/proto-json.ts";
+import { fromProtoJson } from "../../../app/proto-json.ts";
 import { methodPath } from "../../../app/router.ts";
 import { fromWireBinary, toWireBinary } from "../../../app/wire-decimals.ts";
+import { messageJson } from "../../../cli/client/output.ts";
 import type { ModuleCliClient } from "../../../client/module-cli-client.ts";
 import { UserError } from "../../../errors/user-error.ts";
 import { ProposalStatus, ProposalStatusSchema, type VoteOption } from "../../../gen/chain/gov/v1/gov_pb.js";
@@ -148,7 +149,8 @@ export function govQueryCommand(getClient: () => ModuleCliClient): Command {
     const client = getClient();
     const bytes = await client.query(methodPath(method), toWireBinary(method.input, create(method.input, request)));
     const response: MessageShape<O> = fromWireBinary(method.output, bytes);
-    client.print(toProtoJson(method.output, response, client.typeRegistry), command.optsWithGlobals());
+    // The REST gateway's JSON (every field, unset messages null), as every other query command prints.
+    client.print(messageJson(method.output, response, client.typeRegistry), command.optsWithGlobals());
   };
   const page = (command: Command) => {
     const options = command.opts<{ limit?: string; offset?: string; countTotal?: boolean; reverse?: boolean }>();
@@ -180,12 +182,18 @@ export function govQueryCommand(getClient: () => ModuleCliClient): Command {
       .command("proposals")
       .description("Query proposals with optional filters")
       .option("--status <status>", "deposit_period, voting_period, passed, rejected or failed")
+      // v0.50's AutoCLI names the flag after the request field; v0.47 called it --status. Both work.
+      .option("--proposal-status <status>", "the same as --status")
       .option("--voter <address>", "only proposals this address voted on")
       .option("--depositor <address>", "only proposals this address deposited on"),
   ).action(async (_opts: unknown, command: Command) => {
-    const options = command.opts<{ status?: string; voter?: string; depositor?: string }>();
+    const options = command.opts<{ status?: string; proposalStatus?: string; voter?: string; depositor?: string }>();
+    if (options.status !== undefined && options.proposalStatus !== undefined) {
+      throw new GovCliError("give the status once: --status and --proposal-status are the same flag");
+    }
+    const status = options.status ?? options.proposalStatus;
     await run(command, Query.method.proposals, {
-      proposalStatus: options.status === undefined ? ProposalStatus.UNSPECIFIED : proposalStatus(options.status),
+      proposalStatus: status === undefined ? ProposalStatus.UNSPECIFIED : proposalStatus(status),
       voter: options.voter ?? "",
       depositor: options.depositor ?? "",
       pagination: page(command),

@@ -14,9 +14,10 @@ import type { Any } from "@bufbuild/protobuf/wkt";
 import { Command } from "commander";
 import { parseCoin } from "../../../app/coins.ts";
 import { DecimalError, formatDecimal, parseDecimal } from "../../../app/dec.ts";
-import { toProtoJson } from "../../../app/proto-json.ts";
+
 import { methodPath } from "../../../app/router.ts";
 import { fromWireBinary, toWireBinary } from "../../../app/wire-decimals.ts";
+import { messageJson } from "../../../cli/client/output.ts";
 import {
   addressFromBech32,
   addressToBech32,
@@ -56,7 +57,8 @@ async function printQuery<I extends DescMessage, O extends DescMessage>(
   request: MessageInitShape<I>,
 ): Promise<void> {
   const response = await runQuery(client, method, request);
-  client.print(toProtoJson(method.output, response, client.typeRegistry), command.optsWithGlobals());
+  // The REST gateway's JSON (every field, unset messages null), as every other query command prints.
+  client.print(messageJson(method.output, response, client.typeRegistry), command.optsWithGlobals());
 }
 
 /** `tx staking delegate|create-validator`. */
