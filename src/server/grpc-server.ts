@@ -29,7 +29,7 @@ import { closeConnectionsWithoutPreface, GRPC_PREFACE_TIMEOUT_MS } from "./grpc-
 import { HEIGHT_HEADER, parseHeightHeader } from "./height.ts";
 import type { QueryBackend } from "./query-backend.ts";
 import { ReflectionIndex } from "./reflection.ts";
-import { callRoute, type ServedRoute } from "./served-routes.ts";
+import { heightFor, runRouteAt, type ServedRoute } from "./served-routes.ts";
 import { RequestError, statusOf } from "./status.ts";
 
 /** Settings of {@link buildGrpcServer}. */
@@ -151,6 +151,15 @@ function unaryDefinition(route: ServedRoute): MethodDefinition<Buffer, Message> 
 
 function unaryHandler(route: ServedRoute, options: GrpcServerOptions): handleUnaryCall<Buffer, Message> {
   return (call, callback) => {
+    // The height the call runs at, once resolved: sent back on an answer and on a handler's error alike (a
+    // height that cannot be used is itself the error, and has no height to report).
+    let height: bigint | undefined;
+    const sendHeight = (): void => {
+      if (height === undefined) return;
+      const metadata = new Metadata();
+      metadata.set(HEIGHT_HEADER, String(height));
+      call.sendMetadata(metadata);
+    };
     const run = async () => {
       let request: Message;
       try {
@@ -163,18 +172,18 @@ function unaryHandler(route: ServedRoute, options: GrpcServerOptions): handleUna
         );
       }
       const values = call.metadata.get(HEIGHT_HEADER).map((value) => value.toString());
-      return callRoute(options.backend, route, request, parseHeightHeader(values));
+      height = heightFor(options.backend, route, parseHeightHeader(values));
+      return runRouteAt(options.backend, route, request, height);
     };
     run().then(
-      (result) => {
-        const metadata = new Metadata();
-        metadata.set(HEIGHT_HEADER, String(result.height));
-        call.sendMetadata(metadata);
-        callback(null, result.response);
+      (response) => {
+        sendHeight();
+        callback(null, response);
       },
       (err: unknown) => {
         const status = statusOf(err);
         if (status.grpcCode === GrpcCode.Internal) options.logger?.error({ err, path: route.path }, "gRPC call failed");
+        sendHeight();
         callback(serviceError(status.grpcCode, status.message));
       },
     );

@@ -68,9 +68,17 @@ export async function callRoute(
   requested: bigint | undefined,
 ): Promise<CallResult> {
   const height = heightFor(backend, route, requested);
-  if (route.moduleHandler !== undefined) {
-    return { response: await runModuleRoute(backend, route.moduleHandler, request, height), height };
-  }
+  return { response: await runRouteAt(backend, route, request, height), height };
+}
+
+/** Runs `route` for `request` at `height`, already resolved by {@link heightFor}; handler errors propagate unchanged. */
+export function runRouteAt(
+  backend: QueryBackend,
+  route: ServedRoute,
+  request: Message,
+  height: bigint,
+): Promise<Message> {
+  if (route.moduleHandler !== undefined) return runModuleRoute(backend, route.moduleHandler, request, height);
   let context: Promise<Context> | undefined;
   const at: CallAt = {
     height,
@@ -79,8 +87,7 @@ export async function callRoute(
       return context;
     },
   };
-  const response = await route.handler(request, at);
-  return { response, height };
+  return route.handler(request, at);
 }
 
 /** The height `route` runs at for `requested` (undefined = latest); throws the store's height errors. */

@@ -144,6 +144,9 @@ describe("gRPC", () => {
     );
     assert.equal(unknownModule.error?.code, status.NOT_FOUND);
     assert.match(unknownModule.error?.details ?? "", /module nope not found/);
+    // A handler's error still says which height it ran at; a height that cannot be used has none to say.
+    assert.deepEqual(unknownModule.headers.get("x-chain-block-height"), ["3"]);
+    assert.deepEqual(future.headers.get("x-chain-block-height"), []);
     const garbage = await unary(
       "/chain.bank.v1beta1.Query/AllBalances",
       QueryAllBalancesRequestSchema,
