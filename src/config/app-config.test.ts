@@ -14,6 +14,7 @@ const FILE = "/home/op/.chaind/config/app.toml";
 const DEFAULTS: Omit<AppConfig, "file"> = {
   minimumGasPrices: [],
   pruning: { strategy: "default", keepRecent: 362880n, interval: 10n },
+  pruningSettings: { keepRecent: 0n, interval: 0n },
   haltHeight: 0n,
   haltTime: 0n,
   minRetainBlocks: 0n,
@@ -135,6 +136,13 @@ describe("app.toml values", () => {
     assert.deepEqual(of("nothing"), { strategy: "nothing", keepRecent: 0n, interval: 0n });
     // The custom values are read only for "custom".
     assert.deepEqual(parseAppConfig('pruning = "nothing"\npruning-interval = "5"', FILE).pruning.interval, 0n);
+    // ... but kept as written, for the node service's Config (upstream echoes them whatever the strategy).
+    assert.deepEqual(parseAppConfig('pruning = "nothing"\npruning-interval = "5"', FILE).pruningSettings, {
+      keepRecent: 0n,
+      interval: 5n,
+    });
+    const custom = parseAppConfig('pruning = "custom"\npruning-keep-recent = "100"\npruning-interval = 20', FILE);
+    assert.deepEqual(custom.pruningSettings, { keepRecent: 100n, interval: 20n });
   });
 
   test("gas prices: separators, sorting, canonical amounts", () => {

@@ -46,6 +46,11 @@ export interface AppConfig {
   /** Parsed `minimum-gas-prices`, sorted by denom ([] when the key is ""). */
   minimumGasPrices: DecCoin[];
   pruning: PruningOptions;
+  /**
+   * `pruning-keep-recent` and `pruning-interval` as the file gives them (0 when absent), whatever the strategy:
+   * the node service's Config echoes them, as upstream's does. What pruning does is `pruning`.
+   */
+  pruningSettings: { keepRecent: bigint; interval: bigint };
   /** 0n = off. */
   haltHeight: bigint;
   /** Unix seconds; 0n = off. */
@@ -180,6 +185,7 @@ function appConfigFromTree(tree: Record<string, unknown>, file: string): AppConf
     file,
     minimumGasPrices,
     pruning,
+    pruningSettings: { keepRecent, interval },
     haltHeight,
     haltTime,
     minRetainBlocks,

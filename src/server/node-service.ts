@@ -3,7 +3,6 @@
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import type { DecCoin } from "../config/dec-coins.ts";
 import { Service as NodeService } from "../gen/chain/base/node/v1beta1/query_pb.js";
-import type { PruningOptions } from "../store/types.ts";
 import type { NodeHooks, QueryBackend } from "./query-backend.ts";
 import type { ServedRoute } from "./served-routes.ts";
 import { serviceRoutes } from "./service-routes.ts";
@@ -11,7 +10,8 @@ import { serviceRoutes } from "./service-routes.ts";
 /** The app.toml facts the Config method reports. */
 export interface NodeConfigFacts {
   minimumGasPrices: readonly DecCoin[];
-  pruning: PruningOptions;
+  /** `pruning-keep-recent` / `pruning-interval` as written (upstream echoes them, even for "default"). */
+  pruningSettings: { keepRecent: bigint; interval: bigint };
   haltHeight: bigint;
 }
 
@@ -20,8 +20,8 @@ export function nodeServiceRoutes(backend: QueryBackend, hooks: NodeHooks, confi
   return serviceRoutes(NodeService, {
     config: async () => ({
       minimumGasPrice: config.minimumGasPrices.map((coin) => `${decimal18(coin.amount)}${coin.denom}`).join(","),
-      pruningKeepRecent: String(config.pruning.keepRecent),
-      pruningInterval: String(config.pruning.interval),
+      pruningKeepRecent: String(config.pruningSettings.keepRecent),
+      pruningInterval: String(config.pruningSettings.interval),
       haltHeight: config.haltHeight,
     }),
     status: async (_request, at) => {

@@ -418,9 +418,10 @@ describe("tendermint and node services", () => {
   });
 
   test("node config echoes app.toml in upstream's form", async () => {
+    // The defaults: pruning "default" with the file's pruning-keep-recent / pruning-interval "0", echoed as upstream does.
     assert.equal(
       (await get("/chain/base/node/v1beta1/config")).body,
-      '{"minimum_gas_price":"","pruning_keep_recent":"362880","pruning_interval":"10","halt_height":"0"}',
+      '{"minimum_gas_price":"","pruning_keep_recent":"0","pruning_interval":"0","halt_height":"0"}',
     );
   });
 });

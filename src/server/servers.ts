@@ -20,7 +20,7 @@ export interface StartServersParameters {
   /** The consensus engine's side of the tx/tendermint/node services; missing hooks answer Unimplemented. */
   hooks?: NodeHooks;
   /** The loaded app.toml (only `api`, `grpc`, and the facts node Config reports are read). */
-  config: Pick<AppConfig, "api" | "grpc" | "minimumGasPrices" | "pruning" | "haltHeight">;
+  config: Pick<AppConfig, "api" | "grpc" | "minimumGasPrices" | "pruningSettings" | "haltHeight">;
   logger?: Logger;
   /** Version written into the Swagger document (the node's release). */
   version?: string;
