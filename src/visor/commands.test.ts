@@ -231,15 +231,27 @@ describe("chainvisor version", () => {
     await mkdir(home.path("chainvisor"), { recursive: true });
     await writeFakeNode(home.path("chainvisor", "genesis", "bin", "chaind"), {
       label: "genesis",
-      body: 'if [ "$2" = "--output" ]; then echo \'{"version":"1.0.0"}\'; else echo "1.0.0"; fi',
+      // As cosmovisor: JSON mode asks the release for `version --long --output json` (its full record).
+      body: 'if [ "$*" = "version --long --output json" ]; then echo \'{"name":"chaind","version":"1.0.0"}\'; else echo "1.0.0"; fi',
     });
     const both = await runVisor(["version"], home.env());
     assert.equal(both.stdout, `chainvisor version: ${visorVersion()}\n1.0.0\n`);
     const json = await runVisor(["version", "-o", "json"], home.env());
+    assert.equal(json.code, 0, json.stderr);
     assert.deepEqual(JSON.parse(json.stdout), {
       chainvisor_version: visorVersion(),
-      app_version: { version: "1.0.0" },
+      app_version: { name: "chaind", version: "1.0.0" },
     });
+  });
+
+  it("refuses a release whose version output is not JSON, as cosmovisor does", async () => {
+    await mkdir(home.path("chainvisor"), { recursive: true });
+    await writeFakeNode(home.path("chainvisor", "genesis", "bin", "chaind"), { label: "genesis", body: 'echo "1.0.0"' });
+    const json = await runVisor(["version", "-o", "json"], home.env());
+    assert.equal(json.code, 1);
+    assert.equal(json.stdout, "");
+    assert.match(json.stderr, /can't print version output, expected valid json from APP, got: 1\.0\.0$/m);
+    assert.doesNotMatch(json.stderr, /\n\s+at /, "one line, no stack");
   });
 });
 

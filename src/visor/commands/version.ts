@@ -61,7 +61,9 @@ export async function versionCommand(
   const config = loadConfig();
   const release = await readCurrentRelease(visorLayout(config.home, config.name), false);
   await ensureBinary(release.binary);
-  const status = await runApp(release.binary, ["version", "--output", "json"], "pipe");
+  // cosmovisor asks for the release's full record (`--long`) and embeds it as JSON; output that is not JSON
+  // is an error with its text, never passed on as a string a script would then mistake for the record.
+  const status = await runApp(release.binary, ["version", "--long", "--output", "json"], "pipe");
   if (exitCodeOf(status.exit) !== 0)
     throw new VisorError(
       `failed to run version command: ${release.binary} version exited with ${exitCodeOf(status.exit)}`,
@@ -70,7 +72,7 @@ export async function versionCommand(
   try {
     app = JSON.parse(status.stdout);
   } catch {
-    app = status.stdout.trim();
+    throw new VisorError(`can't print version output, expected valid json from APP, got: ${status.stdout.trim()}`);
   }
   write(`${JSON.stringify({ chainvisor_version: own, app_version: app })}\n`);
   return 0;
