@@ -246,7 +246,10 @@ describe("chainvisor version", () => {
 
   it("refuses a release whose version output is not JSON, as cosmovisor does", async () => {
     await mkdir(home.path("chainvisor"), { recursive: true });
-    await writeFakeNode(home.path("chainvisor", "genesis", "bin", "chaind"), { label: "genesis", body: 'echo "1.0.0"' });
+    await writeFakeNode(home.path("chainvisor", "genesis", "bin", "chaind"), {
+      label: "genesis",
+      body: 'echo "1.0.0"',
+    });
     const json = await runVisor(["version", "-o", "json"], home.env());
     assert.equal(json.code, 1);
     assert.equal(json.stdout, "");
