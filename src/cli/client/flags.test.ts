@@ -129,6 +129,20 @@ test("tx flags: bad values are refused with the flag's name and what was expecte
     () => readTxFlags(parseTx(["-b", "block"])),
     /^unsupported return type block; supported types: sync, async$/,
   );
+  // As upstream (AccAddressFromBech32 on --fee-payer): a payer that is no account address is refused before any
+  // tx is built, --generate-only included, instead of landing in the fee as written.
+  throwsCli(
+    () => readTxFlags(parseTx(["--fee-payer", "zzz", "--generate-only"])),
+    /^invalid --fee-payer "zzz": invalid bech32 string "zzz"/,
+  );
+  throwsCli(
+    () => readTxFlags(parseTx(["--fee-payer", "chainvaloper1ga6mgeekmete4uj6afhp84z4pqd7nzf40pcazf"])),
+    /^invalid --fee-payer "chainvaloper1\w+": invalid bech32 string .*prefix "chainvaloper", expected "chain"/,
+  );
+  assert.equal(
+    readTxFlags(parseTx(["--fee-payer", "chain1ga6mgeekmete4uj6afhp84z4pqd7nzf44fe6un"])).feePayer,
+    "chain1ga6mgeekmete4uj6afhp84z4pqd7nzf44fe6un",
+  );
   throwsCli(
     () => readTxFlags(parseTx(["--wait-timeout", "soon"])),
     /invalid --wait-timeout "soon": expected a duration/,

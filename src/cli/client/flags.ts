@@ -4,6 +4,7 @@
 // checked values and throw CliError naming the flag and the expected form. Global flags (--home,
 // --log_level, --log_format, -o/--output) belong to the root command and are read from there.
 import { type Command, InvalidArgumentError } from "commander";
+import { addressFromBech32 } from "../../client/crypto/bech32.ts";
 import { DURATION_EXPECTED, parseDurationMs } from "../../config/duration.ts";
 import { CliError } from "../errors.ts";
 
@@ -183,6 +184,7 @@ export function readTxFlags(options: Record<string, unknown>): TxFlags {
     throw new CliError("--dry-run and --generate-only cannot be combined: choose one");
   }
   const feePayer = optionalString(options.feePayer);
+  if (feePayer !== undefined && feePayer !== "") readFeePayer(feePayer);
   return {
     ...readQueryFlags(options),
     from: optionalString(options.from),
@@ -205,6 +207,15 @@ export function readTxFlags(options: Record<string, unknown>): TxFlags {
     dryRun,
     feePayer: feePayer === "" ? undefined : feePayer,
   };
+}
+
+// Upstream parses --fee-payer as an account address whatever the mode: a typo must not reach a generated tx.
+function readFeePayer(text: string): void {
+  try {
+    addressFromBech32(text);
+  } catch (error) {
+    throw new CliError(`invalid --fee-payer "${text}": ${(error as Error).message}`);
+  }
 }
 
 /** `--sign-mode`: upstream's names; only `direct` (or empty, the default) is accepted here. */
