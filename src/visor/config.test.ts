@@ -205,5 +205,14 @@ describe("loadConfig", () => {
       "DAEMON_NAME is not set",
       "DAEMON_HOME must be an absolute path",
     ]);
+    // cosmovisor's init reads DAEMON_HOME and DAEMON_NAME only: a variable meant for `run` that is wrong does not
+    // stop the genesis release from being installed (`run` reports it).
+    const forRun = { DAEMON_POLL_INTERVAL: "600", UNSAFE_SKIP_BACKUP: "maybe", DAEMON_PREUPGRADE_MAX_RETRIES: "x" };
+    assert.equal(loadConfig({ DAEMON_HOME: missing, DAEMON_NAME: "chaind", ...forRun }, "init").home, missing);
+    assert.deepEqual(problemsOf({ DAEMON_HOME: "rel", ...forRun }, "init"), [
+      "DAEMON_NAME is not set",
+      "DAEMON_HOME must be an absolute path",
+    ]);
+    assert.equal(problemsOf({ DAEMON_HOME: missing, DAEMON_NAME: "chaind", ...forRun }).length, 5, "run sees them all");
   });
 });

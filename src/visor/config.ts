@@ -63,7 +63,8 @@ export const DEFAULT_DOWNLOAD_MAX_BYTES = 1024 ** 3;
 
 /**
  * Reads and validates the configuration; throws a {@link ConfigError} listing every problem.
- * `check: "init"` skips the checks that need an initialised home (the chainvisor directory and the backup directory).
+ * `check: "init"` checks DAEMON_HOME and DAEMON_NAME only, as cosmovisor's init: not the chainvisor and backup
+ * directories, which need an initialised home, nor the variables only the other commands use.
  * @example const config = loadConfig(process.env);
  */
 export function loadConfig(env: Env, check: ConfigCheck = "full"): VisorConfig {
@@ -108,6 +109,9 @@ export function loadConfig(env: Env, check: ConfigCheck = "full"): VisorConfig {
   const dataBackupDir = env[ENV.backupDir] || home;
   const downloadMaxBytes = parseByteSize(env[ENV.downloadMaxSize] ?? "", problems);
 
+  // cosmovisor's init reads DAEMON_HOME and DAEMON_NAME only: a variable meant for `run` that is wrong must not stop
+  // the genesis release from being installed (every other command reports it). Its default stands in meanwhile.
+  if (check === "init") problems.length = 0;
   if (name === "") problems.push(`${ENV.name} is not set`);
   else if (name.includes("/") || name === "." || name === "..") {
     problems.push(`${ENV.name} must be a plain file name, got "${name}"`);
