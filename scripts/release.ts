@@ -4,7 +4,7 @@
 // plus `RELEASE`, with the archive's sha256 — in the layout chainvisor and cosmovisor install (docs/RELEASES.md).
 //
 //   node scripts/release.ts [--release <v1|v2|...>] [--out <dir>] [--skip-build]
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
 import {
   chmodSync,
@@ -106,6 +106,7 @@ export async function buildRelease(options: BuildReleaseOptions): Promise<BuiltR
   if (!existsSync(runtime)) {
     throw new ReleaseError(`the Node.js runtime ${runtime} is missing: install the ${RUNTIME_PACKAGE} package`);
   }
+  checkReleaseKnown(root, release);
   const packages = productionClosure(lock, manifest.dependencies ?? {});
   // The bundle is made from what is installed: it must be what the lock file says.
   for (const path of packages) checkInstalled(root, path, lock.packages?.[path]?.version);
@@ -142,6 +143,21 @@ export async function buildRelease(options: BuildReleaseOptions): Promise<BuiltR
   } finally {
     rmSync(stage, { recursive: true, force: true });
   }
+}
+
+// The release name is baked into the executable (CHAIND_RELEASE): a name the chain does not define would build a
+// file that fails at its first start, on the operator's machine. The built entry answers `version` as that release
+// would, so it says whether the chain knows the name (and how it names the ones it does know).
+function checkReleaseKnown(root: string, release: string): void {
+  const result = spawnSync(process.execPath, [join(root, ENTRY), "version"], {
+    cwd: root,
+    env: { ...process.env, CHAIND_RELEASE: release },
+    encoding: "utf8",
+  });
+  if (result.status === 0) return;
+  const reason = (result.stderr || result.stdout || String(result.error ?? `exit status ${result.status}`)).trim();
+  const line = reason.split("\n")[0].replace(/^Error: /, "");
+  throw new ReleaseError(`the chain cannot run as release ${JSON.stringify(release)}: ${line}`);
 }
 
 function runBuild(root: string): void {

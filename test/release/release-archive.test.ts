@@ -6,6 +6,7 @@ import { type ChildProcess, type SpawnSyncReturns, spawn, spawnSync } from "node
 import {
   chmodSync,
   copyFileSync,
+  existsSync,
   linkSync,
   mkdirSync,
   mkdtempSync,
@@ -31,6 +32,7 @@ let alone: string;
 let built: BuiltRelease;
 let trapPath: string;
 let cache: string;
+let project: string;
 
 function run(executable: string, args: string[], extraEnv: Record<string, string> = {}): SpawnSyncReturns<string> {
   return spawnSync(executable, args, {
@@ -59,7 +61,7 @@ before(async () => {
   mkdirSync(trapPath);
   writeFileSync(join(trapPath, "node"), "#!/bin/sh\necho 'the node on PATH was used' >&2\nexit 97\n");
   chmodSync(join(trapPath, "node"), 0o755);
-  const project = await projectToPackage(work);
+  project = await projectToPackage(work);
   built = await buildRelease({ release: RELEASE, outDir: join(work, "out"), skipBuild: true, projectRoot: project });
   unpacked = join(work, "unpacked");
   mkdirSync(unpacked);
@@ -72,6 +74,18 @@ before(async () => {
 
 after(() => {
   if (work !== undefined) rmSync(work, { recursive: true, force: true });
+});
+
+test("a release the chain does not define is refused before anything is written", async () => {
+  const out = join(work, "out-unknown");
+  await assert.rejects(
+    buildRelease({ release: "v9", outDir: out, skipBuild: true, projectRoot: project }),
+    (err: Error) =>
+      err.name === "ReleaseError" &&
+      err.message ===
+        'the chain cannot run as release "v9": unknown release "v9" (CHAIND_RELEASE): expected one of v1, v2',
+  );
+  assert.equal(existsSync(out), false);
 });
 
 test("the archive and the executable each come with a .sha256 in sha256sum's format", async () => {
