@@ -141,13 +141,7 @@ class LevelBackend implements KVBackend {
             counted = true;
           }
         },
-        write: async (sync) => {
-          if (this.closed) {
-            await batch.close();
-            throw new StoreUsageError("the state store is closed");
-          }
-          await batch.write({ sync } as Parameters<typeof batch.write>[0]);
-        },
+        write: (sync) => this.writeBatch(batch, sync),
         close: () => batch.close(),
       };
     }
@@ -159,15 +153,18 @@ class LevelBackend implements KVBackend {
       del: (key) => {
         batch.del(copy ? key.slice() : key);
       },
-      write: async (sync) => {
-        if (this.closed) {
-          await batch.close();
-          throw new StoreUsageError("the state store is closed");
-        }
-        await batch.write({ sync } as Parameters<typeof batch.write>[0]);
-      },
+      write: (sync) => this.writeBatch(batch, sync),
       close: () => batch.close(),
     };
+  }
+
+  // A batch outliving the store is closed, not written.
+  private async writeBatch(batch: ReturnType<Level["batch"]>, sync: boolean): Promise<void> {
+    if (this.closed) {
+      await batch.close();
+      throw new StoreUsageError("the state store is closed");
+    }
+    await batch.write({ sync } as Parameters<typeof batch.write>[0]);
   }
 
   iterate(

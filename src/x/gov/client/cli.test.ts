@@ -81,27 +81,30 @@ describe("gov and staking CLI commands", () => {
     await rm(dir, { recursive: true, force: true });
   });
 
+  /** Writes a proposal file paying carol one stake from the gov account, with `fields` beside the message. */
+  async function payCarolProposal(name: string, fields: Record<string, unknown>): Promise<string> {
+    const file = join(dir, name);
+    const messages = [
+      {
+        "@type": "/chain.bank.v1beta1.MsgSend",
+        from_address: GOV,
+        to_address: carol.bech32,
+        amount: [{ denom: "stake", amount: "1" }],
+      },
+    ];
+    await writeFile(file, JSON.stringify({ messages, ...fields }));
+    return file;
+  }
+
   test("submit-proposal from a file, vote, weighted-vote, deposit and the queries", async () => {
     const h = await harness();
-    const file = join(dir, "proposal.json");
-    await writeFile(
-      file,
-      JSON.stringify({
-        messages: [
-          {
-            "@type": "/chain.bank.v1beta1.MsgSend",
-            from_address: GOV,
-            to_address: carol.bech32,
-            amount: [{ denom: "stake", amount: "1" }],
-          },
-        ],
-        metadata: "ipfs://CID",
-        deposit: "10000000stake",
-        title: "Pay carol",
-        summary: "One stake to carol",
-        expedited: false,
-      }),
-    );
+    const file = await payCarolProposal("proposal.json", {
+      metadata: "ipfs://CID",
+      deposit: "10000000stake",
+      title: "Pay carol",
+      summary: "One stake to carol",
+      expedited: false,
+    });
     await h.run("--from", "alice", "tx", "gov", "submit-proposal", file);
     assert.deepEqual(h.printed.pop(), { code: 0, codespace: "", raw_log: "" });
 
@@ -145,23 +148,11 @@ describe("gov and staking CLI commands", () => {
 
   test("query output is the REST gateway's JSON: every field present, unset messages null (SPEC 2.1, 7)", async () => {
     const h = await harness();
-    const file = join(dir, "small-deposit.json");
-    await writeFile(
-      file,
-      JSON.stringify({
-        messages: [
-          {
-            "@type": "/chain.bank.v1beta1.MsgSend",
-            from_address: GOV,
-            to_address: carol.bech32,
-            amount: [{ denom: "stake", amount: "1" }],
-          },
-        ],
-        deposit: "5000000stake",
-        title: "Still in its deposit period",
-        summary: "so it has no voting times",
-      }),
-    );
+    const file = await payCarolProposal("small-deposit.json", {
+      deposit: "5000000stake",
+      title: "Still in its deposit period",
+      summary: "so it has no voting times",
+    });
     await h.run("--from", "alice", "tx", "gov", "submit-proposal", file);
     assert.equal((h.printed.pop() as { code: number }).code, 0);
     await h.run("query", "gov", "proposal", "1");
