@@ -17,11 +17,13 @@ const events: AbciEvent[] = [
   { type: "empty", attributes: [] },
 ];
 
+// What create() makes of the same events: the reference the hand-built messages are compared with.
+const createdEvents = events.map((e) =>
+  create(EventSchema, { type: e.type, attributes: e.attributes.map((a) => ({ ...a })) }),
+);
+
 test("toAbciEvents builds the same messages as create()", () => {
-  const expected = events.map((e) =>
-    create(EventSchema, { type: e.type, attributes: e.attributes.map((a) => ({ ...a })) }),
-  );
-  assert.deepEqual(toAbciEvents(events), expected);
+  assert.deepEqual(toAbciEvents(events), createdEvents);
   assert.deepEqual(toAbciEvents([]), []);
 });
 
@@ -36,15 +38,8 @@ test("toExecTxResult builds the same message (and bytes) as create()", () => {
     events,
     msgResponses: [],
   };
-  const expected = create(ExecTxResultSchema, {
-    code: 5,
-    codespace: "sdk",
-    log: "insufficient funds",
-    data: Uint8Array.of(1, 2, 3),
-    gasWanted: 200000n,
-    gasUsed: 51234n,
-    events: events.map((e) => create(EventSchema, { type: e.type, attributes: e.attributes.map((a) => ({ ...a })) })),
-  });
+  const { msgResponses: _, ...fields } = result;
+  const expected = create(ExecTxResultSchema, { ...fields, events: createdEvents });
   const got = toExecTxResult(result);
   assert.deepEqual(got, expected);
   assert.deepEqual(toBinary(ExecTxResultSchema, got), toBinary(ExecTxResultSchema, expected));
