@@ -8,27 +8,14 @@ const INNER_PREFIX = Uint8Array.of(1);
 
 export { sha256 };
 
-// Leaves and inner nodes are hashed from one joined array: SHA-256 of several parts needs a hash object
-// (createHash, update per part, digest), about three times the one-shot hash of one part, and a block's
-// data_hash and last_results_hash take two hashes per tx.
-const SMALL = 4096;
-
 /** The hash of one leaf: SHA-256(0x00 ‖ item). */
 export function leafHash(item: Uint8Array): Uint8Array {
-  if (item.length > SMALL) return sha256(LEAF_PREFIX, item);
-  const joined = new Uint8Array(1 + item.length);
-  joined.set(item, 1);
-  return sha256(joined);
+  return sha256(LEAF_PREFIX, item);
 }
 
 /** The hash of an inner node: SHA-256(0x01 ‖ left ‖ right). */
 export function innerHash(left: Uint8Array, right: Uint8Array): Uint8Array {
-  if (left.length + right.length > SMALL) return sha256(INNER_PREFIX, left, right);
-  const joined = new Uint8Array(1 + left.length + right.length);
-  joined[0] = 1;
-  joined.set(left, 1);
-  joined.set(right, 1 + left.length);
-  return sha256(joined);
+  return sha256(INNER_PREFIX, left, right);
 }
 
 /** The largest power of two strictly less than n (n ≥ 2). */
