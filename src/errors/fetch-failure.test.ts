@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { fetchFailure } from "./fetch-failure.ts";
+import { fetchFailure, fetchFailureCause } from "./fetch-failure.ts";
 
 test("a failed fetch names its reason: the cause, or the first of an AggregateError's", () => {
   const refused = Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:1"), { code: "ECONNREFUSED" });
@@ -13,6 +13,7 @@ test("a failed fetch names its reason: the cause, or the first of an AggregateEr
     fetchFailure(new TypeError("fetch failed", { cause: both })),
     "fetch failed (connect ECONNREFUSED 127.0.0.1:1)",
   );
+  assert.equal(fetchFailureCause(new TypeError("fetch failed", { cause: both }))?.code, "ECONNREFUSED");
 });
 
 test("other errors give their own message", () => {
@@ -22,4 +23,5 @@ test("other errors give their own message", () => {
     "The operation was aborted due to timeout",
   );
   assert.equal(fetchFailure("text"), "text");
+  assert.equal(fetchFailureCause(new Error("x", { cause: new Error("y") })), undefined);
 });

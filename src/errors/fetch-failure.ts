@@ -10,8 +10,16 @@
  */
 export function fetchFailure(err: unknown): string {
   const message = err instanceof Error ? err.message : String(err);
+  const reason = fetchFailureCause(err)?.message ?? "";
+  return reason === "" || message.includes(reason) ? message : `${message} (${reason})`;
+}
+
+/**
+ * The system error behind a failed fetch (with its `code`, e.g. ECONNREFUSED): the TypeError's cause, or the first
+ * of an AggregateError's. Undefined for any other error.
+ */
+export function fetchFailureCause(err: unknown): (Error & { code?: string }) | undefined {
   let cause = err instanceof TypeError ? err.cause : undefined;
   if (cause instanceof AggregateError && cause.errors.length > 0) cause = cause.errors[0];
-  const reason = cause instanceof Error ? cause.message : "";
-  return reason === "" || message.includes(reason) ? message : `${message} (${reason})`;
+  return cause instanceof Error ? cause : undefined;
 }

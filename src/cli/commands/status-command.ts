@@ -4,6 +4,7 @@
 // it does not need: node:util's parser, fetch, and the home reader only when it is needed.
 
 import { parseArgs } from "node:util";
+import { fetchFailureCause } from "../../errors/fetch-failure.ts";
 import { UserError } from "../../errors/user-error.ts";
 
 /** Where the command writes; tests pass buffers. */
@@ -128,7 +129,7 @@ async function fetchStatus(url: string): Promise<unknown> {
   try {
     response = await fetch(url, { signal: AbortSignal.timeout(ANSWER_TIMEOUT_MS) });
   } catch (error) {
-    const cause = (error as Error).cause as (Error & { code?: string }) | undefined;
+    const cause = fetchFailureCause(error);
     if ((error as Error).name === "TimeoutError") throw new NoAnswer(`no answer within ${ANSWER_TIMEOUT_MS} ms`);
     throw new NoAnswer(cause?.code === "ECONNREFUSED" ? "connection refused" : (cause?.message ?? String(error)));
   }
