@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { create, toBinary } from "@bufbuild/protobuf";
+import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
 import fc from "fast-check";
 import { RequestSchema, ResponseSchema } from "../gen/tendermint/abci/types_pb.js";
 import { AbciFrameError } from "./errors.ts";
@@ -28,6 +28,28 @@ test("several frames in one chunk come out in order", () => {
   assert.equal(error, undefined);
   assert.deepEqual(frames.map(hex), ["1200", "1a00", "", "616263"]);
   assert.equal(decoder.pendingBytes, 0);
+});
+
+test("frames and the byte fields decoded from them are plain Uint8Arrays when the socket gives Buffers", () => {
+  // Buffer#slice is a view: a Query's data decoded from a Buffer frame was changed in place by the store's
+  // prefix-end computation, so /store/<name>/subspace behind CometBFT answered nothing and echoed a wrong key.
+  const query = create(RequestSchema, {
+    value: { case: "query", value: { path: "/store/bank/subspace", data: new Uint8Array([2, 20, 7]) } },
+  });
+  const wire = Buffer.from(encodeFrame(toBinary(RequestSchema, query)));
+  for (const chunks of [[wire], [wire.subarray(0, 5), wire.subarray(5)]]) {
+    const decoder = new FrameDecoder();
+    const frames = chunks.flatMap((chunk) => decoder.push(chunk).frames);
+    assert.equal(frames.length, 1);
+    assert.equal(Buffer.isBuffer(frames[0]), false);
+    const decoded = fromBinary(RequestSchema, frames[0]!);
+    assert.equal(decoded.value.case, "query");
+    const data = (decoded.value.value as { data: Uint8Array }).data;
+    assert.equal(Buffer.isBuffer(data), false);
+    const copy = data.slice(0, 3);
+    copy[2]!++;
+    assert.deepEqual([...data], [2, 20, 7], "a slice of the request's bytes is a copy");
+  }
 });
 
 test("a frame split at every byte, varint included, is reassembled", () => {

@@ -49,14 +49,21 @@ export class FrameDecoder {
   }
 
   /**
-   * Adds a chunk; returns every frame body (without its prefix) completed by it, in order. A malformed
+   * Adds a chunk; returns every frame body (without its prefix) completed by it, in order, as plain Uint8Arrays
+   * (never Buffers). A malformed
    * length prefix comes back as `error`, after the frames that preceded it; once failed, every later push
    * returns the same error and no frames.
    */
   push(chunk: Uint8Array): FrameDecoderResult {
     if (this.failure !== undefined) return { frames: [], error: this.failure };
     if (chunk.length > 0) {
-      this.chunks.push(chunk);
+      // A socket hands out Buffers, and the protobuf decoder's byte fields are subarrays of the frame, so of the
+      // same class. Buffer#slice is a view, not a copy as Uint8Array#slice is: a request's bytes (a Query's
+      // data, a tx) reaching code that slices and then writes its copy would write into the request itself.
+      // A plain Uint8Array view over the same memory (no copy) keeps every frame and field a Uint8Array.
+      this.chunks.push(
+        chunk instanceof Buffer ? new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength) : chunk,
+      );
       this.buffered += chunk.length;
     }
     const frames: Uint8Array[] = [];
