@@ -34,23 +34,28 @@ import {
   queryJson,
   validatorJson,
 } from "./json-shapes.ts";
-import { internalError, invalidParams } from "./rpc-error.ts";
+import { internalError } from "./rpc-error.ts";
 import type { RpcContext, RpcMethod } from "./rpc-method-types.ts";
-import type { ParamSpec } from "./rpc-params.ts";
+import type { Args, ParamSpec } from "./rpc-params.ts";
 import { statusResult } from "./status-result.ts";
 
 export type { RpcContext, RpcMethod, RpcNodeInfo } from "./rpc-method-types.ts";
 
 const int64 = (name: string): ParamSpec => ({ name, type: "int64" });
+/** The `tx` param; CometBFT hands an absent one to CheckTx as an empty tx (the app refuses it), not as an error. */
+const txArg = (args: Args): Uint8Array => (args.tx as Uint8Array | undefined) ?? new Uint8Array(0);
 const EMPTY_BLOCK_ID: Json = { hash: "", parts: { total: 0, hash: "" } };
 const MAX_PER_PAGE = 100n;
 const DEFAULT_PER_PAGE = 30n;
 const GENESIS_CHUNK_SIZE = 16 * 1024 * 1024;
 
-/** CometBFT `getHeight`: absent (or 0) means latest; otherwise within [base, latest]. */
+/**
+ * CometBFT `getHeight`: absent means latest; a given height must be within [1, latest] and at or above the base
+ * (`height=0` is an error there, not "latest").
+ */
 function resolveHeight(ctx: RpcContext, requested: bigint | undefined, latest = ctx.engine.committedHeight): bigint {
-  if (requested === undefined || requested === 0n) return latest;
-  if (requested < 0n) throw internalError(`height must be greater than 0, but got ${requested}`);
+  if (requested === undefined) return latest;
+  if (requested <= 0n) throw internalError(`height must be greater than 0, but got ${requested}`);
   if (requested > latest) {
     throw internalError(`height ${requested} must be less than or equal to the current blockchain height ${latest}`);
   }
@@ -201,8 +206,7 @@ export const RPC_METHODS: Record<string, RpcMethod> = {
   check_tx: {
     params: [{ name: "tx", type: "bytes" }],
     async handle(args, ctx) {
-      const tx = args.tx as Uint8Array | undefined;
-      if (tx === undefined) throw invalidParams("missing required parameter tx");
+      const tx = txArg(args);
       const res = await ctx.engine.withAppLock(() => ctx.engine.app.checkTx(create(RequestCheckTxSchema, { tx })));
       return checkTxJson(res);
     },
@@ -211,8 +215,7 @@ export const RPC_METHODS: Record<string, RpcMethod> = {
   broadcast_tx_async: {
     params: [{ name: "tx", type: "bytes" }],
     async handle(args, ctx) {
-      const tx = args.tx as Uint8Array | undefined;
-      if (tx === undefined) throw invalidParams("missing required parameter tx");
+      const tx = txArg(args);
       try {
         ctx.engine.mempool.beginCheckTx(tx, { events: false }).catch(() => {});
       } catch (error) {
@@ -225,8 +228,7 @@ export const RPC_METHODS: Record<string, RpcMethod> = {
   broadcast_tx_sync: {
     params: [{ name: "tx", type: "bytes" }],
     async handle(args, ctx) {
-      const tx = args.tx as Uint8Array | undefined;
-      if (tx === undefined) throw invalidParams("missing required parameter tx");
+      const tx = txArg(args);
       let res: ResponseCheckTx;
       try {
         // The answer carries no events: the app need not build them.
@@ -247,8 +249,7 @@ export const RPC_METHODS: Record<string, RpcMethod> = {
   broadcast_tx_commit: {
     params: [{ name: "tx", type: "bytes" }],
     async handle(args, ctx) {
-      const tx = args.tx as Uint8Array | undefined;
-      if (tx === undefined) throw invalidParams("missing required parameter tx");
+      const tx = txArg(args);
       const hash = txHash(tx);
       let unsubscribe: () => void = () => {};
       const included = new Promise<{ event: NewBlockEvent; index: number }>((resolve) => {
@@ -401,6 +402,7 @@ export const RPC_METHODS: Record<string, RpcMethod> = {
     async handle(args, ctx) {
       checkTxIndex(ctx);
       const hash = (args.hash as Uint8Array | undefined) ?? new Uint8Array(0);
+      if (hash.length === 0) throw internalError("transaction hash cannot be empty");
       // Under the engine's lock: a tx is found only once its block's state is committed.
       const t = await ctx.engine.withAppLock(() => ctx.engine.store.tx(hash));
       if (t === undefined) throw internalError(`tx (${hexUpper(hash)}) not found`);
@@ -488,18 +490,23 @@ export const RPC_METHODS: Record<string, RpcMethod> = {
 
 function genesisJson(ctx: RpcContext): Json {
   const g = ctx.engine.genesis;
-  return {
+  // CometBFT's GenesisDoc has `validators,omitempty` and `app_state,omitempty`: a genesis whose validators come
+  // from the app's InitChain (gentxs) has no `validators` key at all.
+  const json: Record<string, Json> = {
     genesis_time: formatRfc3339(g.genesisTime),
     chain_id: g.chainId,
     initial_height: g.initialHeight.toString(),
     consensus_params: consensusParamsJson(g.consensusParams),
-    validators: g.validators.map((v) => ({
+  };
+  if (g.validators.length > 0) {
+    json.validators = g.validators.map((v) => ({
       address: hexUpper(v.address),
       pub_key: pubKeyJson(v.pubKey),
       power: v.power.toString(),
       name: v.name,
-    })),
-    app_hash: hexUpper(g.appHash),
-    app_state: (g.appState ?? null) as Json,
-  };
+    }));
+  }
+  json.app_hash = hexUpper(g.appHash);
+  if (g.appState !== undefined && g.appState !== null) json.app_state = g.appState as Json;
+  return json;
 }

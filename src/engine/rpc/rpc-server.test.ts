@@ -6,6 +6,7 @@ import { Engine } from "../engine.ts";
 import { headerHash } from "../hashing/hashes.ts";
 import { makeTestChain, type TestChain, waitForHeight } from "../test-support/fixtures.ts";
 import { KvApp } from "../test-support/kv-app.ts";
+import { RPC_METHODS, type RpcContext } from "./rpc-methods.ts";
 import { RpcServer } from "./rpc-server.ts";
 
 const enc = (s: string) => new TextEncoder().encode(s);
@@ -240,9 +241,6 @@ describe("consensus RPC over real sockets", () => {
     const parse = await post(f, "{not json");
     assert.equal(parse.status, 500);
     assert.equal(parse.json.error.code, -32700);
-    const badGet = await get(f, "/no_such_method");
-    assert.equal(badGet.status, 404);
-    assert.equal(badGet.json.error.code, -32601);
     const batch = await post(f, [
       { jsonrpc: "2.0", id: "a", method: "health" },
       { jsonrpc: "2.0", method: "health" },
@@ -261,6 +259,71 @@ describe("consensus RPC over real sockets", () => {
     assert.equal(tooMany.status, 400);
     assert.equal(tooMany.json.error.data, "batch request exceeds maximum (10) allowed number of requests");
     assert.match((await call(f, "status")).result.node_info.version, /^0\.38\./, "still serving");
+  });
+
+  // Each of these was compared against a real CometBFT v0.38.25 (scripts/rpc-compare.ts) and differed.
+  it("answers as CometBFT v0.38.25 does where a real node was compared", async () => {
+    const unknownGet = await fetch(`${f.server.url}/no_such_method`);
+    assert.equal(unknownGet.status, 404, "Go's mux: a path that names no method");
+    assert.equal(unknownGet.headers.get("content-type"), "text/plain; charset=utf-8");
+    assert.equal(await unknownGet.text(), "404 page not found\n");
+
+    const parse = await post(f, "{not json");
+    assert.equal(parse.status, 500);
+    assert.deepEqual(Object.keys(parse.json), ["jsonrpc", "error"], "no id at all (id,omitempty), not id null");
+    assert.equal(parse.json.error.code, -32700);
+
+    const emptyBatch = await post(f, "[]");
+    assert.deepEqual([emptyBatch.status, emptyBatch.json], [200, undefined], "an empty batch: 200 and no body");
+
+    for (const method of ["block", "header", "commit", "block_results", "validators"]) {
+      const zero = (await call(f, method, { height: "0" })).error;
+      assert.deepEqual(
+        zero,
+        { code: -32603, message: "Internal error", data: "height must be greater than 0, but got 0" },
+        `${method} height=0 is an error, not the latest height`,
+      );
+      const viaGet = await get(f, `/${method}?height=0`);
+      assert.equal(viaGet.status, 500);
+      assert.equal(viaGet.json.error.data, "height must be greater than 0, but got 0");
+    }
+    assert.equal((await get(f, "/block?height=")).json.result.block.header.chain_id, "test-chain", "empty = absent");
+
+    const noHash = (await call(f, "tx")).error;
+    assert.deepEqual(noHash, { code: -32603, message: "Internal error", data: "transaction hash cannot be empty" });
+
+    // An absent tx is CheckTx'd as an empty tx (the app refuses it), not an invalid-params error.
+    const noTx = (await call(f, "broadcast_tx_sync")).result;
+    assert.deepEqual(noTx, {
+      code: 1,
+      data: "",
+      log: "invalid tx format: expected key=value",
+      codespace: "kv",
+      hash: sha(""),
+    });
+    const noTxGet = (await get(f, "/broadcast_tx_sync")).json.result;
+    assert.equal(noTxGet.hash, sha(""));
+  });
+});
+
+describe("consensus RPC genesis", () => {
+  it("leaves out validators when the genesis has none (they come from InitChain), as CometBFT's omitempty does", async () => {
+    const chain = await makeTestChain({ extra: { validators: [] } });
+    try {
+      const genesis = (await RPC_METHODS.genesis.handle({}, { engine: { genesis: chain.genesis } } as RpcContext)) as {
+        genesis: Record<string, unknown>;
+      };
+      assert.deepEqual(Object.keys(genesis.genesis), [
+        "genesis_time",
+        "chain_id",
+        "initial_height",
+        "consensus_params",
+        "app_hash",
+        "app_state",
+      ]);
+    } finally {
+      await chain.cleanup();
+    }
   });
 });
 

@@ -65,7 +65,15 @@ function send(res: ServerResponse, status: number, body: unknown): void {
 }
 
 function errorResponse(id: JsonRpcId, error: RpcError): Json {
-  return { jsonrpc: "2.0", id, error: error.toJson() };
+  // CometBFT's RPCResponse has `id,omitempty`: an error without a request id (unparseable body, oversized body,
+  // oversized batch) carries no id at all, not `"id": null`.
+  return id === null ? { jsonrpc: "2.0", error: error.toJson() } : { jsonrpc: "2.0", id, error: error.toJson() };
+}
+
+/** Go's http.NotFound, which CometBFT's mux answers for a path that names no method. */
+function notFound(res: ServerResponse): void {
+  res.writeHead(404, { "content-type": "text/plain; charset=utf-8", "x-content-type-options": "nosniff" });
+  res.end("404 page not found\n");
 }
 
 function endpointsPage(host: string): string {
@@ -152,8 +160,7 @@ export class RpcServer {
     }
     // Nearly every POST is to "/" exactly: the URL parser (a few µs a request) only for the others.
     if (req.url !== "/" && new URL(req.url ?? "/", "http://localhost").pathname !== "/") {
-      res.writeHead(404, { "content-type": "text/plain; charset=utf-8" });
-      res.end("404 page not found\n");
+      notFound(res);
       return;
     }
     let body: string;
@@ -192,10 +199,6 @@ export class RpcServer {
     }
     if (Array.isArray(parsed)) {
       const max = this.options.maxBatchSize ?? 10;
-      if (parsed.length === 0) {
-        send(res, 400, errorResponse(null, new RpcError(RpcCode.invalidRequest, "empty batch request")));
-        return;
-      }
       if (max > 0 && parsed.length > max) {
         send(
           res,
@@ -265,7 +268,7 @@ export class RpcServer {
     const name = url.pathname.slice(1);
     const method = Object.hasOwn(RPC_METHODS, name) ? RPC_METHODS[name] : undefined;
     if (method === undefined) {
-      send(res, 404, errorResponse(-1, new RpcError(RpcCode.methodNotFound, `unknown method ${name}`)));
+      notFound(res);
       return;
     }
     try {

@@ -133,7 +133,8 @@ export class WsHub {
       request = JSON.parse(text);
     } catch (error) {
       const e = new RpcError(RpcCode.parseError, `error unmarshaling request: ${(error as Error).message}`);
-      this.send(client, { jsonrpc: "2.0", id: null, error: e.toJson() });
+      // No id key at all: CometBFT's RPCResponse has `id,omitempty`.
+      this.send(client, { jsonrpc: "2.0", error: e.toJson() });
       return;
     }
     const r = request as { id?: unknown; method?: unknown; params?: unknown } | null;

@@ -1,0 +1,295 @@
+// Runs one chain two ways — `chaind start` (the embedded engine) and `chaind start --abci` behind a real CometBFT
+// v0.38 node — from the same genesis and validator key, drives the same txs through both, then sends every consensus
+// RPC request in `rpc-compare-requests.ts` to both (URI GET and JSON-RPC POST) and prints where the JSON shapes
+// differ (key sets and order, value kinds: decimal string, hex, base64, number, null, missing).
+//
+//   node scripts/rpc-compare.ts [--dir DIR] [--keep] [--only SUBSTRING] [--full]
+//
+// Values that must differ (hashes, times, heights) are compared by kind only. `--full` prints both answers.
+// Everything started is stopped at the end unless `--keep` (then `node scripts/testnet.ts stop --dir DIR/comet`
+// and killing the embedded node's pid, printed, stop it).
+import { execFile, spawn } from "node:child_process";
+import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs, promisify } from "node:util";
+import { homePaths } from "../src/config/home.ts";
+import { setTomlValues } from "../src/config/toml-template.ts";
+import { buildRequests, type ChainFacts, type CompareRequest } from "./rpc-compare-requests.ts";
+import { shapeDifferences } from "./rpc-compare-shapes.ts";
+import { allocatePorts, startTestnet, stopTestnet, type Testnet, waitUntil } from "./testnet.ts";
+
+const PROJECT_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+const CHAIND_ENTRY = join(PROJECT_ROOT, "chain", "cmd", "chaind.mjs");
+const run = promisify(execFile);
+
+/** One node under comparison: where its consensus RPC is and the home its CLI uses. */
+export interface Endpoint {
+  label: string;
+  rpcUrl: string;
+  home: string;
+}
+
+/** The raw answer to one request: HTTP status and parsed body (or the text when it is not JSON). */
+export interface RawAnswer {
+  status: number;
+  body: unknown;
+}
+
+/** Sends one request in its URI or POST form. */
+export async function send(endpoint: Endpoint, request: CompareRequest, form: "get" | "post"): Promise<RawAnswer> {
+  let response: Response;
+  if (form === "get") {
+    response = await fetch(`${endpoint.rpcUrl}/${request.method}${request.query ? `?${request.query}` : ""}`);
+  } else {
+    const body =
+      request.rawBody ??
+      JSON.stringify({ jsonrpc: "2.0", id: 7, method: request.method, params: request.params ?? {} });
+    response = await fetch(endpoint.rpcUrl, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body,
+    });
+  }
+  const text = await response.text();
+  try {
+    return { status: response.status, body: JSON.parse(text) };
+  } catch {
+    return { status: response.status, body: text };
+  }
+}
+
+async function chaindCli(args: string[]): Promise<string> {
+  const { stdout } = await run(process.execPath, [CHAIND_ENTRY, ...args], { maxBuffer: 32 << 20 });
+  return stdout;
+}
+
+/** Sends a bank send from the home's `val0` key through `endpoint`'s RPC; resolves with the tx hash. */
+async function bankSend(endpoint: Endpoint, chainId: string, to: string, amount: string): Promise<string> {
+  const out = await chaindCli([
+    "tx",
+    "bank",
+    "send",
+    "val0",
+    to,
+    amount,
+    "--keyring-backend",
+    "test",
+    "--home",
+    endpoint.home,
+    "--chain-id",
+    chainId,
+    "--node",
+    endpoint.rpcUrl.replace(/^http:/, "tcp:"),
+    "--fees",
+    "5000stake",
+    "--gas",
+    "200000",
+    "--yes",
+    "--output",
+    "json",
+  ]);
+  const parsed = JSON.parse(out) as { txhash: string; code: number; raw_log?: string };
+  if (parsed.code !== 0) throw new Error(`bank send through ${endpoint.label}: code ${parsed.code} ${parsed.raw_log}`);
+  return parsed.txhash;
+}
+
+async function rpcResult(endpoint: Endpoint, path: string): Promise<Record<string, unknown>> {
+  const response = await fetch(`${endpoint.rpcUrl}${path}`);
+  const body = (await response.json()) as { result?: Record<string, unknown>; error?: unknown };
+  if (body.result === undefined) throw new Error(`${endpoint.label} ${path}: ${JSON.stringify(body.error)}`);
+  return body.result;
+}
+
+async function waitForTx(endpoint: Endpoint, hash: string): Promise<{ height: string; tx: string }> {
+  return waitUntil(
+    `tx ${hash} on ${endpoint.label}`,
+    async () => {
+      const result = await rpcResult(endpoint, `/tx?hash=0x${hash}`);
+      return { height: result.height as string, tx: result.tx as string };
+    },
+    { timeoutMs: 60_000 },
+  );
+}
+
+async function latest(endpoint: Endpoint): Promise<bigint> {
+  const status = await rpcResult(endpoint, "/status");
+  return BigInt((status.sync_info as { latest_block_height: string }).latest_block_height);
+}
+
+/** The running pair: CometBFT's testnet of one, and the embedded node on a copy of its home. */
+export interface Pair {
+  dir: string;
+  chainId: string;
+  comet: Endpoint;
+  embedded: Endpoint;
+  net: Testnet;
+  embeddedProcess: ReturnType<typeof spawn>;
+}
+
+/** Sets up and starts both nodes; the embedded one runs from a copy of the CometBFT home's config and keys. */
+export async function startPair(dir: string, log: (line: string) => void = () => {}): Promise<Pair> {
+  const net = await startTestnet({ dir: join(dir, "comet"), validators: 1, timeoutCommit: "200ms", log });
+  const node = net.nodes[0];
+  const embeddedHome = join(dir, "embedded");
+  try {
+    await mkdir(embeddedHome, { recursive: true });
+    await cp(homePaths(node.home).configDir, homePaths(embeddedHome).configDir, { recursive: true });
+    await cp(homePaths(node.home).keyringTestDir, homePaths(embeddedHome).keyringTestDir, { recursive: true });
+    await mkdir(homePaths(embeddedHome).dataDir, { recursive: true });
+    await writeFile(
+      homePaths(embeddedHome).privValidatorState,
+      `${JSON.stringify({ height: "0", round: 0, step: 0 }, null, 2)}\n`,
+    );
+    const [ports] = await allocatePorts(1);
+    const paths = homePaths(embeddedHome);
+    const loopback = (port: number) => `tcp://127.0.0.1:${port}`;
+    await writeFile(
+      paths.configToml,
+      setTomlValues(
+        await readFile(paths.configToml, "utf8"),
+        { "rpc.laddr": loopback(ports.rpc), "p2p.laddr": loopback(ports.p2p), proxy_app: loopback(ports.abci) },
+        paths.configToml,
+      ),
+    );
+    await writeFile(
+      paths.appToml,
+      setTomlValues(
+        await readFile(paths.appToml, "utf8"),
+        { "api.address": loopback(ports.api), "grpc.address": `127.0.0.1:${ports.grpc}` },
+        paths.appToml,
+      ),
+    );
+    const logFile = join(embeddedHome, "chaind.log");
+    const { openSync } = await import("node:fs");
+    const fd = openSync(logFile, "a");
+    const child = spawn(process.execPath, [CHAIND_ENTRY, "start", "--home", embeddedHome], {
+      stdio: ["ignore", fd, fd],
+    });
+    const embedded: Endpoint = { label: "embedded", rpcUrl: `http://127.0.0.1:${ports.rpc}`, home: embeddedHome };
+    await waitUntil("the embedded node's block 2", async () => ((await latest(embedded)) >= 2n ? true : undefined), {
+      timeoutMs: 90_000,
+    });
+    return {
+      dir,
+      chainId: net.chainId,
+      comet: { label: "cometbft", rpcUrl: node.rpcUrl, home: node.home },
+      embedded,
+      net,
+      embeddedProcess: child,
+    };
+  } catch (error) {
+    await stopTestnet(net, { graceMs: 3_000 });
+    throw error;
+  }
+}
+
+/** Stops both nodes (CometBFT and its chaind; the embedded chaind). */
+export async function stopPair(pair: Pair): Promise<void> {
+  await stopTestnet(pair.net, { graceMs: 5_000 });
+  if (pair.embeddedProcess.exitCode === null && pair.embeddedProcess.signalCode === null) {
+    const exited = new Promise((done) => pair.embeddedProcess.once("exit", done));
+    pair.embeddedProcess.kill("SIGTERM");
+    const timer = setTimeout(() => pair.embeddedProcess.kill("SIGKILL"), 5_000);
+    await exited;
+    clearTimeout(timer);
+  }
+}
+
+/** Drives the same two bank sends through both nodes and gathers what the requests need on each. */
+export async function driveTxs(pair: Pair): Promise<{ comet: ChainFacts; embedded: ChainFacts }> {
+  const manifest = JSON.parse(await readFile(join(pair.dir, "comet", "testnet.json"), "utf8")) as {
+    nodes: { address: string; operator: string }[];
+  };
+  const address = manifest.nodes[0].address;
+  const facts = async (endpoint: Endpoint): Promise<ChainFacts> => {
+    const hash = await bankSend(endpoint, pair.chainId, address, "1stake");
+    const included = await waitForTx(endpoint, hash);
+    const hash2 = await bankSend(endpoint, pair.chainId, address, "2stake");
+    await waitForTx(endpoint, hash2);
+    await waitUntil(
+      `${endpoint.label} past the tx`,
+      async () => ((await latest(endpoint)) > BigInt(included.height) + 1n ? true : undefined),
+      { timeoutMs: 30_000 },
+    );
+    return { txHash: hash, txHeight: included.height, txBase64: included.tx, address, chainId: pair.chainId };
+  };
+  return { comet: await facts(pair.comet), embedded: await facts(pair.embedded) };
+}
+
+/** One line of the comparison: the request and the differences found (empty when the shapes agree). */
+export interface ComparisonRow {
+  name: string;
+  form: "get" | "post";
+  differences: string[];
+  comet: RawAnswer;
+  embedded: RawAnswer;
+}
+
+/** Sends every request to both nodes and diffs the shapes. */
+export async function compareAll(
+  pair: Pair,
+  facts: { comet: ChainFacts; embedded: ChainFacts },
+  only?: string,
+): Promise<ComparisonRow[]> {
+  const rows: ComparisonRow[] = [];
+  const cometRequests = buildRequests(facts.comet);
+  const embeddedRequests = buildRequests(facts.embedded);
+  for (const [i, request] of cometRequests.entries()) {
+    if (only !== undefined && !request.name.includes(only)) continue;
+    for (const form of request.forms ?? (["get", "post"] as const)) {
+      const comet = await send(pair.comet, request, form);
+      const embedded = await send(pair.embedded, embeddedRequests[i], form);
+      const differences = shapeDifferences(comet, embedded, request.exact ?? []);
+      rows.push({ name: request.name, form, differences, comet, embedded });
+    }
+  }
+  return rows;
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      dir: { type: "string" },
+      keep: { type: "boolean", default: false },
+      only: { type: "string" },
+      full: { type: "boolean", default: false },
+    },
+  });
+  const dir = values.dir ?? (await mkdtemp(join(tmpdir(), "rpc-compare-")));
+  const log = (line: string) => process.stderr.write(`${line}\n`);
+  const pair = await startPair(dir, log);
+  try {
+    log(`cometbft at ${pair.comet.rpcUrl}, embedded at ${pair.embedded.rpcUrl}; driving txs`);
+    const facts = await driveTxs(pair);
+    await writeFile(join(dir, "facts.json"), `${JSON.stringify(facts, null, 2)}\n`);
+    const rows = await compareAll(pair, facts, values.only);
+    let differing = 0;
+    for (const row of rows) {
+      const mark = row.differences.length === 0 ? "same " : "DIFF ";
+      if (row.differences.length > 0) differing++;
+      process.stdout.write(`${mark} ${row.form.padEnd(4)} ${row.name}\n`);
+      for (const d of row.differences) process.stdout.write(`        ${d}\n`);
+      if (values.full || row.differences.length > 0) {
+        const cut = (v: unknown) => JSON.stringify(v).slice(0, values.full ? 4000 : 600);
+        process.stdout.write(`        comet    ${row.comet.status} ${cut(row.comet.body)}\n`);
+        process.stdout.write(`        embedded ${row.embedded.status} ${cut(row.embedded.body)}\n`);
+      }
+    }
+    process.stdout.write(`${rows.length} comparisons, ${differing} with differences\n`);
+    await writeFile(join(dir, "rows.json"), `${JSON.stringify(rows, null, 2)}\n`);
+  } finally {
+    if (values.keep) {
+      log(`kept running in ${dir}: embedded pid ${pair.embeddedProcess.pid}`);
+      pair.embeddedProcess.unref();
+    } else {
+      await stopPair(pair);
+      if (values.dir === undefined) await rm(dir, { recursive: true, force: true });
+    }
+  }
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  await main();
+}
