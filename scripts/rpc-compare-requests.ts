@@ -44,7 +44,8 @@ export function buildRequests(facts: ChainFacts): CompareRequest[] {
   const abci = (name: string, path: string, data: Uint8Array, extra: Record<string, string> = {}): CompareRequest => {
     const queryParts = [`path="${path}"`, `data=0x${hex(data)}`, ...Object.entries(extra).map(([k, v]) => `${k}=${v}`)];
     const params: Record<string, unknown> = { path, data: hex(data) };
-    for (const [k, v] of Object.entries(extra)) params[k] = v.replace(/^"|"$/g, "");
+    // JSON-RPC: int64 as a string, bool as a JSON boolean (CometBFT refuses "true").
+    for (const [k, v] of Object.entries(extra)) params[k] = k === "prove" ? v === "true" : v;
     return { name: `abci_query ${name}`, method: "abci_query", query: queryParts.join("&"), params };
   };
   return [
@@ -82,6 +83,25 @@ export function buildRequests(facts: ChainFacts): CompareRequest[] {
       name: "abci_query no params",
       method: "abci_query",
     },
+    abci("/store/bank/key height 0 (latest)", "/store/bank/key", balanceKey, { height: "0" }),
+    {
+      name: "abci_query prove as string",
+      method: "abci_query",
+      params: { path: "/app/version", prove: "true" },
+      forms: ["post"],
+    },
+    {
+      name: "tx_search prove as string",
+      method: "tx_search",
+      params: { query: `tx.height=${h}`, prove: "true" },
+      forms: ["post"],
+    },
+    { name: "block_results height 0", method: "block_results", query: "height=0", params: { height: "0" } },
+    { name: "validators height 0", method: "validators", query: "height=0", params: { height: "0" } },
+    { name: "commit height 0", method: "commit", query: "height=0", params: { height: "0" } },
+    { name: "block empty height", method: "block", query: "height=", forms: ["get"] },
+    { name: "GET root", method: "", forms: ["get"] },
+    { name: "GET unknown nested path", method: "block/extra", forms: ["get"] },
     { name: "abci_query bad data", method: "abci_query", query: `path="/app/version"&data=zz`, params: { data: "zz" } },
 
     { name: "block latest", method: "block" },

@@ -8,12 +8,16 @@
 // Values that must differ (hashes, times, heights) are compared by kind only. `--full` prints both answers.
 // Everything started is stopped at the end unless `--keep` (then `node scripts/testnet.ts stop --dir DIR/comet`
 // and killing the embedded node's pid, printed, stop it).
-import { execFile, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { parseArgs, promisify } from "node:util";
+import { parseArgs } from "node:util";
+import { DirectSecp256k1HdWallet, Registry } from "@cosmjs/proto-signing";
+import { SigningStargateClient } from "@cosmjs/stargate";
+import { MsgSend } from "cosmjs-types/cosmos/bank/v1beta1/tx";
+import { TxRaw } from "cosmjs-types/cosmos/tx/v1beta1/tx";
 import { homePaths } from "../src/config/home.ts";
 import { setTomlValues } from "../src/config/toml-template.ts";
 import { buildRequests, type ChainFacts, type CompareRequest } from "./rpc-compare-requests.ts";
@@ -22,13 +26,13 @@ import { allocatePorts, startTestnet, stopTestnet, type Testnet, waitUntil } fro
 
 const PROJECT_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const CHAIND_ENTRY = join(PROJECT_ROOT, "chain", "cmd", "chaind.mjs");
-const run = promisify(execFile);
 
 /** One node under comparison: where its consensus RPC is and the home its CLI uses. */
 export interface Endpoint {
   label: string;
   rpcUrl: string;
-  home: string;
+  /** chaind's REST gateway (account numbers and sequences for signing). */
+  apiUrl: string;
 }
 
 /** The raw answer to one request: HTTP status and parsed body (or the text when it is not JSON). */
@@ -60,39 +64,40 @@ export async function send(endpoint: Endpoint, request: CompareRequest, form: "g
   }
 }
 
-async function chaindCli(args: string[]): Promise<string> {
-  const { stdout } = await run(process.execPath, [CHAIND_ENTRY, ...args], { maxBuffer: 32 << 20 });
-  return stdout;
+/** Account number and sequence over the REST gateway. */
+async function account(endpoint: Endpoint, address: string): Promise<{ accountNumber: bigint; sequence: number }> {
+  const response = await fetch(`${endpoint.apiUrl}/chain/auth/v1beta1/accounts/${address}`);
+  const body = (await response.json()) as { account?: { account_number: string; sequence: string } };
+  if (body.account === undefined) throw new Error(`${endpoint.label} REST account ${address}: ${JSON.stringify(body)}`);
+  return { accountNumber: BigInt(body.account.account_number), sequence: Number(body.account.sequence) };
 }
 
-/** Sends a bank send from the home's `val0` key through `endpoint`'s RPC; resolves with the tx hash. */
-async function bankSend(endpoint: Endpoint, chainId: string, to: string, amount: string): Promise<string> {
-  const out = await chaindCli([
-    "tx",
-    "bank",
-    "send",
-    "val0",
-    to,
-    amount,
-    "--keyring-backend",
-    "test",
-    "--home",
-    endpoint.home,
-    "--chain-id",
-    chainId,
-    "--node",
-    endpoint.rpcUrl.replace(/^http:/, "tcp:"),
-    "--fees",
-    "5000stake",
-    "--gas",
-    "200000",
-    "--yes",
-    "--output",
-    "json",
-  ]);
-  const parsed = JSON.parse(out) as { txhash: string; code: number; raw_log?: string };
-  if (parsed.code !== 0) throw new Error(`bank send through ${endpoint.label}: code ${parsed.code} ${parsed.raw_log}`);
-  return parsed.txhash;
+// Our type URL over CosmJS's own codec: the field numbers are upstream's, so the bytes are the same.
+const REGISTRY = new Registry([["/chain.bank.v1beta1.MsgSend", MsgSend]]);
+
+/** `count` bank sends of 1, 2, … stake from the mnemonic's account to itself, signed with consecutive sequences. */
+async function signedSends(endpoint: Endpoint, chainId: string, mnemonic: string, count: number): Promise<string[]> {
+  const wallet = await DirectSecp256k1HdWallet.fromMnemonic(mnemonic, { prefix: "chain" });
+  const [{ address }] = await wallet.getAccounts();
+  const client = await SigningStargateClient.offline(wallet, { registry: REGISTRY });
+  const { accountNumber, sequence } = await account(endpoint, address);
+  const txs: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const value = MsgSend.fromPartial({
+      fromAddress: address,
+      toAddress: address,
+      amount: [{ denom: "stake", amount: String(i + 1) }],
+    });
+    const signed = await client.sign(
+      address,
+      [{ typeUrl: "/chain.bank.v1beta1.MsgSend", value }],
+      { amount: [{ denom: "stake", amount: "5000" }], gas: "200000" },
+      "rpc-compare",
+      { accountNumber, sequence: sequence + i, chainId },
+    );
+    txs.push(Buffer.from(TxRaw.encode(signed).finish()).toString("base64"));
+  }
+  return txs;
 }
 
 async function rpcResult(endpoint: Endpoint, path: string): Promise<Record<string, unknown>> {
@@ -167,14 +172,18 @@ export async function startPair(dir: string, log: (line: string) => void = () =>
     const child = spawn(process.execPath, [CHAIND_ENTRY, "start", "--home", embeddedHome], {
       stdio: ["ignore", fd, fd],
     });
-    const embedded: Endpoint = { label: "embedded", rpcUrl: `http://127.0.0.1:${ports.rpc}`, home: embeddedHome };
+    const embedded: Endpoint = {
+      label: "embedded",
+      rpcUrl: `http://127.0.0.1:${ports.rpc}`,
+      apiUrl: `http://127.0.0.1:${ports.api}`,
+    };
     await waitUntil("the embedded node's block 2", async () => ((await latest(embedded)) >= 2n ? true : undefined), {
       timeoutMs: 90_000,
     });
     return {
       dir,
       chainId: net.chainId,
-      comet: { label: "cometbft", rpcUrl: node.rpcUrl, home: node.home },
+      comet: { label: "cometbft", rpcUrl: node.rpcUrl, apiUrl: node.apiUrl },
       embedded,
       net,
       embeddedProcess: child,
@@ -197,25 +206,51 @@ export async function stopPair(pair: Pair): Promise<void> {
   }
 }
 
-/** Drives the same two bank sends through both nodes and gathers what the requests need on each. */
-export async function driveTxs(pair: Pair): Promise<{ comet: ChainFacts; embedded: ChainFacts }> {
+/**
+ * Drives the same three bank sends through both nodes — broadcast_tx_commit (POST), broadcast_tx_sync (GET) and
+ * broadcast_tx_async (POST), whose successful answers are compared too — and gathers what the requests need.
+ */
+export async function driveTxs(
+  pair: Pair,
+): Promise<{ comet: ChainFacts; embedded: ChainFacts; rows: ComparisonRow[] }> {
   const manifest = JSON.parse(await readFile(join(pair.dir, "comet", "testnet.json"), "utf8")) as {
-    nodes: { address: string; operator: string }[];
+    nodes: { address: string; mnemonic: string }[];
   };
-  const address = manifest.nodes[0].address;
-  const facts = async (endpoint: Endpoint): Promise<ChainFacts> => {
-    const hash = await bankSend(endpoint, pair.chainId, address, "1stake");
+  const { address, mnemonic } = manifest.nodes[0];
+  const drive = async (endpoint: Endpoint) => {
+    const [first, second, third] = await signedSends(endpoint, pair.chainId, mnemonic, 3);
+    const commit = await send(endpoint, { name: "", method: "broadcast_tx_commit", params: { tx: first } }, "post");
+    const hex = Buffer.from(second, "base64").toString("hex");
+    const sync = await send(endpoint, { name: "", method: "broadcast_tx_sync", query: `tx=0x${hex}` }, "get");
+    const async = await send(endpoint, { name: "", method: "broadcast_tx_async", params: { tx: third } }, "post");
+    const hash = (commit.body as { result?: { hash: string } }).result?.hash;
+    if (hash === undefined) throw new Error(`broadcast_tx_commit on ${endpoint.label}: ${JSON.stringify(commit.body)}`);
     const included = await waitForTx(endpoint, hash);
-    const hash2 = await bankSend(endpoint, pair.chainId, address, "2stake");
-    await waitForTx(endpoint, hash2);
+    await waitForTx(endpoint, (async.body as { result: { hash: string } }).result.hash);
     await waitUntil(
-      `${endpoint.label} past the tx`,
+      `${endpoint.label} past the txs`,
       async () => ((await latest(endpoint)) > BigInt(included.height) + 1n ? true : undefined),
       { timeoutMs: 30_000 },
     );
-    return { txHash: hash, txHeight: included.height, txBase64: included.tx, address, chainId: pair.chainId };
+    const facts: ChainFacts = {
+      txHash: hash,
+      txHeight: included.height,
+      txBase64: included.tx,
+      address,
+      chainId: pair.chainId,
+    };
+    return { facts, answers: { commit, sync, async } };
   };
-  return { comet: await facts(pair.comet), embedded: await facts(pair.embedded) };
+  const comet = await drive(pair.comet);
+  const embedded = await drive(pair.embedded);
+  const rows: ComparisonRow[] = (["commit", "sync", "async"] as const).map((kind) => ({
+    name: `broadcast_tx_${kind} a fresh signed tx`,
+    form: kind === "sync" ? "get" : "post",
+    differences: shapeDifferences(comet.answers[kind], embedded.answers[kind]),
+    comet: comet.answers[kind],
+    embedded: embedded.answers[kind],
+  }));
+  return { comet: comet.facts, embedded: embedded.facts, rows };
 }
 
 /** One line of the comparison: the request and the differences found (empty when the shapes agree). */
@@ -264,7 +299,7 @@ async function main(): Promise<void> {
     log(`cometbft at ${pair.comet.rpcUrl}, embedded at ${pair.embedded.rpcUrl}; driving txs`);
     const facts = await driveTxs(pair);
     await writeFile(join(dir, "facts.json"), `${JSON.stringify(facts, null, 2)}\n`);
-    const rows = await compareAll(pair, facts, values.only);
+    const rows = [...facts.rows, ...(await compareAll(pair, facts, values.only))];
     let differing = 0;
     for (const row of rows) {
       const mark = row.differences.length === 0 ? "same " : "DIFF ";

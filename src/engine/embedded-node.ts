@@ -12,6 +12,7 @@ import { loadGenesis } from "./genesis.ts";
 import { PrivValidator } from "./priv-validator.ts";
 import { rpcWriteTimeoutMs } from "./rpc/connection-limits.ts";
 import { RpcServer } from "./rpc/rpc-server.ts";
+import { advertisedP2p } from "./rpc/status-result.ts";
 
 /** What {@link startEmbeddedNode} needs. */
 export interface EmbeddedNodeOptions {
@@ -107,7 +108,8 @@ export async function startEmbeddedNode(options: EmbeddedNodeOptions): Promise<E
         node: {
           moniker: config.moniker,
           nodeId: await nodeIdOf(config.nodeKeyFile, privValidator.pubKey),
-          p2pListenAddr: config.p2p.laddr.address,
+          p2pListenAddr: advertisedP2p(config.p2p).listenAddr,
+          p2pChannels: advertisedP2p(config.p2p).channels,
           rpcListenAddr: laddr.address,
           timeoutBroadcastTxCommitMs: config.rpc.timeoutBroadcastTxCommitMs,
           txIndexEnabled: config.txIndex.indexer !== "null",

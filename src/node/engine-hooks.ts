@@ -21,7 +21,9 @@ import { checkTxResponse, committedTxResponse, hexUpper, mempoolRefusal } from "
 export interface NodeFacts {
   moniker: string;
   nodeId: string;
+  /** node_info.listen_addr and channels (advertisedP2p in src/engine/rpc/status-result.ts). */
   p2pListenAddr: string;
+  p2pChannels: string;
   rpcAddress: string;
   txIndex: boolean;
   /** The App's software version and name. */
@@ -151,7 +153,7 @@ function nodeInfo(engine: Engine, facts: NodeFacts): MessageInitShape<typeof Get
       listenAddr: facts.p2pListenAddr,
       network: engine.genesis.chainId,
       version: ENGINE_VERSION.core,
-      channels: new Uint8Array(Buffer.from("40202122233038606100", "hex")),
+      channels: new Uint8Array(Buffer.from(facts.p2pChannels, "hex")),
       moniker: facts.moniker,
       other: { txIndex: facts.txIndex ? "on" : "off", rpcAddress: facts.rpcAddress },
     },

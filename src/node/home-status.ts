@@ -9,7 +9,7 @@ import { loadNodeKey, loadPrivValidatorKey, nodeIdFromPublicKey } from "../confi
 import { BlockStore } from "../engine/block-store.ts";
 import { ENGINE_VERSION } from "../engine/engine.ts";
 import type { Json } from "../engine/rpc/json-shapes.ts";
-import { statusResult } from "../engine/rpc/status-result.ts";
+import { advertisedP2p, statusResult } from "../engine/rpc/status-result.ts";
 import { UserError } from "../errors/user-error.ts";
 
 /** Why a home's status cannot be read; one line, with the underlying error as `cause`. */
@@ -67,7 +67,8 @@ export async function readHomeStatus(home: string): Promise<Record<string, Json>
       node: {
         id: nodeId,
         moniker: config.moniker,
-        p2pListenAddr: config.p2p.laddr.address,
+        p2pListenAddr: advertisedP2p(config.p2p).listenAddr,
+        p2pChannels: advertisedP2p(config.p2p).channels,
         rpcListenAddr: config.rpc.laddr.address,
         txIndexEnabled: config.txIndex.indexer !== "null",
       },

@@ -62,7 +62,15 @@ describe("a started node", () => {
     const app = node.chain.app;
     const engineHooks = engineNodeHooks(
       embedded.engine,
-      { moniker: "m", nodeId: "id", p2pListenAddr: "", rpcAddress: "", txIndex: true, appVersion: app.version },
+      {
+        moniker: "m",
+        nodeId: "id",
+        p2pListenAddr: "",
+        p2pChannels: "40202122233038606100",
+        rpcAddress: "",
+        txIndex: true,
+        appVersion: app.version,
+      },
       app.typeRegistry,
     );
     const cometHooks = cometNodeHooks(app, (node.endpoints.rpc as string).replace("http:", "tcp:"));

@@ -10,6 +10,7 @@ import { AbciServer } from "../abci/server.ts";
 import { formatDecCoins, homePaths, loadNodeKey } from "../config/index.ts";
 import { removeStaleTemporaries } from "../config/stale-temporaries.ts";
 import { type EmbeddedNode, startEmbeddedNode } from "../engine/embedded-node.ts";
+import { advertisedP2p } from "../engine/rpc/status-result.ts";
 import { UserError } from "../errors/user-error.ts";
 import { buildReplayChainApp } from "../replay/chain-line.ts";
 import { buildChainApp, type ChainApp, type ChainAppOptions } from "../runtime/build-app.ts";
@@ -212,7 +213,8 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
         {
           moniker: nodeConfig.moniker,
           nodeId: await nodeIdOf(nodeConfig.nodeKeyFile),
-          p2pListenAddr: nodeConfig.p2p.laddr.address,
+          p2pListenAddr: advertisedP2p(nodeConfig.p2p).listenAddr,
+          p2pChannels: advertisedP2p(nodeConfig.p2p).channels,
           rpcAddress: nodeConfig.rpc.laddr.address,
           txIndex: nodeConfig.txIndex.indexer !== "null",
           appVersion: app.version,

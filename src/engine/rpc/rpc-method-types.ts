@@ -10,8 +10,10 @@ export interface RpcNodeInfo {
   moniker: string;
   /** Lowercase hex of the node key's address. */
   nodeId: string;
-  /** config.toml p2p.laddr (reported only). */
+  /** node_info.listen_addr: p2p.external_address, else p2p.laddr (reported only; see advertisedP2p). */
   p2pListenAddr: string;
+  /** node_info.channels (see advertisedP2p); default: with PEX. */
+  p2pChannels?: string;
   /** config.toml rpc.laddr. */
   rpcListenAddr: string;
   /** rpc.timeout_broadcast_tx_commit. */

@@ -150,6 +150,7 @@ export const RPC_METHODS: Record<string, RpcMethod> = {
           id: node.nodeId,
           moniker: node.moniker,
           p2pListenAddr: node.p2pListenAddr,
+          p2pChannels: node.p2pChannels,
           rpcListenAddr: node.rpcListenAddr,
           txIndexEnabled: node.txIndexEnabled !== false,
         },

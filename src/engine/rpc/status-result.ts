@@ -4,8 +4,27 @@ import type { BlockMeta } from "../block-store.ts";
 import { formatRfc3339 } from "../time.ts";
 import { hexUpper, type Json, pubKeyJson } from "./json-shapes.ts";
 
-/** CometBFT's p2p channel list as a node reports it (the embedded engine has no p2p; the value is CometBFT's). */
-const CHANNELS = "40202122233038606100";
+/**
+ * CometBFT's p2p channels as a node reports them (blocksync, consensus ×4, mempool, evidence, statesync ×2), with
+ * the PEX channel 00 last when p2p.pex is on. The embedded engine has no p2p; the value is CometBFT's.
+ */
+const CHANNELS = "402021222330386061";
+const PEX_CHANNEL = "00";
+
+/**
+ * What a CometBFT node's `node_info` says of its p2p side, from config.toml: `listen_addr` is
+ * p2p.external_address when set, else p2p.laddr; `channels` lists PEX only when p2p.pex is on.
+ * @example advertisedP2p({ externalAddress: "", laddr: { address: "tcp://0.0.0.0:26656" }, pex: true })
+ */
+export function advertisedP2p(p2p: { externalAddress: string; laddr: { address: string }; pex: boolean }): {
+  listenAddr: string;
+  channels: string;
+} {
+  return {
+    listenAddr: p2p.externalAddress !== "" ? p2p.externalAddress : p2p.laddr.address,
+    channels: p2p.pex ? CHANNELS + PEX_CHANNEL : CHANNELS,
+  };
+}
 const EPOCH = "1970-01-01T00:00:00Z";
 
 /** Everything `/status` reports. */
@@ -13,7 +32,16 @@ export interface StatusFacts {
   engine: { core: string; block: bigint; p2p: bigint };
   appVersion: bigint;
   chainId: string;
-  node: { id: string; moniker: string; p2pListenAddr: string; rpcListenAddr: string; txIndexEnabled: boolean };
+  node: {
+    id: string;
+    moniker: string;
+    /** node_info.listen_addr (see advertisedP2p). */
+    p2pListenAddr: string;
+    /** node_info.channels (see advertisedP2p); default: with PEX, as config.toml's default. */
+    p2pChannels?: string;
+    rpcListenAddr: string;
+    txIndexEnabled: boolean;
+  };
   /** The latest committed height (0 before the first block) and its meta. */
   latestHeight: bigint;
   latest: BlockMeta | undefined;
@@ -42,7 +70,7 @@ export function statusResult(facts: StatusFacts): Record<string, Json> {
       listen_addr: facts.node.p2pListenAddr,
       network: facts.chainId,
       version: facts.engine.core,
-      channels: CHANNELS,
+      channels: facts.node.p2pChannels ?? CHANNELS + PEX_CHANNEL,
       moniker: facts.node.moniker,
       other: { tx_index: facts.node.txIndexEnabled ? "on" : "off", rpc_address: facts.node.rpcListenAddr },
     },
