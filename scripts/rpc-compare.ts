@@ -226,10 +226,14 @@ export async function driveTxs(
     const hash = (commit.body as { result?: { hash: string } }).result?.hash;
     if (hash === undefined) throw new Error(`broadcast_tx_commit on ${endpoint.label}: ${JSON.stringify(commit.body)}`);
     const included = await waitForTx(endpoint, hash);
-    await waitForTx(endpoint, (async.body as { result: { hash: string } }).result.hash);
+    const syncHash = (sync.body as { result: { hash: string } }).result.hash;
+    const asyncHash = (async.body as { result: { hash: string } }).result.hash;
+    const heights = [included, await waitForTx(endpoint, syncHash), await waitForTx(endpoint, asyncHash)];
+    const last = BigInt(Math.max(...heights.map((t) => Number(t.height))));
+    // Past the last tx's block and the one after it: the latest block and its results are empty on both chains.
     await waitUntil(
       `${endpoint.label} past the txs`,
-      async () => ((await latest(endpoint)) > BigInt(included.height) + 1n ? true : undefined),
+      async () => ((await latest(endpoint)) > last + 1n ? true : undefined),
       { timeoutMs: 30_000 },
     );
     const facts: ChainFacts = {
