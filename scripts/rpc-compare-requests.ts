@@ -77,6 +77,15 @@ export function buildRequests(facts: ChainFacts): CompareRequest[] {
     abci("grpc AllBalances height -1", "/chain.bank.v1beta1.Query/AllBalances", allBalancesRequest(facts.address), {
       height: "-1",
     }),
+    abci(
+      "grpc AllBalances height 2 (pruned with --pruned)",
+      "/chain.bank.v1beta1.Query/AllBalances",
+      allBalancesRequest(facts.address),
+      {
+        height: "2",
+      },
+    ),
+    abci("store key height 2 (pruned with --pruned)", "/store/bank/key", balanceKey, { height: "2" }),
     abci("grpc AllBalances bad bytes", "/chain.bank.v1beta1.Query/AllBalances", new Uint8Array([0xff, 0xff])),
     abci("store key future height", "/store/bank/key", balanceKey, { height: FAR }),
     {
