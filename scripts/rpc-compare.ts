@@ -23,6 +23,7 @@ import { homePaths } from "../src/config/home.ts";
 import { setTomlValues } from "../src/config/toml-template.ts";
 import { buildRequests, type ChainFacts, type CompareRequest } from "./rpc-compare-requests.ts";
 import { shapeDifferences } from "./rpc-compare-shapes.ts";
+import { wsSession } from "./rpc-compare-ws.ts";
 import { allocatePorts, startTestnet, stopTestnet, type Testnet, waitUntil } from "./testnet.ts";
 
 const PROJECT_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
@@ -236,10 +237,7 @@ export async function stopPair(pair: Pair): Promise<void> {
 export async function driveTxs(
   pair: Pair,
 ): Promise<{ comet: ChainFacts; embedded: ChainFacts; rows: ComparisonRow[] }> {
-  const manifest = JSON.parse(await readFile(join(pair.dir, "comet", "testnet.json"), "utf8")) as {
-    nodes: { address: string; mnemonic: string }[];
-  };
-  const { address, mnemonic } = manifest.nodes[0];
+  const { address, mnemonic } = await sender(pair);
   const drive = async (endpoint: Endpoint) => {
     const [first, second, third] = await signedSends(endpoint, pair.chainId, mnemonic, 3);
     const commit = await send(endpoint, { name: "", method: "broadcast_tx_commit", params: { tx: first } }, "post");
@@ -283,10 +281,41 @@ export async function driveTxs(
 /** One line of the comparison: the request and the differences found (empty when the shapes agree). */
 export interface ComparisonRow {
   name: string;
-  form: "get" | "post";
+  form: "get" | "post" | "ws";
   differences: string[];
   comet: RawAnswer;
   embedded: RawAnswer;
+}
+
+/** The validator's address and mnemonic (the account every compared tx comes from). */
+async function sender(pair: Pair): Promise<{ address: string; mnemonic: string }> {
+  const manifest = JSON.parse(await readFile(join(pair.dir, "comet", "testnet.json"), "utf8")) as {
+    nodes: { address: string; mnemonic: string }[];
+  };
+  return manifest.nodes[0];
+}
+
+/** The same WebSocket session (rpc-compare-ws.ts) on both nodes, each with a fresh tx, diffed message by message. */
+export async function compareEvents(pair: Pair): Promise<ComparisonRow[]> {
+  const { mnemonic } = await sender(pair);
+  const session = (endpoint: Endpoint) =>
+    wsSession({
+      rpcUrl: endpoint.rpcUrl,
+      broadcastFreshTx: async () => {
+        const [tx] = await signedSends(endpoint, pair.chainId, mnemonic, 1);
+        const answer = await send(endpoint, { name: "", method: "broadcast_tx_sync", params: { tx } }, "post");
+        if ((answer.body as { result?: { code: number } }).result?.code !== 0) {
+          throw new Error(`broadcast on ${endpoint.label}: ${JSON.stringify(answer.body)}`);
+        }
+      },
+    });
+  const comet = await session(pair.comet);
+  const embedded = await session(pair.embedded);
+  return Object.keys(comet).map((name) => {
+    const a = { status: 0, body: comet[name] };
+    const b = { status: 0, body: embedded[name] };
+    return { name: `ws ${name}`, form: "ws", differences: shapeDifferences(a, b), comet: a, embedded: b };
+  });
 }
 
 /** Sends every request to both nodes and diffs the shapes. */
@@ -347,7 +376,7 @@ async function main(): Promise<void> {
       }
     }
     await writeFile(join(dir, "facts.json"), `${JSON.stringify(facts, null, 2)}\n`);
-    const rows = [...facts.rows, ...(await compareAll(pair, facts, values.only))];
+    const rows = [...facts.rows, ...(await compareAll(pair, facts, values.only)), ...(await compareEvents(pair))];
     let differing = 0;
     for (const row of rows) {
       const mark = row.differences.length === 0 ? "same " : "DIFF ";

@@ -1,7 +1,8 @@
 // One chain run two ways — `chaind start --abci` behind a real CometBFT v0.38 node, and `chaind start` with the
 // embedded engine, from the same genesis and validator key — with the same txs driven through both; then every
-// consensus RPC method of SPEC §5 (URI GET and JSON-RPC POST, good and bad parameters) goes to both and the JSON
-// shapes must agree (scripts/rpc-compare.ts; `node scripts/rpc-compare.ts` prints the whole list). The known,
+// consensus RPC method of SPEC §5 (URI GET and JSON-RPC POST, good and bad parameters) and the same WebSocket
+// session (subscriptions, their errors, the NewBlock/NewBlockHeader/NewBlockEvents/Tx events of a block with a tx)
+// go to both and the JSON shapes must agree (scripts/rpc-compare.ts; `node scripts/rpc-compare.ts` prints the whole list). The known,
 // documented departures (docs/COMPATIBILITY.md rows 16 and 18) are listed below and nothing else may differ.
 // Also: a `/store/<name>/key` proof relayed by each verifies against that engine's next header's app hash.
 // Skipped, with the reason printed, without cometbft.
@@ -13,6 +14,7 @@ import { test } from "node:test";
 import {
   type ComparisonRow,
   compareAll,
+  compareEvents,
   driveTxs,
   type Endpoint,
   type Pair,
@@ -34,7 +36,8 @@ const KNOWN: { request: RegExp; difference: RegExp; why: string }[] = [
   },
   {
     // Go's and our own parsers word their failures differently; the code, message and HTTP status agree.
-    request: /bad data|bad height|hash not hex|POST not JSON|tx_search bad query|tx_search no query/,
+    request:
+      /bad data|bad height|hash not hex|POST not JSON|tx_search bad query|tx_search no query|ws subscribe (bad|no) query/,
     difference: /^\$\.error\.data: text /,
     why: "parser error wording",
   },
@@ -98,8 +101,8 @@ test("the embedded engine's consensus RPC answers in CometBFT v0.38's shapes", {
   try {
     pair = await startPair(dir);
     const facts = await driveTxs(pair);
-    const rows = [...facts.rows, ...(await compareAll(pair, facts))];
-    assert.ok(rows.length > 150, `${rows.length} comparisons`);
+    const rows = [...facts.rows, ...(await compareAll(pair, facts)), ...(await compareEvents(pair))];
+    assert.ok(rows.length > 190, `${rows.length} comparisons`);
     assert.deepEqual(unexpected(rows), [], "no shape differences beyond the known departures");
     for (const known of KNOWN) {
       assert.ok(

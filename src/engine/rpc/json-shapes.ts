@@ -131,6 +131,24 @@ export function execTxResultJson(r: ExecTxResult | undefined): Json {
   };
 }
 
+/**
+ * ExecTxResult as cmtjson writes it where no jsonpb marshaler applies (the `result` of a Tx event's TxResult, a
+ * value field): every zero field left out (omitempty), events as block-level events.
+ */
+export function execTxResultCmtjson(r: ExecTxResult | undefined): Json {
+  const out: { [k: string]: Json } = {};
+  if (r === undefined) return out;
+  if (r.code !== 0) out.code = r.code;
+  if (r.data.length > 0) out.data = b64(r.data);
+  if (r.log !== "") out.log = r.log;
+  if (r.info !== "") out.info = r.info;
+  if (r.gasWanted !== 0n) out.gas_wanted = r.gasWanted.toString();
+  if (r.gasUsed !== 0n) out.gas_used = r.gasUsed.toString();
+  if (r.events.length > 0) out.events = r.events.map(eventCmtjson);
+  if (r.codespace !== "") out.codespace = r.codespace;
+  return out;
+}
+
 /** ResponseCheckTx in jsonpb with defaults. */
 export function checkTxJson(r: ResponseCheckTx): Json {
   return {

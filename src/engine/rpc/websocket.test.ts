@@ -229,6 +229,8 @@ describe("consensus RPC WebSocket", { timeout: 120_000 }, () => {
     assert.ok(block.result.data.value.block_id.hash);
     assert.deepEqual(block.result.events["tm.event"], ["NewBlock"]);
     assert.deepEqual(block.result.events["block.height"], [block.result.data.value.block.header.height]);
+    // Not omitempty in CometBFT's ResponseFinalizeBlock: null when the block changes no validator.
+    assert.equal(block.result.data.value.result_finalize_block.validator_updates, null);
 
     // Two txs; only the one whose kv.key is alpha matches the second subscription.
     for (const tx of ["beta=2", "alpha=1"]) {
@@ -240,7 +242,10 @@ describe("consensus RPC WebSocket", { timeout: 120_000 }, () => {
     assert.equal(txEvent.result.data.type, "tendermint/event/Tx");
     const txr = txEvent.result.data.value.TxResult;
     assert.equal(Buffer.from(txr.tx, "base64").toString(), "alpha=1");
-    assert.equal(txr.result.code, 0);
+    // As a real CometBFT writes a Tx event (cmtjson, omitempty): code 0, empty log and index 0 are left out.
+    assert.equal("code" in txr.result, false);
+    assert.equal("log" in txr.result, false);
+    assert.ok(Array.isArray(txr.result.events));
     assert.deepEqual(txEvent.result.events["tx.hash"], [hash]);
     assert.deepEqual(txEvent.result.events["tx.height"], [txr.height]);
     assert.deepEqual(txEvent.result.events["kv.secret"], ["1"]); // non-indexed attributes are matched too
@@ -277,10 +282,15 @@ describe("consensus RPC WebSocket", { timeout: 120_000 }, () => {
     const bad = await ws.call(1, "subscribe", { query: "tm.event=" });
     assert.equal(bad.error.code, -32603);
     assert.match(bad.error.data, /^failed to parse query: /);
+    assert.doesNotMatch(bad.error.data, /failed to parse query.*failed to parse query/, "the prefix once");
     const long = await ws.call(2, "subscribe", { query: `kv.key='${"x".repeat(600)}'` });
     assert.equal(long.error.data, "maximum query length exceeded");
+    // As a real CometBFT: an absent query is parsed as "" and refused as a parse error (internal error).
     const noQuery = await ws.call(3, "subscribe", {});
-    assert.equal(noQuery.error.code, -32602);
+    assert.equal(noQuery.error.code, -32603);
+    assert.match(noQuery.error.data, /^failed to parse query: /);
+    const badUnsubscribe = await ws.call(3, "unsubscribe", { query: "tm.event=" });
+    assert.match(badUnsubscribe.error.data, /^failed to parse query: /, "unsubscribe parses the query first");
     assert.deepEqual((await ws.call(4, "subscribe", { query: "tm.event='NewBlockHeader'" })).result, {});
     assert.equal(
       (await ws.call(5, "subscribe", { query: "tm.event='NewBlockHeader'" })).error.data,

@@ -12,7 +12,7 @@ import {
   blockJson,
   blockResultsJson,
   eventCmtjson,
-  execTxResultJson,
+  execTxResultCmtjson,
   headerJson,
   hexUpper,
   type Json,
@@ -53,7 +53,8 @@ function finalizeBlockJson(height: bigint, ev: NewBlockEvent): Json {
   const out: { [k: string]: Json } = {};
   if (ev.results.events.length > 0) out.events = ev.results.events.map(eventCmtjson);
   if (ev.results.txResults.length > 0) out.tx_results = full.txs_results;
-  if (ev.results.validatorUpdates.length > 0) out.validator_updates = full.validator_updates;
+  // Not omitempty (a non-nullable repeated field): CometBFT writes `"validator_updates": null` when there are none.
+  out.validator_updates = ev.results.validatorUpdates.length > 0 ? full.validator_updates : null;
   if (ev.results.consensusParamUpdates !== undefined) out.consensus_param_updates = full.consensus_param_updates;
   if (ev.results.appHash.length > 0) out.app_hash = b64(ev.results.appHash);
   return out;
@@ -83,7 +84,8 @@ export function eventsOfBlock(ev: NewBlockEvent): PublishedEvent[] {
       type: "tendermint/event/NewBlockEvents",
       value: {
         height: height.toString(),
-        events: ev.results.events.map(eventCmtjson),
+        // A nil slice in CometBFT's EventDataNewBlockEvents: null, not [], when the block has no events.
+        events: ev.results.events.length > 0 ? ev.results.events.map(eventCmtjson) : null,
         num_txs: String(ev.block.txs.length),
       },
     },
@@ -91,11 +93,14 @@ export function eventsOfBlock(ev: NewBlockEvent): PublishedEvent[] {
   });
   ev.block.txs.forEach((tx, index) => {
     const result = ev.results.txResults[index];
+    // abci.TxResult goes through cmtjson's reflection (no jsonpb marshaler reaches a value field): omitempty
+    // leaves out index 0, an empty tx and every zero field of the result.
+    const txResult: { [k: string]: Json } = { height: height.toString() };
+    if (index !== 0) txResult.index = index;
+    if (tx.length > 0) txResult.tx = b64(tx);
+    txResult.result = execTxResultCmtjson(result);
     out.push({
-      data: {
-        type: "tendermint/event/Tx",
-        value: { TxResult: { height: height.toString(), index, tx: b64(tx), result: execTxResultJson(result) } },
-      },
+      data: { type: "tendermint/event/Tx", value: { TxResult: txResult } },
       events: flattenEvents(result?.events ?? [], {
         "tm.event": ["Tx"],
         "tx.hash": [hexUpper(txHash(tx))],

@@ -163,6 +163,7 @@ export class WsHub {
     }
     const query = queryParam(params);
     if (method === "unsubscribe") {
+      parsedQuery(query); // CometBFT parses the query first: a malformed one is a parse error, not "not found"
       if (!client.subscriptions.delete(query)) throw new RpcError(RpcCode.internalError, "subscription not found");
       return {};
     }
@@ -174,13 +175,7 @@ export class WsHub {
       throw new RpcError(RpcCode.internalError, `max_subscriptions_per_client ${o.maxSubscriptionsPerClient} reached`);
     }
     if (query.length > MAX_QUERY_LENGTH) throw new RpcError(RpcCode.internalError, "maximum query length exceeded");
-    let conditions: QueryCondition[];
-    try {
-      conditions = parseTxQuery(query);
-    } catch (error) {
-      if (!(error instanceof TxQueryError)) throw error;
-      throw new RpcError(RpcCode.internalError, `failed to parse query: ${error.message}`);
-    }
+    const conditions = parsedQuery(query);
     if (client.subscriptions.has(query)) throw new RpcError(RpcCode.internalError, "already subscribed");
     client.subscriptions.set(query, { query, conditions, id });
     return {};
@@ -219,15 +214,25 @@ export class WsHub {
   }
 }
 
+/** The query's conditions, or CometBFT's "failed to parse query: <parser error>" (ours names the query too). */
+function parsedQuery(query: string): QueryCondition[] {
+  try {
+    return parseTxQuery(query);
+  } catch (error) {
+    if (!(error instanceof TxQueryError)) throw error;
+    const detail = error.message.replace(/^failed to parse query /, "");
+    throw new RpcError(RpcCode.internalError, `failed to parse query: ${detail}`);
+  }
+}
+
 function queryParam(params: unknown): string {
   let q: unknown;
   if (Array.isArray(params)) q = params[0];
   else if (typeof params === "object" && params !== null) q = (params as { query?: unknown }).query;
+  // CometBFT parses an absent query as "" and refuses it as a query that does not parse (internal error).
+  if (q === undefined || q === null) return "";
   if (typeof q !== "string") {
-    throw new RpcError(
-      RpcCode.invalidParams,
-      "missing required parameter query (a string such as tm.event='NewBlock')",
-    );
+    throw new RpcError(RpcCode.invalidParams, "query must be a string such as tm.event='NewBlock'");
   }
   return q;
 }
