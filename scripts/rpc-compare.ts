@@ -318,6 +318,35 @@ export async function compareEvents(pair: Pair): Promise<ComparisonRow[]> {
   });
 }
 
+/** `/app/simulate` of a fresh signed tx (current sequence, never broadcast) on both, in both forms. */
+export async function compareSimulate(pair: Pair): Promise<ComparisonRow[]> {
+  const { mnemonic } = await sender(pair);
+  const [cometTx] = await signedSends(pair.comet, pair.chainId, mnemonic, 1);
+  const [embeddedTx] = await signedSends(pair.embedded, pair.chainId, mnemonic, 1);
+  const request = (tx: string): CompareRequest => {
+    const hex = Buffer.from(tx, "base64").toString("hex");
+    return {
+      name: "abci_query /app/simulate a fresh signed tx",
+      method: "abci_query",
+      query: `path="/app/simulate"&data=0x${hex}`,
+      params: { path: "/app/simulate", data: hex },
+    };
+  };
+  const rows: ComparisonRow[] = [];
+  for (const form of ["get", "post"] as const) {
+    const comet = await send(pair.comet, request(cometTx), form);
+    const embedded = await send(pair.embedded, request(embeddedTx), form);
+    const differences = shapeDifferences(comet, embedded);
+    const value = (a: RawAnswer) => (a.body as { result?: { response?: { value?: string } } }).result?.response?.value;
+    // The value is the simulation's JSON: its shape is compared too.
+    const parse = (a: RawAnswer) => JSON.parse(Buffer.from(value(a) ?? "", "base64").toString() || "null");
+    const inner = shapeDifferences({ status: 0, body: parse(comet) }, { status: 0, body: parse(embedded) });
+    differences.push(...inner.map((d) => `value ${d}`));
+    rows.push({ name: request(cometTx).name, form, differences, comet, embedded });
+  }
+  return rows;
+}
+
 /** Sends every request to both nodes and diffs the shapes. */
 export async function compareAll(
   pair: Pair,
@@ -376,7 +405,12 @@ async function main(): Promise<void> {
       }
     }
     await writeFile(join(dir, "facts.json"), `${JSON.stringify(facts, null, 2)}\n`);
-    const rows = [...facts.rows, ...(await compareAll(pair, facts, values.only)), ...(await compareEvents(pair))];
+    const rows = [
+      ...facts.rows,
+      ...(await compareSimulate(pair)),
+      ...(await compareAll(pair, facts, values.only)),
+      ...(await compareEvents(pair)),
+    ];
     let differing = 0;
     for (const row of rows) {
       const mark = row.differences.length === 0 ? "same " : "DIFF ";

@@ -15,12 +15,14 @@ import {
   ErrInvalidHeight,
   ErrInvalidRequest,
   ErrKeyNotFound,
+  ErrTxDecode,
   ErrUnauthorized,
   ErrUnknownRequest,
   GrpcCode,
   grpcCodeName,
   grpcCodeOf,
   type RegisteredError,
+  wrap,
 } from "./errors.ts";
 import type { QueryRouter } from "./router.ts";
 
@@ -74,43 +76,50 @@ async function grpcQuery(app: App, path: string, request: RequestQuery): Promise
   }
 }
 
+// Upstream's handleQueryApp: an answer carries codespace "sdk" and the request's height (0 = the latest, which
+// baseapp's Query puts in before routing); errors are `failed to simulate tx: …` and `unknown query: [app x]`
+// (Go's %s of the path's parts).
 async function appQuery(app: App, parts: string[], request: RequestQuery): Promise<ResponseQuery> {
+  const height = request.height === 0n ? app.lastBlockHeight() : request.height;
+  const answer = (value: string) =>
+    create(ResponseQuerySchema, { code: 0, codespace: "sdk", value: new TextEncoder().encode(value), height });
+  if (parts.length < 2) {
+    throw ErrUnknownRequest.wrap("expected second parameter to be either 'simulate' or 'version', neither was present");
+  }
   switch (parts[1]) {
     case "simulate": {
-      const simulation = await app.simulate(request.data);
-      const json = JSON.stringify(app.simulationResponseJson(simulation));
-      return create(ResponseQuerySchema, {
-        code: 0,
-        value: new TextEncoder().encode(json),
-        height: app.lastBlockHeight(),
-      });
+      let simulation: Awaited<ReturnType<App["simulate"]>>;
+      try {
+        simulation = await app.simulate(request.data);
+      } catch (err) {
+        throw wrap(err, "failed to simulate tx");
+      }
+      return answer(JSON.stringify(app.simulationResponseJson(simulation)));
     }
     case "version":
-      return create(ResponseQuerySchema, {
-        code: 0,
-        value: new TextEncoder().encode(app.version),
-        height: app.lastBlockHeight(),
-      });
+      return answer(app.version);
     default:
-      throw ErrUnknownRequest.wrap(`unknown query: /${parts.join("/")}`);
+      throw ErrUnknownRequest.wrap(`unknown query: [${parts.join(" ")}]`);
   }
 }
 
+// In upstream's order (baseapp, the multistore, then the store's own Query): the proof height check, the store
+// name, an empty key or prefix, then the subpath, which must be /key or /subspace.
 async function storeQuery(app: App, parts: string[], request: RequestQuery): Promise<ResponseQuery> {
-  const [, storeName, kind] = parts;
-  if (storeName === undefined || storeName === "" || (kind !== "key" && kind !== "subspace") || parts.length !== 3) {
-    throw ErrUnknownRequest.wrap(
-      `unknown query path /${parts.join("/")}: expected /store/<name>/key or /store/<name>/subspace`,
-    );
-  }
+  const storeName = parts[1] ?? "";
+  const subpath = parts.length > 2 ? `/${parts.slice(2).join("/")}` : "";
   const height = await resolveHeight(app, request.height);
   if (request.prove && height <= 1n) {
     throw ErrInvalidRequest.wrap("cannot query with proof when height <= 1; please provide a valid height");
   }
   const view = await app.store.view(height);
   if (!view.storeNames().includes(storeName)) throw ErrUnknownRequest.wrap(`no such store: ${storeName}`);
+  if (request.data.length === 0) throw ErrTxDecode.wrap("query cannot be zero length");
+  if (subpath !== "/key" && subpath !== "/subspace") {
+    throw ErrUnknownRequest.wrap(`unexpected query path: ${subpath}`);
+  }
   const store = view.store(storeName);
-  if (kind === "key") {
+  if (subpath === "/key") {
     const value = (await store.get(request.data)) ?? new Uint8Array();
     let proofOps: ResponseQuery["proofOps"];
     if (request.prove) {

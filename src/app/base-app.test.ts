@@ -429,6 +429,34 @@ describe("ABCI Query", () => {
     assert.ok(Number(json.gas_info.gas_used) > 0);
     assert.equal(json.result.msg_responses[0]["@type"], "/chain.bank.v1beta1.MsgSendResponse");
   });
+
+  // Upstream's handleQueryApp / handleQueryStore and the store's Query, as their answers read (codespace, height,
+  // log texts).
+  it("answers /app/* and /store/* with upstream's codespace, height and error texts", async () => {
+    const { t } = await chain();
+    const latest = t.app.lastBlockHeight();
+    const version = await t.app.query(query("/app/version"));
+    assert.deepEqual([version.code, version.codespace, version.height], [0, "sdk", latest]);
+    const versionAt = await t.app.query(query("/app/version", new Uint8Array(), 1n));
+    assert.equal(versionAt.height, 1n, "the request's height, as upstream answers it");
+    const garbage = await t.app.query(query("/app/simulate", new Uint8Array([1, 2, 3])));
+    assert.equal(garbage.code, 2);
+    assert.equal(garbage.codespace, "sdk");
+    assert.match(garbage.log, /^failed to simulate tx: .*tx parse error$/);
+    const unknownApp = await t.app.query(query("/app/nope"));
+    assert.deepEqual([unknownApp.code, unknownApp.log], [6, "unknown query: [app nope]: unknown request"]);
+    const bareApp = await t.app.query(query("/app"));
+    assert.equal(
+      bareApp.log,
+      "expected second parameter to be either 'simulate' or 'version', neither was present: unknown request",
+    );
+    const empty = await t.app.query(query("/store/bank/key"));
+    assert.deepEqual([empty.code, empty.log], [2, "query cannot be zero length: tx parse error"]);
+    const other = await t.app.query(query("/store/bank/other", new Uint8Array([1])));
+    assert.deepEqual([other.code, other.log], [6, "unexpected query path: /other: unknown request"]);
+    const noStore = await t.app.query(query("/store/nope/other", new Uint8Array([1])));
+    assert.equal(noStore.log, "no such store: nope: unknown request", "the store name is checked first");
+  });
 });
 
 describe("store loader", () => {

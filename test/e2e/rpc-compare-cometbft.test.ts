@@ -15,6 +15,7 @@ import {
   type ComparisonRow,
   compareAll,
   compareEvents,
+  compareSimulate,
   driveTxs,
   type Endpoint,
   type Pair,
@@ -101,7 +102,12 @@ test("the embedded engine's consensus RPC answers in CometBFT v0.38's shapes", {
   try {
     pair = await startPair(dir);
     const facts = await driveTxs(pair);
-    const rows = [...facts.rows, ...(await compareAll(pair, facts)), ...(await compareEvents(pair))];
+    const rows = [
+      ...facts.rows,
+      ...(await compareSimulate(pair)),
+      ...(await compareAll(pair, facts)),
+      ...(await compareEvents(pair)),
+    ];
     assert.ok(rows.length > 190, `${rows.length} comparisons`);
     assert.deepEqual(unexpected(rows), [], "no shape differences beyond the known departures");
     for (const known of KNOWN) {
