@@ -45,6 +45,7 @@ type App = AbciQueryApp;
 
 /** Answers one ABCI Query (see the file comment). Never throws: failures become a response code. */
 export async function handleAbciQuery(app: AbciQueryApp, request: RequestQuery): Promise<ResponseQuery> {
+  if (request.path === "") return failure(ErrUnknownRequest.wrap("no query path provided"), 0n);
   const path = request.path.startsWith("/") ? request.path : `/${request.path}`;
   if (path === "/chain.tx.v1beta1.Service/BroadcastTx" || path === "/cosmos.tx.v1beta1.Service/BroadcastTx") {
     return failure(ErrInvalidRequest.wrap("can't route a broadcast tx message"), 0n);

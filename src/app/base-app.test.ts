@@ -445,6 +445,8 @@ describe("ABCI Query", () => {
     assert.match(garbage.log, /^failed to simulate tx: .*tx parse error$/);
     const unknownApp = await t.app.query(query("/app/nope"));
     assert.deepEqual([unknownApp.code, unknownApp.log], [6, "unknown query: [app nope]: unknown request"]);
+    const noPath = await t.app.query(query(""));
+    assert.deepEqual([noPath.code, noPath.log], [6, "no query path provided: unknown request"]);
     const bareApp = await t.app.query(query("/app"));
     assert.equal(
       bareApp.log,
