@@ -6,6 +6,7 @@
 //   node scripts/rpc-compare.ts [--dir DIR] [--keep] [--only SUBSTRING] [--full] [--pruned]
 //
 // `--pruned` runs both with PRUNING_APP_TOML (state and blocks pruned), so requests at height 1 meet pruning.
+// `--initial-height N` starts the chain at N (genesis initial_height), so height 1 is below the first block.
 // Values that must differ (hashes, times, heights) are compared by kind only. `--full` prints both answers.
 // Everything started is stopped at the end unless `--keep` (then `node scripts/testnet.ts stop --dir DIR/comet`
 // and killing the embedded node's pid, printed, stop it).
@@ -151,8 +152,21 @@ export async function startPair(
   dir: string,
   log: (line: string) => void = () => {},
   appToml?: Record<string, string | number | boolean>,
+  initialHeight?: number,
 ): Promise<Pair> {
-  const options = { dir: join(dir, "comet"), validators: 1, timeoutCommit: "200ms", log };
+  const options = {
+    dir: join(dir, "comet"),
+    validators: 1,
+    timeoutCommit: "200ms",
+    log,
+    minHeight: (initialHeight ?? 1) + 1,
+    editGenesis:
+      initialHeight === undefined
+        ? undefined
+        : (genesis: Record<string, unknown>) => {
+            genesis.initial_height = String(initialHeight);
+          },
+  };
   let net = await startTestnet(options);
   if (appToml !== undefined) {
     await stopTestnet(net, { graceMs: 5_000 });
@@ -384,11 +398,13 @@ async function main(): Promise<void> {
       only: { type: "string" },
       full: { type: "boolean", default: false },
       pruned: { type: "boolean", default: false },
+      "initial-height": { type: "string" },
     },
   });
   const dir = values.dir ?? (await mkdtemp(join(tmpdir(), "rpc-compare-")));
   const log = (line: string) => process.stderr.write(`${line}\n`);
-  const pair = await startPair(dir, log, values.pruned ? PRUNING_APP_TOML : undefined);
+  const initialHeight = values["initial-height"] === undefined ? undefined : Number(values["initial-height"]);
+  const pair = await startPair(dir, log, values.pruned ? PRUNING_APP_TOML : undefined, initialHeight);
   try {
     log(`cometbft at ${pair.comet.rpcUrl}, embedded at ${pair.embedded.rpcUrl}; driving txs`);
     const facts = await driveTxs(pair);
