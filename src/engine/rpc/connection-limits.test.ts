@@ -1,7 +1,7 @@
 // The consensus RPC's connection handling over real loopback sockets, against a real engine:
 // rpc.max_open_connections closes connections beyond the limit and frees the slot when one closes;
-// partial headers and idle connections are cut by the read timeout (CometBFT: 10 s; 1 s here); the
-// defaults are CometBFT's.
+// partial headers and idle connections are closed by the read timeout (CometBFT: 10 s; 1 s here), a stalled
+// body gets CometBFT's read error; the defaults are CometBFT's.
 import assert from "node:assert/strict";
 import { connect, type Socket } from "node:net";
 import { after, before, test } from "node:test";
@@ -81,15 +81,44 @@ test("connections beyond rpc.max_open_connections are closed; a freed slot serve
   await Promise.all(held.map((c) => c.closed));
 });
 
-test("partial headers and idle connections are cut by the read timeout with 408", async () => {
+// As a real CometBFT v0.38 answered (scripts/rpc-compare.ts): Go closes an idle or half-sent request silently, and
+// answers a stalled body with its JSON-RPC 400.
+test("partial headers and idle connections are closed by the read timeout without an answer", async () => {
   const partial = await open();
   partial.socket.write("GET /status HTTP/1.1\r\nHost: x\r\n");
   const idle = await open();
   // Node's own defaults held these 75–95 s; a 30 s bound catches a missing timeout on any machine.
   const [partialAnswer, idleAnswer] = await Promise.all([within(partial.closed, 30_000), within(idle.closed, 30_000)]);
-  assert.notEqual(partialAnswer, "still open");
-  assert.match(String(partialAnswer), /^$|^HTTP\/1\.1 408/);
-  assert.notEqual(idleAnswer, "still open");
+  assert.equal(partialAnswer, "");
+  assert.equal(idleAnswer, "");
+});
+
+test("a stalled body gets CometBFT's 400 read error, without an id, and the connection closes", async () => {
+  const stalled = await open();
+  const { localPort, remotePort } = stalled.socket;
+  stalled.socket.write(
+    'POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"jsonrpc"',
+  );
+  const answer = await within(stalled.closed, 30_000);
+  assert.notEqual(answer, "still open");
+  const [head, body] = String(answer).split("\r\n\r\n");
+  assert.match(head!, /^HTTP\/1\.1 400 /);
+  assert.deepEqual(JSON.parse(body!), {
+    jsonrpc: "2.0",
+    error: {
+      code: -32600,
+      message: "Invalid Request",
+      data: `error reading request body: read tcp 127.0.0.1:${remotePort}->127.0.0.1:${localPort}: i/o timeout`,
+    },
+  });
+});
+
+test("a request that is not HTTP gets Go's plain-text 400 and the connection closes", async () => {
+  const garbage = await open();
+  garbage.socket.write("NOT HTTP AT ALL\r\n\r\n");
+  const answer = String(await within(garbage.closed, 30_000));
+  assert.match(answer, /^HTTP\/1\.1 400 Bad Request\r\n/);
+  assert.match(answer, /\r\n\r\n400 Bad Request$/);
 });
 
 test("defaults are CometBFT's: 10 s to read a request, write time covers broadcast_tx_commit", () => {

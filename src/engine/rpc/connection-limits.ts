@@ -2,7 +2,11 @@
 // (rpc/jsonrpc/server/http_server.go): at most `rpc.max_open_connections` connections (0 = no limit;
 // CometBFT's LimitListener), 10 s to read a request's headers and body (ReadHeaderTimeout and
 // ReadTimeout), and a write timeout of 10 s, raised to `timeout_broadcast_tx_commit` + 1 s so a
-// broadcast_tx_commit can wait its full time (CometBFT's node does the same).
+// broadcast_tx_commit can wait its full time (CometBFT's node does the same). What a client sees when a
+// read times out is Go's, as a real CometBFT v0.38 answered (scripts/rpc-compare.ts): an idle connection or
+// one with partial headers is closed without a word; one whose body stalls gets CometBFT's 400 JSON-RPC error
+// `error reading request body: read tcp L->R: i/o timeout`; a keep-alive connection idle for the read timeout
+// is closed (Go's IdleTimeout falls back to ReadTimeout).
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 
@@ -38,16 +42,63 @@ export function createLimitedRpcServer(limits: RpcConnectionLimits): Server {
     requestTimeout: readMs,
     // How often Node checks the two timeouts above; its 30 s default would let them overrun.
     connectionsCheckingInterval: Math.max(100, Math.min(1000, readMs)),
-    keepAliveTimeout: 5_000,
+    keepAliveTimeout: readMs,
   });
   const max = limits.maxOpenConnections ?? 0;
   if (max > 0) server.maxConnections = max;
+  // The request whose body is still being read on each socket: a timeout then is a stalled body, not headers.
+  const reading = new WeakMap<Socket, ServerResponse>();
+  server.on("request", (request: IncomingMessage, response: ServerResponse) => {
+    if (request.complete) return;
+    reading.set(request.socket, response);
+    request.once("end", () => reading.delete(request.socket));
+  });
+  server.on("clientError", (error: NodeJS.ErrnoException, socket: Socket) => {
+    const response = reading.get(socket);
+    if (error.code === "ERR_HTTP_REQUEST_TIMEOUT" && response !== undefined && !response.headersSent) {
+      stalledBody(socket, response);
+    } else if (error.code === "ERR_HTTP_REQUEST_TIMEOUT") {
+      socket.destroy();
+    } else {
+      badRequest(socket, error);
+    }
+  });
   if (writeMs > 0) {
     server.on("request", (request: IncomingMessage, response: ServerResponse) => {
       limitWriteTime(request.socket, response, writeMs);
     });
   }
   return server;
+}
+
+// CometBFT's JSON handler when io.ReadAll of the body fails on the read deadline (no id: id,omitempty).
+function stalledBody(socket: Socket, response: ServerResponse): void {
+  const address = (host: string | undefined, port: number | undefined) =>
+    `${host?.includes(":") ? `[${host}]` : host}:${port}`;
+  const body = JSON.stringify({
+    jsonrpc: "2.0",
+    error: {
+      code: -32600,
+      message: "Invalid Request",
+      data: `error reading request body: read tcp ${address(socket.localAddress, socket.localPort)}->${address(socket.remoteAddress, socket.remotePort)}: i/o timeout`,
+    },
+  });
+  response.shouldKeepAlive = false;
+  response.writeHead(400, { "content-type": "application/json", "content-length": Buffer.byteLength(body) });
+  response.end(body, () => socket.destroy());
+}
+
+// Go's server on a request it cannot parse: a plain-text status and the connection closed.
+function badRequest(socket: Socket, error: NodeJS.ErrnoException): void {
+  const status = error.code === "HPE_HEADER_OVERFLOW" ? "431 Request Header Fields Too Large" : "400 Bad Request";
+  if (!socket.writable || socket.bytesWritten > 0) {
+    socket.destroy();
+    return;
+  }
+  socket.end(
+    `HTTP/1.1 ${status}\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n${status}`,
+    () => socket.destroy(),
+  );
 }
 
 // Go's WriteTimeout: a response not written in time loses its connection.

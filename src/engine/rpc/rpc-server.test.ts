@@ -268,6 +268,15 @@ describe("consensus RPC over real sockets", () => {
     assert.equal(unknownGet.headers.get("content-type"), "text/plain; charset=utf-8");
     assert.equal(await unknownGet.text(), "404 page not found\n");
 
+    // Routed by path whatever the method, as CometBFT's mux: a method's path is its URI form, "/" JSON-RPC.
+    for (const method of ["POST", "DELETE"]) {
+      const viaPath = await fetch(`${f.server.url}/health`, { method });
+      assert.deepEqual([viaPath.status, await viaPath.json()], [200, { jsonrpc: "2.0", id: -1, result: {} }]);
+    }
+    const putRoot = await fetch(`${f.server.url}/`, { method: "PUT" });
+    assert.equal(putRoot.status, 200);
+    assert.match(await putRoot.text(), /Available endpoints/, "an empty body at / lists the endpoints");
+
     const parse = await post(f, "{not json");
     assert.equal(parse.status, 500);
     assert.deepEqual(Object.keys(parse.json), ["jsonrpc", "error"], "no id at all (id,omitempty), not id null");

@@ -55,6 +55,10 @@ function readBody(req: IncomingMessage, limit: number): Promise<string> {
     req.on("error", (e) => {
       if (!failed) reject(e);
     });
+    // A connection closed before the body ended (e.g. by the read timeout) settles the read too.
+    req.on("close", () => {
+      if (!failed && !req.complete) reject(new Error("the connection closed before the request body ended"));
+    });
   });
 }
 
@@ -149,24 +153,22 @@ export class RpcServer {
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    if (req.method === "GET" || req.method === "HEAD") {
-      await this.handleUri(new URL(req.url ?? "/", "http://localhost"), req, res);
-      return;
-    }
-    if (req.method !== "POST") {
-      res.writeHead(405, { allow: "GET, POST", "content-type": "text/plain" });
-      res.end("method not allowed\n");
-      return;
-    }
-    // Nearly every POST is to "/" exactly: the URL parser (a few µs a request) only for the others.
-    if (req.url !== "/" && new URL(req.url ?? "/", "http://localhost").pathname !== "/") {
-      notFound(res);
-      return;
+    // CometBFT's mux routes by path whatever the method: "/" is the JSON-RPC handler (an empty body gets the
+    // list of endpoints), any other path the URI form of the method it names. Nearly every request is a POST
+    // to "/" exactly: the URL parser (a few µs a request) only for the others.
+    if (req.url !== "/") {
+      const url = new URL(req.url ?? "/", "http://localhost");
+      if (url.pathname !== "/") {
+        await this.handleUri(url, req, res);
+        return;
+      }
     }
     let body: string;
     try {
       body = await readBody(req, this.options.maxBodyBytes ?? 1000000);
     } catch (error) {
+      // The read timeout answered already (connection-limits.ts) and closed the connection.
+      if (res.headersSent || res.destroyed) return;
       if (error instanceof BodyTooLargeError) {
         send(
           res,
