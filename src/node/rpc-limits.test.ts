@@ -52,9 +52,13 @@ test("rpc.max_open_connections = 2: a third connection is closed while two are h
   const held = [await open(port), await open(port)];
   for (const h of held) h.socket.write("GET /health HTTP/1.1\r\nHost: x\r\n");
   const third = await open(port);
-  // Refused: closed without a byte. (Without the limit it would only be closed by the 10 s read
-  // timeout, after a 408 answer.)
+  // Refused: closed without a byte while the two held ones are still open. (Without the limit it would only be
+  // closed by the 10 s read timeout, as the held ones are.)
   assert.equal(await third.closed, "");
+  assert.ok(
+    held.every((h) => h.socket.readyState === "open"),
+    "the third was refused, not timed out with the others",
+  );
   for (const h of held) h.socket.destroy();
   await Promise.all(held.map((h) => h.closed));
   const served = await pollUntil(async () => {
