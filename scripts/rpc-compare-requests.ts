@@ -275,6 +275,23 @@ export function buildRequests(facts: ChainFacts): CompareRequest[] {
       forms: ["post"],
     },
     { name: "POST empty batch", method: "", rawBody: "[]", forms: ["post"] },
+    { name: "POST batch of a number", method: "", rawBody: "[1]", forms: ["post"] },
+    {
+      name: "POST fractional id",
+      method: "",
+      rawBody: `{"jsonrpc":"2.0","id":1.5,"method":"health"}`,
+      forms: ["post"],
+    },
+    { name: "POST object id", method: "", rawBody: `{"jsonrpc":"2.0","id":{},"method":"health"}`, forms: ["post"] },
+    {
+      name: "POST params a string",
+      method: "",
+      rawBody: `{"jsonrpc":"2.0","id":5,"method":"block","params":"x"}`,
+      forms: ["post"],
+    },
+    { name: "POST too many positional params", method: "block", params: ["1", "2"], forms: ["post"] },
+    { name: "GET unknown extra param", method: "block", query: "height=1&foo=bar", forms: ["get"] },
+    { name: "POST body a string", method: "", rawBody: `"health"`, forms: ["post"] },
     {
       name: "POST params null",
       method: "",

@@ -38,7 +38,7 @@ const KNOWN: { request: RegExp; difference: RegExp; why: string }[] = [
   {
     // Go's and our own parsers word their failures differently; the code, message and HTTP status agree.
     request:
-      /bad data|bad height|hash not hex|POST not JSON|tx_search bad query|tx_search no query|ws subscribe (bad|no) query/,
+      /bad data|bad height|hash not hex|POST (not JSON|batch of a number|object id|body a string|params a string|too many positional params)|tx_search (bad|no) query|ws subscribe (bad|no) query/,
     difference: /^\$\.error\.data: text /,
     why: "parser error wording",
   },

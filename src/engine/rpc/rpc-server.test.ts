@@ -282,6 +282,15 @@ describe("consensus RPC over real sockets", () => {
     assert.deepEqual(Object.keys(parse.json), ["jsonrpc", "error"], "no id at all (id,omitempty), not id null");
     assert.equal(parse.json.error.code, -32700);
 
+    // What does not decode into requests is a parse error for the whole body (Go's json.Unmarshal fails).
+    for (const body of ["[1]", '"health"', '{"jsonrpc":"2.0","id":{},"method":"health"}', '[{"id":1},2]']) {
+      const unfit = await post(f, body);
+      assert.equal(unfit.status, 500, body);
+      assert.deepEqual(Object.keys(unfit.json), ["jsonrpc", "error"], body);
+      assert.equal(unfit.json.error.code, -32700, body);
+      assert.match(unfit.json.error.data, /^error unmarshaling request: /, body);
+    }
+
     const emptyBatch = await post(f, "[]");
     assert.deepEqual([emptyBatch.status, emptyBatch.json], [200, undefined], "an empty batch: 200 and no body");
 

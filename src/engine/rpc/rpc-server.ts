@@ -74,6 +74,22 @@ function errorResponse(id: JsonRpcId, error: RpcError): Json {
   return id === null ? { jsonrpc: "2.0", error: error.toJson() } : { jsonrpc: "2.0", id, error: error.toJson() };
 }
 
+/**
+ * Why `request` cannot be a JSON-RPC request (CometBFT's RPCRequest: an object whose id, when present, is a
+ * string or a number), as the parse error it is there; undefined when it can.
+ */
+function unfitRequest(request: unknown): RpcError | undefined {
+  const parseError = (reason: string) => new RpcError(RpcCode.parseError, `error unmarshaling request: ${reason}`);
+  if (typeof request !== "object" || request === null || Array.isArray(request)) {
+    return parseError("a request must be a JSON object");
+  }
+  const id = (request as { id?: unknown }).id;
+  if (id !== undefined && id !== null && typeof id !== "string" && typeof id !== "number") {
+    return parseError(`json-rpc ID ${JSON.stringify(id)} is of unknown type: expected a string or a number`);
+  }
+  return undefined;
+}
+
 /** Go's http.NotFound, which CometBFT's mux answers for a path that names no method. */
 function notFound(res: ServerResponse): void {
   res.writeHead(404, { "content-type": "text/plain; charset=utf-8", "x-content-type-options": "nosniff" });
@@ -199,6 +215,13 @@ export class RpcServer {
       );
       return;
     }
+    // A body that does not decode into requests (or a batch of them) is a parse error for the whole body, as
+    // Go's json.Unmarshal into CometBFT's request type fails: HTTP 500, no id.
+    const unfit = Array.isArray(parsed) ? parsed.map(unfitRequest).find((e) => e !== undefined) : unfitRequest(parsed);
+    if (unfit !== undefined) {
+      send(res, 500, errorResponse(null, unfit));
+      return;
+    }
     if (Array.isArray(parsed)) {
       const max = this.options.maxBatchSize ?? 10;
       if (max > 0 && parsed.length > max) {
@@ -228,18 +251,11 @@ export class RpcServer {
 
   /** One JSON-RPC request; undefined for a notification. */
   private async handleOne(request: unknown): Promise<Json | undefined> {
-    if (typeof request !== "object" || request === null || Array.isArray(request)) {
-      return errorResponse(null, new RpcError(RpcCode.invalidRequest, "a request must be a JSON object"));
-    }
+    const unfit = unfitRequest(request);
+    if (unfit !== undefined) return errorResponse(null, unfit);
     const r = request as { id?: unknown; method?: unknown; params?: unknown };
     if (r.id === undefined || r.id === null) return undefined;
-    if (typeof r.id !== "string" && typeof r.id !== "number") {
-      return errorResponse(
-        null,
-        new RpcError(RpcCode.invalidRequest, `invalid id ${JSON.stringify(r.id)}: expected a string or a number`),
-      );
-    }
-    const id = r.id;
+    const id = r.id as string | number;
     const name = typeof r.method === "string" ? r.method : "";
     const method = Object.hasOwn(RPC_METHODS, name) ? RPC_METHODS[name] : undefined;
     if (method === undefined) return errorResponse(id, new RpcError(RpcCode.methodNotFound, ""));
