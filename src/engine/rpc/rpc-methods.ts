@@ -337,7 +337,8 @@ export const RPC_METHODS: Record<string, RpcMethod> = {
   },
 
   header_by_hash: {
-    params: [{ name: "hash", type: "bytes" }],
+    // HexBytes in CometBFT's signature (hex in JSON-RPC), unlike block_by_hash's []byte (base64).
+    params: [{ name: "hash", type: "hexbytes" }],
     async handle(args, ctx) {
       const hash = args.hash as Uint8Array | undefined;
       const height = hash === undefined ? undefined : await ctx.engine.store.heightOfHash(hash);

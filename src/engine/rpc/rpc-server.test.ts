@@ -307,6 +307,13 @@ describe("consensus RPC over real sockets", () => {
     }
     assert.equal((await get(f, "/block?height=")).json.result.block.header.chain_id, "test-chain", "empty = absent");
 
+    // header_by_hash takes hex in JSON-RPC (HexBytes), block_by_hash base64 ([]byte).
+    const latestHeader = (await call(f, "header", { height: "1" })).result.header;
+    const one = (await call(f, "block", { height: "1" })).result.block_id.hash as string;
+    assert.deepEqual((await call(f, "header_by_hash", { hash: one })).result.header, latestHeader);
+    const byB64 = (await call(f, "block_by_hash", { hash: Buffer.from(one, "hex").toString("base64") })).result;
+    assert.equal(byB64.block.header.height, "1");
+
     const noHash = (await call(f, "tx")).error;
     assert.deepEqual(noHash, { code: -32603, message: "Internal error", data: "transaction hash cannot be empty" });
 
