@@ -288,6 +288,9 @@ async function simulateGas(
     memo: flags.note,
     timeoutHeight: flags.timeoutHeight,
     signers: [signer],
+    // The fee as the tx will carry it (as upstream's CLI simulates): its transfer costs gas too. With
+    // --gas-prices the gas is not known yet, so, as upstream, the simulated fee is zero.
+    fee: { amount: feeAmount(flags, 0n), payer: flags.feePayer ?? "" },
   });
   const result = await ctx.rpc.abciQuery("/app/simulate", txBytes);
   if (result.code !== 0) throw new CliError(`failed to simulate the tx to estimate its gas: ${result.log}`);

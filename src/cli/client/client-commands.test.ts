@@ -373,6 +373,31 @@ describe("transactions", () => {
     assert.ok(BigInt(response.gas_used) <= BigInt(estimate[1]));
   });
 
+  test("--gas auto with --fees simulates the tx with its fee: the default adjustment (1) is enough", async () => {
+    // Upstream's CLI simulates the tx it will send, fee included; without the fee the estimate misses the fee
+    // transfer's reads and writes and the tx runs out of gas in the block.
+    const run = await cli([
+      "tx",
+      "bank",
+      "send",
+      "alice",
+      chain.addresses.bob,
+      "2stake",
+      "--gas",
+      "auto",
+      "--fees",
+      "1000stake",
+      "-y",
+      "--wait",
+      "-o",
+      "json",
+    ]);
+    assert.equal(run.code, 0, run.stderr);
+    const response = JSON.parse(run.stdout);
+    assert.equal(response.code, 0, response.raw_log);
+    assert.ok(BigInt(response.gas_used) <= BigInt(response.gas_wanted));
+  });
+
   test("confirmation: the unsigned tx and the prompt on stderr; anything but y cancels, y sends", async () => {
     const bob = await balanceOf(chain.addresses.bob);
     const no = await cliFails(["tx", "bank", "send", "alice", chain.addresses.bob, "3stake"], { stdin: "n\n" });
