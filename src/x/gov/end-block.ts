@@ -94,7 +94,15 @@ export async function govEndBlocker(ctx: Context, keeper: GovKeeper): Promise<vo
     updated.finalTallyResult = outcome.tallyResult;
     keeper.setProposal(ctx, updated);
     ctx.logger.info(
-      { module: "x/gov", proposal: id.toString(), status: ProposalStatus[updated.status], results: log },
+      {
+        module: "x/gov",
+        proposal: id.toString(),
+        // Upstream logs the enum's name (PROPOSAL_STATUS_PASSED), the expedited flag and the title too.
+        status: `PROPOSAL_STATUS_${ProposalStatus[updated.status]}`,
+        expedited: updated.expedited,
+        title: updated.title,
+        results: log,
+      },
       "proposal tallied",
     );
     ctx.events.emit("active_proposal", { proposal_id: id.toString(), proposal_result: result, proposal_log: log });

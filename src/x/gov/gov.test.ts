@@ -430,6 +430,28 @@ describe("deposits", () => {
     assert.equal(line.total_deposit, "1000000stake");
   });
 
+  test("a tallied proposal's log line names the status as upstream's enum name, with expedited and title", async () => {
+    const { logger, lines } = captureLogger();
+    const chain = await createStakingTestChain({
+      accounts: [
+        { key: val1, stake: 100_000_000n },
+        { key: alice, stake: 100_000_000n },
+      ],
+      validators: [{ key: val1, selfDelegation: 10_000_000n }],
+      govParams: { voting_period: `${VOTING_PERIOD_MS / 1000}s`, expedited_voting_period: "5s" },
+      logger,
+    });
+    await chain.nextBlock();
+    const id = proposalIdOf(await submit(chain, alice, [await govParamsMsg(chain, {})], 10_000_000n, { title: "t1" }));
+    await chain.nextBlock(undefined, chain.timeMs() + VOTING_PERIOD_MS + 1000);
+    const line = lines.find((l) => l.msg === "proposal tallied") as Record<string, unknown> | undefined;
+    assert.ok(line, "the tally is logged");
+    assert.deepEqual(
+      [line.proposal, line.status, line.expedited, line.title, line.results],
+      [id.toString(), "PROPOSAL_STATUS_REJECTED", false, "t1", "rejected"],
+    );
+  });
+
   test("deposit errors: wrong denom, inactive proposal, unknown proposal, empty amount", async () => {
     const chain = await newChain({ burn_vote_veto: true });
     const wrong = await submit(chain, alice, [await govParamsMsg(chain, {})], "1000000atom");
