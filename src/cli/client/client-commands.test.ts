@@ -469,8 +469,13 @@ describe("transactions", () => {
     const broadcast = await cliJson<{ code: number; height: string }>(["tx", "broadcast", signedFile, "--wait"]);
     assert.equal(broadcast.code, 0);
     assert.equal(await balanceOf(chain.addresses.alice), alice + 7n);
-    const replay = await cliFails(["tx", "broadcast", signedFile]);
-    assert.match(replay.stderr, /incorrect account sequence|tx already exists in cache/);
+    // The mempool's cache refuses the same bytes again: as upstream's CheckCometError, that is a TxResponse with
+    // sdk code 19 (printed, then the failure on stderr), not a bare transport error.
+    const replay = await cliFails(["tx", "broadcast", signedFile, "-o", "json"]);
+    assert.match(replay.stderr, /tx already exists in cache/);
+    const refused = JSON.parse(replay.stdout);
+    assert.deepEqual([refused.code, refused.codespace, refused.height], [19, "sdk", "0"]);
+    assert.match(refused.txhash, /^[0-9A-F]{64}$/);
 
     await writeFile(join(home, "bad.json"), "{ nope");
     const bad = await cliFails(["tx", "broadcast", join(home, "bad.json")]);
