@@ -108,6 +108,43 @@ test("the tarball holds compiled JavaScript with its types, every export and bin
   );
 });
 
+/** Values the docs tell a chain developer to import (BUILD-A-CHAIN.md, src/x/upgrade/README.md, AppModule's TSDoc). */
+const DOCUMENTED: Record<string, string[]> = {
+  "chaind/runtime": ["defineChain", "withMigrations", "buildChainApp", "useChain"],
+  "chaind/app": ["ModuleManager", "createApp", "HaltError"],
+  "chaind/x/upgrade": [
+    "installUpgrades",
+    "UpgradeKeeper",
+    "createUpgradeModule",
+    "upgradeStoreLoader",
+    "UPGRADE_EXIT_CODES",
+    "UpgradeHaltError",
+  ],
+  "chaind/store": ["openMultiStore", "readCommittedStoreNames"],
+  "chaind/cli": ["runCli", "lazyChain"],
+  "chaind/node": ["startNode", "initNode", "prepareDevHome", "dryRunUpgrade"],
+  "chaind/testing": [
+    "startTestNode",
+    "spawnChainBinary",
+    "scheduleUpgradeByVote",
+    "broadcastAndWait",
+    "prepareTestChainHome",
+    "testKey",
+    "signTx",
+  ],
+};
+
+test("every name the docs import is exported by the installed package", async () => {
+  const script = `const wanted = ${JSON.stringify(DOCUMENTED)}; const missing = [];
+    for (const [entry, names] of Object.entries(wanted)) {
+      const module = await import(entry);
+      for (const name of names) if (!(name in module)) missing.push(entry + " " + name);
+    }
+    console.log(JSON.stringify(missing));`;
+  const { stdout } = await run(process.execPath, ["--input-type=module", "-e", script], { cwd: app });
+  assert.deepEqual(JSON.parse(stdout), []);
+});
+
 test("the developer's chain type-checks against the package's shipped types", async () => {
   const tsc = join(PROJECT, "node_modules", "typescript", "bin", "tsc");
   const result = await run(process.execPath, [tsc, "--noEmit", "-p", app], { cwd: app }).catch(
