@@ -181,7 +181,7 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
   /** Versions a reader (a snapshot export) holds: pruning never moves the earliest version past them. */
   private readonly holds = new Map<number, number>();
   /** Store ids whose latest tree pages opening had to rebuild (a crash between a commit's two writes). */
-  pagesRebuiltAtOpen: number[] = [];
+  pagesRebuiltAtOpen: readonly number[] = [];
   /** The last commit's tree pages while their write is pending or failed. */
   private pendingPages: PendingPages | undefined;
   /** The last page write started (never rejects). */
