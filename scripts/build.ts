@@ -1,8 +1,8 @@
 // Compiles the TypeScript sources to dist/ with tsc, copies the generated protobuf-es JavaScript (src/gen holds
 // .js + .d.ts pairs, which tsc does not emit) beside it, and writes dist/package.json: the package's `exports`
 // pointed at the compiled .js, so `chaind/...` imports inside dist/ (chain/cmd/chaind.js → chaind/cli) resolve to
-// dist/ and not to the .ts sources the checkout's package.json names (scripts/dist-manifest.ts). The testing kit is
-// not built.
+// dist/ and not to the .ts sources the checkout's package.json names (scripts/dist-manifest.ts). dist/ is the package
+// a chain developer installs (`npm pack ./dist`), with the .d.ts of every file and the testing kit.
 import { execFileSync } from "node:child_process";
 import { cpSync, rmSync } from "node:fs";
 import { dirname, join } from "node:path";

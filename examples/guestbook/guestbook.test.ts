@@ -8,7 +8,10 @@ import assert from "node:assert/strict";
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
+import { create } from "@bufbuild/protobuf";
 import { homePaths, loadGenesis, saveGenesis, setTomlValues } from "chaind/config";
+import { MsgSoftwareUpgradeSchema } from "chaind/gen/chain/upgrade/v1beta1/tx_pb.js";
+import { PlanSchema } from "chaind/gen/chain/upgrade/v1beta1/upgrade_pb.js";
 import { type DevHome, prepareDevHome } from "chaind/node";
 import { useChain } from "chaind/runtime";
 import { openMultiStore, readCommittedStoreNames } from "chaind/store";
@@ -18,13 +21,15 @@ import {
   killAllStarted,
   LOOPBACK_PORT_FLAGS,
   latestHeight,
+  packAny,
   scheduleUpgradeByVote,
   spawnChainBinary,
+  startTestNode,
   tempDir,
   waitForHeight,
 } from "chaind/testing";
-import { UPGRADE_EXIT_CODES } from "chaind/x/upgrade";
-import { guestbookChain } from "./app.ts";
+import { defaultUpgradeAuthority, UPGRADE_EXIT_CODES } from "chaind/x/upgrade";
+import { guestbookChain, v1, v2 } from "./app.ts";
 
 const GUESTBOOKD: ChainBinary = {
   node: process.execPath,
@@ -172,4 +177,37 @@ test("the guestbook chain starts as v1, upgrades to v2 by governance (store rena
       ["v2", "v2", upgradeHeight.toString()],
     ],
   );
+});
+
+// The same upgrade in the test process (docs/BUILD-A-CHAIN.md, "6. Test it"): the releases exactly as the binary runs
+// them — v2 naming v1 in `upgradesFrom` — block by block with startTestNode, restarted as v2 after the halt.
+test("in process, with the testing kit: v1 halts at the plan, restarted as v2 it applies the upgrade", async () => {
+  const home = join(dir.path, "test-node");
+  let node = await startTestNode({ home, release: v1 });
+  await node.nextBlock();
+  const upgradeHeight = 10n;
+  const plan = create(PlanSchema, { name: "v2", height: upgradeHeight });
+  await node.passProposal([
+    packAny(MsgSoftwareUpgradeSchema, create(MsgSoftwareUpgradeSchema, { authority: defaultUpgradeAuthority(), plan })),
+  ]);
+  let halt: (Error & { exitCode?: number }) | undefined;
+  while (halt === undefined && node.app.lastBlockHeight() < upgradeHeight) {
+    await node.nextBlock().catch((err: Error) => {
+      halt = err;
+    });
+  }
+  assert.equal(halt?.exitCode, UPGRADE_EXIT_CODES.needed, String(halt));
+  assert.match(halt.message, new RegExp(`^UPGRADE "v2" NEEDED at height: ${upgradeHeight}: `));
+  await node.close();
+
+  node = await startTestNode({ home, release: v2 });
+  try {
+    assert.ok(node.storeLoaderInstalled, "upgrade-info.json names v2 at the next height: the rename is installed");
+    await node.nextBlock();
+    const ctx = await node.query();
+    assert.equal(await node.keeper.getDoneHeight(ctx, "v2"), upgradeHeight);
+    assert.equal((await node.keeper.getModuleVersionMap(ctx)).get("guestbook"), 2n);
+  } finally {
+    await node.close();
+  }
 });

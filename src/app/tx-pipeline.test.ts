@@ -243,6 +243,13 @@ describe("tx pipeline", () => {
     assert.equal(r.log, "no signatures supplied");
   });
 
+  it("rejects any extension option with upstream's bare text (sdk 31 'unknown extension options')", async () => {
+    const t = await setup();
+    const r = await checkTx(t, aliceTx(t, { extensionOptions: [send(1n)] }));
+    assert.equal(r.code, 31);
+    assert.equal(r.log, "unknown extension options");
+  });
+
   it("applies memo, timeout-height, fee-payer and pubkey checks with upstream's texts", async () => {
     const t = await setup();
     const memo = await checkTx(t, aliceTx(t, { memo: "x".repeat(257) }));

@@ -12,8 +12,12 @@ import { file_chain_crypto_ed25519_keys } from "../gen/chain/crypto/ed25519/keys
 import { file_chain_crypto_multisig_keys } from "../gen/chain/crypto/multisig/keys_pb.js";
 import { file_chain_crypto_secp256k1_keys } from "../gen/chain/crypto/secp256k1/keys_pb.js";
 import { file_chain_tx_v1beta1_tx } from "../gen/chain/tx/v1beta1/tx_pb.js";
+import { cosmosPubKeyAliasFiles } from "./pubkey-aliases.ts";
 
-/** Files every app registers: tx envelope, keys, accounts and the well-known types. */
+/**
+ * Files every app registers: tx envelope, keys (with the `/cosmos.crypto.*.PubKey` aliases signer infos may carry),
+ * accounts and the well-known types.
+ */
 export const BASE_TYPE_FILES: readonly DescFile[] = [
   file_google_protobuf_any,
   file_google_protobuf_timestamp,
@@ -23,6 +27,7 @@ export const BASE_TYPE_FILES: readonly DescFile[] = [
   file_chain_crypto_ed25519_keys,
   file_chain_crypto_multisig_keys,
   file_chain_auth_v1beta1_auth,
+  ...cosmosPubKeyAliasFiles(),
 ];
 
 /** A registry of the given files (with all their dependencies) and messages. */

@@ -3,6 +3,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { Command } from "commander";
+import { defineChain, STANDARD_CHAIN, useChain } from "../runtime/index.ts";
 import { rootCommand } from "./root.ts";
 
 function* walk(command: Command, path: string[] = []): Generator<[string, Command]> {
@@ -41,4 +42,14 @@ test("tx commands offer the Cosmos SDK v0.50 flags", async () => {
     }
   }
   assert.equal(checked, 6);
+});
+
+test("the help names the chain's own binary, not chaind", async (t) => {
+  useChain(defineChain({ name: "mychaind", releases: [{ name: "v1", version: "1.0.0" }] }));
+  t.after(() => useChain(STANDARD_CHAIN));
+  const sink = { write: () => true };
+  const root = await rootCommand({ stdout: sink, stderr: sink });
+  assert.match(root.helpInformation(), /^Usage: mychaind \[options\] \[command\]/);
+  const start = root.commands.find((command) => command.name() === "start");
+  assert.match(start?.helpInformation() ?? "", /^Usage: mychaind start \[options\]/);
 });

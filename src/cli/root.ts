@@ -3,6 +3,7 @@
 // runs (src/cli/main.ts); `rootCommand` loads the whole tree, for tests and tools that walk it.
 import { Command, Option } from "commander";
 import { defaultHome } from "../config/home.ts";
+import { currentChainManifest } from "../runtime/current-chain.ts";
 
 import { CHAIND_COMMANDS } from "./command-list.ts";
 import type { CliIo } from "./io.ts";
@@ -10,10 +11,14 @@ import type { CliIo } from "./io.ts";
 export type { CliIo } from "./io.ts";
 export { ROOT_OPTION_SHAPE } from "./root-options.ts";
 
-/** The root `chaind` command with its global flags and no subcommands. */
+/**
+ * The root command with its global flags and no subcommands, named after the chain this process serves (`chaind`,
+ * or a chain developer's `mychaind`: its help says `Usage: mychaind …`).
+ */
 export function rootProgram(io: CliIo = { stdout: process.stdout, stderr: process.stderr }): Command {
-  return new Command("chaind")
-    .description("chaind: a Cosmos-SDK-shaped chain node and client whose heart is the software-upgrade module")
+  const name = currentChainManifest().name;
+  return new Command(name)
+    .description(`${name}: a Cosmos-SDK-shaped chain node and client whose heart is the software-upgrade module`)
     .option("--home <dir>", "directory for config and data", defaultHome())
     .addOption(
       new Option("--log_level <level>", "log level")

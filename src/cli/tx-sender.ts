@@ -18,11 +18,12 @@ import { KeyringError, type KeyringSigner } from "../client/keyring/index.ts";
 import { grpcQuery } from "../client/rpc/grpc-query.ts";
 import { RpcError } from "../client/rpc/rpc-client.ts";
 import { subscribeTxInclusion } from "../client/rpc/tx-subscription.ts";
-import { type CoinParameters, makeSimulationTxBytes, signTx } from "../client/tx/index.ts";
+import { type CoinParameters, makeSimulationTxBytes, signTx, txHash } from "../client/tx/index.ts";
 import { BaseAccountSchema, ModuleAccountSchema } from "../gen/chain/auth/v1beta1/auth_pb.js";
 import { Query as AuthQuery } from "../gen/chain/auth/v1beta1/query_pb.js";
 import { type TxResponse, TxResponseSchema } from "../gen/chain/base/abci/v1beta1/abci_pb.js";
 import { TxSchema } from "../gen/chain/tx/v1beta1/tx_pb.js";
+import { mempoolRefusal } from "../node/tx-response.ts";
 import type { ClientContext } from "./client/context.ts";
 import type { TxFlags } from "./client/flags.ts";
 import { formatValue, messageJson } from "./client/output.ts";
@@ -109,8 +110,19 @@ export async function runTx(ctx: ClientContext, flags: TxFlags, messages: Any[])
  * with the TxResponse JSON; a failed tx is printed and thrown as CliError.
  */
 export async function broadcastTxBytes(ctx: ClientContext, flags: TxFlags, txBytes: Uint8Array): Promise<JsonValue> {
-  const result =
-    flags.broadcastMode === "async" ? await ctx.rpc.broadcastTxAsync(txBytes) : await ctx.rpc.broadcastTxSync(txBytes);
+  let result: Awaited<ReturnType<ClientContext["rpc"]["broadcastTxSync"]>>;
+  try {
+    result =
+      flags.broadcastMode === "async"
+        ? await ctx.rpc.broadcastTxAsync(txBytes)
+        : await ctx.rpc.broadcastTxSync(txBytes);
+  } catch (err) {
+    // Upstream's CheckCometError: a refusal by the node's mempool (already in its cache, full, too large) is a
+    // TxResponse with the sdk code for it (19, 20, 21), printed like any failed tx; other errors stay errors.
+    const refusal = err instanceof RpcError ? mempoolRefusal(txHash(txBytes), err.message) : undefined;
+    if (refusal === undefined) throw err;
+    failTx(ctx, create(TxResponseSchema, refusal));
+  }
   let response = txResponseFromBroadcast(result);
   if (response.code === 0 && flags.wait) response = await waitForTx(ctx, response.txhash, flags.waitTimeoutMs);
   if (response.code !== 0) failTx(ctx, response);
@@ -288,6 +300,9 @@ async function simulateGas(
     memo: flags.note,
     timeoutHeight: flags.timeoutHeight,
     signers: [signer],
+    // The fee as the tx will carry it (as upstream's CLI simulates): its transfer costs gas too. With
+    // --gas-prices the gas is not known yet, so, as upstream, the simulated fee is zero.
+    fee: { amount: feeAmount(flags, 0n), payer: flags.feePayer ?? "" },
   });
   const result = await ctx.rpc.abciQuery("/app/simulate", txBytes);
   if (result.code !== 0) throw new CliError(`failed to simulate the tx to estimate its gas: ${result.log}`);

@@ -1,9 +1,11 @@
 // The gateway's JSON (as Cosmos SDK v0.50's gateway prints it) and the body reader with Cosmos Any type URLs.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { create, createRegistry, toBinary } from "@bufbuild/protobuf";
+import { create, createRegistry, type JsonValue, toBinary } from "@bufbuild/protobuf";
 import { anyPack, timestampFromMs } from "@bufbuild/protobuf/wkt";
 import fc from "fast-check";
+import { fromProtoJson, toProtoJson } from "../app/proto-json.ts";
+import { buildTypeRegistry } from "../app/type-registry.ts";
 import { BaseAccountSchema, file_chain_auth_v1beta1_auth } from "../gen/chain/auth/v1beta1/auth_pb.js";
 import { QueryAccountResponseSchema } from "../gen/chain/auth/v1beta1/query_pb.js";
 import { QueryAllBalancesResponseSchema } from "../gen/chain/bank/v1beta1/query_pb.js";
@@ -141,4 +143,39 @@ test("any string survives printing (no escaping surprises)", () => {
       return JSON.parse(gatewayJsonString(TxSchema, tx, registry)).body.memo === memo;
     }),
   );
+});
+
+test("a tx signed under the /cosmos.crypto.secp256k1.PubKey alias prints and reads back to the same bytes", () => {
+  // The node accepts the alias stock signers (CosmJS) write; GetTx, GetTxsEvent, `query tx` and `tx decode` print the
+  // stored tx, and `tx broadcast` reads that JSON back: the alias must survive both ways, byte for byte.
+  const appRegistry = buildTypeRegistry([file_chain_bank_v1beta1_tx]);
+  const key = new Uint8Array(33).fill(2);
+  const send = create(MsgSendSchema, {
+    fromAddress: "chain1a",
+    toAddress: "chain1b",
+    amount: [{ denom: "stake", amount: "5" }],
+  });
+  const tx = create(TxSchema, {
+    body: { messages: [{ typeUrl: "/chain.bank.v1beta1.MsgSend", value: toBinary(MsgSendSchema, send) }] },
+    authInfo: {
+      signerInfos: [
+        {
+          publicKey: {
+            typeUrl: "/cosmos.crypto.secp256k1.PubKey",
+            value: toBinary(PubKeySchema, create(PubKeySchema, { key })),
+          },
+          sequence: 3n,
+        },
+      ],
+    },
+  });
+  const json = gatewayJson(TxSchema, tx, appRegistry) as { auth_info: { signer_infos: { public_key: unknown }[] } };
+  assert.deepEqual(json.auth_info.signer_infos[0].public_key, {
+    "@type": "/cosmos.crypto.secp256k1.PubKey",
+    key: Buffer.from(key).toString("base64"),
+  });
+  const again = messageFromGatewayJson<typeof tx>(TxSchema, json as JsonValue, appRegistry);
+  assert.deepEqual(toBinary(TxSchema, again), toBinary(TxSchema, tx));
+  const viaProtoJson = fromProtoJson(TxSchema, toProtoJson(TxSchema, tx, appRegistry), appRegistry);
+  assert.deepEqual(toBinary(TxSchema, viaProtoJson), toBinary(TxSchema, tx));
 });

@@ -179,14 +179,14 @@ describe("errors", () => {
   test("a known path with another method is 405 code 12 with Allow", async () => {
     const post = await gw.app.inject({ method: "POST", url: "/chain/upgrade/v1beta1/current_plan", payload: "{}" });
     assert.equal(post.statusCode, 405);
-    assert.equal(post.headers.allow, "GET");
+    assert.equal(post.headers.allow, "GET, HEAD");
     assert.equal(errorBody(post).code, 12);
     const getSimulate = await get("/chain/tx/v1beta1/simulate");
     assert.equal(getSimulate.statusCode, 405);
     assert.equal(getSimulate.headers.allow, "POST");
     const del = await gw.app.inject({ method: "DELETE", url: "/chain/tx/v1beta1/txs" });
     assert.equal(del.statusCode, 405);
-    assert.equal(del.headers.allow, "GET, POST");
+    assert.equal(del.headers.allow, "GET, HEAD, POST");
   });
 
   test("a body over rpc-max-body-bytes is 413 code 8", async () => {

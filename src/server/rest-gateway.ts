@@ -180,10 +180,14 @@ async function serveSwagger(
   swaggerJson: string,
 ): Promise<FastifyReply> {
   if (request.method !== "GET" && request.method !== "HEAD") {
-    reply.header("allow", "GET");
-    throw new RequestError(GrpcCode.Unimplemented, `method ${request.method} is not allowed on ${path}; allowed: GET`, {
-      httpStatus: 405,
-    });
+    reply.header("allow", "GET, HEAD");
+    throw new RequestError(
+      GrpcCode.Unimplemented,
+      `method ${request.method} is not allowed on ${path}; allowed: GET, HEAD`,
+      {
+        httpStatus: 405,
+      },
+    );
   }
   const name = path.slice("/swagger/".length);
   if (

@@ -4,7 +4,7 @@
 // same shape and method (auth's `bech32/{address_bytes}` and `bech32/{address_string}`) resolve to
 // the first registered, and the other is reported as shadowed. A path that matches only under other
 // methods gives those methods, for a 405 with `Allow`.
-import { type HttpBinding, type HttpMethod, httpBindings } from "./http-rules.ts";
+import { type HttpBinding, httpBindings } from "./http-rules.ts";
 import type { ServedRoute } from "./served-routes.ts";
 
 /** One REST route: a served route under one of its bindings. */
@@ -18,7 +18,7 @@ export interface RestRoute {
 /** The outcome of matching a request. */
 export type RouteMatch =
   | { kind: "found"; rest: RestRoute; params: Map<string, string> }
-  | { kind: "wrong-method"; allow: HttpMethod[] }
+  | { kind: "wrong-method"; allow: string[] }
   | { kind: "none" };
 
 interface TrieNode {
@@ -88,14 +88,17 @@ export class RestRouter {
     if (found !== undefined) return { kind: "found", rest: found, params: paramsOf(found.binding, segments) };
     const candidates: RestRoute[][] = [];
     collect(this.root, segments, 0, candidates);
-    const allow = new Set<HttpMethod>();
+    const allow = new Set<string>();
     for (const group of candidates) {
       for (const rest of group) {
         if (rest.binding.method === wanted) return { kind: "found", rest, params: paramsOf(rest.binding, segments) };
         allow.add(rest.binding.method);
       }
     }
-    return allow.size === 0 ? { kind: "none" } : { kind: "wrong-method", allow: [...allow].sort() };
+    if (allow.size === 0) return { kind: "none" };
+    // A GET route answers HEAD too (above), so Allow names it (RFC 9110 §10.2.1: every method the resource supports).
+    if (allow.has("GET")) allow.add("HEAD");
+    return { kind: "wrong-method", allow: [...allow].sort() };
   }
 }
 

@@ -281,6 +281,38 @@ export function persistTree(
   return { nodes, root };
 }
 
+/**
+ * Hashes the new nodes of `root` bottom-up and counts them. persistTree numbers the same nodes
+ * children first, so the root's seq will be the count − 1: the commit info can name the root before
+ * the nodes are numbered and their pages encoded (which a commit does while its first batch is written).
+ */
+export function hashNewNodes(root: TreeNode | undefined): number {
+  let count = 0;
+  const visit = (node: InnerNode): void => {
+    const left = node.left;
+    const right = node.right;
+    if (left.kind === 1 && left.ref < 0) visit(left);
+    if (right.kind === 1 && right.ref < 0) visit(right);
+    count++;
+    // The children are hashed by now: this hashes the node itself only.
+    hashOf(node);
+  };
+  if (root !== undefined && root.kind === 1 && root.ref < 0) visit(root);
+  if (count > MAX_NODES_PER_VERSION) {
+    throw new Error(`one store changed too many tree nodes in one version (limit ${MAX_NODES_PER_VERSION})`);
+  }
+  return count;
+}
+
+/**
+ * The root as the commit info records it: a root new in `version` as the stub persistTree will make
+ * of it (seq `newNodes − 1`), any other as it is.
+ */
+export function committedRoot(root: TreeNode | undefined, version: number, newNodes: number): TreeNode | undefined {
+  if (root === undefined || root.kind !== 1 || root.ref >= 0) return root;
+  return { kind: 2, ref: packRef(version, newNodes - 1), hash: hashOf(root), height: root.height, size: root.size };
+}
+
 /** The root hash of a tree (sha256 of nothing for an empty tree, as IAVL). */
 export function rootHash(root: TreeNode | undefined, emptyHash: Uint8Array): Uint8Array {
   return root === undefined ? emptyHash : digestBytes(hashOf(root));

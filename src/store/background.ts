@@ -30,6 +30,11 @@ export interface BackgroundHost {
   /** Store ids whose rows are still to be reclaimed. */
   reclaimList(): number[];
   setReclaimList(sids: number[]): void;
+  /**
+   * The latest version's tree pages are not on disk yet (their write failed). Nothing is deleted then:
+   * rebuilding those pages after a crash needs the previous version's tree, which pruning may free.
+   */
+  pagesPending(): boolean;
 }
 
 const RECLAIM_TABLES = [TABLE.latest, TABLE.deleted, TABLE.history, TABLE.node, TABLE.pageDead];
@@ -53,11 +58,31 @@ export class BackgroundWork {
     this.host = host;
   }
 
-  /** Runs `fn` when no other exclusive step (commit or batch) is running. */
-  exclusive<T>(fn: () => Promise<T>): Promise<T> {
-    const result = this.tail.then(() => fn());
-    this.tail = result.catch(() => undefined);
+  /**
+   * Runs `fn` when no other exclusive step (commit or batch) is running. `fn` may hand `after` a
+   * write it started and does not wait for (a commit's tree pages): the next exclusive step then
+   * waits for that write too, though `fn`'s caller does not.
+   */
+  exclusive<T>(fn: (after: (trailing: Promise<unknown>) => void) => Promise<T>): Promise<T> {
+    let trailing: Promise<unknown> | undefined;
+    const result = this.tail.then(() =>
+      fn((p) => {
+        trailing = p;
+      }),
+    );
+    // `trailing` is read once `fn` has settled, so a step queued while `fn` ran still waits for it.
+    this.tail = result
+      .then(
+        () => trailing,
+        () => trailing,
+      )
+      .catch(() => undefined);
     return result;
+  }
+
+  /** Waits for every exclusive step queued so far, and what they left trailing. */
+  async settled(): Promise<void> {
+    await this.tail;
   }
 
   /** Starts work left over from a previous run (an interrupted prune or reclamation). */
@@ -72,6 +97,7 @@ export class BackgroundWork {
   }
 
   private hasWork(): boolean {
+    if (this.host.pagesPending()) return false;
     return !this.pruneIdle || this.host.reclaimList().length > 0;
   }
 
@@ -116,7 +142,7 @@ export class BackgroundWork {
 
   /** One bounded batch. Returns false when there was nothing to do. */
   private async step(): Promise<boolean> {
-    if (this.stopped) return false;
+    if (this.stopped || this.host.pagesPending()) return false;
     if (this.host.reclaimList().length > 0) return this.reclaimStep();
     if (!this.pruneIdle) {
       if (await this.pruneStep()) return true;

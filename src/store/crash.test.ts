@@ -10,11 +10,13 @@ import { fileURLToPath } from "node:url";
 import { toHex } from "./bytes.ts";
 import { CRASH_PRUNING, CRASH_STORES, crashWorkload } from "./crash-workload.ts";
 import { type MultiStore, openMultiStore } from "./multistore.ts";
+import { verifyStoreProof } from "./proofs.ts";
 import { tempDir } from "./test-support.ts";
 import type { ReadableKVStore } from "./types.ts";
 
 const child = fileURLToPath(new URL("./test-child.ts", import.meta.url));
 const KILLS = 24;
+const encoder = new TextEncoder();
 
 /**
  * Follows the writer's output: resolves once it has committed a version above `above` (it prints
@@ -59,14 +61,20 @@ async function sameState(actual: MultiStore, replica: MultiStore, version: bigin
   for (const name of CRASH_STORES) {
     assert.deepEqual(await dump(a.store(name)), await dump(r.store(name)), `store ${name} at ${version}`);
   }
+  // The trees too (a fresh process reads their nodes from the pages): proofs of present and absent keys.
+  for (const key of ["acct-0000", "acct-0321", "acct-0599", `temp-${version}`, "absent"]) {
+    const proof = await actual.prove("bank", encoder.encode(key), version);
+    assert.ok(verifyStoreProof(proof, a.appHash as Uint8Array), `proof of ${key} at ${version}`);
+  }
 }
 
 describe("crash safety", () => {
-  test(`SIGKILL during commits ${KILLS} times: every restart is at a whole version`, async () => {
+  test(`SIGKILL during commits ${KILLS} times: every restart is at a whole version`, async (t) => {
     const dir = await tempDir("chaind-crash-");
     const replica = await openMultiStore({ backend: "memory", storeNames: CRASH_STORES, pruning: CRASH_PRUNING });
     let last = 0n;
     let advanced = 0;
+    let rebuilt = 0;
     try {
       for (let kill = 0; kill < KILLS; kill++) {
         const writer = spawn(process.execPath, [child, "writer", dir.path], { stdio: ["ignore", "pipe", "inherit"] });
@@ -80,6 +88,7 @@ describe("crash safety", () => {
         const store = await openMultiStore({ path: dir.path, storeNames: CRASH_STORES, pruning: CRASH_PRUNING });
         try {
           const { version } = store.lastCommit();
+          if (store.pagesRebuiltAtOpen.length > 0) rebuilt++;
           assert.ok(version >= last, `version went back from ${last} to ${version}`);
           // A commit the writer reported was synced before it said so: it survives the kill.
           assert.ok(
@@ -114,6 +123,8 @@ describe("crash safety", () => {
       }
       // Every round waited for a commit above the last version, so every round advanced.
       assert.equal(advanced, KILLS, `the writer made progress between kills (${advanced} of ${KILLS})`);
+      // How many kills landed between a commit's two writes (random; the writer's page write is slowed).
+      t.diagnostic(`${rebuilt} of ${KILLS} restarts rebuilt the latest version's tree pages`);
     } finally {
       await replica.close();
       await dir.remove();

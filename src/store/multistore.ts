@@ -1,7 +1,7 @@
 // The versioned multistore: named module stores over one KV backend, with per-version
 // commitments, historical reads, proofs, pruning and store upgrades. README.md explains the design.
 import { existsSync } from "node:fs";
-import { type PersistedTree, persistTree, rootHash, TreeWriter } from "./avl-tree.ts";
+import { committedRoot, hashNewNodes, type PersistedTree, persistTree, rootHash, TreeWriter } from "./avl-tree.ts";
 import { BackgroundWork } from "./background.ts";
 import { Branch, type BranchOwner } from "./branch.ts";
 import { fromUtf8, utf8 } from "./bytes.ts";
@@ -24,6 +24,7 @@ import { type KVBackend, type KVBatch, openLevelBackend, openMemoryBackend } fro
 import { LeafHasher } from "./leaf-hasher.ts";
 import { appHash, appHashItems, merklePath } from "./merkle.ts";
 import { NodeStore } from "./node-store.ts";
+import { repairLatestPages } from "./page-repair.ts";
 import { proveMultistore } from "./proofs.ts";
 import { earliestAfterCommit, type ResolvedPruning, resolvePruning } from "./pruning.ts";
 import { ReadOnlyStore } from "./read-only-store.ts";
@@ -41,7 +42,7 @@ import {
   type StoreCommit,
   type StoreRegistry,
 } from "./records.ts";
-import { encodePageView, type LeafNode, PAGE_NODES, type TreeNode } from "./tree-node.ts";
+import { encodePageView, type InnerNode, type LeafNode, PAGE_NODES, type TreeNode } from "./tree-node.ts";
 import type {
   BranchMultiStore,
   CommitInfo,
@@ -117,8 +118,28 @@ interface StagedStore {
   /** The changelog of `changes` (pruning's record), filled at stage with the rows. */
   changelog: ChangelogWriter;
   orphans: number[];
+  /** New inner nodes (hashNewNodes): the root's seq is this − 1. */
+  newNodes: number;
   /** The tree's persisted form, made by the first commit attempt (persistTree works in place). */
   persisted?: PersistedTree;
+}
+
+/** One store's part of a commit once its nodes are numbered. */
+interface PersistedStore {
+  sid: number;
+  root: TreeNode | undefined;
+  nodes: InnerNode[];
+  orphans: number[];
+}
+
+/** A committed version whose tree pages are not durable yet. */
+interface PendingPages {
+  version: number;
+  /** The stores with new nodes (pinned in the node store until written). */
+  stores: PersistedStore[];
+  /** Encoded at commit; gone once a write was tried (a retry encodes again from the nodes). */
+  batch: KVBatch | undefined;
+  error?: unknown;
 }
 
 interface Staged {
@@ -159,6 +180,12 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
   private readonly leafHasher: LeafHasher;
   /** Versions a reader (a snapshot export) holds: pruning never moves the earliest version past them. */
   private readonly holds = new Map<number, number>();
+  /** Store ids whose latest tree pages opening had to rebuild (a crash between a commit's two writes). */
+  pagesRebuiltAtOpen: readonly number[] = [];
+  /** The last commit's tree pages while their write is pending or failed. */
+  private pendingPages: PendingPages | undefined;
+  /** The last page write started (never rejects). */
+  private pagesWrite: Promise<void> = Promise.resolve();
 
   private constructor(
     backend: KVBackend,
@@ -182,6 +209,7 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
       setReclaimList: (sids) => {
         this.reclaim = sids;
       },
+      pagesPending: () => this.pendingPages !== undefined,
     });
   }
 
@@ -211,6 +239,10 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
     try {
       const state = await readState(backend);
       const store = new MultiStore(backend, options, state);
+      // A crash between a commit's two writes leaves the latest version without its tree pages.
+      if (!state.fresh) {
+        store.pagesRebuiltAtOpen = await repairLatestPages(backend, store.nodes, state.record, store.sync);
+      }
       const upgrades =
         typeof options.upgrades === "function" ? options.upgrades(BigInt(state.latest)) : options.upgrades;
       store.mount(options.storeNames, upgrades, state.fresh);
@@ -330,7 +362,15 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
     } finally {
       this.leafHasher.finish();
     }
-    for (const s of stores) s.rootHash = rootHash(s.root, EMPTY_HASH);
+    try {
+      for (const s of stores) {
+        s.newNodes = hashNewNodes(s.root);
+        s.rootHash = rootHash(s.root, EMPTY_HASH);
+      }
+    } catch (err) {
+      void batch.close();
+      throw err;
+    }
     const hash = appHash(stores.map((s) => ({ name: s.name, root: s.rootHash })));
     this.staged = { version, appHash: hash, stores, batch };
     return { version: BigInt(version), appHash: hash };
@@ -389,32 +429,38 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
       changes,
       changelog,
       orphans: tree.orphans,
+      newNodes: 0, // set by stage() with the hashes
     };
   }
 
   async commit(): Promise<CommitInfo> {
     this.assertOpen();
-    const result = await this.background.exclusive(() => this.writeStaged());
+    const result = await this.background.exclusive((after) => this.writeStaged(after));
     this.background.kick();
     return result;
   }
 
-  private async writeStaged(): Promise<CommitInfo> {
+  /**
+   * Writes the staged version in two batches. The first (synced) holds everything a restart and a
+   * read need but the version's tree pages: rows, changelog, commit info, metadata. It is started
+   * first, and while the disk works this thread numbers the new nodes and encodes their pages into
+   * the second, written once the first is done. The commit resolves then; the pages are handed to
+   * `after`, so the next exclusive step (commit, pruning, reclamation, close) waits for them, and
+   * the version's nodes stay pinned in memory until they are durable. A crash between the two
+   * writes leaves the latest version without pages; opening rebuilds them (page-repair.ts).
+   */
+  private async writeStaged(after: (trailing: Promise<unknown>) => void): Promise<CommitInfo> {
     this.assertOpen();
     const staged = this.staged;
     if (staged === undefined) throw new StoreUsageError("nothing is staged; call stage() before commit()");
     const v = staged.version;
+    // This version's tree refers to the previous one's pages: they must be on disk before it is.
+    await this.retryPendingPages(`failed to write version ${v} to the state store`);
     // The batch stage filled, once: a failed write may have consumed it, so a retry starts afresh.
     let batch = staged.batch;
     staged.batch = undefined;
     const rebuild = batch === undefined;
     if (batch === undefined) batch = this.backend.batch();
-    const persisted: {
-      sid: number;
-      root: TreeNode | undefined;
-      nodes: PersistedTree["nodes"];
-      orphans: number[];
-    }[] = [];
     const storeCommits: StoreCommit[] = [];
     for (const s of staged.stores) {
       let changelog = s.changelog;
@@ -422,22 +468,9 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
         changelog = new ChangelogWriter();
         for (const c of s.changes) putChangeRows(batch, s.sid, v, c, changelog);
       }
-      let tree = s.persisted;
-      if (tree === undefined) {
-        // Pages encoded as the nodes are numbered (persistTree); a retry encodes them from the kept nodes.
-        const sid = s.sid;
-        const pages = batch;
-        tree = persistTree(s.root, v, (page, bytes) => pages.put(nodeKey(sid, v, page), bytes));
-        s.persisted = tree;
-      } else {
-        for (let from = 0, page = 0; from < tree.nodes.length; from += PAGE_NODES, page++) {
-          const to = Math.min(tree.nodes.length, from + PAGE_NODES);
-          batch.put(nodeKey(s.sid, v, page), encodePageView(tree.nodes, from, to));
-        }
-      }
       if (!changelog.isEmpty(s.orphans)) batch.put(changelogKey(v, s.sid), changelog.finish(s.orphans));
-      persisted.push({ sid: s.sid, root: tree.root, nodes: tree.nodes, orphans: s.orphans });
-      storeCommits.push({ name: s.name, sid: s.sid, root: tree.root, rootHash: s.rootHash });
+      const root = committedRoot(s.root, v, s.newNodes);
+      storeCommits.push({ name: s.name, sid: s.sid, root, rootHash: s.rootHash });
     }
     const record: CommitRecord = { version: v, appHash: staged.appHash, stores: storeCommits };
     batch.put(commitKey(v), encodeCommit(record));
@@ -460,25 +493,46 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
     }
 
     this.writing = true;
+    const pages = this.backend.batch();
+    let persisted: PersistedStore[] = [];
+    let encodeError: unknown;
     try {
       const written = batch.write(this.sync);
-      // While the disk works: the replaced nodes leave the cache (safe before success, see dropReplaced).
-      for (const p of persisted) this.nodes.dropReplaced(p.sid, p.orphans);
+      // While the disk works: the pages, then the replaced nodes leave the cache (safe before success,
+      // see dropReplaced). Nothing here may skip the wait below: the write is in flight.
+      try {
+        persisted = this.persistStores(staged, pages);
+        for (const p of persisted) this.nodes.dropReplaced(p.sid, p.orphans);
+      } catch (err) {
+        encodeError = err;
+      }
       await written;
     } catch (err) {
       this.writing = false;
+      void pages.close();
       throw new StoreError("STORE_COMMIT_FAILED", `failed to write version ${v} to the state store`, { cause: err });
+    }
+    if (encodeError !== undefined) {
+      // The version is on disk without its pages (as after a crash between the two writes): a retry
+      // writes it again whole, and a restart would rebuild the pages.
+      this.writing = false;
+      void pages.close();
+      throw new StoreError("STORE_COMMIT_FAILED", `failed to encode the tree pages of version ${v}`, {
+        cause: encodeError,
+      });
     }
     // From here on everything is synchronous: readers never see a half-switched state.
     for (const p of persisted) {
       this.nodes.insert(p.sid, v, p.nodes);
+      if (p.nodes.length > 0) this.nodes.pin(p.sid, v, p.nodes);
     }
     const rootsBySid = new Map(persisted.map((p) => [p.sid, p.root]));
     for (const ws of this.working.values()) {
       ws.root = rootsBySid.get(ws.sid);
       ws.layer.clear();
     }
-    this.lastRecord = record;
+    // In memory the record holds the roots themselves (the disk's holds their refs).
+    this.lastRecord = { ...record, stores: storeCommits.map((c) => ({ ...c, root: rootsBySid.get(c.sid) })) };
     this.latest = v;
     if (earliest !== this.earliest) {
       this.earliest = earliest;
@@ -492,7 +546,85 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
     }
     this.staged = undefined;
     this.writing = false;
+    this.pendingPages = { version: v, stores: persisted.filter((p) => p.nodes.length > 0), batch: pages };
+    this.pagesWrite = this.writePendingPages();
+    after(this.pagesWrite);
     return { version: BigInt(v), appHash: staged.appHash };
+  }
+
+  /** Numbers each store's new nodes and encodes their pages into `pages` (a retry encodes the kept nodes). */
+  private persistStores(staged: Staged, pages: KVBatch): PersistedStore[] {
+    const v = staged.version;
+    const out: PersistedStore[] = [];
+    for (const s of staged.stores) {
+      const sid = s.sid;
+      let tree = s.persisted;
+      if (tree === undefined) {
+        // Pages encoded as the nodes are numbered, while they are in the CPU's cache.
+        tree = persistTree(s.root, v, (page, bytes) => pages.put(nodeKey(sid, v, page), bytes));
+        s.persisted = tree;
+      } else {
+        putPages(pages, sid, v, tree.nodes);
+      }
+      out.push({ sid, root: tree.root, nodes: tree.nodes, orphans: s.orphans });
+    }
+    return out;
+  }
+
+  /**
+   * Writes the pending pages (the batch encoded at commit, or encoded again from the pinned nodes after
+   * a failed write). Never rejects: a failure leaves them pending for the next commit to retry.
+   */
+  private async writePendingPages(): Promise<void> {
+    const pending = this.pendingPages;
+    if (pending === undefined) return;
+    let batch = pending.batch;
+    pending.batch = undefined;
+    if (pending.stores.length === 0) {
+      void batch?.close();
+      this.pendingPages = undefined;
+      return;
+    }
+    try {
+      if (batch === undefined) {
+        batch = this.backend.batch();
+        for (const p of pending.stores) putPages(batch, p.sid, pending.version, p.nodes);
+      }
+      // Synced like the commit: the next version's write starts only after these pages are durable, so
+      // at any crash only the latest version's pages can be missing.
+      await batch.write(this.sync);
+    } catch (err) {
+      pending.error = err;
+      return;
+    }
+    for (const p of pending.stores) this.nodes.unpin(p.sid, pending.version);
+    this.pendingPages = undefined;
+    // Pruning held back while they were pending.
+    this.background.kick();
+  }
+
+  /** Writes the last commit's pages again if their write failed; throws (`what` failed) if it fails again. */
+  private async retryPendingPages(what: string): Promise<void> {
+    if (this.pendingPages === undefined) return;
+    await this.writePendingPages();
+    const pending = this.pendingPages;
+    if (pending === undefined) return;
+    throw new StoreError(
+      "STORE_COMMIT_FAILED",
+      `${what}: the tree pages of version ${pending.version} could not be written`,
+      { cause: pending.error },
+    );
+  }
+
+  /**
+   * Resolves once the last commit's tree pages are on disk: for readers that read pages without this
+   * store's node cache (a snapshot export). Retries a failed page write.
+   */
+  async pagesDurable(): Promise<void> {
+    this.assertOpen();
+    await this.pagesWrite;
+    if (this.pendingPages === undefined) return;
+    await this.background.exclusive(() => this.retryPendingPages("failed to read the latest tree"));
   }
 
   discardStaged(): void {
@@ -650,6 +782,7 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
   /** Resolves once background pruning and reclamation have nothing left to do. */
   async idle(): Promise<void> {
     await this.background.idle();
+    await this.background.settled();
   }
 
   /** Compacts the backend (e.g. after pruning or deleting a large store); waits for pending batches first. */
@@ -689,6 +822,14 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
     this.staged = undefined;
     await this.leafHasher.close();
     await this.backend.close();
+  }
+}
+
+/** Puts a version's pages of one store's numbered nodes into a batch. */
+function putPages(batch: KVBatch, sid: number, v: number, nodes: InnerNode[]): void {
+  for (let from = 0, page = 0; from < nodes.length; from += PAGE_NODES, page++) {
+    const to = Math.min(nodes.length, from + PAGE_NODES);
+    batch.put(nodeKey(sid, v, page), encodePageView(nodes, from, to));
   }
 }
 

@@ -133,6 +133,11 @@ export class NodeStore {
   /** Raw page records, so a walk down one subtree reads its page once. */
   private readonly pages: GenerationCache<string, Uint8Array>;
   private readonly loaders = new Map<number, NodeLoader>();
+  /**
+   * Per store id and version: the nodes of a commit whose pages are not durable yet (written after the
+   * commit's own batch). Reads that miss the cache find them here, whatever the cache evicted.
+   */
+  private readonly pinned = new Map<number, Map<number, InnerNode[]>>();
 
   constructor(backend: KVBackend, capacity: number) {
     this.backend = backend;
@@ -171,6 +176,11 @@ export class NodeStore {
 
   private read(sid: number, stub: StubNode): InnerNode {
     const version = refVersion(stub.ref);
+    const pinned = this.pinned.size === 0 ? undefined : this.pinned.get(sid)?.get(version);
+    if (pinned !== undefined) {
+      const node = pinned[refSeq(stub.ref)];
+      if (node !== undefined) return node;
+    }
     const { page, slot } = pageOf(refSeq(stub.ref));
     const pageId = `${sid}/${version}/${page}`;
     let record = this.pages.get(pageId);
@@ -215,6 +225,28 @@ export class NodeStore {
     const cache = this.cacheOf(sid);
     // Indexed: run once per commit over ~10k refs, a for-of stays unoptimized and allocates a result per ref.
     for (let i = 0; i < replaced.length; i++) cache.delete(replaced[i]);
+  }
+
+  /**
+   * Keeps a commit's nodes readable until their pages are durable (`unpin`). The array is the one the
+   * cache holds (not a copy): the only change made to it, clearing the slots of nodes a later version
+   * replaced, comes with the next commit, which starts after the pages are written.
+   */
+  pin(sid: number, version: number, nodes: InnerNode[]): void {
+    let versions = this.pinned.get(sid);
+    if (versions === undefined) {
+      versions = new Map();
+      this.pinned.set(sid, versions);
+    }
+    versions.set(version, nodes);
+  }
+
+  /** A version's pages are durable: its nodes are read from them again once the cache lets them go. */
+  unpin(sid: number, version: number): void {
+    const versions = this.pinned.get(sid);
+    if (versions === undefined) return;
+    versions.delete(version);
+    if (versions.size === 0) this.pinned.delete(sid);
   }
 
   /** Forgets a store's cached nodes (after it was deleted). */

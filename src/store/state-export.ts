@@ -50,6 +50,8 @@ export async function* exportState(
       throw new DataDirectoryCorruptError(store.backend.location, `the commit info of version ${v} is missing`);
     }
     const record = decodeCommit(bytes);
+    // The pages of the latest commit may still be being written (the private cache below reads them).
+    await store.pagesDurable();
     // A private node cache: the export must not evict the hot nodes block execution relies on.
     const nodes = new NodeStore(store.backend, 0);
     const batchSize = Math.max(1, options.batchSize ?? 1000);

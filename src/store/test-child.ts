@@ -3,7 +3,9 @@
 //   writer <dir>   commit versions in a loop forever, printing "committed <v>" after each (the crash
 //                  test kills it at random moments once it has seen progress)
 
+import { setTimeout as sleep } from "node:timers/promises";
 import { CRASH_PRUNING, CRASH_STORES, crashWorkload } from "./crash-workload.ts";
+import type { KVBatch } from "./kv-backend.ts";
 import { openMultiStore } from "./multistore.ts";
 
 const [mode, dir] = process.argv.slice(2);
@@ -23,12 +25,35 @@ if (mode === "hold") {
     backgroundBatchSize: 7,
   });
   process.stdout.write("ready\n");
+  // A slow disk for the commit's second write (its tree pages, started after the synced first one):
+  // kills then often land between the two, where a restart has to rebuild the pages.
+  const backend = store.backend;
+  const batch = backend.batch.bind(backend);
+  // Every other version only, so kills still land everywhere else too (in a commit's first write, in stage).
+  const slowBatch = (): KVBatch => {
+    const inner = batch();
+    return {
+      put: (key, value) => inner.put(key, value),
+      del: (key) => inner.del(key),
+      write: async (sync) => {
+        await sleep(Math.floor(Math.random() * 20));
+        await inner.write(sync);
+      },
+      close: () => inner.close(),
+    };
+  };
   for (;;) {
     const version = Number(store.lastCommit().version) + 1;
     const block = store.branch();
     crashWorkload(version, block);
     await store.stage(block);
-    await store.commit();
+    // Only batches made during the commit (the pages'); the one stage made holds the rows.
+    if (version % 2 === 0) backend.batch = slowBatch;
+    try {
+      await store.commit();
+    } finally {
+      backend.batch = batch;
+    }
     process.stdout.write(`committed ${version}\n`);
   }
 } else {

@@ -186,6 +186,8 @@ export interface SignTxParameters {
   gasLimit?: bigint;
   memo?: string;
   timeoutHeight?: bigint;
+  /** TxBody extension_options (critical; the default ante handler rejects any). */
+  extensionOptions?: Any[];
   /** Leave the pubkey out of SignerInfo (for accounts that already have one). */
   omitPubKey?: boolean;
   /** Type URL to put the pubkey under (default the chain's). */
@@ -200,6 +202,7 @@ export function signTx(parameters: SignTxParameters): Uint8Array {
       messages: parameters.messages,
       memo: parameters.memo ?? "",
       timeoutHeight: parameters.timeoutHeight ?? 0n,
+      extensionOptions: parameters.extensionOptions ?? [],
     }),
   );
   const authInfoBytes = toBinary(

@@ -1,5 +1,6 @@
-// Public entry point of the testing kit (`chaind/testing`), the counterpart of the SDK's simapp helpers. Not part of
-// the runtime bundle: tsconfig.build.json leaves src/testing out and dist/package.json does not export it.
+// Public entry point of the testing kit (`chaind/testing`), the counterpart of the SDK's simapp helpers. In the
+// package (dist/) for a chain's own tests, never in a release: runtime code never imports it, and the release bundle
+// holds only what its entry points import.
 // - test-node.ts: a release's App built by the node's own builder over LevelDB, driven block by block, restarted
 //   as another release (upgrade tests);
 // - test-chain.ts: a node home with funded test keys and a gentx validator, and that node run in this process;

@@ -80,7 +80,9 @@ export async function startTestNode(parameters: {
   skipUpgradeHeights?: bigint[];
 }): Promise<TestNode> {
   const { home } = parameters;
-  const release: Release = { name: "test", version: "0.0.0", ...parameters.release };
+  // The test chain holds this one release, so the predecessors it names (`upgradesFrom`, v2's ["v1"]) are not in it
+  // and defineChain would refuse them; they matter only to a replay, which a test node never runs.
+  const release: Release = { name: "test", version: "0.0.0", ...parameters.release, upgradesFrom: undefined };
   const chain: ChainDefinition = defineChain({ name: "chaind", releases: [release] });
   const logs: string[] = [];
   const logger = pino({ level: "debug" }, { write: (line: string) => logs.push(JSON.parse(line).msg) });

@@ -373,6 +373,31 @@ describe("transactions", () => {
     assert.ok(BigInt(response.gas_used) <= BigInt(estimate[1]));
   });
 
+  test("--gas auto with --fees simulates the tx with its fee: the default adjustment (1) is enough", async () => {
+    // Upstream's CLI simulates the tx it will send, fee included; without the fee the estimate misses the fee
+    // transfer's reads and writes and the tx runs out of gas in the block.
+    const run = await cli([
+      "tx",
+      "bank",
+      "send",
+      "alice",
+      chain.addresses.bob,
+      "2stake",
+      "--gas",
+      "auto",
+      "--fees",
+      "1000stake",
+      "-y",
+      "--wait",
+      "-o",
+      "json",
+    ]);
+    assert.equal(run.code, 0, run.stderr);
+    const response = JSON.parse(run.stdout);
+    assert.equal(response.code, 0, response.raw_log);
+    assert.ok(BigInt(response.gas_used) <= BigInt(response.gas_wanted));
+  });
+
   test("confirmation: the unsigned tx and the prompt on stderr; anything but y cancels, y sends", async () => {
     const bob = await balanceOf(chain.addresses.bob);
     const no = await cliFails(["tx", "bank", "send", "alice", chain.addresses.bob, "3stake"], { stdin: "n\n" });
@@ -444,8 +469,13 @@ describe("transactions", () => {
     const broadcast = await cliJson<{ code: number; height: string }>(["tx", "broadcast", signedFile, "--wait"]);
     assert.equal(broadcast.code, 0);
     assert.equal(await balanceOf(chain.addresses.alice), alice + 7n);
-    const replay = await cliFails(["tx", "broadcast", signedFile]);
-    assert.match(replay.stderr, /incorrect account sequence|tx already exists in cache/);
+    // The mempool's cache refuses the same bytes again: as upstream's CheckCometError, that is a TxResponse with
+    // sdk code 19 (printed, then the failure on stderr), not a bare transport error.
+    const replay = await cliFails(["tx", "broadcast", signedFile, "-o", "json"]);
+    assert.match(replay.stderr, /tx already exists in cache/);
+    const refused = JSON.parse(replay.stdout);
+    assert.deepEqual([refused.code, refused.codespace, refused.height], [19, "sdk", "0"]);
+    assert.match(refused.txhash, /^[0-9A-F]{64}$/);
 
     await writeFile(join(home, "bad.json"), "{ nope");
     const bad = await cliFails(["tx", "broadcast", join(home, "bad.json")]);

@@ -88,10 +88,9 @@ export function createAnteHandler(options: AnteHandlerOptions): AnteHandler {
 }
 
 async function rejectExtensionOptions(_ctx: Context, tx: DecodedTx): Promise<void> {
-  const option = tx.body.extensionOptions[0];
-  if (option !== undefined) {
-    throw ErrUnknownExtensionOptions.wrap(`rejecting unrecognized extension option: ${option.typeUrl}`);
-  }
+  // Upstream's RejectExtensionOptionsDecorator returns the bare registered error: the log is exactly
+  // "unknown extension options", with no context.
+  if (tx.body.extensionOptions.length > 0) throw ErrUnknownExtensionOptions.error();
 }
 
 async function validateBasic(ctx: Context, tx: DecodedTx): Promise<void> {

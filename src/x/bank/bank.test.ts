@@ -164,6 +164,16 @@ describe("bank", () => {
     assert.equal((await t.bankKeeper.getBalance(ctx, carol.address, "stake")).amount, 20n);
     msg.outputs[1].coins[0].amount = "21";
     await assert.rejects(route.handler(msg, ctx), { message: "sum inputs != sum outputs" });
+    // Upstream's Coins.IsAllPositive is false for no coins at all: an empty input or output is invalid.
+    msg.outputs[1].coins = [];
+    await assert.rejects(route.handler(msg, ctx), { message: ": invalid coins" });
+  });
+
+  it("refuses a send of no coins at all, as upstream (IsAllPositive is false for empty coins)", async () => {
+    const t = await setup();
+    const block = await t.nextBlock([sendTx(t, 0n, bob.bech32, [])]);
+    assert.equal(block.txResults[0].code, 10);
+    assert.equal(block.txResults[0].log, "failed to execute message; message index: 0: : invalid coins");
   });
 
   it("answers balance, paginated balance, supply queries; a missing balance is zero", async () => {

@@ -99,7 +99,9 @@ function positiveCoins(wire: readonly { denom: string; amount: string }[]): Coin
   } catch {
     throw ErrInvalidCoins.wrap(wire.map((c) => `${c.amount}${c.denom}`).join(","));
   }
-  if (!isValidCoins(coins)) throw ErrInvalidCoins.wrap(coinsToString(coins));
+  // Upstream checks IsValid and IsAllPositive; the latter is false for no coins at all, so an empty amount is
+  // refused too (the log then reads ": invalid coins", as upstream's).
+  if (coins.length === 0 || !isValidCoins(coins)) throw ErrInvalidCoins.wrap(coinsToString(coins));
   return coins;
 }
 

@@ -8,6 +8,7 @@ import { addDuration } from "../../app/time.ts";
 import { type Proposal, ProposalSchema, ProposalStatus } from "../../gen/chain/gov/v1/gov_pb.js";
 import { decodeProposalMessage, type GovKeeper } from "./keeper.ts";
 import { ACTIVE_QUEUE_PREFIX, INACTIVE_QUEUE_PREFIX } from "./keys.ts";
+import { minDepositOf } from "./params.ts";
 import { tally } from "./tally.ts";
 
 /** `proposal_result` values of the inactive_proposal / active_proposal events. */
@@ -30,8 +31,16 @@ export async function govEndBlocker(ctx: Context, keeper: GovKeeper): Promise<vo
     if (params.burnProposalDepositPrevote) await keeper.deleteAndBurnDeposits(ctx, id);
     else await keeper.refundAndDeleteDeposits(ctx, id);
     ctx.events.emit("inactive_proposal", { proposal_id: id.toString(), proposal_result: ProposalResult.dropped });
+    // Upstream's fields, the coins as coin text (`10000000stake`); the minimum is the expedited one when it applies.
     ctx.logger.info(
-      { module: "x/gov", proposal: id.toString(), title: proposal.title, min_deposit: params.minDeposit },
+      {
+        module: "x/gov",
+        proposal: id.toString(),
+        expedited: proposal.expedited,
+        title: proposal.title,
+        min_deposit: coinsText(minDepositOf(params, proposal.expedited)),
+        total_deposit: coinsText(proposal.totalDeposit),
+      },
       "proposal did not meet minimum deposit; deleted",
     );
   }
@@ -85,7 +94,15 @@ export async function govEndBlocker(ctx: Context, keeper: GovKeeper): Promise<vo
     updated.finalTallyResult = outcome.tallyResult;
     keeper.setProposal(ctx, updated);
     ctx.logger.info(
-      { module: "x/gov", proposal: id.toString(), status: ProposalStatus[updated.status], results: log },
+      {
+        module: "x/gov",
+        proposal: id.toString(),
+        // Upstream logs the enum's name (PROPOSAL_STATUS_PASSED), the expedited flag and the title too.
+        status: `PROPOSAL_STATUS_${ProposalStatus[updated.status]}`,
+        expedited: updated.expedited,
+        title: updated.title,
+        results: log,
+      },
       "proposal tallied",
     );
     ctx.events.emit("active_proposal", { proposal_id: id.toString(), proposal_result: result, proposal_log: log });
@@ -124,4 +141,9 @@ export async function executeProposalMessages(
   }
   branch.write();
   return { error: undefined, index: -1, typeUrl: "" };
+}
+
+/** `10000000stake,5atom`: coins as upstream's Coins.String() prints them (in their stored order). */
+function coinsText(coins: readonly { denom: string; amount: string | bigint }[]): string {
+  return coins.map((coin) => `${coin.amount}${coin.denom}`).join(",");
 }

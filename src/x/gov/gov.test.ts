@@ -22,6 +22,7 @@ import {
 } from "../../gen/chain/staking/v1beta1/tx_pb.js";
 import type { ExecTxResult } from "../../gen/tendermint/abci/types_pb.js";
 import { packAny, type TestKey } from "../../testing/app.ts";
+import { captureLogger } from "../../testing/upgrade-context.ts";
 import { createStakingTestChain, key, type StakingTestChain } from "../staking/testing.ts";
 
 const GOV = addressToBech32(moduleAddress("gov"));
@@ -401,6 +402,54 @@ describe("deposits", () => {
     ]);
     assert.equal(await balance(chain, alice.address), before);
     await assert.rejects(chain.query(Query.method.proposal, { proposalId: id }), /proposal 1 doesn't exist/);
+  });
+
+  test("a dropped proposal's log line names its minimum and total deposit as coin text, as upstream logs them", async () => {
+    const { logger, lines } = captureLogger();
+    const chain = await createStakingTestChain({
+      accounts: [
+        { key: val1, stake: 100_000_000n },
+        { key: alice, stake: 100_000_000n },
+      ],
+      validators: [{ key: val1, selfDelegation: 10_000_000n }],
+      govParams: { max_deposit_period: `${DEPOSIT_PERIOD_MS / 1000}s`, expedited_voting_period: "5s" },
+      logger,
+    });
+    await chain.nextBlock();
+    const id = proposalIdOf(
+      await submit(chain, alice, [await govParamsMsg(chain, {})], 1_000_000n, { expedited: true }),
+    );
+    await chain.nextBlock(undefined, chain.timeMs() + DEPOSIT_PERIOD_MS + 1000);
+    const line = lines.find((l) => l.msg === "proposal did not meet minimum deposit; deleted") as
+      | Record<string, unknown>
+      | undefined;
+    assert.ok(line, "the drop is logged");
+    assert.equal(line.proposal, id.toString());
+    assert.equal(line.expedited, true);
+    assert.equal(line.min_deposit, "50000000stake", "an expedited proposal's minimum is the expedited one");
+    assert.equal(line.total_deposit, "1000000stake");
+  });
+
+  test("a tallied proposal's log line names the status as upstream's enum name, with expedited and title", async () => {
+    const { logger, lines } = captureLogger();
+    const chain = await createStakingTestChain({
+      accounts: [
+        { key: val1, stake: 100_000_000n },
+        { key: alice, stake: 100_000_000n },
+      ],
+      validators: [{ key: val1, selfDelegation: 10_000_000n }],
+      govParams: { voting_period: `${VOTING_PERIOD_MS / 1000}s`, expedited_voting_period: "5s" },
+      logger,
+    });
+    await chain.nextBlock();
+    const id = proposalIdOf(await submit(chain, alice, [await govParamsMsg(chain, {})], 10_000_000n, { title: "t1" }));
+    await chain.nextBlock(undefined, chain.timeMs() + VOTING_PERIOD_MS + 1000);
+    const line = lines.find((l) => l.msg === "proposal tallied") as Record<string, unknown> | undefined;
+    assert.ok(line, "the tally is logged");
+    assert.deepEqual(
+      [line.proposal, line.status, line.expedited, line.title, line.results],
+      [id.toString(), "PROPOSAL_STATUS_REJECTED", false, "t1", "rejected"],
+    );
   });
 
   test("deposit errors: wrong denom, inactive proposal, unknown proposal, empty amount", async () => {

@@ -78,6 +78,9 @@ test("vote option texts and parsing", () => {
   assert.equal(parseVoteOption("yes"), VoteOption.YES);
   assert.equal(parseVoteOption("No_With_Veto"), VoteOption.NO_WITH_VETO);
   assert.equal(parseVoteOption("VOTE_OPTION_ABSTAIN"), VoteOption.ABSTAIN);
+  // Upstream's CLI (NormalizeVoteOption) also takes these spellings of no_with_veto.
+  assert.equal(parseVoteOption("NoWithVeto"), VoteOption.NO_WITH_VETO);
+  assert.equal(parseVoteOption("no-with-veto"), VoteOption.NO_WITH_VETO);
   assert.equal(parseVoteOption("unspecified"), undefined);
   assert.equal(parseVoteOption("maybe"), undefined);
 });

@@ -38,9 +38,13 @@ export function weightedOptionText(option: WeightedVoteOption): string {
   return `option:${voteOptionName(option.option)} weight:${JSON.stringify(option.weight)} `;
 }
 
-/** Parses `yes`, `no`, `abstain`, `no_with_veto` (or `VOTE_OPTION_YES` …), case-insensitively. */
+/**
+ * Parses `yes`, `no`, `abstain`, `no_with_veto` (or `VOTE_OPTION_YES` …), case-insensitively; also upstream CLI's
+ * other spellings of no_with_veto, `NoWithVeto` and `no-with-veto`.
+ */
 export function parseVoteOption(text: string): VoteOption | undefined {
-  const normalized = text.trim().toUpperCase();
+  let normalized = text.trim().toUpperCase().replaceAll("-", "_");
+  if (normalized === "NOWITHVETO") normalized = "NO_WITH_VETO";
   const name = normalized.startsWith("VOTE_OPTION_") ? normalized : `VOTE_OPTION_${normalized}`;
   const value = VoteOptionSchema.values.find((v) => v.name === name);
   if (value === undefined || !isValidVoteOption(value.number)) return undefined;

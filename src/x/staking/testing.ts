@@ -14,6 +14,7 @@ import {
 } from "@bufbuild/protobuf";
 import type { Any } from "@bufbuild/protobuf/wkt";
 import { timestampFromMs } from "@bufbuild/protobuf/wkt";
+import type { Logger } from "pino";
 import type { Coin } from "../../app/coins.ts";
 import { toProtoJson } from "../../app/proto-json.ts";
 import { methodPath } from "../../app/router.ts";
@@ -53,6 +54,8 @@ export interface StakingTestChainOptions {
   appState?: Record<string, JsonValue>;
   /** A complete app_state to start from instead (e.g. an exported one); accounts and validators are then only used for signing. */
   fullAppState?: Record<string, JsonValue>;
+  /** The app's logger (default: silent). */
+  logger?: Logger;
 }
 
 /** The chain: the test app, the keepers, the genesis validator updates and tx helpers. */
@@ -113,6 +116,7 @@ export async function createStakingTestChain(options: StakingTestChainOptions): 
 
   const chain = await createTestApp({
     skipInitChain: true,
+    logger: options.logger,
     extraModules: ({ accountKeeper, bankKeeper }) => {
       stakingKeeper = new StakingKeeper({ accountKeeper, bankKeeper });
       govKeeper = new GovKeeper({ accountKeeper, bankKeeper, stakingKeeper });
