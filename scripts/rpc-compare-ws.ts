@@ -82,3 +82,31 @@ export async function wsSession(target: WsTarget): Promise<Record<string, unknow
     ws.close();
   }
 }
+
+/** The first ValidatorSetUpdates event after `change` (a tx that changes a validator's power) is broadcast. */
+export async function validatorSetUpdate(rpcUrl: string, change: () => Promise<void>): Promise<unknown> {
+  const ws = new WebSocket(`${rpcUrl.replace(/^http/, "ws")}/websocket`);
+  const messages: Message[] = [];
+  ws.addEventListener("message", (event) => messages.push(JSON.parse(String(event.data)) as Message));
+  await new Promise<void>((resolve, reject) => {
+    ws.addEventListener("open", () => resolve(), { once: true });
+    ws.addEventListener("error", () => reject(new Error(`WebSocket to ${rpcUrl} failed`)), { once: true });
+  });
+  try {
+    ws.send(
+      JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "subscribe",
+        params: { query: "tm.event='ValidatorSetUpdates'" },
+      }),
+    );
+    await waitUntil("the ValidatorSetUpdates subscription", async () => messages.find((m) => m.id === 1));
+    await change();
+    return await waitUntil("a ValidatorSetUpdates event", async () =>
+      messages.find((m) => m.id === 1 && m.result?.data !== undefined),
+    );
+  } finally {
+    ws.close();
+  }
+}

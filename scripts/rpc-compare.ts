@@ -16,15 +16,16 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { DirectSecp256k1HdWallet, Registry } from "@cosmjs/proto-signing";
+import { DirectSecp256k1HdWallet, type EncodeObject, Registry } from "@cosmjs/proto-signing";
 import { SigningStargateClient } from "@cosmjs/stargate";
 import { MsgSend } from "cosmjs-types/cosmos/bank/v1beta1/tx";
+import { MsgDelegate } from "cosmjs-types/cosmos/staking/v1beta1/tx";
 import { TxRaw } from "cosmjs-types/cosmos/tx/v1beta1/tx";
 import { homePaths } from "../src/config/home.ts";
 import { setTomlValues } from "../src/config/toml-template.ts";
 import { buildRequests, type ChainFacts, type CompareRequest } from "./rpc-compare-requests.ts";
 import { shapeDifferences } from "./rpc-compare-shapes.ts";
-import { wsSession } from "./rpc-compare-ws.ts";
+import { validatorSetUpdate, wsSession } from "./rpc-compare-ws.ts";
 import { allocatePorts, startTestnet, stopTestnet, type Testnet, waitUntil } from "./testnet.ts";
 
 const PROJECT_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
@@ -76,10 +77,19 @@ async function account(endpoint: Endpoint, address: string): Promise<{ accountNu
 }
 
 // Our type URL over CosmJS's own codec: the field numbers are upstream's, so the bytes are the same.
-const REGISTRY = new Registry([["/chain.bank.v1beta1.MsgSend", MsgSend]]);
+const REGISTRY = new Registry([
+  ["/chain.bank.v1beta1.MsgSend", MsgSend],
+  ["/chain.staking.v1beta1.MsgDelegate", MsgDelegate],
+]);
 
 /** `count` bank sends of 1, 2, … stake from the mnemonic's account to itself, signed with consecutive sequences. */
-async function signedSends(endpoint: Endpoint, chainId: string, mnemonic: string, count: number): Promise<string[]> {
+async function signedSends(
+  endpoint: Endpoint,
+  chainId: string,
+  mnemonic: string,
+  count: number,
+  message?: (address: string) => EncodeObject,
+): Promise<string[]> {
   const wallet = await DirectSecp256k1HdWallet.fromMnemonic(mnemonic, { prefix: "chain" });
   const [{ address }] = await wallet.getAccounts();
   const client = await SigningStargateClient.offline(wallet, { registry: REGISTRY });
@@ -93,8 +103,8 @@ async function signedSends(endpoint: Endpoint, chainId: string, mnemonic: string
     });
     const signed = await client.sign(
       address,
-      [{ typeUrl: "/chain.bank.v1beta1.MsgSend", value }],
-      { amount: [{ denom: "stake", amount: "5000" }], gas: "200000" },
+      [message?.(address) ?? { typeUrl: "/chain.bank.v1beta1.MsgSend", value }],
+      { amount: [{ denom: "stake", amount: "5000" }], gas: "300000" },
       "rpc-compare",
       { accountNumber, sequence: sequence + i, chainId },
     );
@@ -309,22 +319,41 @@ async function sender(pair: Pair): Promise<{ address: string; mnemonic: string }
   return manifest.nodes[0];
 }
 
-/** The same WebSocket session (rpc-compare-ws.ts) on both nodes, each with a fresh tx, diffed message by message. */
+/**
+ * The same WebSocket session (rpc-compare-ws.ts) on both nodes, each with a fresh tx, diffed message by message;
+ * then a self-delegation on each, for the ValidatorSetUpdates event.
+ */
 export async function compareEvents(pair: Pair): Promise<ComparisonRow[]> {
   const { mnemonic } = await sender(pair);
-  const session = (endpoint: Endpoint) =>
-    wsSession({
-      rpcUrl: endpoint.rpcUrl,
-      broadcastFreshTx: async () => {
-        const [tx] = await signedSends(endpoint, pair.chainId, mnemonic, 1);
-        const answer = await send(endpoint, { name: "", method: "broadcast_tx_sync", params: { tx } }, "post");
-        if ((answer.body as { result?: { code: number } }).result?.code !== 0) {
-          throw new Error(`broadcast on ${endpoint.label}: ${JSON.stringify(answer.body)}`);
-        }
-      },
-    });
-  const comet = await session(pair.comet);
-  const embedded = await session(pair.embedded);
+  const operator = (
+    JSON.parse(await readFile(join(pair.dir, "comet", "testnet.json"), "utf8")) as {
+      nodes: { operator: string }[];
+    }
+  ).nodes[0].operator;
+  const delegate = (address: string): EncodeObject => ({
+    typeUrl: "/chain.staking.v1beta1.MsgDelegate",
+    value: MsgDelegate.fromPartial({
+      delegatorAddress: address,
+      validatorAddress: operator,
+      amount: { denom: "stake", amount: "5000000" },
+    }),
+  });
+  const broadcast = async (endpoint: Endpoint, message?: (address: string) => EncodeObject) => {
+    const [tx] = await signedSends(endpoint, pair.chainId, mnemonic, 1, message);
+    const answer = await send(endpoint, { name: "", method: "broadcast_tx_sync", params: { tx } }, "post");
+    if ((answer.body as { result?: { code: number } }).result?.code !== 0) {
+      throw new Error(`broadcast on ${endpoint.label}: ${JSON.stringify(answer.body)}`);
+    }
+  };
+  const setUpdates = async (endpoint: Endpoint) => ({
+    "event ValidatorSetUpdates": await validatorSetUpdate(endpoint.rpcUrl, () => broadcast(endpoint, delegate)),
+  });
+  const session = async (endpoint: Endpoint) => ({
+    ...(await wsSession({ rpcUrl: endpoint.rpcUrl, broadcastFreshTx: () => broadcast(endpoint) })),
+    ...(await setUpdates(endpoint)),
+  });
+  const comet: Record<string, unknown> = await session(pair.comet);
+  const embedded: Record<string, unknown> = await session(pair.embedded);
   return Object.keys(comet).map((name) => {
     const a = { status: 0, body: comet[name] };
     const b = { status: 0, body: embedded[name] };
