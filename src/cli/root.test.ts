@@ -1,8 +1,12 @@
 // Every command of the tree can print its help: a default value that JSON cannot show (a bigint)
 // once made `--help` crash, so the whole tree is walked.
 import assert from "node:assert/strict";
+import { mkdtemp, rm } from "node:fs/promises";
+import { homedir, tmpdir } from "node:os";
+import { join } from "node:path";
 import { test } from "node:test";
 import type { Command } from "commander";
+import { defaultHome, homePaths, loadGenesis } from "../config/index.ts";
 import { defineChain, STANDARD_CHAIN, useChain } from "../runtime/index.ts";
 import { rootCommand } from "./root.ts";
 
@@ -52,4 +56,18 @@ test("the help names the chain's own binary, not chaind", async (t) => {
   assert.match(root.helpInformation(), /^Usage: mychaind \[options\] \[command\]/);
   const start = root.commands.find((command) => command.name() === "start");
   assert.match(start?.helpInformation() ?? "", /^Usage: mychaind start \[options\]/);
+});
+
+test("a chain with its own name has its own default home and says its name in hints", async (t) => {
+  useChain(defineChain({ name: "mychaind", releases: [{ name: "v1", version: "1.0.0" }] }));
+  t.after(() => useChain(STANDARD_CHAIN));
+  assert.equal(defaultHome(), join(homedir(), ".mychaind"));
+  const sink = { write: () => true };
+  const root = await rootCommand({ stdout: sink, stderr: sink });
+  assert.equal(root.opts().home, join(homedir(), ".mychaind"));
+  const empty = await mkdtemp(join(tmpdir(), "root-test-"));
+  t.after(() => rm(empty, { recursive: true, force: true }));
+  await assert.rejects(loadGenesis(homePaths(empty).genesis), /run "mychaind init" to create it/);
+  useChain(STANDARD_CHAIN);
+  assert.equal(defaultHome(), join(homedir(), ".chaind"));
 });

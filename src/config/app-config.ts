@@ -2,7 +2,7 @@
 // what was expected, and all of them are reported at once, before anything starts.
 import type { PruningOptions } from "../store/types.ts";
 import { DEC_COINS_EXPECTED, type DecCoin, parseDecCoins } from "./dec-coins.ts";
-import { homePaths } from "./home.ts";
+import { currentBinaryName, homePaths } from "./home.ts";
 import { HOST_PORT_EXPECTED, type HostPort, type ListenAddress, parseHostPort } from "./listen-address.ts";
 import { PRUNING_STRATEGIES, resolvePruning } from "./pruning.ts";
 import { parseTomlText, readSchemeAddress, readTomlFile, TomlFieldReader } from "./toml-reader.ts";
@@ -110,7 +110,7 @@ const UPSTREAM_ONLY_KEYS = [
  */
 export async function loadAppConfig(home: string): Promise<AppConfig> {
   const file = homePaths(home).appToml;
-  const { tree } = await readTomlFile(file, 'run "chaind init" to create it');
+  const { tree } = await readTomlFile(file, `run "${currentBinaryName()} init" to create it`);
   return appConfigFromTree(tree, file);
 }
 

@@ -11,6 +11,7 @@ import {
   defaultConsensusParams,
 } from "./consensus-params.ts";
 import { ConfigError } from "./errors.ts";
+import { currentBinaryName } from "./home.ts";
 import {
   isJsonObject,
   JsonFieldReader,
@@ -130,7 +131,7 @@ export function parseGenesis(text: string, file: string): GenesisDoc {
 
 /** Loads and checks a genesis file (usually `homePaths(home).genesis`). */
 export async function loadGenesis(file: string): Promise<GenesisDoc> {
-  return genesisFromJson(await readJsonFile(file, 'run "chaind init" to create it'), file);
+  return genesisFromJson(await readJsonFile(file, `run "${currentBinaryName()} init" to create it`), file);
 }
 
 /**

@@ -38,13 +38,29 @@ export interface HomePaths {
   keyringFileDir: string;
 }
 
-/** The default home directory, `~/.chaind`. */
+/** The binary this process runs as: `chaind`, or a chain developer's own (set with the chain it serves). */
+let binaryName = "chaind";
+
+/**
+ * Names the binary this process runs as (runtime's `useChain` passes the chain's name): its default home is
+ * `~/.<name>` and hints say `run "<name> init"`, so two chains on one machine do not share `~/.chaind`.
+ */
+export function setBinaryName(name: string): void {
+  binaryName = name;
+}
+
+/** The binary this process runs as (`chaind` unless a chain with its own name is served). */
+export function currentBinaryName(): string {
+  return binaryName;
+}
+
+/** The default home directory: `~/.chaind`, or `~/.<name>` for a chain with its own name. */
 export function defaultHome(): string {
-  return join(homedir(), ".chaind");
+  return join(homedir(), `.${binaryName}`);
 }
 
 /**
- * Turns a `--home` flag value into an absolute path: undefined or empty → `~/.chaind`; a leading `~/`
+ * Turns a `--home` flag value into an absolute path: undefined or empty → the default home; a leading `~/`
  * is expanded (for values that did not pass through a shell); relative paths are taken from the cwd.
  */
 export function resolveHome(flag?: string): string {
@@ -54,7 +70,7 @@ export function resolveHome(flag?: string): string {
   return resolve(flag);
 }
 
-/** All paths of docs/CONTRACT.md §1 under `home` (default `~/.chaind`). Pure: touches no file. */
+/** All paths of docs/CONTRACT.md §1 under `home` (default: {@link defaultHome}). Pure: touches no file. */
 export function homePaths(home: string = defaultHome()): HomePaths {
   const root = resolve(home);
   const configDir = join(root, "config");

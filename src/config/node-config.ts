@@ -2,7 +2,7 @@
 // paths resolved against the home directory, addresses parsed. The checks follow CometBFT's own
 // (negative values, unknown enum values), reported the chaind way: file, key, what was expected.
 import { resolve } from "node:path";
-import { homePaths } from "./home.ts";
+import { currentBinaryName, homePaths } from "./home.ts";
 import { type ListenAddress, parseHostPort, parseListenAddress } from "./listen-address.ts";
 import { parseTomlText, readSchemeAddress, readTomlFile, TomlFieldReader } from "./toml-reader.ts";
 
@@ -170,7 +170,7 @@ const INT32_MAX = 2147483647;
  */
 export async function loadNodeConfig(home: string): Promise<NodeConfig> {
   const paths = homePaths(home);
-  const { tree } = await readTomlFile(paths.configToml, 'run "chaind init" to create it');
+  const { tree } = await readTomlFile(paths.configToml, `run "${currentBinaryName()} init" to create it`);
   return nodeConfigFromTree(tree, paths.configToml, paths.home);
 }
 

@@ -6,6 +6,7 @@ import { createHash, createPrivateKey, createPublicKey, type KeyObject, randomBy
 import { access } from "node:fs/promises";
 import { writeFileAtomic } from "./atomic-file.ts";
 import { ConfigError } from "./errors.ts";
+import { currentBinaryName } from "./home.ts";
 import { JsonFieldReader, type JsonValue, parseJsonText, readJsonFile } from "./json-reader.ts";
 
 /** The amino type names CometBFT's JSON uses for ed25519 keys. */
@@ -173,12 +174,12 @@ function nodeKeyFromJson(json: JsonValue, file: string): NodeKey {
 
 /** Loads priv_validator_key.json; every problem is a ConfigError naming the file and field. */
 export async function loadPrivValidatorKey(file: string): Promise<PrivValidatorKey> {
-  return privValidatorKeyFromJson(await readJsonFile(file, 'run "chaind init" to create it'), file);
+  return privValidatorKeyFromJson(await readJsonFile(file, `run "${currentBinaryName()} init" to create it`), file);
 }
 
 /** Loads node_key.json; every problem is a ConfigError naming the file and field. */
 export async function loadNodeKey(file: string): Promise<NodeKey> {
-  return nodeKeyFromJson(await readJsonFile(file, 'run "chaind init" to create it'), file);
+  return nodeKeyFromJson(await readJsonFile(file, `run "${currentBinaryName()} init" to create it`), file);
 }
 
 /** Writes priv_validator_key.json atomically, readable by the owner only. */

@@ -3,6 +3,7 @@
 // malformed file stops the node instead of being reset.
 import { access } from "node:fs/promises";
 import { writeFileAtomic } from "./atomic-file.ts";
+import { currentBinaryName } from "./home.ts";
 import { JsonFieldReader, type JsonObject, type JsonValue, parseJsonText, readJsonFile } from "./json-reader.ts";
 
 /** The signing steps in CometBFT's numbering (0 before anything was signed). */
@@ -63,7 +64,7 @@ export function parsePrivValidatorState(text: string, file: string): PrivValidat
 
 /** Loads priv_validator_state.json; a malformed file is a ConfigError naming the file and field. */
 export async function loadPrivValidatorState(file: string): Promise<PrivValidatorState> {
-  return stateFromJson(await readJsonFile(file, 'run "chaind init" to create it'), file);
+  return stateFromJson(await readJsonFile(file, `run "${currentBinaryName()} init" to create it`), file);
 }
 
 /** Writes priv_validator_state.json atomically (owner-only), as must happen before each signature is used. */

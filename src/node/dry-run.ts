@@ -17,9 +17,14 @@ import type { Plan } from "../gen/chain/upgrade/v1beta1/upgrade_pb.js";
 import { buildChainApp } from "../runtime/build-app.ts";
 import { currentChain } from "../runtime/current-chain.ts";
 import type { ChainDefinition, Release } from "../runtime/release.ts";
-import { readLastCommittedVersion as readCommittedHeight } from "../store/index.ts";
+import {
+  openMultiStore,
+  readLastCommittedVersion as readCommittedHeight,
+  readCommittedStoreNames,
+} from "../store/index.ts";
 import type { ReadableKVStore, StoreUpgrades } from "../store/types.ts";
 import { closeVerifyPool } from "../x/auth/verify-pool.ts";
+import { doneKey, UPGRADE_STORE_KEY } from "../x/upgrade/keys.ts";
 import { newPlan } from "../x/upgrade/plan.ts";
 import { dumpUpgradeInfoToDisk } from "../x/upgrade/upgrade-info-file.ts";
 import { hexUpper } from "./tx-response.ts";
@@ -138,6 +143,14 @@ export async function dryRunUpgrade(parameters: DryRunParameters): Promise<DryRu
           : `--height ${parameters.height}: the store cannot be opened at an older height than its latest (${latest}); run the dry run while the node is at ${parameters.height} (e.g. stop it there with --halt-height ${parameters.height})`,
       );
     }
+    // Before the release's store loader runs: on a state that already has the upgrade it would redo store
+    // changes that were made (or fail on them) and report a migration that will never run.
+    const done = await appliedHeight(copyDb, parameters.name);
+    if (done !== undefined) {
+      throw new DryRunError(
+        `the upgrade "${parameters.name}" was already applied at height ${done}: there is nothing to dry-run on this state (latest height ${latest})`,
+      );
+    }
     // The store loader applies a release's store changes when the store opens at (upgrade height − 1),
     // which is what upgrade-info.json at latest+1 tells it: exactly the state the real restart sees.
     await dumpUpgradeInfoToDisk(copyHome, latest + 1n, { name: parameters.name, info: "" });
@@ -252,4 +265,18 @@ function storeRows(
 function versionRows(before: VersionMap, after: VersionMap): DryRunModuleVersion[] {
   const names = [...new Set([...before.keys(), ...after.keys()])].sort();
   return names.map((name) => ({ name, before: before.get(name), after: after.get(name) }));
+}
+
+/** The height at which `name` was applied in the committed state at `db` (the upgrade store's done key), if it was. */
+async function appliedHeight(db: string, name: string): Promise<bigint | undefined> {
+  const storeNames = await readCommittedStoreNames(db);
+  if (!storeNames.includes(UPGRADE_STORE_KEY)) return undefined;
+  const store = await openMultiStore({ path: db, storeNames });
+  try {
+    const bytes = await (await store.view()).store(UPGRADE_STORE_KEY).get(doneKey(name));
+    if (bytes === undefined || bytes.length !== 8) return undefined;
+    return new DataView(bytes.buffer, bytes.byteOffset, 8).getBigUint64(0);
+  } finally {
+    await store.close();
+  }
 }

@@ -5,6 +5,7 @@
 import { readFile } from "node:fs/promises";
 import {
   type AppConfig,
+  currentBinaryName,
   DEC_COINS_EXPECTED,
   type GenesisDoc,
   HOST_PORT_EXPECTED,
@@ -90,7 +91,8 @@ export function checkOverrides(overrides: NodeOverrides): void {
 export async function loadNodeSettings(home: string, overrides: NodeOverrides = {}): Promise<NodeSettings> {
   checkOverrides(overrides);
   const paths = homePaths(home);
-  const hint = 'run "chaind init <moniker> --chain-id <id>" (or "chaind dev") to create it';
+  const binary = currentBinaryName();
+  const hint = `run "${binary} init <moniker> --chain-id <id>" (or "${binary} dev") to create it`;
 
   const appUpdates: Record<string, string | bigint> = {};
   if (overrides.apiAddress !== undefined) appUpdates["api.address"] = overrides.apiAddress;

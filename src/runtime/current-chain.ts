@@ -3,6 +3,7 @@
 // instead. Until set, it is the standard chain: the standard modules and one release, nothing of a chain's own.
 // A chain may be set lazily (src/runtime/lazy-chain.ts): its manifest answers at once, its definition only
 // once loaded.
+import { setBinaryName } from "../config/home.ts";
 import { isLazyChain, type LazyChain } from "./lazy-chain.ts";
 import { type ChainDefinition, type ChainManifest, defineChain } from "./release.ts";
 
@@ -27,6 +28,8 @@ export function useChain(chain: ChainDefinition | LazyChain): void {
     current = chain;
     pending = undefined;
   }
+  // The chain's binary keeps its own default home (~/.<name>), as each Cosmos SDK app has its DefaultNodeHome.
+  setBinaryName(currentChainManifest().name);
 }
 
 /** The chain this process serves (see {@link useChain}); a lazy chain must have been loaded first. */

@@ -5,7 +5,7 @@
 
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
-import { readdir, readFile } from "node:fs/promises";
+import { cp, readdir, readFile } from "node:fs/promises";
 import { join, relative } from "node:path";
 import { after, before, test } from "node:test";
 import { referenceChain } from "../../chain/app.ts";
@@ -18,6 +18,8 @@ import {
   tempDir,
 } from "../../src/node/test-support.ts";
 import { useChain } from "../../src/runtime/current-chain.ts";
+import { openMultiStore, readCommittedStoreNames } from "../../src/store/index.ts";
+import { doneKey, UPGRADE_STORE_KEY } from "../../src/x/upgrade/keys.ts";
 
 // runChaindInProcess runs the command tree in this process: serve the reference chain, as chain/cmd/chaind.ts does.
 useChain(referenceChain);
@@ -128,6 +130,29 @@ test("upgrade dry-run refuses an unknown upgrade and a height it cannot open, wi
   assert.match(older.stderr, /--height 2: .*latest \(3\)/);
   assert.equal(future.code, 1);
   assert.match(future.stderr, /--height 9 is in the future: the latest committed height is 3/);
+});
+
+test("upgrade dry-run of an upgrade the state has already applied says so, with status 1", async () => {
+  // A copy of the dev home whose state marks v2 done at height 3, as the upgrade's own block would have.
+  const applied = join(dir.path, "applied");
+  await cp(home, applied, { recursive: true });
+  const db = homePaths(applied).applicationDb;
+  const store = await openMultiStore({ path: db, storeNames: await readCommittedStoreNames(db) });
+  const branch = store.branch();
+  const height = new Uint8Array(8);
+  new DataView(height.buffer).setBigUint64(0, 3n);
+  branch.store(UPGRADE_STORE_KEY).set(doneKey("v2"), height);
+  await store.stage(branch);
+  await store.commit();
+  await store.close();
+
+  const again = await runChaindInProcess(["--home", applied, "upgrade", "dry-run", "v2"]);
+  assert.equal(again.code, 1);
+  assert.match(
+    again.stderr,
+    /the upgrade "v2" was already applied at height 3: there is nothing to dry-run on this state/,
+  );
+  assert.doesNotMatch(again.stderr, /\n\s+at /);
 });
 
 test("pre-upgrade exits 0 without output and documents the protocol in its help", async () => {

@@ -4,6 +4,7 @@
 // it does not need: node:util's parser, fetch, and the home reader only when it is needed.
 
 import { parseArgs } from "node:util";
+import { currentBinaryName } from "../../config/home.ts";
 import { fetchFailureCause } from "../../errors/fetch-failure.ts";
 import { UserError } from "../../errors/user-error.ts";
 
@@ -18,14 +19,15 @@ export const DEFAULT_NODE = "tcp://localhost:26657";
 /** How long a node may take to answer before it counts as not answering. */
 const ANSWER_TIMEOUT_MS = 10_000;
 
-const USAGE = `Usage: chaind status [--node <url>] [--home <dir>]
+/** The help text, with this binary's name and default home. */
+const usage = (): string => `Usage: ${currentBinaryName()} status [--node <url>] [--home <dir>]
 
 Query the node's status: the consensus RPC /status result as JSON. When no node answers at --node,
 read the last committed height and the rest of the same shape from --home (the node may be stopped or halted).
 
 Options:
   -n, --node <url>      consensus RPC address (default "${DEFAULT_NODE}")
-  --home <dir>          the node's home, read when no node answers (default "~/.chaind")
+  --home <dir>          the node's home, read when no node answers (default "~/.${currentBinaryName()}")
   -o, --output <format> json (the only format; text is accepted and prints JSON as well)
   -h, --help            display help for command
 `;
@@ -60,11 +62,11 @@ export async function runStatusCommand(argv: string[], io: StatusIo = process): 
       allowPositionals: false,
     }));
   } catch (error) {
-    io.stderr.write(`Error: ${(error as Error).message}\n${USAGE}`);
+    io.stderr.write(`Error: ${(error as Error).message}\n${usage()}`);
     return 2;
   }
   if (values.help) {
-    io.stdout.write(USAGE);
+    io.stdout.write(usage());
     return 0;
   }
   if (values.output !== undefined && values.output !== "json" && values.output !== "text") {
