@@ -27,7 +27,7 @@ import {
 import { openMultiStore, readLastCommittedVersion as readHeight, verifyStoreProof } from "../store/index.ts";
 import { createTestApp, genesisFor, packAny, signTx, testKey } from "../testing/app.ts";
 import { balanceKey } from "../x/bank/keys.ts";
-import { AppStateError } from "./base-app.ts";
+import { AppStateError, blockRetentionHeight } from "./base-app.ts";
 import type { Context } from "./context.ts";
 import { HaltError } from "./halt.ts";
 import type { AppModule } from "./module.ts";
@@ -581,5 +581,20 @@ describe("genesis txs", () => {
     const ctx = await t.app.createQueryContext();
     assert.equal((await t.bankKeeper.getBalance(ctx, bob.address, "stake")).amount, 3n);
     assert.equal((await t.accountKeeper.getAccount(ctx, carol.address))?.sequence, 1n);
+  });
+});
+
+// Upstream's GetBlockRetentionHeight: min-retain-blocks only lowers what evidence and state sync still need.
+describe("the retain height Commit returns", () => {
+  it("is 0 without min-retain-blocks, else the lowest non-zero bound, never below 0", () => {
+    const evidence = { evidenceMaxAgeNumBlocks: 100_000n };
+    assert.equal(blockRetentionHeight(500_000n, 0n, evidence), 0n, "min-retain-blocks 0 keeps every block");
+    assert.equal(blockRetentionHeight(50n, 3n, evidence), 0n, "the evidence window reaches below block 1");
+    assert.equal(blockRetentionHeight(200_000n, 3n, evidence), 100_000n, "evidence needs the last 100000");
+    assert.equal(blockRetentionHeight(200_000n, 150_000n, evidence), 50_000n, "min-retain-blocks keeps more");
+    assert.equal(blockRetentionHeight(50n, 3n), 47n, "no other bound: height - min-retain-blocks");
+    const snapshots = { snapshotInterval: 10n, snapshotKeepRecent: 2n };
+    assert.equal(blockRetentionHeight(50n, 3n, snapshots), 30n, "blocks since the oldest kept snapshot stay");
+    assert.equal(blockRetentionHeight(2n, 3n), 0n);
   });
 });

@@ -100,6 +100,11 @@ export interface AppOptions {
   minGasPrices?: readonly DecCoin[];
   /** app.toml min-retain-blocks (0 = keep every block). */
   minRetainBlocks?: bigint;
+  /**
+   * What else bounds the retain height Commit returns, as upstream's GetBlockRetentionHeight: the genesis
+   * consensus params' evidence max_age_num_blocks, and the state-sync snapshot interval × keep-recent.
+   */
+  blockRetention?: { evidenceMaxAgeNumBlocks?: bigint; snapshotInterval?: bigint; snapshotKeepRecent?: bigint };
   /** app.toml halt-height: FinalizeBlock of any later height fails with a HaltError (0 = off). */
   haltHeight?: bigint;
   /** app.toml halt-time in Unix seconds: blocks after it fail with a HaltError (0 = off). */
@@ -499,8 +504,11 @@ export class App {
     this.staged = undefined;
     this.lastHeader = staged.header;
     this.checkState = this.store.branch();
-    const keep = this.options.minRetainBlocks ?? 0n;
-    const retainHeight = keep > 0n && info.version > keep ? info.version - keep : 0n;
+    const retainHeight = blockRetentionHeight(
+      info.version,
+      this.options.minRetainBlocks ?? 0n,
+      this.options.blockRetention,
+    );
     for (const listener of this.commitListeners) listener(info.version);
     return create(ResponseCommitSchema, { retainHeight });
   }
@@ -735,4 +743,26 @@ function varintLength(value: number): number {
     n++;
   }
   return n;
+}
+
+/**
+ * Upstream's GetBlockRetentionHeight: 0 (keep everything) without min-retain-blocks; else the lowest non-zero of
+ * height − evidence max age, height − snapshot interval × keep-recent and height − min-retain-blocks, so blocks
+ * evidence or state sync may still need are kept; 0 when that is not above 0.
+ * @example blockRetentionHeight(200_000n, 10n, { evidenceMaxAgeNumBlocks: 100_000n }) === 100_000n
+ */
+export function blockRetentionHeight(
+  height: bigint,
+  minRetainBlocks: bigint,
+  bounds: { evidenceMaxAgeNumBlocks?: bigint; snapshotInterval?: bigint; snapshotKeepRecent?: bigint } = {},
+): bigint {
+  if (minRetainBlocks === 0n) return 0n;
+  const minNonZero = (x: bigint, y: bigint) => (x === 0n ? y : y === 0n ? x : x < y ? x : y);
+  let retention = 0n;
+  const maxAge = bounds.evidenceMaxAgeNumBlocks ?? 0n;
+  if (maxAge > 0n) retention = height - maxAge;
+  const snapshotBlocks = (bounds.snapshotInterval ?? 0n) * (bounds.snapshotKeepRecent ?? 0n);
+  if (snapshotBlocks > 0n) retention = minNonZero(retention, height - snapshotBlocks);
+  retention = minNonZero(retention, height - minRetainBlocks);
+  return retention > 0n ? retention : 0n;
 }

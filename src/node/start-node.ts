@@ -147,6 +147,11 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
     haltHeight: appConfig.haltHeight,
     haltTime: appConfig.haltTime,
     minRetainBlocks: appConfig.minRetainBlocks,
+    blockRetention: {
+      evidenceMaxAgeNumBlocks: genesis.consensusParams.evidence.maxAgeNumBlocks,
+      snapshotInterval: appConfig.stateSync.snapshotInterval,
+      snapshotKeepRecent: BigInt(appConfig.stateSync.snapshotKeepRecent),
+    },
     queryGasLimit: appConfig.queryGasLimit,
     skipUpgradeHeights: options.skipUpgradeHeights,
   };

@@ -2,7 +2,7 @@
 // gov, upgrade, genutil) plus a release's own modules, hook orders, the App over LevelDB or memory, and the upgrade
 // wiring of x/upgrade (handlers, store loader from upgrade-info.json, the exit-21 guards).
 import type { Logger } from "pino";
-import { type App, createApp } from "../app/base-app.ts";
+import { type App, type AppOptions, createApp } from "../app/base-app.ts";
 import { parseDecCoins } from "../app/dec-coins.ts";
 import type { AppModule } from "../app/module.ts";
 import { ModuleManager } from "../app/module-manager.ts";
@@ -41,6 +41,8 @@ export interface ChainAppOptions {
   haltHeight?: bigint;
   haltTime?: bigint;
   minRetainBlocks?: bigint;
+  /** The other bounds of the retain height Commit returns (genesis evidence max age, state-sync snapshots). */
+  blockRetention?: AppOptions["blockRetention"];
   /** app.toml query-gas-limit (0 or absent = unbounded). */
   queryGasLimit?: bigint;
   /** `--unsafe-skip-upgrades`. */
@@ -132,6 +134,7 @@ export async function buildChainApp(options: ChainAppOptions): Promise<ChainApp>
     version: release.version,
     minGasPrices: parseDecCoins(options.minimumGasPrices ?? ""),
     minRetainBlocks: options.minRetainBlocks,
+    blockRetention: options.blockRetention,
     haltHeight: options.haltHeight,
     haltTime: options.haltTime,
     queryGasLimit: options.queryGasLimit,
