@@ -5,7 +5,8 @@
 //
 //   node scripts/rpc-compare.ts [--dir DIR] [--keep] [--only SUBSTRING] [--full] [--pruned]
 //
-// `--pruned` runs both with PRUNING_APP_TOML (state and blocks pruned), so requests at height 1 meet pruning.
+// `--pruned` runs both with PRUNING_APP_TOML and a 5-block evidence window (state and blocks pruned), so
+// requests at height 1 meet pruning.
 // `--initial-height N` starts the chain at N (genesis initial_height), so height 1 is below the first block.
 // Values that must differ (hashes, times, heights) are compared by kind only. `--full` prints both answers.
 // Everything started is stopped at the end unless `--keep` (then `node scripts/testnet.ts stop --dir DIR/comet`
@@ -170,12 +171,14 @@ export async function startPair(
     timeoutCommit: "200ms",
     log,
     minHeight: (initialHeight ?? 1) + 1,
-    editGenesis:
-      initialHeight === undefined
-        ? undefined
-        : (genesis: Record<string, unknown>) => {
-            genesis.initial_height = String(initialHeight);
-          },
+    editGenesis: (genesis: Record<string, unknown>) => {
+      if (initialHeight !== undefined) genesis.initial_height = String(initialHeight);
+      // The retain height Commit returns keeps the evidence window (upstream's rule): a short one lets blocks go.
+      if (appToml !== undefined) {
+        const params = genesis.consensus_params as { evidence: { max_age_num_blocks: string } };
+        params.evidence.max_age_num_blocks = "5";
+      }
+    },
   };
   let net = await startTestnet(options);
   if (appToml !== undefined) {
