@@ -95,6 +95,36 @@ async function fill(store: BlockStore, chain: TestChain, blocks: string[][]): Pr
 }
 
 describe("block store", () => {
+  it("prunes below a retain height: blocks and their records go, the tx index stays, the base survives a reopen", async () => {
+    const chain = await makeTestChain();
+    chains.push(chain);
+    let store = await chain.openStore();
+    await fill(store, chain, [["a=1"], ["b=2"], ["c=3"], [], []]);
+    const id2 = (await store.blockMeta(2n))!.blockId.hash;
+    assert.equal(await store.prune(1n), 0n, "nothing below the base");
+    assert.equal(await store.prune(3n), 2n);
+    assert.equal(store.base, 3n);
+    for (const h of [1n, 2n]) {
+      assert.equal(await store.block(h), undefined);
+      assert.equal(await store.blockMeta(h), undefined);
+      assert.equal(await store.results(h), undefined);
+      assert.equal(await store.seenCommit(h), undefined);
+      assert.equal(await store.validatorsAt(h), undefined);
+    }
+    assert.equal(await store.heightOfHash(id2), undefined);
+    assert.equal((await store.block(3n))?.block.header.height, 3n);
+    const tx = await store.tx(txHash(enc("a=1")));
+    assert.equal(tx?.height, 1n, "the tx index keeps pruned txs, as CometBFT's");
+    assert.equal(await store.prune(99n), 2n, "never the latest height: 3 and 4 go, 5 stays");
+    assert.equal(store.base, 5n);
+    await store.verifyRecent();
+    await store.close();
+    store = await chain.openStore();
+    assert.equal(store.base, 5n);
+    assert.equal(store.height, 5n);
+    await store.verifyRecent();
+  });
+
   it("round-trips blocks, metas, commits, results and validator sets, across a reopen", async () => {
     const chain = await makeTestChain();
     chains.push(chain);

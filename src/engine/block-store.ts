@@ -98,8 +98,10 @@ const DAMAGE_CODES = new Set(["LEVEL_CORRUPTION", "LEVEL_IO_ERROR"]);
 export const VERIFIED_AT_START = 100n;
 
 const STATE_KEY = Uint8Array.of(0x73); // "s"
-/** The first stored height of a store bootstrapped at a snapshot height (absent otherwise). */
+/** The first stored height of a store bootstrapped at a snapshot height or pruned (absent otherwise). */
 const BASE_KEY = Uint8Array.of(0x42); // "B"
+/** The most heights one prune removes (a first prune of a long chain catches up over several commits). */
+const PRUNE_BATCH_HEIGHTS = 1000n;
 const P = {
   block: 0x62,
   meta: 0x6d,
@@ -453,7 +455,7 @@ export class BlockStore {
     return s === undefined || s.lastBlockHeight < s.initialHeight ? 0n : s.lastBlockHeight;
   }
 
-  /** The first stored height (the chain's initial height; nothing is pruned); 0 when empty. */
+  /** The first stored height (the initial height, a bootstrap's first or the pruned base); 0 when empty. */
   get base(): bigint {
     if (this.height === 0n) return 0n;
     const base = this.bootstrapBase ?? (this.current as EngineState).initialHeight;
@@ -528,6 +530,33 @@ export class BlockStore {
     await batch.write({ sync: true });
     this.current = state;
     this.bootstrapBase = state.lastBlockHeight + 1n;
+  }
+
+  /**
+   * Removes every height below `retainHeight` (Commit's retain_height, as CometBFT's pruneBlocks): blocks,
+   * metas, hash entries, commits, results and validator sets, in one batch with the new base; the tx index stays
+   * (`tx` and `tx_search` still find pruned txs, without a proof). Never the latest height; at most
+   * PRUNE_BATCH_HEIGHTS per call. Returns how many heights it removed.
+   */
+  async prune(retainHeight: bigint): Promise<bigint> {
+    const base = this.base;
+    const target = retainHeight > this.height ? this.height : retainHeight;
+    if (base === 0n || target <= base) return 0n;
+    const to = target - base > PRUNE_BATCH_HEIGHTS ? base + PRUNE_BATCH_HEIGHTS : target;
+    const batch = this.db.batch();
+    for (let h = base; h < to; h++) {
+      const hk = u64(h);
+      const meta = await this.get(key(P.meta, hk), `the meta of block ${h}`);
+      if (meta !== undefined) {
+        const blockId = this.decode(() => decodeBlockMeta(meta), `the meta of block ${h}`).blockId;
+        batch.del(key(P.hash, blockId.hash));
+      }
+      for (const prefix of [P.block, P.meta, P.commit, P.results, P.validators]) batch.del(key(prefix, hk));
+    }
+    batch.put(BASE_KEY, u64(to));
+    await batch.write({ sync: true });
+    this.bootstrapBase = to;
+    return to - base;
   }
 
   /** The block at `height`, or undefined when not stored. */

@@ -474,8 +474,15 @@ export class Engine {
       this.current = after;
       this.lastSeenCommit = seenCommit;
       this.lastHeaderAppHash = block.header.appHash;
-      await this.app.commit(create(RequestCommitSchema, {}));
+      const { retainHeight } = await this.app.commit(create(RequestCommitSchema, {}));
       this.committed = height;
+      // As CometBFT: blocks below the app's retain_height go once the app has committed (min-retain-blocks);
+      // a failed prune is logged and the chain goes on, the next commit tries again.
+      if (retainHeight > 0n) {
+        await this.store.prune(retainHeight).catch((error: unknown) => {
+          this.logger.error({ err: error, retainHeight: retainHeight.toString() }, "failed to prune blocks");
+        });
+      }
       await this.mempool.update(block.txs, results.txResults, (req) => this.app.checkTx(req, { events: false }));
     });
     this.logger.info(

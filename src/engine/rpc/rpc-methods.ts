@@ -88,7 +88,9 @@ function txResultJson(t: TxResult, proof?: Json): Json {
   return out;
 }
 
-async function txProof(ctx: RpcContext, t: TxResult): Promise<Json> {
+/** The tx's Merkle proof, or undefined when its block was pruned (CometBFT then leaves `proof` out). */
+async function txProof(ctx: RpcContext, t: TxResult): Promise<Json | undefined> {
+  if (t.height < ctx.engine.store.base) return undefined;
   const stored = await ctx.engine.store.block(t.height);
   if (stored === undefined) throw internalError(`block ${t.height} of tx ${hexUpper(txHash(t.tx))} is missing`);
   const p = merkleProof(stored.block.txs.map(txHash), t.index);

@@ -28,11 +28,12 @@ async function startNode(opts: {
   run: boolean;
   mempool?: { size?: number; maxTxBytes?: number };
   maxBodyBytes?: number;
+  app?: KvApp;
 }): Promise<Fixture> {
   const chain = await makeTestChain({ appState: { seeded: "1" } });
   const store = await chain.openStore();
   const engine = await Engine.start({
-    app: new KvApp(),
+    app: opts.app ?? new KvApp(),
     store,
     genesis: chain.genesis,
     privValidator: await chain.privValidator(),
@@ -457,5 +458,32 @@ describe("consensus RPC with @cosmjs/tendermint-rpc", () => {
     } finally {
       client.disconnect();
     }
+  });
+});
+
+// As a real CometBFT honours Commit's retain_height (min-retain-blocks): pruned heights answer its error texts.
+describe("consensus RPC over a pruned block store", () => {
+  let f: Fixture;
+  before(async () => {
+    f = await startNode({ run: true, app: new KvApp({ retainBlocks: 2n }) });
+    await waitForHeight(f.engine, 2n);
+  });
+  after(() => stopNode(f));
+
+  it("serves from the base up, says which height is the lowest, and leaves the proof out of pruned txs", async () => {
+    const tx = (await call(f, "broadcast_tx_commit", { tx: b64("p=1") })).result;
+    const txHeight = BigInt(tx.height);
+    const pruned = await waitForHeight(f.engine, txHeight + 4n).then(() => f.engine.store.base);
+    assert.ok(pruned > txHeight, `base ${pruned} is above the tx's height ${txHeight}`);
+    for (const method of ["block", "header", "commit", "block_results", "validators"]) {
+      const error = (await call(f, method, { height: "1" })).error;
+      assert.match(error.data, /^height 1 is not available, lowest height is \d+$/, method);
+    }
+    const status = (await call(f, "status")).result;
+    assert.ok(BigInt(status.sync_info.earliest_block_height) > txHeight);
+    const found = (await call(f, "tx", { hash: Buffer.from(sha("p=1"), "hex").toString("base64"), prove: true }))
+      .result;
+    assert.equal(found.height, String(txHeight), "the tx index keeps it");
+    assert.equal("proof" in found, false, "no proof once its block is gone");
   });
 });

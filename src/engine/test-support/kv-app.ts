@@ -69,6 +69,8 @@ export interface KvAppOptions {
   appVersion?: bigint;
   /** Called inside Commit before anything is persisted (tests crash the process here). */
   beforePersist?: (height: bigint) => void;
+  /** Commit answers retain_height = height − this (as min-retain-blocks does); absent: 0, keep every block. */
+  retainBlocks?: bigint;
 }
 
 interface Persisted {
@@ -267,7 +269,9 @@ export class KvApp implements AbciApp {
     this.appHash = pending.appHash;
     this.pending = undefined;
     this.genesis = undefined;
-    return create(ResponseCommitSchema, {});
+    const keep = this.options.retainBlocks;
+    const retainHeight = keep !== undefined && pending.height > keep ? pending.height - keep : 0n;
+    return create(ResponseCommitSchema, { retainHeight });
   }
 
   async query(req: RequestQuery): Promise<ResponseQuery> {
