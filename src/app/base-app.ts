@@ -116,6 +116,9 @@ export interface AppOptions {
   queryGasLimit?: bigint;
 }
 
+/** gas_info.gas_wanted of every simulation: MaxUint64, the limit of upstream's infinite gas meter. */
+export const SIMULATION_GAS_WANTED = 2n ** 64n - 1n;
+
 /** Gas estimate and result of a simulated tx (chain.base.abci.v1beta1.SimulationResponse). */
 export interface SimulateResult {
   gasInfo: { gasWanted: bigint; gasUsed: bigint };
@@ -597,7 +600,9 @@ export class App {
     const ctx = this.newContext(base, "simulate", this.checkHeader());
     const result = await this.txRunner.run(ctx, txBytes);
     if (result.code !== 0) throw toThrowable(result);
-    return { gasInfo: { gasWanted: result.gasWanted, gasUsed: result.gasUsed }, result };
+    // Upstream reports the limit of the gas meter simulation ran under: an infinite one, whose limit is MaxUint64
+    // (a simulated tx's own gas limit is typically 0, as CosmJS sends it).
+    return { gasInfo: { gasWanted: SIMULATION_GAS_WANTED, gasUsed: result.gasUsed }, result };
   }
 
   /** The SimulationResponse JSON upstream's `/app/simulate` answers with. */

@@ -323,6 +323,8 @@ describe("tx pipeline", () => {
     const unsigned = toBinary(TxRawSchema, create(TxRawSchema, { ...raw, signatures: [new Uint8Array()] }));
     const simulation = await t.app.simulate(unsigned);
     assert.ok(simulation.gasInfo.gasUsed > 40_000n, `gas used ${simulation.gasInfo.gasUsed}`);
+    // As upstream: simulation runs under an infinite gas meter, whose limit is MaxUint64.
+    assert.equal(simulation.gasInfo.gasWanted, 18446744073709551615n);
     assert.equal(simulation.result.msgResponses[0].typeUrl, "/chain.bank.v1beta1.MsgSendResponse");
     assert.equal(await balance(t, bob.address), 0n);
     assert.equal(await sequence(t, alice.address), 0n);

@@ -110,7 +110,7 @@ test("the matcher prefers literals, serves HEAD from GET and lists the methods a
   assert.equal(list.kind === "found" && list.rest.route.method.name, "DenomsMetadata");
   assert.deepEqual(router.match("PUT", split("/chain/tx/v1beta1/txs")), {
     kind: "wrong-method",
-    allow: ["GET", "POST"],
+    allow: ["GET", "HEAD", "POST"],
   });
   assert.deepEqual(router.match("GET", split("/chain/nothing")), { kind: "none" });
 });
