@@ -55,7 +55,8 @@ export function prefixEnd(prefix: Uint8Array): Uint8Array | undefined {
   let i = prefix.length - 1;
   while (i >= 0 && prefix[i] === 0xff) i--;
   if (i < 0) return undefined;
-  const end = prefix.slice(0, i + 1);
+  // A copy even when `prefix` is a Buffer, whose slice() is a view: the increment must never reach the caller's bytes.
+  const end = Uint8Array.prototype.slice.call(prefix, 0, i + 1);
   end[i]++;
   return end;
 }
