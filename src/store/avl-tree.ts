@@ -4,11 +4,13 @@
 // O(log n) node visits and hashes, never proportional to the tree size.
 import { compareBytes, equalBytes } from "./bytes.ts";
 import {
+  type Digest,
   digestBytes,
   encodePageView,
   hashOf,
   heightOf,
   type InnerNode,
+  innerHash,
   keyPrefix,
   type LeafNode,
   leafHashOfValue,
@@ -294,8 +296,11 @@ export function hashNewNodes(root: TreeNode | undefined): number {
     if (left.kind === 1 && left.ref < 0) visit(left);
     if (right.kind === 1 && right.ref < 0) visit(right);
     count++;
-    // The children are hashed by now: this hashes the node itself only.
-    hashOf(node);
+    // The children are hashed by now (leaves by LeafHasher, new inner nodes just above, older ones and
+    // stubs carry theirs): the node's own hash straight from theirs, without hashOf's three calls.
+    if (node.hash === undefined) {
+      node.hash = innerHash(node.height, node.size, node.version, left.hash as Digest, right.hash as Digest);
+    }
   };
   if (root !== undefined && root.kind === 1 && root.ref < 0) visit(root);
   if (count > MAX_NODES_PER_VERSION) {

@@ -5,6 +5,7 @@ import { existsSync, mkdirSync, statSync } from "node:fs";
 import type { AbstractLevel } from "abstract-level";
 import { ClassicLevel } from "classic-level";
 import { MemoryLevel } from "memory-level";
+import { copyBytes } from "./bytes.ts";
 import { LevelEntries } from "./entry-iterators.ts";
 import {
   DataDirectoryCorruptError,
@@ -147,11 +148,12 @@ class LevelBackend implements KVBackend {
     }
     return {
       put: (key, value) => {
-        if (copy) batch.put(key.slice(), value.slice());
+        // copyBytes, not slice(): a Buffer's slice() is a view of the caller's (often reused) bytes.
+        if (copy) batch.put(copyBytes(key), copyBytes(value));
         else batch.put(key, value);
       },
       del: (key) => {
-        batch.del(copy ? key.slice() : key);
+        batch.del(copy ? copyBytes(key) : key);
       },
       write: (sync) => this.writeBatch(batch, sync),
       close: () => batch.close(),
