@@ -120,6 +120,8 @@ interface StagedStore {
   orphans: number[];
   /** New inner nodes (hashNewNodes): the root's seq is this − 1. */
   newNodes: number;
+  /** The new inner nodes children first, as hashNewNodes met them (persistTree numbers them in this order). */
+  newNodeOrder: InnerNode[];
   /** The tree's persisted form, made by the first commit attempt (persistTree works in place). */
   persisted?: PersistedTree;
 }
@@ -364,7 +366,7 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
     }
     try {
       for (const s of stores) {
-        s.newNodes = hashNewNodes(s.root);
+        s.newNodes = hashNewNodes(s.root, s.newNodeOrder);
         s.rootHash = rootHash(s.root, EMPTY_HASH);
       }
     } catch (err) {
@@ -430,6 +432,7 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
       changelog,
       orphans: tree.orphans,
       newNodes: 0, // set by stage() with the hashes
+      newNodeOrder: [],
     };
   }
 
@@ -561,7 +564,7 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
       let tree = s.persisted;
       if (tree === undefined) {
         // Pages encoded as the nodes are numbered, while they are in the CPU's cache.
-        tree = persistTree(s.root, v, (page, bytes) => pages.put(nodeKey(sid, v, page), bytes));
+        tree = persistTree(s.root, v, (page, bytes) => pages.put(nodeKey(sid, v, page), bytes), s.newNodeOrder);
         s.persisted = tree;
       } else {
         putPages(pages, sid, v, tree.nodes);
