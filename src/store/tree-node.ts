@@ -60,9 +60,13 @@ function scratchBuffer(size: number): ScratchBuffer {
   return Buffer.alloc(size) as ScratchBuffer;
 }
 
+/** Whether this Node's Buffer has `latin1Write` (it is not public API): else digests are copied byte by byte. */
+const HAS_LATIN1_WRITE = typeof (Buffer.prototype as Partial<ScratchBuffer>).latin1Write === "function";
+
 /** Writes a digest's 32 bytes at `offset` of `buf`; returns the offset after them. */
 function putDigest(buf: ScratchBuffer, offset: number, digest: Digest): number {
-  buf.latin1Write(digest, offset, 32);
+  if (HAS_LATIN1_WRITE) buf.latin1Write(digest, offset, 32);
+  else for (let i = 0; i < 32; i++) buf[offset + i] = digest.charCodeAt(i);
   return offset + 32;
 }
 
