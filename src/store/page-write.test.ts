@@ -69,17 +69,20 @@ async function checkProofs(store: MultiStore, version: bigint): Promise<void> {
   }
 }
 
+/**
+ * A LevelDB store's options without a node cache — everything the tree needs is read from its pages (or, in
+ * process, the pinned nodes) — and an in-memory reference store that commits the same versions.
+ */
+async function uncachedPair() {
+  const dir = await tempDir();
+  const options: OpenMultiStoreOptions = { path: dir.path, storeNames: ["bank"], pruning: KEEP_ALL, nodeCacheSize: 0 };
+  const reference = await openMultiStore({ backend: "memory", storeNames: ["bank"], pruning: KEEP_ALL });
+  return { dir, options, reference };
+}
+
 describe("tree pages written after the commit", () => {
   test("a lost page write is rebuilt at the next open: same root hash, proofs and historical reads", async () => {
-    const dir = await tempDir();
-    // No node cache: everything the tree needs is read from its pages (or, in process, the pinned nodes).
-    const options: OpenMultiStoreOptions = {
-      path: dir.path,
-      storeNames: ["bank"],
-      pruning: KEEP_ALL,
-      nodeCacheSize: 0,
-    };
-    const reference = await openMultiStore({ backend: "memory", storeNames: ["bank"], pruning: KEEP_ALL });
+    const { dir, options, reference } = await uncachedPair();
     let store = await openMultiStore(options);
     try {
       for (let n = 1; n <= 3; n++) assert.equal(await commit(store, n), await commit(reference, n));
@@ -151,14 +154,7 @@ describe("tree pages written after the commit", () => {
   });
 
   test("a failed page write is retried by the next commit, which fails only if the retry fails", async () => {
-    const dir = await tempDir();
-    const options: OpenMultiStoreOptions = {
-      path: dir.path,
-      storeNames: ["bank"],
-      pruning: KEEP_ALL,
-      nodeCacheSize: 0,
-    };
-    const reference = await openMultiStore({ backend: "memory", storeNames: ["bank"], pruning: KEEP_ALL });
+    const { dir, options, reference } = await uncachedPair();
     let store = await openMultiStore(options);
     try {
       for (let n = 1; n <= 2; n++) assert.equal(await commit(store, n), await commit(reference, n));

@@ -405,17 +405,7 @@ describe("deposits", () => {
   });
 
   test("a dropped proposal's log line names its minimum and total deposit as coin text, as upstream logs them", async () => {
-    const { logger, lines } = captureLogger();
-    const chain = await createStakingTestChain({
-      accounts: [
-        { key: val1, stake: 100_000_000n },
-        { key: alice, stake: 100_000_000n },
-      ],
-      validators: [{ key: val1, selfDelegation: 10_000_000n }],
-      govParams: { max_deposit_period: `${DEPOSIT_PERIOD_MS / 1000}s`, expedited_voting_period: "5s" },
-      logger,
-    });
-    await chain.nextBlock();
+    const { chain, lines } = await chainLoggingTo({ max_deposit_period: `${DEPOSIT_PERIOD_MS / 1000}s` });
     const id = proposalIdOf(
       await submit(chain, alice, [await govParamsMsg(chain, {})], 1_000_000n, { expedited: true }),
     );
@@ -431,17 +421,7 @@ describe("deposits", () => {
   });
 
   test("a tallied proposal's log line names the status as upstream's enum name, with expedited and title", async () => {
-    const { logger, lines } = captureLogger();
-    const chain = await createStakingTestChain({
-      accounts: [
-        { key: val1, stake: 100_000_000n },
-        { key: alice, stake: 100_000_000n },
-      ],
-      validators: [{ key: val1, selfDelegation: 10_000_000n }],
-      govParams: { voting_period: `${VOTING_PERIOD_MS / 1000}s`, expedited_voting_period: "5s" },
-      logger,
-    });
-    await chain.nextBlock();
+    const { chain, lines } = await chainLoggingTo({ voting_period: `${VOTING_PERIOD_MS / 1000}s` });
     const id = proposalIdOf(await submit(chain, alice, [await govParamsMsg(chain, {})], 10_000_000n, { title: "t1" }));
     await chain.nextBlock(undefined, chain.timeMs() + VOTING_PERIOD_MS + 1000);
     const line = lines.find((l) => l.msg === "proposal tallied") as Record<string, unknown> | undefined;
@@ -782,3 +762,19 @@ describe("queries", () => {
     assert.equal((await chain.query(Query.method.constitution, {})).constitution, "");
   });
 });
+
+/** Alice and one validator, gov params overridden (expedited voting 5 s), the app's log lines captured. */
+async function chainLoggingTo(govParams: Record<string, string>) {
+  const { logger, lines } = captureLogger();
+  const chain = await createStakingTestChain({
+    accounts: [
+      { key: val1, stake: 100_000_000n },
+      { key: alice, stake: 100_000_000n },
+    ],
+    validators: [{ key: val1, selfDelegation: 10_000_000n }],
+    govParams: { ...govParams, expedited_voting_period: "5s" },
+    logger,
+  });
+  await chain.nextBlock();
+  return { chain, lines };
+}
