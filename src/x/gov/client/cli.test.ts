@@ -4,12 +4,15 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import type { JsonValue } from "@bufbuild/protobuf";
+import { anyUnpack } from "@bufbuild/protobuf/wkt";
 import { Command } from "commander";
+import { buildTypeRegistry } from "../../../app/type-registry.ts";
 import { addressToBech32, moduleAddress } from "../../../client/crypto/index.ts";
+import { file_chain_upgrade_v1beta1_tx, type MsgSoftwareUpgrade } from "../../../gen/chain/upgrade/v1beta1/tx_pb.js";
 import type { TestKey } from "../../../testing/app.ts";
 import { stakingQueryCommand, stakingTxCommand } from "../../staking/client/cli.ts";
 import { consensusKeyOf, createStakingTestChain, key, type StakingTestChain } from "../../staking/testing.ts";
-import { govQueryCommand, govTxCommand, type ModuleCliClient, parseWeightedOptions } from "./cli.ts";
+import { govQueryCommand, govTxCommand, type ModuleCliClient, parseProposalJson, parseWeightedOptions } from "./cli.ts";
 
 const val1 = key("cli-val-1");
 const alice = key("cli-alice");
@@ -233,4 +236,29 @@ describe("gov and staking CLI commands", () => {
       { option: 3, weight: "0.500000000000000000" },
     ]);
   });
+});
+
+test("a software-upgrade plan without time in a proposal file gets the zero time, as upstream's CLI sends it", () => {
+  const registry = buildTypeRegistry([file_chain_upgrade_v1beta1_tx]);
+  const file = (plan: Record<string, unknown>) =>
+    JSON.stringify({
+      messages: [{ "@type": "/chain.upgrade.v1beta1.MsgSoftwareUpgrade", authority: GOV, plan }],
+      metadata: "",
+      deposit: "10000000stake",
+      title: "Upgrade",
+      summary: "to v2",
+    });
+  const planOf = (text: string) =>
+    anyUnpack(parseProposalJson(text, registry).messages[0], registry) as MsgSoftwareUpgrade | undefined;
+  for (const plan of [
+    { name: "v2", height: "130", info: "" },
+    { name: "v2", height: "130", info: "", time: null },
+    { name: "v2", height: "130", info: "", time: "0001-01-01T00:00:00Z" },
+  ]) {
+    const time = planOf(file(plan))?.plan?.time;
+    assert.deepEqual([time?.seconds, time?.nanos], [-62135596800n, 0], JSON.stringify(plan));
+  }
+  // A time that is not zero is kept as written (the upgrade module refuses it with upstream's text).
+  const later = planOf(file({ name: "v2", height: "130", info: "", time: "2030-01-01T00:00:00Z" }))?.plan?.time;
+  assert.equal(later?.seconds, 1893456000n);
 });

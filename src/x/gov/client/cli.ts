@@ -288,7 +288,7 @@ export function parseProposalJson(text: string, registry: Registry): ParsedPropo
   if (!Array.isArray(messages)) throw new GovCliError('"messages" must be a list of messages with "@type"');
   const anys = messages.map((message, index) => {
     try {
-      return fromProtoJson(AnySchema, message, registry);
+      return fromProtoJson(AnySchema, withZeroPlanTime(message), registry);
     } catch (err) {
       throw new GovCliError(`cannot parse message ${index} of the proposal: ${(err as Error).message}`, { cause: err });
     }
@@ -310,6 +310,24 @@ export function parseProposalJson(text: string, registry: Registry): ParsedPropo
     summary: stringField(object, "summary"),
     expedited,
   };
+}
+
+/** The software-upgrade message's type URL under either package name (ours or upstream's). */
+const SOFTWARE_UPGRADE_TYPE = /^\/(chain|cosmos)\.upgrade\.v1beta1\.MsgSoftwareUpgrade$/;
+
+/**
+ * A MsgSoftwareUpgrade whose plan leaves out `time` gets the zero time (0001-01-01T00:00:00Z), as upstream's CLI
+ * sends it (its non-nullable time is always encoded) and as `tx upgrade software-upgrade` does: the proposal then
+ * prints the plan's time as every other plan does, not as null. Any other message is left as it is.
+ */
+function withZeroPlanTime(message: JsonValue): JsonValue {
+  if (message === null || typeof message !== "object" || Array.isArray(message)) return message;
+  const type = message["@type"];
+  const plan = message.plan;
+  if (typeof type !== "string" || !SOFTWARE_UPGRADE_TYPE.test(type)) return message;
+  if (plan === null || typeof plan !== "object" || Array.isArray(plan)) return message;
+  if (plan.time !== undefined && plan.time !== null) return message;
+  return { ...message, plan: { ...plan, time: "0001-01-01T00:00:00Z" } };
 }
 
 /** Parses `yes=0.6,no=0.4` into weighted options (weights as 18-decimal text). */
