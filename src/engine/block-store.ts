@@ -386,6 +386,15 @@ export class BlockStore {
     }
   }
 
+  /** Several LevelDB reads under one snapshot, with damage reported as BlockStoreCorruptError. */
+  private async getMany(keys: Uint8Array[], what: string): Promise<(Uint8Array | undefined)[]> {
+    try {
+      return await this.db.getMany(keys);
+    } catch (err) {
+      throw this.asDamage(err, what);
+    }
+  }
+
   private asDamage(err: unknown, what: string, action = "read"): unknown {
     if (err instanceof BlockStoreCorruptError) return err;
     const code = (err as { code?: string }).code;
@@ -559,16 +568,18 @@ export class BlockStore {
     return to - base;
   }
 
-  /** The block at `height`, or undefined when not stored. */
   /**
    * The block at `height`, or undefined when not stored. Verified: its header must hash to the
    * stored block id (else BlockStoreCorruptError), so a damaged block is never served.
    */
   async block(height: bigint): Promise<StoredBlock | undefined> {
-    const bytes = await this.get(key(P.block, u64(height)), `block ${height}`);
+    // The block and its meta are read under one snapshot: read one after the other, a prune committing
+    // between the two reads would leave a block without its meta, which only damage may do.
+    const hk = u64(height);
+    const [bytes, metaBytes] = await this.getMany([key(P.block, hk), key(P.meta, hk)], `block ${height}`);
     if (bytes === undefined) return undefined;
-    const meta = await this.blockMeta(height);
-    if (meta === undefined) throw this.corrupt(`block ${height} is stored without its meta`);
+    if (metaBytes === undefined) throw this.corrupt(`block ${height} is stored without its meta`);
+    const meta = this.verifiedMeta(height, metaBytes);
     const block = this.decode(() => decodeBlock(bytes), `block ${height}`);
     const hash = headerHash(block.header);
     if (!sameBytes(hash, meta.blockId.hash)) {
@@ -590,7 +601,10 @@ export class BlockStore {
   /** The block meta at `height`, or undefined. Verified: its header must hash to its block id. */
   async blockMeta(height: bigint): Promise<BlockMeta | undefined> {
     const bytes = await this.get(key(P.meta, u64(height)), `the meta of block ${height}`);
-    if (bytes === undefined) return undefined;
+    return bytes === undefined ? undefined : this.verifiedMeta(height, bytes);
+  }
+
+  private verifiedMeta(height: bigint, bytes: Uint8Array): BlockMeta {
     const meta = this.decode(() => decodeBlockMeta(bytes), `the meta of block ${height}`);
     const hash = headerHash(meta.header);
     if (meta.header.height !== height || !sameBytes(hash, meta.blockId.hash)) {
