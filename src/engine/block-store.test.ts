@@ -99,7 +99,11 @@ describe("block store", () => {
     const chain = await makeTestChain();
     chains.push(chain);
     const store = await chain.openStore();
-    await fill(store, chain, Array.from({ length: 40 }, () => []));
+    await fill(
+      store,
+      chain,
+      Array.from({ length: 40 }, () => []),
+    );
     // A read that saw a block but not its meta (deleted in between) used to record damage, and /health
     // failed from then on.
     // Four readers read the lowest height over and over until its prune has committed.
