@@ -7,6 +7,7 @@
 // and the signature-verification workers.
 import type { Logger } from "pino";
 import { AbciServer } from "../abci/server.ts";
+import { nativeSecp256k1Problem, SECP256K1_ENV } from "../client/crypto/native-secp256k1.ts";
 import { formatDecCoins, homePaths, loadNodeKey } from "../config/index.ts";
 import { removeStaleTemporaries } from "../config/stale-temporaries.ts";
 import { type EmbeddedNode, startEmbeddedNode } from "../engine/embedded-node.ts";
@@ -127,6 +128,14 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
   const settings = options.settings ?? (await loadNodeSettings(options.home, options.overrides));
   const { appConfig, nodeConfig, genesis } = settings;
   for (const key of settings.unknownKeys) logger.warn({ key }, "unknown configuration key (ignored)");
+  const verifierProblem = nativeSecp256k1Problem();
+  if (verifierProblem !== undefined) {
+    const level = process.env[SECP256K1_ENV] === "openssl" ? "info" : "warn";
+    logger[level](
+      { reason: verifierProblem },
+      "signatures are verified with OpenSSL, several times slower than with libsecp256k1",
+    );
+  }
   // A kill in the middle of an atomic write (upgrade-info.json, the signing state) leaves its
   // temporary behind; the target is whole, so the temporary is garbage.
   const paths = homePaths(settings.home);

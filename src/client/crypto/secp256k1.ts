@@ -1,12 +1,14 @@
 // secp256k1 keys as the chain uses them: derived from a BIP39 mnemonic along a BIP44 path, signatures
 // over SHA-256(message) as 64-byte r‖s with low S. Signing uses noble (deterministic RFC 6979 nonces, the
-// same bytes as Go and CosmJS); verification uses node:crypto for native speed on the tx path.
-import { createPublicKey, type KeyObject, verify as nodeVerify } from "node:crypto";
+// same bytes as Go and CosmJS); verification uses libsecp256k1 (native-secp256k1.ts) on the tx path, or
+// node:crypto's OpenSSL where that addon cannot load.
+import { createPublicKey, hash, type KeyObject, verify as nodeVerify } from "node:crypto";
 import { secp256k1 } from "@noble/curves/secp256k1";
 import { HDKey } from "@scure/bip32";
 import { KeyError } from "./errors.ts";
 import { sha256 } from "./hash.ts";
 import { type HdPathParameters, hdPath, mnemonicToSeed } from "./mnemonic.ts";
+import { nativeSecp256k1Verify } from "./native-secp256k1.ts";
 
 /** Length of a compressed secp256k1 public key. */
 export const SECP256K1_PUBKEY_LENGTH = 33;
@@ -75,6 +77,24 @@ export function signSecp256k1(privateKey: Uint8Array, message: Uint8Array): Uint
  */
 export function verifySecp256k1(publicKey: Uint8Array, message: Uint8Array, signature: Uint8Array): boolean {
   if (signature.length !== SECP256K1_SIGNATURE_LENGTH || !isLowS(signature)) return false;
+  if (!isCompressedPoint(publicKey)) return false;
+  const native = nativeSecp256k1Verify();
+  if (native !== undefined) {
+    try {
+      return native(signature, hash("sha256", message, "buffer"), publicKey) === 0;
+    } catch {
+      return false;
+    }
+  }
+  return verifySecp256k1WithOpenSsl(publicKey, message, signature);
+}
+
+/**
+ * verifySecp256k1 through OpenSSL, whether or not the libsecp256k1 addon is in use: the fallback, and the
+ * second opinion the addon is tested against.
+ */
+export function verifySecp256k1WithOpenSsl(publicKey: Uint8Array, message: Uint8Array, signature: Uint8Array): boolean {
+  if (signature.length !== SECP256K1_SIGNATURE_LENGTH || !isLowS(signature)) return false;
   const key = publicKeyObject(publicKey);
   if (key === undefined) return false;
   try {
@@ -104,10 +124,13 @@ export function isValidSecp256k1PublicKey(publicKey: Uint8Array): boolean {
 const KEY_CACHE_LIMIT = 8192;
 const keyCache = new Map<string, KeyObject | null>();
 
+/** 33 bytes starting 02 or 03: the only key form the chain takes (libsecp256k1 would parse 65-byte keys too). */
+function isCompressedPoint(publicKey: Uint8Array): boolean {
+  return publicKey.length === SECP256K1_PUBKEY_LENGTH && (publicKey[0] === 0x02 || publicKey[0] === 0x03);
+}
+
 function publicKeyObject(publicKey: Uint8Array): KeyObject | undefined {
-  if (publicKey.length !== SECP256K1_PUBKEY_LENGTH || (publicKey[0] !== 0x02 && publicKey[0] !== 0x03)) {
-    return undefined;
-  }
+  if (!isCompressedPoint(publicKey)) return undefined;
   const cacheKey = Buffer.from(publicKey.buffer, publicKey.byteOffset, publicKey.byteLength).toString("latin1");
   const cached = keyCache.get(cacheKey);
   if (cached !== undefined) return cached ?? undefined;
