@@ -375,6 +375,8 @@ describe("tx query parser", () => {
       ["tx.height=", /expected a 'quoted string', a number, TIME or DATE/],
       ["a.b='x", /expected a closing quote/],
       ["a.b='x' OR c.d='y'", /expected AND or the end of the query/],
+      ["tx.height=5 AND", /offset 15: expected a condition after AND/],
+      ["tx.height=5 AND ", /offset 16: expected a key such as tx.height/],
       ["a.b CONTAINS 5", /expected a quoted string after CONTAINS/],
       ["a.b > DATE 2024-13-01", /expected a date like 2024-01-31/],
     ];

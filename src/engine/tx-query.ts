@@ -71,7 +71,11 @@ export function parseTxQuery(text: string): QueryCondition[] {
     conditions.push({ key, op, operand });
     skipSpace();
     if (pos >= text.length) break;
-    if (!text.startsWith("AND", pos) || !/\s/.test(text[pos + 3] ?? "")) fail(text, pos, "AND or the end of the query");
+    if (!text.startsWith("AND", pos) || !/\s/.test(text[pos + 3] ?? "")) {
+      // A query ending in AND: the AND is right, the condition after it is what is missing.
+      if (text.slice(pos) === "AND") fail(text, pos + 3, "a condition after AND");
+      fail(text, pos, "AND or the end of the query");
+    }
     pos += 3;
   }
   return conditions;
