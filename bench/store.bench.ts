@@ -86,7 +86,7 @@ async function commitFigure(dir: string, populationSize: number): Promise<BenchR
     await store.stage(block);
     await store.commit();
     ours.push(performance.now() - t);
-    // The commit's tree pages are written after it resolves: let them land before the next raw batch is
+    // The commit's tree pages are encoded and written after it resolves: let them land before the next raw batch is
     // timed, so the baseline never shares the disk with our write.
     await store.idle();
   }

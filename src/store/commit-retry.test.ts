@@ -32,6 +32,8 @@ test("a commit whose write fails is retried with the same hash, and its tree pag
     branch.store("bank").delete(b("absent-key"));
     // stage() fills the version's batch with its rows, so the failing batch is the one stage takes; the
     // retry rebuilds the batch from the staged changes.
+    // Version 3's tree pages are written after its commit resolved: they must not meet the failure.
+    await store.idle();
     const backend = (store as unknown as { backend: KVBackend }).backend;
     const batch = backend.batch.bind(backend);
     backend.batch = () => ({

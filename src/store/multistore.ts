@@ -137,10 +137,8 @@ interface PersistedStore {
 /** A committed version whose tree pages are not durable yet. */
 interface PendingPages {
   version: number;
-  /** The stores with new nodes (pinned in the node store until written). */
+  /** The stores with new nodes (pinned in the node store until written; their pages are encoded from them). */
   stores: PersistedStore[];
-  /** Encoded at commit; gone once a write was tried (a retry encodes again from the nodes). */
-  batch: KVBatch | undefined;
   error?: unknown;
 }
 
@@ -445,11 +443,12 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
 
   /**
    * Writes the staged version in two batches. The first (synced) holds everything a restart and a
-   * read need but the version's tree pages: rows, changelog, commit info, metadata. It is started
-   * first, and while the disk works this thread numbers the new nodes and encodes their pages into
-   * the second, written once the first is done. The commit resolves then; the pages are handed to
-   * `after`, so the next exclusive step (commit, pruning, reclamation, close) waits for them, and
-   * the version's nodes stay pinned in memory until they are durable. A crash between the two
+   * read need but the version's tree pages: rows, changelog, commit info, metadata. While the disk
+   * works this thread numbers the new nodes; the commit resolves once the first batch is durable.
+   * The pages are encoded and written (synced) after that, in a later turn of the event loop: their
+   * encoding was the longest part of a large commit, and nothing needs them before the next
+   * exclusive step (commit, pruning, reclamation, close), which `after` makes wait for them. The
+   * version's nodes stay pinned in memory until their pages are durable. A crash between the two
    * writes leaves the latest version without pages; opening rebuilds them (page-repair.ts).
    */
   private async writeStaged(after: (trailing: Promise<unknown>) => void): Promise<CommitInfo> {
@@ -496,32 +495,29 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
     }
 
     this.writing = true;
-    const pages = this.backend.batch();
     let persisted: PersistedStore[] = [];
-    let encodeError: unknown;
+    let numberError: unknown;
     try {
       const written = batch.write(this.sync);
-      // While the disk works: the pages, then the replaced nodes leave the cache (safe before success,
-      // see dropReplaced). Nothing here may skip the wait below: the write is in flight.
+      // While the disk works: the new nodes are numbered, then the replaced nodes leave the cache (safe
+      // before success, see dropReplaced). Nothing here may skip the wait below: the write is in flight.
       try {
-        persisted = this.persistStores(staged, pages);
+        persisted = this.persistStores(staged);
         for (const p of persisted) this.nodes.dropReplaced(p.sid, p.orphans);
       } catch (err) {
-        encodeError = err;
+        numberError = err;
       }
       await written;
     } catch (err) {
       this.writing = false;
-      void pages.close();
       throw new StoreError("STORE_COMMIT_FAILED", `failed to write version ${v} to the state store`, { cause: err });
     }
-    if (encodeError !== undefined) {
+    if (numberError !== undefined) {
       // The version is on disk without its pages (as after a crash between the two writes): a retry
       // writes it again whole, and a restart would rebuild the pages.
       this.writing = false;
-      void pages.close();
-      throw new StoreError("STORE_COMMIT_FAILED", `failed to encode the tree pages of version ${v}`, {
-        cause: encodeError,
+      throw new StoreError("STORE_COMMIT_FAILED", `failed to number the tree nodes of version ${v}`, {
+        cause: numberError,
       });
     }
     // From here on everything is synchronous: readers never see a half-switched state.
@@ -549,50 +545,45 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
     }
     this.staged = undefined;
     this.writing = false;
-    this.pendingPages = { version: v, stores: persisted.filter((p) => p.nodes.length > 0), batch: pages };
-    this.pagesWrite = this.writePendingPages();
+    this.pendingPages = { version: v, stores: persisted.filter((p) => p.nodes.length > 0) };
+    this.pagesWrite = this.writePendingPages(true);
     after(this.pagesWrite);
     return { version: BigInt(v), appHash: staged.appHash };
   }
 
-  /** Numbers each store's new nodes and encodes their pages into `pages` (a retry encodes the kept nodes). */
-  private persistStores(staged: Staged, pages: KVBatch): PersistedStore[] {
+  /** Numbers each store's new nodes (once: a retry of the commit keeps them). */
+  private persistStores(staged: Staged): PersistedStore[] {
     const v = staged.version;
     const out: PersistedStore[] = [];
     for (const s of staged.stores) {
-      const sid = s.sid;
-      let tree = s.persisted;
-      if (tree === undefined) {
-        // Pages encoded as the nodes are numbered, while they are in the CPU's cache.
-        tree = persistTree(s.root, v, (page, bytes) => pages.put(nodeKey(sid, v, page), bytes), s.newNodeOrder);
-        s.persisted = tree;
-      } else {
-        putPages(pages, sid, v, tree.nodes);
-      }
-      out.push({ sid, root: tree.root, nodes: tree.nodes, orphans: s.orphans });
+      s.persisted ??= persistTree(s.root, v, undefined, s.newNodeOrder);
+      out.push({ sid: s.sid, root: s.persisted.root, nodes: s.persisted.nodes, orphans: s.orphans });
     }
     return out;
   }
 
   /**
-   * Writes the pending pages (the batch encoded at commit, or encoded again from the pinned nodes after
-   * a failed write). Never rejects: a failure leaves them pending for the next commit to retry.
+   * Encodes the pending pages from the pinned nodes and writes them. Right after a commit
+   * (`afterCommit`) it first lets the event loop turn, so the commit's caller goes on before the
+   * encoding runs. Never rejects: a failure leaves them pending for the next commit to retry.
    */
-  private async writePendingPages(): Promise<void> {
+  private async writePendingPages(afterCommit = false): Promise<void> {
+    if (afterCommit) await new Promise<void>((resolve) => setImmediate(resolve));
     const pending = this.pendingPages;
     if (pending === undefined) return;
-    let batch = pending.batch;
-    pending.batch = undefined;
     if (pending.stores.length === 0) {
-      void batch?.close();
       this.pendingPages = undefined;
       return;
     }
+    const batch = this.backend.batch();
     try {
-      if (batch === undefined) {
-        batch = this.backend.batch();
-        for (const p of pending.stores) putPages(batch, p.sid, pending.version, p.nodes);
-      }
+      for (const p of pending.stores) putPages(batch, p.sid, pending.version, p.nodes);
+    } catch (err) {
+      void batch.close();
+      pending.error = err;
+      return;
+    }
+    try {
       // Synced like the commit: the next version's write starts only after these pages are durable, so
       // at any crash only the latest version's pages can be missing.
       await batch.write(this.sync);

@@ -33,7 +33,7 @@ async function commit(store: MultiStore, n: number): Promise<string> {
   return toHex(info.appHash);
 }
 
-/** Makes every batch created from now on fail its write (the commit's pages batch, made at commit). */
+/** Makes every batch created from now on fail its write (the commit's pages batch, made after it resolves). */
 function failNewBatches(store: MultiStore): () => void {
   const backend = (store as unknown as { backend: KVBackend }).backend;
   const batch = backend.batch.bind(backend);
@@ -50,10 +50,14 @@ function failNewBatches(store: MultiStore): () => void {
 
 /** Stages version `n` with its rows' batch intact, then commits it with the pages' write failing. */
 async function commitLosingPages(store: MultiStore, n: number): Promise<string> {
+  // The previous version's pages are written after its commit resolved: they must not meet the failure.
+  await store.idle();
   const info = await store.stage(writes(store, n));
   const restore = failNewBatches(store);
   try {
     await store.commit();
+    // The pages are encoded and written after the commit resolves: the failure stays until they were tried.
+    await store.idle();
   } finally {
     restore();
   }
