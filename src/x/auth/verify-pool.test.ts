@@ -4,10 +4,12 @@ import assert from "node:assert/strict";
 import { availableParallelism } from "node:os";
 import { after, describe, test } from "node:test";
 import { signSecp256k1 } from "../../client/crypto/index.ts";
+import { nativeSecp256k1Verify } from "../../client/crypto/native-secp256k1.ts";
 import { testKey } from "../../testing/app.ts";
 import {
   activeVerifyWorkers,
   closeVerifyPool,
+  setSingleJobsOnWorkers,
   setVerifyPoolIdleMs,
   sharedJobsVerifiedHere,
   verifyBatch,
@@ -15,7 +17,10 @@ import {
 } from "./verify-pool.ts";
 import { packJobs, unpackJobs } from "./verify-wire.ts";
 
-after(() => closeVerifyPool());
+after(() => {
+  setSingleJobsOnWorkers(undefined);
+  return closeVerifyPool();
+});
 
 async function until(what: string, probe: () => boolean): Promise<void> {
   const deadline = Date.now() + 60_000;
@@ -67,7 +72,20 @@ describe("verify pool", () => {
     assert.deepEqual(await verifyOffThread([{ ...job, publicKey: other.publicKey }]), [false]);
   });
 
+  test("with libsecp256k1, one tx's signatures are verified on this thread, even in a steady stream", async () => {
+    assert.ok(nativeSecp256k1Verify() !== undefined, "the libsecp256k1 addon loads here");
+    const key = testKey("verify-pool-native");
+    const message = new TextEncoder().encode("one tx");
+    const job = { publicKey: key.publicKey, message, signature: signSecp256k1(key.privateKey, message) };
+    await until("the idle workers to stop", () => activeVerifyWorkers() === 0);
+    for (let calls = 0; calls < 2_000; calls++) assert.deepEqual(await verifyOffThread([job]), [true]);
+    assert.equal(activeVerifyWorkers(), 0, "no worker started");
+    assert.deepEqual(await verifyOffThread([job, { ...job, message: new Uint8Array(3) }]), [true, false]);
+  });
+
+  // The tests below are of the workers' path for CheckTx's jobs, which a node takes where OpenSSL verifies.
   test("a tx now and then is verified on this thread; a steady stream of txs starts the workers", async () => {
+    setSingleJobsOnWorkers(true);
     const key = testKey("verify-pool-stream");
     const message = new TextEncoder().encode("one tx");
     const job = { publicKey: key.publicKey, message, signature: signSecp256k1(key.privateKey, message) };
