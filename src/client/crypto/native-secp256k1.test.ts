@@ -125,6 +125,28 @@ describe("secp256k1 verification: libsecp256k1 and OpenSSL", () => {
     assert.equal(answer, "loaded");
   });
 
+  it("loads only the addon: the package's pure-JS fallback (elliptic) never loads", () => {
+    const script = `
+      import { createRequire } from "node:module";
+      import { verifySecp256k1 } from ${JSON.stringify(new URL("./secp256k1.ts", import.meta.url).href)};
+      verifySecp256k1(new Uint8Array(33).fill(2), new Uint8Array(1), new Uint8Array(64));
+      const loaded = Object.keys(createRequire(import.meta.url).cache);
+      console.log(JSON.stringify(loaded.filter((file) => /node_modules[\\/](elliptic|secp256k1)[\\/]/.test(file))));
+    `;
+    const run = spawnSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8" });
+    assert.equal(run.status, 0, run.stderr);
+    const files = JSON.parse(run.stdout) as string[];
+    assert.ok(
+      files.some((file) => file.endsWith(".node")),
+      `the addon is loaded: ${run.stdout}`,
+    );
+    assert.deepEqual(
+      files.filter((file) => !file.endsWith(".node")),
+      [],
+      "nothing but the addon of the secp256k1 package, and nothing of elliptic",
+    );
+  });
+
   it(`${SECP256K1_ENV}=openssl keeps verification on OpenSSL, with the same answers`, () => {
     const script = `
       import { nativeSecp256k1Problem } from ${JSON.stringify(new URL("./native-secp256k1.ts", import.meta.url).href)};
