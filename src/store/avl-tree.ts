@@ -247,9 +247,7 @@ export function persistTree(
   root: TreeNode | undefined,
   version: number,
   putPage?: (page: number, bytes: Uint8Array) => void,
-  order?: InnerNode[],
 ): PersistedTree {
-  if (order !== undefined) return persistInOrder(root, version, order, putPage);
   const nodes: InnerNode[] = [];
   const visit = (node: InnerNode): void => {
     const left = node.left;
@@ -291,12 +289,7 @@ export function persistTree(
  * becomes the persisted nodes. A child new in this version is numbered before its parent, so it is told
  * from an older node by its version rather than by its missing ref.
  */
-function persistInOrder(
-  root: TreeNode | undefined,
-  version: number,
-  nodes: InnerNode[],
-  putPage: ((page: number, bytes: Uint8Array) => void) | undefined,
-): PersistedTree {
+export function persistInOrder(root: TreeNode | undefined, version: number, nodes: InnerNode[]): PersistedTree {
   if (nodes.length > MAX_NODES_PER_VERSION) {
     throw new Error(`one store changed too many tree nodes in one version (limit ${MAX_NODES_PER_VERSION})`);
   }
@@ -307,22 +300,15 @@ function persistInOrder(
     if (left.kind === 1 && left.version !== version) node.left = toStub(left);
     if (right.kind === 1 && right.version !== version) node.right = toStub(right);
     node.ref = packRef(version, seq);
-    if (putPage !== undefined && (seq + 1) % PAGE_NODES === 0) {
-      putPage((seq + 1) / PAGE_NODES - 1, encodePageView(nodes, seq + 1 - PAGE_NODES, seq + 1));
-    }
-  }
-  const tail = nodes.length % PAGE_NODES;
-  if (putPage !== undefined && tail !== 0) {
-    putPage((nodes.length - tail) / PAGE_NODES, encodePageView(nodes, nodes.length - tail, nodes.length));
   }
   return { nodes, root };
 }
 
 /**
  * Hashes the new nodes of `root` bottom-up and counts them (and lists them in `order` when given, for
- * persistTree). persistTree numbers the same nodes
+ * persistInOrder). persistTree numbers the same nodes
  * children first, so the root's seq will be the count − 1: the commit info can name the root before
- * the nodes are numbered and their pages encoded (which a commit does while its first batch is written).
+ * the nodes are numbered (which a commit does while its first batch is written).
  */
 export function hashNewNodes(root: TreeNode | undefined, order?: InnerNode[]): number {
   let count = 0;

@@ -1,7 +1,7 @@
 // The versioned multistore: named module stores over one KV backend, with per-version
 // commitments, historical reads, proofs, pruning and store upgrades. README.md explains the design.
 import { existsSync } from "node:fs";
-import { committedRoot, hashNewNodes, type PersistedTree, persistTree, rootHash, TreeWriter } from "./avl-tree.ts";
+import { committedRoot, hashNewNodes, type PersistedTree, persistInOrder, rootHash, TreeWriter } from "./avl-tree.ts";
 import { BackgroundWork } from "./background.ts";
 import { Branch, type BranchOwner } from "./branch.ts";
 import { fromUtf8, utf8 } from "./bytes.ts";
@@ -120,9 +120,9 @@ interface StagedStore {
   orphans: number[];
   /** New inner nodes (hashNewNodes): the root's seq is this − 1. */
   newNodes: number;
-  /** The new inner nodes children first, as hashNewNodes met them (persistTree numbers them in this order). */
+  /** The new inner nodes children first, as hashNewNodes met them (persistInOrder numbers them in this order). */
   newNodeOrder: InnerNode[];
-  /** The tree's persisted form, made by the first commit attempt (persistTree works in place). */
+  /** The tree's persisted form, made by the first commit attempt (persistInOrder works in place). */
   persisted?: PersistedTree;
 }
 
@@ -556,7 +556,7 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
     const v = staged.version;
     const out: PersistedStore[] = [];
     for (const s of staged.stores) {
-      s.persisted ??= persistTree(s.root, v, undefined, s.newNodeOrder);
+      s.persisted ??= persistInOrder(s.root, v, s.newNodeOrder);
       out.push({ sid: s.sid, root: s.persisted.root, nodes: s.persisted.nodes, orphans: s.orphans });
     }
     return out;
