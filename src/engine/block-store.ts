@@ -563,9 +563,32 @@ export class BlockStore {
       for (const prefix of [P.block, P.meta, P.commit, P.results, P.validators]) batch.del(key(prefix, hk));
     }
     batch.put(BASE_KEY, u64(to));
-    await batch.write({ sync: true });
+    // The base moves before the heights go, so a reader that takes the base now never asks for a height
+    // this batch deletes (see earliestMeta); it moves back if the write fails.
+    const previous = this.bootstrapBase;
     this.bootstrapBase = to;
+    try {
+      await batch.write({ sync: true });
+    } catch (err) {
+      this.bootstrapBase = previous;
+      throw err;
+    }
     return to - base;
+  }
+
+  /**
+   * The base height and its block meta, or undefined when nothing is stored. A prune running meanwhile
+   * cannot make them disagree: a meta found missing at a base that has since moved is read again at
+   * the new base.
+   */
+  async earliestMeta(): Promise<{ height: bigint; meta: BlockMeta } | undefined> {
+    for (;;) {
+      const height = this.base;
+      if (height === 0n) return undefined;
+      const meta = await this.blockMeta(height);
+      if (meta !== undefined) return { height, meta };
+      if (this.base === height) return undefined;
+    }
   }
 
   /**

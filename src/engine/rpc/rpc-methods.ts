@@ -142,6 +142,8 @@ export const RPC_METHODS: Record<string, RpcMethod> = {
       const { engine, node } = ctx;
       const store = engine.store;
       const latest = ctx.engine.committedHeight;
+      // The base and its meta together: with pruning, the base can move while it is read.
+      const earliest = latest > 0n ? await store.earliestMeta() : undefined;
       const pv = engine.privValidator;
       const mine = engine.state.validators.find((v) => Buffer.compare(v.address, pv.address) === 0);
       return statusResult({
@@ -158,8 +160,8 @@ export const RPC_METHODS: Record<string, RpcMethod> = {
         },
         latestHeight: latest,
         latest: latest > 0n ? await store.blockMeta(latest) : undefined,
-        earliestHeight: store.base,
-        earliest: latest > 0n ? await store.blockMeta(store.base) : undefined,
+        earliestHeight: earliest?.height ?? 0n,
+        earliest: earliest?.meta,
         validator: { address: pv.address, pubKey: pv.pubKey, votingPower: mine?.votingPower ?? 0n },
         catchingUp: false,
       });
