@@ -94,64 +94,59 @@ async function fill(store: BlockStore, chain: TestChain, blocks: string[][]): Pr
   return state;
 }
 
+/**
+ * Fills a store with 40 empty blocks, then prunes them one by one while four readers run `read`
+ * (given the height being pruned) over and over until that prune has committed; `check` looks at the
+ * store after each prune.
+ */
+async function raceReadsWithPrunes(
+  read: (store: BlockStore, base: bigint) => Promise<void>,
+  check?: (store: BlockStore, base: bigint) => void,
+): Promise<void> {
+  const chain = await makeTestChain();
+  chains.push(chain);
+  const store = await chain.openStore();
+  await fill(
+    store,
+    chain,
+    Array.from({ length: 40 }, () => []),
+  );
+  while (store.base < 39n) {
+    const base = store.base;
+    let pruned = false;
+    const reader = async () => {
+      while (!pruned) await read(store, base);
+    };
+    const readers = [reader(), reader(), reader(), reader()];
+    assert.equal(await store.prune(base + 1n), 1n);
+    pruned = true;
+    await Promise.all(readers);
+    check?.(store, base);
+  }
+  await store.close();
+}
+
 describe("block store", () => {
   it("the earliest block's meta read racing a prune is always found, at the base it names", async () => {
-    const chain = await makeTestChain();
-    chains.push(chain);
-    const store = await chain.openStore();
-    await fill(
-      store,
-      chain,
-      Array.from({ length: 40 }, () => []),
-    );
     // Status reads the base and then its meta: a prune deleting that height in between left the
     // earliest hash empty (seen in rpc-compare's pruned run beside two CPU loops).
-    while (store.base < 39n) {
-      const base = store.base;
-      let pruned = false;
-      const reader = async () => {
-        while (!pruned) {
-          const earliest = await store.earliestMeta();
-          assert.ok(earliest !== undefined, `the earliest meta while height ${base} was pruned`);
-          assert.equal(earliest.meta.header.height, earliest.height);
-        }
-      };
-      const readers = [reader(), reader(), reader(), reader()];
-      assert.equal(await store.prune(base + 1n), 1n);
-      pruned = true;
-      await Promise.all(readers);
-    }
-    await store.close();
+    await raceReadsWithPrunes(async (store, base) => {
+      const earliest = await store.earliestMeta();
+      assert.ok(earliest !== undefined, `the earliest meta while height ${base} was pruned`);
+      assert.equal(earliest.meta.header.height, earliest.height);
+    });
   });
 
   it("reads racing a prune see a block whole or not at all, and never call the store damaged", async () => {
-    const chain = await makeTestChain();
-    chains.push(chain);
-    const store = await chain.openStore();
-    await fill(
-      store,
-      chain,
-      Array.from({ length: 40 }, () => []),
-    );
     // A read that saw a block but not its meta (deleted in between) used to record damage, and /health
     // failed from then on.
-    // Four readers read the lowest height over and over until its prune has committed.
-    while (store.base < 39n) {
-      const base = store.base;
-      let pruned = false;
-      const reader = async () => {
-        while (!pruned) {
-          const read = await store.block(base);
-          if (read !== undefined) assert.equal(read.block.header.height, base);
-        }
-      };
-      const readers = [reader(), reader(), reader(), reader()];
-      assert.equal(await store.prune(base + 1n), 1n);
-      pruned = true;
-      await Promise.all(readers);
-      assert.equal(store.damaged, undefined, `after pruning height ${base}`);
-    }
-    await store.close();
+    await raceReadsWithPrunes(
+      async (store, base) => {
+        const read = await store.block(base);
+        if (read !== undefined) assert.equal(read.block.header.height, base);
+      },
+      (store, base) => assert.equal(store.damaged, undefined, `after pruning height ${base}`),
+    );
   });
 
   it("prunes below a retain height: blocks and their records go, the tx index stays, the base survives a reopen", async () => {

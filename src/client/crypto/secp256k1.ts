@@ -86,7 +86,7 @@ export function verifySecp256k1(publicKey: Uint8Array, message: Uint8Array, sign
       return false;
     }
   }
-  return verifySecp256k1WithOpenSsl(publicKey, message, signature);
+  return openSslVerify(publicKey, message, signature);
 }
 
 /**
@@ -95,6 +95,11 @@ export function verifySecp256k1(publicKey: Uint8Array, message: Uint8Array, sign
  */
 export function verifySecp256k1WithOpenSsl(publicKey: Uint8Array, message: Uint8Array, signature: Uint8Array): boolean {
   if (signature.length !== SECP256K1_SIGNATURE_LENGTH || !isLowS(signature)) return false;
+  return openSslVerify(publicKey, message, signature);
+}
+
+/** OpenSSL's verify of a signature already checked for length and low S. */
+function openSslVerify(publicKey: Uint8Array, message: Uint8Array, signature: Uint8Array): boolean {
   const key = publicKeyObject(publicKey);
   if (key === undefined) return false;
   try {
