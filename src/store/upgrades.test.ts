@@ -256,6 +256,16 @@ describe("store upgrades", () => {
           /has store\(s\) "acc" that the app does not declare; delete or rename them/,
         ],
         [["bank", "acc"], { added: [""], renamed: [], deleted: [] }, /store names must be non-empty strings/],
+        [
+          ["bank", "acc"],
+          { added: ["beacon"], renamed: [], deleted: [] },
+          /cannot add "beacon": the app does not declare a store "beacon" \(it declares "bank", "acc"\)/,
+        ],
+        [
+          ["bank", "acc"],
+          { added: [], renamed: [{ oldKey: "acc", newKey: "auth" }], deleted: [] },
+          /cannot rename "acc" to "auth": the app does not declare a store "auth" \(it declares "bank", "acc"\)/,
+        ],
       ];
       for (const [names, upgrades, message] of cases) {
         await assert.rejects(reopen(dir.path, names, upgrades), message);

@@ -120,6 +120,25 @@ export function planStores(
     }
   }
 
+  // A store this upgrade adds or renames into must be one the app declares: say so in the upgrade's own terms
+  // rather than as a store "the state has" (it does not yet).
+  if (upgrades !== undefined && hasAny(upgrades)) {
+    const declaredList = declared.map((n) => `"${n}"`).join(", ");
+    for (const name of upgrades.added) {
+      if (!seen.has(name)) {
+        throw new StoreUpgradeError(
+          `store upgrades: cannot add "${name}": the app does not declare a store "${name}" (it declares ${declaredList})`,
+        );
+      }
+    }
+    for (const { oldKey, newKey } of upgrades.renamed) {
+      if (!seen.has(newKey)) {
+        throw new StoreUpgradeError(
+          `store upgrades: cannot rename "${oldKey}" to "${newKey}": the app does not declare a store "${newKey}" (it declares ${declaredList})`,
+        );
+      }
+    }
+  }
   const missing = declared.filter((n) => !byName.has(n));
   if (missing.length > 0) {
     throw new StoreUpgradeError(
