@@ -17,9 +17,12 @@ import {
   type DelegationResponse,
   DelegationResponseSchema,
   DelegationSchema,
+  type HistoricalInfo,
   PoolSchema,
   type Validator,
 } from "../../gen/chain/staking/v1beta1/staking_pb.js";
+import { BlockIDSchema, PartSetHeaderSchema } from "../../gen/tendermint/types/types_pb.js";
+import { ConsensusSchema } from "../../gen/tendermint/version/types_pb.js";
 import { ErrNoDelegation, ErrNoValidatorFound } from "./errors.ts";
 import type { StakingKeeper } from "./keeper.ts";
 import {
@@ -165,7 +168,7 @@ export function stakingQueryServer(keeper: StakingKeeper): ServiceHandlers<typeo
       if (hist === undefined) {
         throw grpcError(GrpcCode.NotFound, `historical info for height ${request.height} not found`);
       }
-      return { hist };
+      return { hist: withHeaderDefaults(hist) };
     },
 
     pool: async (_request, ctx) => {
@@ -212,4 +215,23 @@ function delegationResponse(
     delegation,
     balance: create(CoinSchema, { denom: bondDenom, amount: amount.toString() }),
   });
+}
+
+/**
+ * The recorded header as upstream answers it: CometBFT's header declares `version` and `last_block_id` (and the
+ * block id's `part_set_header`) non-nullable, so upstream prints them as zero-valued objects where the record leaves
+ * them out. Filled in the answer only: the stored record (and with it the app hash) stays as it was written.
+ */
+function withHeaderDefaults(hist: HistoricalInfo): HistoricalInfo {
+  const header = hist.header;
+  if (header === undefined) return hist;
+  const lastBlockId = header.lastBlockId ?? create(BlockIDSchema);
+  return {
+    ...hist,
+    header: {
+      ...header,
+      version: header.version ?? create(ConsensusSchema),
+      lastBlockId: { ...lastBlockId, partSetHeader: lastBlockId.partSetHeader ?? create(PartSetHeaderSchema) },
+    },
+  };
 }
