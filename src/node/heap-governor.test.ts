@@ -43,13 +43,15 @@ test("reduce() gives back the heap that garbage took", async () => {
     const committed = governor.reduce();
     assert.ok(committed < grown, `heap ${committed / MIB} MiB after, ${grown / MIB} MiB before`);
     assert.equal(committed, getHeapStatistics().total_heap_size);
-    // Until an interval of the idle check finds the event loop busy (never here), the young generation keeps
-    // its reduced size instead of growing back toward the 32 MiB cap (V8 may add a few pages of its own).
+    // Until an interval of the idle check finds the event loop busy (never here), the young generation stays
+    // near its reduced size instead of growing back to the 32 MiB cap: this churn takes it to 32–64 MiB when the
+    // growth factor is left at 2, and to ~2 MiB here on a quiet machine. V8 adds pages of its own, more on a busy
+    // machine (9.5 MiB was seen in a CI run beside other test processes), so the bound is half the cap.
     const reduced = youngGeneration();
     await churn(200);
     assert.ok(
-      youngGeneration() <= reduced + 6 * MIB,
-      `young ${youngGeneration() / MIB} MiB, reduced ${reduced / MIB} MiB`,
+      youngGeneration() <= 16 * MIB,
+      `young ${youngGeneration() / MIB} MiB after the churn, ${reduced / MIB} MiB after the reduction`,
     );
   } finally {
     governor.stop();
