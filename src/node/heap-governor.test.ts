@@ -21,13 +21,17 @@ async function churn(rounds: number): Promise<void> {
 }
 
 test("the young generation stays at its cap under allocation with many survivors", async () => {
-  // Ungoverned, this churn takes V8's young generation to its 128 MiB maximum. V8 may hold a page or two
-  // beyond the capacity for a moment (pinned pages), hence the slack.
+  // Ungoverned, this churn takes V8's young generation to its 128 MiB maximum. The governor stops growth one
+  // doubling late at worst (it learns of each GC after it), and V8 holds pages of its own beyond the capacity for a
+  // moment, more of them on a busy machine (up to 8.5 MiB seen), hence the slack; 128 MiB stays far outside it.
   const cap = Math.max(8 * MIB, youngGeneration());
   const governor = governHeap({ youngGenerationMiB: cap / MIB, checkEveryMs: 60_000 });
   try {
     await churn(400);
-    assert.ok(youngGeneration() <= 2 * cap, `young generation ${youngGeneration() / MIB} MiB, cap ${cap / MIB} MiB`);
+    assert.ok(
+      youngGeneration() <= 2 * cap + 8 * MIB,
+      `young generation ${youngGeneration() / MIB} MiB, cap ${cap / MIB} MiB`,
+    );
   } finally {
     governor.stop();
   }
