@@ -160,7 +160,7 @@ export const RPC_METHODS: Record<string, RpcMethod> = {
         },
         latestHeight: latest,
         latest: latest > 0n ? await store.blockMeta(latest) : undefined,
-        earliestHeight: earliest?.height ?? 0n,
+        earliestHeight: earliest?.height ?? store.base,
         earliest: earliest?.meta,
         validator: { address: pv.address, pubKey: pv.pubKey, votingPower: mine?.votingPower ?? 0n },
         catchingUp: false,
