@@ -22,6 +22,7 @@ import { writeFileAtomic } from "../src/config/atomic-file.ts";
 import { homePaths } from "../src/config/home.ts";
 import { loadNodeKey } from "../src/config/node-keys.ts";
 import { setTomlValues } from "../src/config/toml-template.ts";
+import { freeLoopbackPorts } from "./free-ports.ts";
 
 const PROJECT_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const CHAIND_ENTRY = join(PROJECT_ROOT, "chain", "cmd", "chaind.mjs");
@@ -243,17 +244,26 @@ async function listenOn(port: number): Promise<Server> {
 }
 
 /**
- * Ports for `count` nodes: from the base (node i at base + 10·i + 0..4, each checked free), or picked by the system.
- * Every probe stays bound until all are picked, so no port is handed out twice.
+ * Ports for `count` nodes: from the base (node i at base + 10·i + 0..4, each checked free), or picked at random
+ * below the ephemeral range (free-ports.ts). Every probe stays bound until all are picked, so no port is handed
+ * out twice.
  */
 export async function allocatePorts(count: number, basePort?: number): Promise<NodePorts[]> {
+  if (basePort === undefined) {
+    const picked = await freeLoopbackPorts(count * PORT_KINDS.length);
+    return Array.from({ length: count }, (_, i) => {
+      const ports = {} as NodePorts;
+      for (const [k, kind] of PORT_KINDS.entries()) ports[kind] = picked[i * PORT_KINDS.length + k];
+      return ports;
+    });
+  }
   const held: Server[] = [];
   try {
     const result: NodePorts[] = [];
     for (let i = 0; i < count; i++) {
       const ports = {} as NodePorts;
       for (const [k, kind] of PORT_KINDS.entries()) {
-        const wanted = basePort === undefined ? 0 : basePort + 10 * i + k;
+        const wanted = basePort + 10 * i + k;
         if (wanted > 65535) throw new TestnetError(`--base-port ${basePort} leaves no room for ${count} nodes`);
         let server: Server;
         try {
@@ -264,9 +274,7 @@ export async function allocatePorts(count: number, basePort?: number): Promise<N
           });
         }
         held.push(server);
-        const address = server.address();
-        if (address === null || typeof address === "string") throw new TestnetError("no port assigned");
-        ports[kind] = address.port;
+        ports[kind] = wanted;
       }
       result.push(ports);
     }

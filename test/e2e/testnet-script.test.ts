@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { promisify } from "node:util";
+import { ephemeralRangeStart } from "../../scripts/free-ports.ts";
 import { allocatePorts, PIDS_FILE, type PidsFile, stopTestnetDir, TestnetError } from "../../scripts/testnet.ts";
 
 const SCRIPT = join(import.meta.dirname, "..", "..", "scripts", "testnet.ts");
@@ -98,6 +99,9 @@ describe("allocatePorts", () => {
     const ports = await allocatePorts(4);
     const all = ports.flatMap((p) => [p.p2p, p.rpc, p.abci, p.api, p.grpc]);
     assert.equal(new Set(all).size, 20);
+    // Below the kernel's ephemeral range, where neither listen(0) nor an outgoing connection can take them.
+    const top = ephemeralRangeStart();
+    for (const port of all) assert.ok(port >= 27_000 && port < top, `port ${port}, ephemeral range from ${top}`);
   });
 
   it("lays nodes out from a base port, and names a port that is taken", async () => {

@@ -5,7 +5,7 @@
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { parse, stringify } from "smol-toml";
-import { freePorts } from "./ports.ts";
+import { freeLoopbackPorts } from "../../../scripts/free-ports.ts";
 import { type CommandResult, runCommand, tail } from "./processes.ts";
 import { PROJECT } from "./project-build.ts";
 import { NODE } from "./releases.ts";
@@ -131,7 +131,7 @@ export async function setupChainHome(options: ChainHomeOptions): Promise<ChainHo
   await chaind(binary, ["genesis", "collect-gentxs", ...h]);
 
   await editGenesis(join(home, "config", "genesis.json"), options);
-  const [rpc, api, grpc, p2p, abci] = await freePorts(5);
+  const [rpc, api, grpc, p2p, abci] = await freeLoopbackPorts(5);
   await editToml(join(home, "config", "config.toml"), (config) => {
     section(config, "consensus").timeout_commit = options.timeoutCommit;
     section(config, "rpc").laddr = `tcp://127.0.0.1:${rpc}`;
