@@ -17,8 +17,9 @@ export const COMETBFT_INSTALL_HINT = "go install github.com/cometbft/cometbft/cm
 /** The CometBFT release line the ABCI server speaks. */
 export const COMETBFT_VERSION_PREFIX = "0.38.";
 
-/** File names inside the testnet directory. */
+/** The manifest inside the testnet directory: its presence means the directory is set up. */
 export const MANIFEST_FILE = "testnet.json";
+/** The running processes' pids inside the testnet directory. */
 export const PIDS_FILE = "pids.json";
 
 /** A failure to set up, start or stop the testnet: one line saying what, with the cause chained. */
