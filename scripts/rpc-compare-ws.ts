@@ -1,7 +1,7 @@
 // The WebSocket half of rpc-compare.ts: the same subscriptions on both nodes' `/websocket` (the four block and tx
 // events, plus the error cases: a bad query, a duplicate, unsubscribing what is not subscribed), a fresh tx driven
 // through each, and the messages each answered, by name, for the shape diff.
-import { waitUntil } from "./testnet.ts";
+import { waitUntil } from "./testnet/index.ts";
 
 /** Where to connect, and how to put one fresh tx on that chain (resolves once it is broadcast). */
 export interface WsTarget {

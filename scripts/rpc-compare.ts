@@ -27,7 +27,7 @@ import { setTomlValues } from "../src/config/toml-template.ts";
 import { buildRequests, type ChainFacts, type CompareRequest } from "./rpc-compare-requests.ts";
 import { shapeDifferences } from "./rpc-compare-shapes.ts";
 import { validatorSetUpdate, wsSession } from "./rpc-compare-ws.ts";
-import { allocatePorts, startTestnet, stopTestnet, type Testnet, waitUntil } from "./testnet.ts";
+import { allocatePorts, startTestnet, stopTestnet, type Testnet, waitUntil } from "./testnet/index.ts";
 
 const PROJECT_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const CHAIND_ENTRY = join(PROJECT_ROOT, "chain", "cmd", "chaind.mjs");

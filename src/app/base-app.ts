@@ -12,6 +12,7 @@ import { createHash } from "node:crypto";
 import { create, type DescFile, type JsonValue, type Registry, toJson } from "@bufbuild/protobuf";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
 import type { Logger } from "pino";
+import { uvarintLength } from "../bytes/varint.ts";
 import { SimulationResponseSchema } from "../gen/chain/base/abci/v1beta1/abci_pb.js";
 import {
   CheckTxType,
@@ -45,14 +46,17 @@ import type { BranchMultiStore, CommitMultiStore, StoreUpgrades, VersionView } f
 import { toAbciEvents, toAbciValidatorUpdates, toExecTxResult } from "./abci-convert.ts";
 import { handleAbciQuery } from "./abci-query.ts";
 import type { AnteHandler } from "./ante.ts";
+import { AppStateError } from "./app-state-error.ts";
+import { blockRetentionHeight } from "./block-retention.ts";
 import { Context, type ExecMode, zeroTimestamp } from "./context.ts";
 import type { DecCoin } from "./dec-coins.ts";
 import { ChainError, ErrInvalidHeight, lookupError } from "./errors.ts";
 import { type AbciEvent, appendAttributes, EventManager } from "./events.ts";
 import { KV_GAS_CONFIG, newInfiniteGasMeter } from "./gas.ts";
+import { checkGenesisValidators, parseAppState } from "./genesis-checks.ts";
 import { CONFIG_HALT_EXIT_CODE, HaltError } from "./halt.ts";
-import type { ValidatorUpdate, VersionMap } from "./module.ts";
-import { GenesisError, type ModuleManager } from "./module-manager.ts";
+import type { VersionMap } from "./module.ts";
+import type { ModuleManager } from "./module-manager.ts";
 import { newQueryGasMeter } from "./query-gas.ts";
 import { MsgRouter, QueryRouter, routerRegistrar } from "./router.ts";
 import {
@@ -125,13 +129,8 @@ export interface SimulateResult {
   result: TxResult;
 }
 
-/** Thrown for calls out of ABCI order (FinalizeBlock before load, Commit with nothing staged, ...). */
-export class AppStateError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "AppStateError";
-  }
-}
+export { AppStateError } from "./app-state-error.ts";
+export { blockRetentionHeight } from "./block-retention.ts";
 
 interface BlockInProgress {
   height: bigint;
@@ -411,7 +410,7 @@ export class App {
     let size = 0n;
     for (const tx of request.txs) {
       // Size of the tx inside the block's Data{txs} message: tag + length varint + bytes.
-      const entry = 1n + BigInt(varintLength(tx.length)) + BigInt(tx.length);
+      const entry = 1n + BigInt(uvarintLength(tx.length)) + BigInt(tx.length);
       if (request.maxTxBytes > 0n && size + entry > request.maxTxBytes) break;
       size += entry;
       txs.push(tx);
@@ -701,73 +700,8 @@ function lastAppHash(store: CommitMultiStore): Uint8Array {
   return last.version === 0n || last.appHash.length === 0 ? EMPTY_APP_HASH : last.appHash;
 }
 
-/** Parses genesis app_state bytes (empty → every module's default). */
-function parseAppState(bytes: Uint8Array): Record<string, JsonValue> {
-  if (bytes.length === 0) return {};
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(new TextDecoder().decode(bytes));
-  } catch (err) {
-    throw new GenesisError("app_state", `not valid JSON: ${(err as Error).message}`, { cause: err });
-  }
-  if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
-    throw new GenesisError("app_state", "expected a JSON object keyed by module name");
-  }
-  return parsed as Record<string, JsonValue>;
-}
-
-function checkGenesisValidators(
-  requested: RequestInitChain["validators"],
-  fromModules: readonly ValidatorUpdate[],
-): void {
-  const key = (type: string, pubKey: Uint8Array, power: bigint) =>
-    `${type}:${Buffer.from(pubKey).toString("hex")}:${power}`;
-  const a = requested
-    .map((v) => key(v.pubKey?.sum.case ?? "", v.pubKey?.sum.value ?? new Uint8Array(), v.power))
-    .sort();
-  const b = fromModules.map((v) => key(v.pubKey.type, v.pubKey.key, v.power)).sort();
-  if (a.length !== b.length) {
-    throw new AppStateError(`len(RequestInitChain.Validators) != len(GenesisValidators) (${a.length} != ${b.length})`);
-  }
-  for (let i = 0; i < a.length; i++) {
-    if (a[i] !== b[i]) throw new AppStateError(`genesisValidators[${i}] != req.Validators[${i}]`);
-  }
-}
-
 function toThrowable(result: TxResult): Error {
   if (result.error instanceof Error) return result.error;
   const root = lookupError(result.codespace, result.code);
   return root === undefined ? new Error(result.log) : new ChainError(root, result.log);
-}
-
-function varintLength(value: number): number {
-  let n = 1;
-  let v = value;
-  while (v >= 0x80) {
-    v = Math.floor(v / 128);
-    n++;
-  }
-  return n;
-}
-
-/**
- * Upstream's GetBlockRetentionHeight: 0 (keep everything) without min-retain-blocks; else the lowest non-zero of
- * height − evidence max age, height − snapshot interval × keep-recent and height − min-retain-blocks, so blocks
- * evidence or state sync may still need are kept; 0 when that is not above 0.
- * @example blockRetentionHeight(200_000n, 10n, { evidenceMaxAgeNumBlocks: 100_000n }) === 100_000n
- */
-export function blockRetentionHeight(
-  height: bigint,
-  minRetainBlocks: bigint,
-  bounds: { evidenceMaxAgeNumBlocks?: bigint; snapshotInterval?: bigint; snapshotKeepRecent?: bigint } = {},
-): bigint {
-  if (minRetainBlocks === 0n) return 0n;
-  const minNonZero = (x: bigint, y: bigint) => (x === 0n ? y : y === 0n ? x : x < y ? x : y);
-  let retention = 0n;
-  const maxAge = bounds.evidenceMaxAgeNumBlocks ?? 0n;
-  if (maxAge > 0n) retention = height - maxAge;
-  const snapshotBlocks = (bounds.snapshotInterval ?? 0n) * (bounds.snapshotKeepRecent ?? 0n);
-  if (snapshotBlocks > 0n) retention = minNonZero(retention, height - snapshotBlocks);
-  retention = minNonZero(retention, height - minRetainBlocks);
-  return retention > 0n ? retention : 0n;
 }

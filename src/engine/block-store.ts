@@ -3,71 +3,49 @@
 // state after the block — goes in ONE atomic batch, so after a crash the store holds a height completely or not
 // at all. The engine saves a height before it lets the app commit it (see engine.ts for the recovery rules).
 //
-// Key layout (single-byte prefixes, heights as 8-byte big-endian so keys sort numerically):
-//   s                          → EngineState (store JSON)
-//   b ‖ h                      → Block (gogoproto bytes, exactly what the part set was cut from)
-//   m ‖ h                      → BlockMeta {block_id, block_size, header, num_txs}
-//   i ‖ block hash             → h
-//   c ‖ h                      → seen Commit for h
-//   r ‖ h                      → ResponseFinalizeBlock
-//   v ‖ h                      → validator set of h (store JSON)
-//   p ‖ h ‖ index(4)           → TxResult {height, index, tx, result}
-//   t ‖ tx hash                → h ‖ index of the latest inclusion
-//   e ‖ len ‖ type.key ‖ len ‖ value ‖ h   → u32 index…    event index, attributes with index=true only: the
-//                                                         block's txs carrying it (stores written before this
-//                                                         layout: e ‖ … ‖ value ‖ h ‖ index → empty; both read)
+// The key layout is in block-store-keys.ts, the records' encodings in block-records.ts and the tx event index
+// in event-postings.ts.
 
 import { basename, dirname } from "node:path";
-import { fromBinary, toBinary } from "@bufbuild/protobuf";
+import { fromBinary } from "@bufbuild/protobuf";
 import { ClassicLevel } from "classic-level";
 import { redactPaths } from "../app/redact-paths.ts";
-import { lengthDelimitedSize, putBytesField } from "../bytes/proto-fields.ts";
-import { putUvarint, putVarint64, uvarintLength, varint64Length } from "../bytes/varint.ts";
+import { toHex } from "../bytes/hex.ts";
 import { UserError } from "../errors/user-error.ts";
 import {
-  type Event,
   type ResponseFinalizeBlock,
   ResponseFinalizeBlockSchema,
   type TxResult,
   TxResultSchema,
 } from "../gen/tendermint/abci/types_pb.js";
-import { encodeExecTxResult } from "./exec-tx-result-encoding.ts";
-import { decodeBlock, decodeBlockId, decodeCommit, decodeHeader } from "./hashing/decode.ts";
-import { encodeBlockId, encodeCommit, encodeHeader } from "./hashing/encode.ts";
+import { type BlockMeta, decodeBlockMeta, encodeBlockMeta, encodeResults, type HeightRecord } from "./block-records.ts";
+import {
+  BASE_KEY,
+  concatBytes,
+  PREFIX,
+  prefixEnd,
+  prefixedKey,
+  STATE_KEY,
+  txPosition,
+  u32,
+  u64,
+} from "./block-store-keys.ts";
+import { EventPostings, postedPositions } from "./event-postings.ts";
+import { decodeBlock, decodeCommit } from "./hashing/decode.ts";
+import { encodeCommit } from "./hashing/encode.ts";
 import { headerHash, txHash } from "./hashing/hashes.ts";
-import { asInt64, readFields } from "./hashing/proto-reader.ts";
-import { ProtoWriter } from "./hashing/proto-writer.ts";
 import type { EngineState } from "./state.ts";
 import { fromStoreJson, toStoreJson } from "./store-json.ts";
 import { conditionMatchesValue, type QueryCondition } from "./tx-query.ts";
-import type { Block, BlockId, Commit, Header, Validator } from "./types.ts";
+import type { Block, BlockId, Commit, Validator } from "./types.ts";
+
+export type { BlockMeta, HeightRecord } from "./block-records.ts";
 
 /** A stored block with its ID and encoded size. */
 export interface StoredBlock {
   block: Block;
   blockId: BlockId;
   size: number;
-}
-
-/** tendermint.types.BlockMeta. */
-export interface BlockMeta {
-  blockId: BlockId;
-  blockSize: bigint;
-  header: Header;
-  numTxs: bigint;
-}
-
-/** Everything the engine saves for one height, in one batch. */
-export interface HeightRecord {
-  block: Block;
-  blockBytes: Uint8Array;
-  blockId: BlockId;
-  seenCommit: Commit;
-  results: ResponseFinalizeBlock;
-  /** The validator set that signed this height. */
-  validators: Validator[];
-  /** The engine state after this height. */
-  state: EngineState;
 }
 
 /** A page of tx_search results. */
@@ -97,223 +75,14 @@ const DAMAGE_CODES = new Set(["LEVEL_CORRUPTION", "LEVEL_IO_ERROR"]);
 /** How many of the last heights {@link BlockStore.open}'s caller verifies at start (see verifyRecent). */
 export const VERIFIED_AT_START = 100n;
 
-const STATE_KEY = Uint8Array.of(0x73); // "s"
-/** The first stored height of a store bootstrapped at a snapshot height or pruned (absent otherwise). */
-const BASE_KEY = Uint8Array.of(0x42); // "B"
 /** The most heights one prune removes (a first prune of a long chain catches up over several commits). */
 const PRUNE_BATCH_HEIGHTS = 1000n;
-const P = {
-  block: 0x62,
-  meta: 0x6d,
-  hash: 0x69,
-  commit: 0x63,
-  results: 0x72,
-  validators: 0x76,
-  txPos: 0x70,
-  txHash: 0x74,
-  event: 0x65,
-} as const;
 
 const textEncoder = new TextEncoder();
 const textDecoder = new TextDecoder();
 
-function u64(n: bigint): Uint8Array {
-  const b = new Uint8Array(8);
-  new DataView(b.buffer).setBigUint64(0, n);
-  return b;
-}
-function u32(n: number): Uint8Array {
-  const b = new Uint8Array(4);
-  new DataView(b.buffer).setUint32(0, n);
-  return b;
-}
-function concat(...parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let o = 0;
-  for (const p of parts) {
-    out.set(p, o);
-    o += p.length;
-  }
-  return out;
-}
-function key(prefix: number, ...parts: Uint8Array[]): Uint8Array {
-  return concat(Uint8Array.of(prefix), ...parts);
-}
-/** The smallest key greater than every key starting with `prefix`. */
-function prefixEnd(prefix: Uint8Array): Uint8Array {
-  const end = prefix.slice();
-  for (let i = end.length - 1; i >= 0; i--) {
-    if (end[i] < 0xff) {
-      end[i]++;
-      return end.subarray(0, i + 1);
-    }
-  }
-  return Uint8Array.of(0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff);
-}
-function hexOf(b: Uint8Array): string {
-  return Buffer.from(b).toString("hex");
-}
 function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
   return Buffer.compare(a, b) === 0;
-}
-
-function encodeBlockMeta(m: BlockMeta): Uint8Array {
-  const w = new ProtoWriter();
-  w.message(1, encodeBlockId(m.blockId));
-  w.varintIfSet(2, m.blockSize);
-  w.message(3, encodeHeader(m.header));
-  w.varintIfSet(4, m.numTxs);
-  return w.finish();
-}
-function decodeBlockMeta(bytes: Uint8Array): BlockMeta {
-  const m: BlockMeta = {
-    blockId: decodeBlockId(new Uint8Array(0)),
-    blockSize: 0n,
-    header: decodeHeader(new Uint8Array(0)),
-    numTxs: 0n,
-  };
-  for (const f of readFields(bytes)) {
-    if (f.field === 1 && f.wire === 2) m.blockId = decodeBlockId(f.value);
-    else if (f.field === 2 && f.wire === 0) m.blockSize = asInt64(f.value);
-    else if (f.field === 3 && f.wire === 2) m.header = decodeHeader(f.value);
-    else if (f.field === 4 && f.wire === 0) m.numTxs = asInt64(f.value);
-  }
-  return m;
-}
-
-/** Position of a tx in the chain: height ‖ index, 12 bytes, ordered like (height, index). */
-function position(height: bigint, index: number): Uint8Array {
-  return concat(u64(height), u32(index));
-}
-
-/** `e ‖ u32(len ck) ‖ ck ‖ u32(len value) ‖ value ‖ suffix`, built in one buffer. */
-function eventKey(compositeKey: string, value: string, suffix: Uint8Array): Uint8Array {
-  const ckLength = Buffer.byteLength(compositeKey);
-  const valueLength = Buffer.byteLength(value);
-  const out = Buffer.allocUnsafe(9 + ckLength + valueLength + suffix.length);
-  out[0] = P.event;
-  out.writeUInt32BE(ckLength, 1);
-  out.write(compositeKey, 5, "utf8");
-  out.writeUInt32BE(valueLength, 5 + ckLength);
-  out.write(value, 9 + ckLength, "utf8");
-  out.set(suffix, 9 + ckLength + valueLength);
-  return out;
-}
-
-/**
- * A block's event index, one entry per distinct (type.key, value) with the indexes of the block's txs that
- * carry it (`e ‖ … ‖ value ‖ h → u32 index…`): most attributes of a block's txs repeat (the message action,
- * the fee, the senders), so a block of 1,000 bank sends writes a few thousand entries instead of ~15,000.
- * Stores written before this layout hold one empty entry per tx (`… ‖ h ‖ index → ∅`); both are read.
- */
-class EventPostings {
-  // By event type, then attribute key, then value: the composite "type.key" is built once per distinct pair
-  // in `write`, not for each of a block's tens of thousands of attributes.
-  private readonly byType = new Map<string, Map<string, Map<string, number[]>>>();
-
-  /** Records the indexed attributes of tx `index`'s events. */
-  add(events: readonly Event[], index: number): void {
-    for (const event of events) {
-      if (event.type === "") continue;
-      let keys: Map<string, Map<string, number[]>> | undefined;
-      for (const attr of event.attributes) {
-        if (!attr.index || attr.key === "") continue;
-        if (keys === undefined) {
-          keys = this.byType.get(event.type);
-          if (keys === undefined) {
-            keys = new Map();
-            this.byType.set(event.type, keys);
-          }
-        }
-        let values = keys.get(attr.key);
-        if (values === undefined) {
-          values = new Map();
-          keys.set(attr.key, values);
-        }
-        const txs = values.get(attr.value);
-        if (txs === undefined) values.set(attr.value, [index]);
-        else if (txs[txs.length - 1] !== index) txs.push(index);
-      }
-    }
-  }
-
-  /** Hands each entry of height `h` to `put`. */
-  write(h: bigint, put: (key: Uint8Array, value: Uint8Array) => void): void {
-    const hk = u64(h);
-    const byComposite = new Map<string, Map<string, number[]>>();
-    for (const [type, keys] of this.byType) {
-      for (const [attrKey, values] of keys) {
-        const compositeKey = `${type}.${attrKey}`;
-        const seen = byComposite.get(compositeKey);
-        if (seen === undefined) {
-          byComposite.set(compositeKey, values);
-          continue;
-        }
-        // Two (type, key) pairs that join to the same "type.key" ("a.b"+"c" and "a"+"b.c") share one entry.
-        for (const [value, txs] of values) {
-          const other = seen.get(value);
-          seen.set(value, other === undefined ? txs : [...new Set([...other, ...txs])].sort((x, y) => x - y));
-        }
-      }
-    }
-    for (const [compositeKey, values] of byComposite) {
-      for (const [value, txs] of values) {
-        const list = Buffer.allocUnsafe(4 * txs.length);
-        for (let i = 0; i < txs.length; i++) list.writeUInt32BE(txs[i], 4 * i);
-        put(eventKey(compositeKey, value, hk), list);
-      }
-    }
-  }
-}
-
-/** Positions (height ‖ index, hex) an event index entry stands for, in either layout (see EventPostings). */
-function postedPositions(entryKey: Uint8Array, entryValue: Uint8Array, suffixStart: number): string[] {
-  const suffix = entryKey.subarray(suffixStart);
-  if (entryValue.length === 0) return [hexOf(suffix)]; // the earlier layout: the key ends with the position
-  const out: string[] = [];
-  const view = new DataView(entryValue.buffer, entryValue.byteOffset, entryValue.byteLength);
-  for (let at = 0; at + 4 <= entryValue.length; at += 4) out.push(hexOf(concat(suffix, u32(view.getUint32(at)))));
-  return out;
-}
-
-/**
- * The block's results record and its txs' TxResult records, encoding each ExecTxResult once for both
- * (it is most of their bytes). The results' tx_results (field 2) follow the other fields: a decoder
- * accepts fields in any order.
- */
-function encodeResults(rec: HeightRecord): { results: Uint8Array; txRecords: Uint8Array[] } {
-  const head = toBinary(ResponseFinalizeBlockSchema, { ...rec.results, txResults: [] });
-  const resultBytes = rec.results.txResults.map(encodeExecTxResult);
-  let size = head.length;
-  for (const bytes of resultBytes) size += lengthDelimitedSize(bytes.length);
-  const results = new Uint8Array(size);
-  results.set(head);
-  let at = head.length;
-  for (const bytes of resultBytes) at = putBytesField(results, at, 2, bytes);
-  const height = rec.block.header.height;
-  const txRecords = resultBytes.map((bytes, index) => {
-    // TxResult{height = 1, index = 2, tx = 3, result = 4}; zero and empty fields left out, result always there.
-    const tx = rec.block.txs[index];
-    const record = new Uint8Array(
-      (height === 0n ? 0 : 1 + varint64Length(height)) +
-        (index === 0 ? 0 : 1 + uvarintLength(index)) +
-        (tx.length === 0 ? 0 : lengthDelimitedSize(tx.length)) +
-        lengthDelimitedSize(bytes.length),
-    );
-    let pos = 0;
-    if (height !== 0n) {
-      record[pos++] = (1 << 3) | 0;
-      pos = putVarint64(record, pos, height);
-    }
-    if (index !== 0) {
-      record[pos++] = (2 << 3) | 0;
-      pos = putUvarint(record, pos, index);
-    }
-    if (tx.length > 0) pos = putBytesField(record, pos, 3, tx);
-    putBytesField(record, pos, 4, bytes);
-    return record;
-  });
-  return { results, txRecords };
 }
 
 /** The block store; open with {@link BlockStore.open}. */
@@ -431,12 +200,12 @@ export class BlockStore {
       const header = stored.block.header;
       if (previousId !== undefined && !sameBytes(header.lastBlockId.hash, previousId.hash)) {
         throw this.corrupt(
-          `block ${h} links to block id ${hexOf(header.lastBlockId.hash)}, but block ${h - 1n} has id ${hexOf(previousId.hash)}`,
+          `block ${h} links to block id ${toHex(header.lastBlockId.hash)}, but block ${h - 1n} has id ${toHex(previousId.hash)}`,
         );
       }
       if (previousResults !== undefined && !sameBytes(header.appHash, previousResults.appHash)) {
         throw this.corrupt(
-          `block ${h} carries app hash ${hexOf(header.appHash)}, but the results of block ${h - 1n} recorded ${hexOf(previousResults.appHash)}`,
+          `block ${h} carries app hash ${toHex(header.appHash)}, but the results of block ${h - 1n} recorded ${toHex(previousResults.appHash)}`,
         );
       }
       const results = await this.results(h);
@@ -448,7 +217,7 @@ export class BlockStore {
     const state = this.current as EngineState;
     if (previousResults !== undefined && !sameBytes(state.appHash, previousResults.appHash)) {
       throw this.corrupt(
-        `the engine state says the app hash after block ${top} is ${hexOf(state.appHash)}, but its results recorded ${hexOf(previousResults.appHash)}`,
+        `the engine state says the app hash after block ${top} is ${toHex(state.appHash)}, but its results recorded ${toHex(previousResults.appHash)}`,
       );
     }
   }
@@ -488,9 +257,9 @@ export class BlockStore {
     }
     const hk = u64(h);
     const batch = this.db.batch();
-    batch.put(key(P.block, hk), rec.blockBytes);
+    batch.put(prefixedKey(PREFIX.block, hk), rec.blockBytes);
     batch.put(
-      key(P.meta, hk),
+      prefixedKey(PREFIX.meta, hk),
       encodeBlockMeta({
         blockId: rec.blockId,
         blockSize: BigInt(rec.blockBytes.length),
@@ -498,16 +267,16 @@ export class BlockStore {
         numTxs: BigInt(rec.block.txs.length),
       }),
     );
-    batch.put(key(P.hash, rec.blockId.hash), hk);
-    batch.put(key(P.commit, hk), encodeCommit(rec.seenCommit));
+    batch.put(prefixedKey(PREFIX.hash, rec.blockId.hash), hk);
+    batch.put(prefixedKey(PREFIX.commit, hk), encodeCommit(rec.seenCommit));
     const encoded = encodeResults(rec);
-    batch.put(key(P.results, hk), encoded.results);
-    batch.put(key(P.validators, hk), textEncoder.encode(toStoreJson(rec.validators)));
+    batch.put(prefixedKey(PREFIX.results, hk), encoded.results);
+    batch.put(prefixedKey(PREFIX.validators, hk), textEncoder.encode(toStoreJson(rec.validators)));
     const postings = new EventPostings();
     rec.block.txs.forEach((tx, index) => {
-      const pos = position(h, index);
-      batch.put(key(P.txPos, pos), encoded.txRecords[index]);
-      batch.put(key(P.txHash, txHash(tx)), pos);
+      const pos = txPosition(h, index);
+      batch.put(prefixedKey(PREFIX.txPos, pos), encoded.txRecords[index]);
+      batch.put(prefixedKey(PREFIX.txHash, txHash(tx)), pos);
       postings.add(rec.results.txResults[index].events, index);
     });
     postings.write(h, (k, v) => batch.put(k, v));
@@ -533,7 +302,7 @@ export class BlockStore {
       throw new BlockStoreError(`the block store already holds height ${this.height}; bootstrap needs an empty one`);
     }
     const batch = this.db.batch();
-    batch.put(key(P.commit, u64(state.lastBlockHeight)), encodeCommit(seenCommit));
+    batch.put(prefixedKey(PREFIX.commit, u64(state.lastBlockHeight)), encodeCommit(seenCommit));
     batch.put(STATE_KEY, textEncoder.encode(toStoreJson(state)));
     batch.put(BASE_KEY, u64(state.lastBlockHeight + 1n));
     await batch.write({ sync: true });
@@ -555,12 +324,13 @@ export class BlockStore {
     const batch = this.db.batch();
     for (let h = base; h < to; h++) {
       const hk = u64(h);
-      const meta = await this.get(key(P.meta, hk), `the meta of block ${h}`);
+      const meta = await this.get(prefixedKey(PREFIX.meta, hk), `the meta of block ${h}`);
       if (meta !== undefined) {
         const blockId = this.decode(() => decodeBlockMeta(meta), `the meta of block ${h}`).blockId;
-        batch.del(key(P.hash, blockId.hash));
+        batch.del(prefixedKey(PREFIX.hash, blockId.hash));
       }
-      for (const prefix of [P.block, P.meta, P.commit, P.results, P.validators]) batch.del(key(prefix, hk));
+      for (const prefix of [PREFIX.block, PREFIX.meta, PREFIX.commit, PREFIX.results, PREFIX.validators])
+        batch.del(prefixedKey(prefix, hk));
     }
     batch.put(BASE_KEY, u64(to));
     // The base moves before the heights go, so a reader that takes the base now never asks for a height
@@ -599,7 +369,10 @@ export class BlockStore {
     // The block and its meta are read under one snapshot: read one after the other, a prune committing
     // between the two reads would leave a block without its meta, which only damage may do.
     const hk = u64(height);
-    const [bytes, metaBytes] = await this.getMany([key(P.block, hk), key(P.meta, hk)], `block ${height}`);
+    const [bytes, metaBytes] = await this.getMany(
+      [prefixedKey(PREFIX.block, hk), prefixedKey(PREFIX.meta, hk)],
+      `block ${height}`,
+    );
     if (bytes === undefined) return undefined;
     if (metaBytes === undefined) throw this.corrupt(`block ${height} is stored without its meta`);
     const meta = this.verifiedMeta(height, metaBytes);
@@ -607,7 +380,7 @@ export class BlockStore {
     const hash = headerHash(block.header);
     if (!sameBytes(hash, meta.blockId.hash)) {
       throw this.corrupt(
-        `block ${height} hashes to ${hexOf(hash)} but its stored block id is ${hexOf(meta.blockId.hash)}`,
+        `block ${height} hashes to ${toHex(hash)} but its stored block id is ${toHex(meta.blockId.hash)}`,
       );
     }
     return { block, blockId: meta.blockId, size: bytes.length };
@@ -615,15 +388,15 @@ export class BlockStore {
 
   /** The height of the block with this hash, or undefined. */
   async heightOfHash(hash: Uint8Array): Promise<bigint | undefined> {
-    const v = await this.get(key(P.hash, hash), `the height of block ${hexOf(hash)}`);
+    const v = await this.get(prefixedKey(PREFIX.hash, hash), `the height of block ${toHex(hash)}`);
     if (v === undefined) return undefined;
-    if (v.length !== 8) throw this.corrupt(`the height of block ${hexOf(hash)} is ${v.length} bytes long, not 8`);
+    if (v.length !== 8) throw this.corrupt(`the height of block ${toHex(hash)} is ${v.length} bytes long, not 8`);
     return new DataView(v.buffer, v.byteOffset, 8).getBigUint64(0);
   }
 
   /** The block meta at `height`, or undefined. Verified: its header must hash to its block id. */
   async blockMeta(height: bigint): Promise<BlockMeta | undefined> {
-    const bytes = await this.get(key(P.meta, u64(height)), `the meta of block ${height}`);
+    const bytes = await this.get(prefixedKey(PREFIX.meta, u64(height)), `the meta of block ${height}`);
     return bytes === undefined ? undefined : this.verifiedMeta(height, bytes);
   }
 
@@ -632,7 +405,7 @@ export class BlockStore {
     const hash = headerHash(meta.header);
     if (meta.header.height !== height || !sameBytes(hash, meta.blockId.hash)) {
       throw this.corrupt(
-        `the header stored for block ${height} (height ${meta.header.height}) hashes to ${hexOf(hash)} but its block id is ${hexOf(meta.blockId.hash)}`,
+        `the header stored for block ${height} (height ${meta.header.height}) hashes to ${toHex(hash)} but its block id is ${toHex(meta.blockId.hash)}`,
       );
     }
     return meta;
@@ -640,13 +413,13 @@ export class BlockStore {
 
   /** The commit this node saw for `height` (its own precommit), or undefined. */
   async seenCommit(height: bigint): Promise<Commit | undefined> {
-    const bytes = await this.get(key(P.commit, u64(height)), `the commit of block ${height}`);
+    const bytes = await this.get(prefixedKey(PREFIX.commit, u64(height)), `the commit of block ${height}`);
     return bytes === undefined ? undefined : this.decode(() => decodeCommit(bytes), `the commit of block ${height}`);
   }
 
   /** FinalizeBlock's response for `height`, or undefined. */
   async results(height: bigint): Promise<ResponseFinalizeBlock | undefined> {
-    const bytes = await this.get(key(P.results, u64(height)), `the results of block ${height}`);
+    const bytes = await this.get(prefixedKey(PREFIX.results, u64(height)), `the results of block ${height}`);
     return bytes === undefined
       ? undefined
       : this.decode(() => fromBinary(ResponseFinalizeBlockSchema, bytes), `the results of block ${height}`);
@@ -654,7 +427,7 @@ export class BlockStore {
 
   /** The validator set that signed `height`, or undefined. */
   async validatorsAt(height: bigint): Promise<Validator[] | undefined> {
-    const bytes = await this.get(key(P.validators, u64(height)), `the validators of block ${height}`);
+    const bytes = await this.get(prefixedKey(PREFIX.validators, u64(height)), `the validators of block ${height}`);
     return bytes === undefined
       ? undefined
       : this.decode(() => fromStoreJson<Validator[]>(textDecoder.decode(bytes)), `the validators of block ${height}`);
@@ -662,14 +435,14 @@ export class BlockStore {
 
   /** The indexed tx with this hash (its latest inclusion), or undefined. */
   async tx(hash: Uint8Array): Promise<TxResult | undefined> {
-    const pos = await this.get(key(P.txHash, hash), `the index entry of tx ${hexOf(hash)}`);
+    const pos = await this.get(prefixedKey(PREFIX.txHash, hash), `the index entry of tx ${toHex(hash)}`);
     if (pos === undefined) return undefined;
     return this.txAt(pos);
   }
 
   private async txAt(pos: Uint8Array): Promise<TxResult | undefined> {
-    const what = `the tx at position ${hexOf(pos)}`;
-    const bytes = await this.get(key(P.txPos, pos), what);
+    const what = `the tx at position ${toHex(pos)}`;
+    const bytes = await this.get(prefixedKey(PREFIX.txPos, pos), what);
     return bytes === undefined ? undefined : this.decode(() => fromBinary(TxResultSchema, bytes), what);
   }
 
@@ -678,35 +451,37 @@ export class BlockStore {
     const out = new Set<string>();
     if (cond.key === "tx.hash") {
       if (cond.op === "=" && cond.operand?.kind === "string" && /^[0-9a-fA-F]{64}$/.test(cond.operand.value)) {
-        const pos = await this.db.get(key(P.txHash, new Uint8Array(Buffer.from(cond.operand.value, "hex"))));
-        if (pos !== undefined) out.add(hexOf(pos));
+        const pos = await this.db.get(
+          prefixedKey(PREFIX.txHash, new Uint8Array(Buffer.from(cond.operand.value, "hex"))),
+        );
+        if (pos !== undefined) out.add(toHex(pos));
       } else if (cond.op === "EXISTS") {
-        for await (const k of this.db.keys({ gte: Uint8Array.of(P.txPos), lt: Uint8Array.of(P.txPos + 1) })) {
-          out.add(hexOf(k.subarray(1)));
+        for await (const k of this.db.keys({ gte: Uint8Array.of(PREFIX.txPos), lt: Uint8Array.of(PREFIX.txPos + 1) })) {
+          out.add(toHex(k.subarray(1)));
         }
       }
       return out;
     }
     if (cond.key === "tx.height") {
-      let gte: Uint8Array = Uint8Array.of(P.txPos);
-      let lt: Uint8Array = Uint8Array.of(P.txPos + 1);
+      let gte: Uint8Array = Uint8Array.of(PREFIX.txPos);
+      let lt: Uint8Array = Uint8Array.of(PREFIX.txPos + 1);
       const n = cond.operand?.kind === "number" ? cond.operand.integer : undefined;
       if (cond.op === "=" && n !== undefined) {
         if (n < 0n) return out;
-        gte = key(P.txPos, u64(n));
+        gte = prefixedKey(PREFIX.txPos, u64(n));
         lt = prefixEnd(gte);
       }
       for await (const k of this.db.keys({ gte, lt })) {
         const height = new DataView(k.buffer, k.byteOffset + 1, 8).getBigUint64(0);
-        if (conditionMatchesValue(cond, height.toString())) out.add(hexOf(k.subarray(1)));
+        if (conditionMatchesValue(cond, height.toString())) out.add(toHex(k.subarray(1)));
       }
       return out;
     }
     const ck = textEncoder.encode(cond.key);
-    let prefix = key(P.event, u32(ck.length), ck);
+    let prefix = prefixedKey(PREFIX.event, u32(ck.length), ck);
     if (cond.op === "=" && cond.operand?.kind === "string") {
       const v = textEncoder.encode(cond.operand.value);
-      prefix = concat(prefix, u32(v.length), v);
+      prefix = concatBytes(prefix, u32(v.length), v);
     }
     for await (const [k, v] of this.db.iterator({ gte: prefix, lt: prefixEnd(prefix) })) {
       const vStart = 1 + 4 + ck.length;

@@ -6,6 +6,7 @@
 import { putUvarint } from "../bytes/varint.ts";
 import { TABLE } from "./keys.ts";
 import type { KVBatch } from "./kv-backend.ts";
+import type { ChangelogWriter } from "./records.ts";
 
 /**
  * Larger than 64 bytes, so it lives outside V8's heap and LevelDB reads it in place. A row's key
@@ -127,4 +128,29 @@ export function putHistoryRow(
     o += value.length;
   }
   putRow(batch, k, o);
+}
+
+/** One key's change in a version, as the flat rows record it. */
+export interface FlatChange {
+  key: Uint8Array;
+  value: Uint8Array | null;
+  writeNo: number;
+  /** Version of the key's previous write (0 for the first). */
+  prevVersion: number;
+  /** The key had a deleted row (it was deleted before and is set again). */
+  clearsDeleted: boolean;
+}
+
+/** Puts one change's flat rows (latest or deleted, history) into the batch and notes it for pruning. */
+export function putChangeRows(batch: KVBatch, sid: number, v: number, c: FlatChange, changelog: ChangelogWriter): void {
+  if (c.value !== null) {
+    putLatestRow(batch, sid, c.key, c.writeNo, v, c.prevVersion, c.value);
+    if (c.clearsDeleted) deleteStoreRow(batch, TABLE.deleted, sid, c.key);
+  } else {
+    deleteStoreRow(batch, TABLE.latest, sid, c.key);
+    putDeletedRow(batch, sid, c.key, c.writeNo, v, c.prevVersion);
+    changelog.tombstone(c.key, c.writeNo);
+  }
+  putHistoryRow(batch, sid, c.key, c.writeNo, v, c.prevVersion, c.value);
+  if (c.writeNo > 1) changelog.supersede(c.key, c.writeNo - 1);
 }

@@ -1,4 +1,6 @@
 // Public entry point of the state store.
+
+export { readCommittedStoreNames, readLastCommittedVersion } from "./committed-state.ts";
 export {
   DataDirectoryCorruptError,
   DataDirectoryLockedError,
@@ -22,13 +24,7 @@ export {
   TENDERMINT_SPEC,
 } from "./ics23.ts";
 export { appHash, merkleRoot } from "./merkle.ts";
-export {
-  MultiStore,
-  type OpenMultiStoreOptions,
-  openMultiStore,
-  readCommittedStoreNames,
-  readLastCommittedVersion,
-} from "./multistore.ts";
+export { MultiStore, type OpenMultiStoreOptions, openMultiStore } from "./multistore.ts";
 export { PROOF_OP_IAVL, PROOF_OP_SIMPLE, verifyStoreProof } from "./proofs.ts";
 export { PRUNING_PRESETS, type ResolvedPruning, resolvePruning } from "./pruning.ts";
 export { type ExportItem, type ExportStateOptions, exportState } from "./state-export.ts";

@@ -1,15 +1,14 @@
 // The versioned multistore: named module stores over one KV backend, with per-version
 // commitments, historical reads, proofs, pruning and store upgrades. README.md explains the design.
-import { existsSync } from "node:fs";
 import { committedRoot, hashNewNodes, type PersistedTree, persistInOrder, rootHash, TreeWriter } from "./avl-tree.ts";
 import { BackgroundWork } from "./background.ts";
 import { Branch, type BranchOwner } from "./branch.ts";
-import { fromUtf8, utf8 } from "./bytes.ts";
+import { utf8 } from "./bytes.ts";
 import { CacheLayer } from "./cache-layer.ts";
-import { deleteStoreRow, putDeletedRow, putHistoryRow, putLatestRow } from "./commit-rows.ts";
+import { type FlatChange, putChangeRows } from "./commit-rows.ts";
+import { readCommittedState } from "./committed-state.ts";
 import {
   DataDirectoryCorruptError,
-  DataDirectoryMissingError,
   FutureVersionError,
   InvalidVersionError,
   PrunedVersionError,
@@ -32,9 +31,6 @@ import {
   ChangelogWriter,
   type CommitRecord,
   decodeCommit,
-  decodeRegistry,
-  decodeSidList,
-  decodeVersion,
   encodeCommit,
   encodeRegistry,
   encodeSidList,
@@ -97,16 +93,6 @@ interface WorkingStore {
   sid: number;
   root: TreeNode | undefined;
   layer: CacheLayer;
-}
-
-interface FlatChange {
-  key: Uint8Array;
-  value: Uint8Array | null;
-  writeNo: number;
-  /** Version of the key's previous write (0 for the first). */
-  prevVersion: number;
-  /** The key had a deleted row (it was deleted before and is set again). */
-  clearsDeleted: boolean;
 }
 
 interface StagedStore {
@@ -237,7 +223,7 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
       backend = await openLevelBackend(options.path, { createIfMissing: options.createIfMissing ?? true });
     }
     try {
-      const state = await readState(backend);
+      const state = await readCommittedState(backend);
       const store = new MultiStore(backend, options, state);
       // A crash between a commit's two writes leaves the latest version without its tree pages.
       if (!state.fresh) {
@@ -824,125 +810,6 @@ function putPages(batch: KVBatch, sid: number, v: number, nodes: InnerNode[]): v
   for (let from = 0, page = 0; from < nodes.length; from += PAGE_NODES, page++) {
     const to = Math.min(nodes.length, from + PAGE_NODES);
     batch.put(nodeKey(sid, v, page), encodePageView(nodes, from, to));
-  }
-}
-
-/** Puts one change's flat rows (latest or deleted, history) into the batch and notes it for pruning. */
-function putChangeRows(batch: KVBatch, sid: number, v: number, c: FlatChange, changelog: ChangelogWriter): void {
-  if (c.value !== null) {
-    putLatestRow(batch, sid, c.key, c.writeNo, v, c.prevVersion, c.value);
-    if (c.clearsDeleted) deleteStoreRow(batch, TABLE.deleted, sid, c.key);
-  } else {
-    deleteStoreRow(batch, TABLE.latest, sid, c.key);
-    putDeletedRow(batch, sid, c.key, c.writeNo, v, c.prevVersion);
-    changelog.tombstone(c.key, c.writeNo);
-  }
-  putHistoryRow(batch, sid, c.key, c.writeNo, v, c.prevVersion, c.value);
-  if (c.writeNo > 1) changelog.supersede(c.key, c.writeNo - 1);
-}
-
-/** What openMultiStore reads from disk before mounting the stores. */
-async function readState(backend: KVBackend): Promise<{
-  fresh: boolean;
-  latest: number;
-  earliest: number;
-  record: CommitRecord;
-  registry: StoreRegistry;
-  reclaim: number[];
-}> {
-  const corrupt = (reason: string, cause?: unknown): never => {
-    throw new DataDirectoryCorruptError(backend.location, reason, cause === undefined ? undefined : { cause });
-  };
-  const format = backend.getSync(metaKey(META.format));
-  if (format === undefined) {
-    for await (const _ of backend.iterate({ limit: 1 })) {
-      corrupt("it holds data but no chaind format marker");
-    }
-    return {
-      fresh: true,
-      latest: 0,
-      earliest: 0,
-      record: { version: 0, appHash: new Uint8Array(0), stores: [] },
-      registry: { nextSid: 1, mounted: [], deleted: [] },
-      reclaim: [],
-    };
-  }
-  let marker: string;
-  try {
-    marker = fromUtf8(format);
-  } catch (err) {
-    return corrupt("its format marker is not text", err);
-  }
-  if (marker !== FORMAT_MARKER) corrupt(`its format is "${marker}", expected "${FORMAT_MARKER}"`);
-  try {
-    const latestBytes = backend.getSync(metaKey(META.latest));
-    const earliestBytes = backend.getSync(metaKey(META.earliest));
-    const registryBytes = backend.getSync(metaKey(META.stores));
-    if (latestBytes === undefined || earliestBytes === undefined || registryBytes === undefined) {
-      return corrupt("its version metadata is missing");
-    }
-    const latest = decodeVersion(latestBytes);
-    const commitBytes = backend.getSync(commitKey(latest));
-    if (commitBytes === undefined) return corrupt(`the commit info of its latest version ${latest} is missing`);
-    const record = decodeCommit(commitBytes);
-    if (record.version !== latest) return corrupt(`commit info ${latest} says it is version ${record.version}`);
-    const reclaimBytes = backend.getSync(metaKey(META.reclaim));
-    return {
-      fresh: false,
-      latest,
-      earliest: decodeVersion(earliestBytes),
-      record,
-      registry: decodeRegistry(registryBytes),
-      reclaim: reclaimBytes === undefined ? [] : decodeSidList(reclaimBytes),
-    };
-  } catch (err) {
-    if (err instanceof DataDirectoryCorruptError) throw err;
-    return corrupt("its metadata cannot be decoded", err);
-  }
-}
-
-/**
- * The last committed version of the LevelDB store at `path` without mounting it (0n when the
- * directory does not exist or nothing was committed). Fails with DataDirectoryLockedError while
- * another process has the store open.
- */
-export async function readLastCommittedVersion(path: string): Promise<bigint> {
-  if (!existsSync(path)) return 0n;
-  let backend: KVBackend;
-  try {
-    backend = await openLevelBackend(path, { createIfMissing: false });
-  } catch (err) {
-    // An existing but empty directory: nothing committed yet.
-    if (err instanceof DataDirectoryMissingError) return 0n;
-    throw err;
-  }
-  try {
-    const latest = backend.getSync(metaKey(META.latest));
-    return latest === undefined ? 0n : BigInt(decodeVersion(latest));
-  } finally {
-    await backend.close();
-  }
-}
-
-/**
- * The names of the stores the LevelDB state at `path` has at its last committed version, read without
- * mounting them (empty when nothing was committed). The upgrade module reads its own records with this set
- * before the app mounts its declared stores, which may differ after an upgrade renamed or deleted some.
- */
-export async function readCommittedStoreNames(path: string): Promise<string[]> {
-  if (!existsSync(path)) return [];
-  let backend: KVBackend;
-  try {
-    backend = await openLevelBackend(path, { createIfMissing: false });
-  } catch (err) {
-    if (err instanceof DataDirectoryMissingError) return [];
-    throw err;
-  }
-  try {
-    const state = await readState(backend);
-    return state.record.stores.map((s) => s.name).sort();
-  } finally {
-    await backend.close();
   }
 }
 

@@ -23,7 +23,7 @@ import {
   startPair,
   stopPair,
 } from "../../scripts/rpc-compare.ts";
-import { waitUntil } from "../../scripts/testnet.ts";
+import { waitUntil } from "../../scripts/testnet/index.ts";
 import { addressFromBech32 } from "../../src/client/crypto/bech32.ts";
 import { verifyStoreProof } from "../../src/store/index.ts";
 import { testnetSkipReason } from "./testnet-support/requirements.ts";

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { promisify } from "node:util";
 import { ephemeralRangeStart } from "../../scripts/free-ports.ts";
-import { allocatePorts, PIDS_FILE, type PidsFile, stopTestnetDir, TestnetError } from "../../scripts/testnet.ts";
+import { allocatePorts, PIDS_FILE, type PidsFile, stopTestnetDir, TestnetError } from "../../scripts/testnet/index.ts";
 
 const SCRIPT = join(import.meta.dirname, "..", "..", "scripts", "testnet.ts");
 

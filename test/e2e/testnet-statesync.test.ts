@@ -26,7 +26,7 @@ import {
   type TestnetNode,
   waitForHeight,
   waitUntil,
-} from "../../scripts/testnet.ts";
+} from "../../scripts/testnet/index.ts";
 import { convertAddress } from "../../src/client/crypto/bech32.ts";
 import { homePaths } from "../../src/config/home.ts";
 import { loadNodeKey } from "../../src/config/node-keys.ts";

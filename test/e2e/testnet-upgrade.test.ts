@@ -21,7 +21,7 @@ import {
   type TestnetNode,
   waitForHeight,
   waitUntil,
-} from "../../scripts/testnet.ts";
+} from "../../scripts/testnet/index.ts";
 import {
   cliTx,
   cosmjsVoteYes,

@@ -20,7 +20,7 @@ import {
   type TestnetNode,
   waitForHeight,
   waitUntil,
-} from "../../scripts/testnet.ts";
+} from "../../scripts/testnet/index.ts";
 import {
   appCommittedHeight,
   cliTx,

@@ -11,7 +11,7 @@ import { MsgSend } from "cosmjs-types/cosmos/bank/v1beta1/tx";
 import { VoteOption } from "cosmjs-types/cosmos/gov/v1/gov";
 import { MsgVote } from "cosmjs-types/cosmos/gov/v1/tx";
 import { TxRaw } from "cosmjs-types/cosmos/tx/v1beta1/tx";
-import { rpcResult, type Testnet, type TestnetNode, waitUntil } from "../../../scripts/testnet.ts";
+import { rpcResult, type Testnet, type TestnetNode, waitUntil } from "../../../scripts/testnet/index.ts";
 
 const PROJECT_ROOT = join(import.meta.dirname, "..", "..", "..");
 const CHAIND_ENTRY = join(PROJECT_ROOT, "chain", "cmd", "chaind.mjs");

@@ -3,7 +3,13 @@
 // persistent peers, and must replay the chain's upgrades in process to keep their app hashes.
 import { copyFile, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { allocatePorts, startChaind, startCometbft, type Testnet, type TestnetNode } from "../../../scripts/testnet.ts";
+import {
+  allocatePorts,
+  startChaind,
+  startCometbft,
+  type Testnet,
+  type TestnetNode,
+} from "../../../scripts/testnet/index.ts";
 import { homePaths, loadNodeKey, setTomlValues } from "../../../src/config/index.ts";
 import { chaindCli } from "./chain-client.ts";
 

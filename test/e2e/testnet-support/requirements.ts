@@ -1,6 +1,6 @@
 // What the testnet tests need before they can run: the cometbft binary and the chaind commands the testnet script
 // and the tests drive. Anything missing becomes a skip whose reason is printed, never a silent pass.
-import { COMETBFT_INSTALL_HINT, findCometbft } from "../../../scripts/testnet.ts";
+import { COMETBFT_INSTALL_HINT, findCometbft } from "../../../scripts/testnet/index.ts";
 
 /** A chaind command path and the options it must have, e.g. `{ path: ["start"], options: ["--abci"] }`. */
 export interface RequiredCommand {

@@ -1,0 +1,136 @@
+// Setting up the homes of a testnet: the options checked first, `chaind init` and a validator key per home, the
+// shared genesis (genesis.ts), config.toml and app.toml per node, chainvisor when asked, and the manifest last.
+import { existsSync } from "node:fs";
+import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { convertAddress } from "../../src/client/crypto/bech32.ts";
+import { homePaths } from "../../src/config/home.ts";
+import { loadNodeKey } from "../../src/config/node-keys.ts";
+import { setTomlValues } from "../../src/config/toml-template.ts";
+import { installChainvisor } from "./chainvisor.ts";
+import { buildGenesis, votingPeriodSeconds } from "./genesis.ts";
+import { allocatePorts } from "./ports.ts";
+import { chaind } from "./tools.ts";
+import { MANIFEST_FILE, type NodeRecord, TestnetError, type TestnetManifest, type TestnetOptions } from "./types.ts";
+
+function nodeMoniker(index: number): string {
+  return `node${index}`;
+}
+
+/** `chaind init`, a validator key, and the node id, for one home. */
+async function initNode(index: number, home: string, chainId: string): Promise<Omit<NodeRecord, "ports">> {
+  const moniker = nodeMoniker(index);
+  const keyName = `val${index}`;
+  await chaind(["init", moniker, "--chain-id", chainId, "--home", home]);
+  const added = JSON.parse(
+    await chaind(["keys", "add", keyName, "--keyring-backend", "test", "--home", home, "--output", "json"]),
+  ) as { address?: string; mnemonic?: string };
+  if (typeof added.address !== "string" || typeof added.mnemonic !== "string") {
+    throw new TestnetError(`\`chaind keys add ${keyName} -o json\` printed no address and mnemonic`);
+  }
+  const nodeKey = await loadNodeKey(homePaths(home).nodeKey);
+  return {
+    index,
+    moniker,
+    home,
+    nodeId: nodeKey.id,
+    keyName,
+    address: added.address,
+    operator: convertAddress(added.address, "acc", "val"),
+    mnemonic: added.mnemonic,
+  };
+}
+
+/** config.toml and app.toml of one node: its ports, its peers, quick consensus, loopback-friendly p2p. */
+async function configureNode(record: NodeRecord, all: NodeRecord[], options: TestnetOptions): Promise<void> {
+  const paths = homePaths(record.home);
+  const loopback = (port: number) => `tcp://127.0.0.1:${port}`;
+  const peers = all
+    .filter((other) => other.index !== record.index)
+    .map((other) => `${other.nodeId}@127.0.0.1:${other.ports.p2p}`)
+    .join(",");
+  const timeoutCommit = options.timeoutCommit ?? "300ms";
+  const config = setTomlValues(
+    await readFile(paths.configToml, "utf8"),
+    {
+      moniker: record.moniker,
+      proxy_app: loopback(record.ports.abci),
+      log_level: options.cometLogLevel ?? "info",
+      "rpc.laddr": loopback(record.ports.rpc),
+      "rpc.pprof_laddr": "",
+      "p2p.laddr": loopback(record.ports.p2p),
+      "p2p.external_address": `127.0.0.1:${record.ports.p2p}`,
+      "p2p.persistent_peers": peers,
+      "p2p.addr_book_strict": false,
+      "p2p.allow_duplicate_ip": true,
+      "p2p.pex": false,
+      "consensus.timeout_propose": "1s",
+      "consensus.timeout_prevote": "200ms",
+      "consensus.timeout_precommit": "200ms",
+      "consensus.timeout_commit": timeoutCommit,
+      "instrumentation.prometheus": false,
+    },
+    paths.configToml,
+  );
+  await writeFile(paths.configToml, config);
+  const app = setTomlValues(
+    await readFile(paths.appToml, "utf8"),
+    {
+      "api.enable": true,
+      "api.address": loopback(record.ports.api),
+      "grpc.enable": true,
+      "grpc.address": `127.0.0.1:${record.ports.grpc}`,
+    },
+    paths.appToml,
+  );
+  await writeFile(paths.appToml, app);
+}
+
+/** Checks what can be checked before anything is written or started. */
+export async function checkOptions(options: TestnetOptions, setUpAlready: boolean): Promise<void> {
+  const count = options.validators ?? 4;
+  if (!Number.isInteger(count) || count < 1 || count > 50) {
+    throw new TestnetError(`--validators ${count}: expected a whole number from 1 to 50`);
+  }
+  if (options.basePort !== undefined && options.basePort + 10 * count > 65536) {
+    throw new TestnetError(`--base-port ${options.basePort} leaves no room for ${count} nodes (10 ports each)`);
+  }
+  if (options.votingPeriod !== undefined) votingPeriodSeconds(options.votingPeriod);
+  if (setUpAlready) return;
+  const entries = existsSync(options.dir) ? await readdir(options.dir) : [];
+  if (entries.length > 0) {
+    throw new TestnetError(`${options.dir} is not empty and holds no ${MANIFEST_FILE}: give an empty or new --dir`);
+  }
+}
+
+/** Creates every home, the shared genesis and the configs; writes the manifest last (its presence = set up). */
+export async function setUp(options: TestnetOptions, log: (line: string) => void): Promise<TestnetManifest> {
+  const count = options.validators ?? 4;
+  const chainId = options.chainId ?? "chain-testnet";
+  await mkdir(options.dir, { recursive: true });
+  const ports = await allocatePorts(count, options.basePort);
+  log(`initialising ${count} homes in ${options.dir} (chain id ${chainId})`);
+  const partial = await Promise.all(ports.map((_, i) => initNode(i, join(options.dir, nodeMoniker(i)), chainId)));
+  const records: NodeRecord[] = partial.map((r, i) => ({ ...r, ports: ports[i] }));
+  log("building the genesis from the gentxs");
+  await buildGenesis(records, chainId, options);
+  for (const record of records) await configureNode(record, records, options);
+  if (options.chainvisor !== undefined) {
+    log("installing chainvisor in every home");
+    for (const record of records) await installChainvisor(record, options.chainvisor);
+  }
+  const manifest: TestnetManifest = { chainId, nodes: records, chainvisor: options.chainvisor !== undefined };
+  await writeFile(join(options.dir, MANIFEST_FILE), `${JSON.stringify(manifest, null, 2)}\n`);
+  return manifest;
+}
+
+/** The manifest of a testnet directory, or undefined when it was never set up. */
+export async function readManifest(dir: string): Promise<TestnetManifest | undefined> {
+  const file = join(dir, MANIFEST_FILE);
+  if (!existsSync(file)) return undefined;
+  try {
+    return JSON.parse(await readFile(file, "utf8")) as TestnetManifest;
+  } catch (cause) {
+    throw new TestnetError(`${file} is not valid JSON: remove the directory and start again`, { cause });
+  }
+}
