@@ -12,6 +12,8 @@
 //   t ‖ tx hash                → h ‖ index of the latest inclusion
 //   e ‖ len ‖ type.key ‖ len ‖ value ‖ h   → u32 index…    event index (event-postings.ts)
 
+import { concatBytes } from "../bytes/concat.ts";
+
 /** The key of the engine state. */
 export const STATE_KEY = Uint8Array.of(0x73); // "s"
 /** The first stored height of a store bootstrapped at a snapshot height or pruned (absent otherwise). */
@@ -40,16 +42,6 @@ export function u32(n: number): Uint8Array {
   const b = new Uint8Array(4);
   new DataView(b.buffer).setUint32(0, n);
   return b;
-}
-/** The parts one after another, in a new array. */
-export function concatBytes(...parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let o = 0;
-  for (const p of parts) {
-    out.set(p, o);
-    o += p.length;
-  }
-  return out;
 }
 /** `prefix ‖ parts…`. */
 export function prefixedKey(prefix: number, ...parts: Uint8Array[]): Uint8Array {

@@ -10,6 +10,7 @@ import { basename, dirname } from "node:path";
 import { fromBinary } from "@bufbuild/protobuf";
 import { ClassicLevel } from "classic-level";
 import { redactPaths } from "../app/redact-paths.ts";
+import { concatBytes } from "../bytes/concat.ts";
 import { toHex } from "../bytes/hex.ts";
 import { UserError } from "../errors/user-error.ts";
 import {
@@ -19,17 +20,7 @@ import {
   TxResultSchema,
 } from "../gen/tendermint/abci/types_pb.js";
 import { type BlockMeta, decodeBlockMeta, encodeBlockMeta, encodeResults, type HeightRecord } from "./block-records.ts";
-import {
-  BASE_KEY,
-  concatBytes,
-  PREFIX,
-  prefixEnd,
-  prefixedKey,
-  STATE_KEY,
-  txPosition,
-  u32,
-  u64,
-} from "./block-store-keys.ts";
+import { BASE_KEY, PREFIX, prefixEnd, prefixedKey, STATE_KEY, txPosition, u32, u64 } from "./block-store-keys.ts";
 import { EventPostings, postedPositions } from "./event-postings.ts";
 import { decodeBlock, decodeCommit } from "./hashing/decode.ts";
 import { encodeCommit } from "./hashing/encode.ts";

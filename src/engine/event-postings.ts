@@ -1,7 +1,8 @@
 // The block store's tx event index (block-store.ts): which txs of a height carry an indexed event attribute.
+import { concatBytes } from "../bytes/concat.ts";
 import { toHex } from "../bytes/hex.ts";
 import type { Event } from "../gen/tendermint/abci/types_pb.js";
-import { concatBytes, eventKey, u32, u64 } from "./block-store-keys.ts";
+import { eventKey, u32, u64 } from "./block-store-keys.ts";
 
 /**
  * A block's event index, one entry per distinct (type.key, value) with the indexes of the block's txs that

@@ -5,6 +5,7 @@
 //   inner: 0x03 uvarint(version) uvarint(height)
 // The stream is cut into chunks of a fixed size (the last one shorter); an item may span chunks.
 
+import { concatBytes } from "../bytes/concat.ts";
 import { encodeUvarint, readUvarintAt } from "../bytes/varint.ts";
 import type { ExportItem } from "../store/index.ts";
 import { SnapshotFormatError } from "./errors.ts";
@@ -28,7 +29,7 @@ function encodeItem(item: ExportItem): Uint8Array {
       const name = textEncoder.encode(item.name);
       head.push(TAG_STORE);
       head.push(...encodeUvarint(name.length));
-      return concat(Uint8Array.from(head), name);
+      return concatBytes(Uint8Array.from(head), name);
     }
     case "leaf": {
       head.push(TAG_LEAF);
@@ -36,7 +37,7 @@ function encodeItem(item: ExportItem): Uint8Array {
       head.push(...encodeUvarint(item.key.length));
       const mid: number[] = [];
       mid.push(...encodeUvarint(item.value.length));
-      return concat(Uint8Array.from(head), item.key, Uint8Array.from(mid), item.value);
+      return concatBytes(Uint8Array.from(head), item.key, Uint8Array.from(mid), item.value);
     }
     case "inner":
       head.push(TAG_INNER);
@@ -44,16 +45,6 @@ function encodeItem(item: ExportItem): Uint8Array {
       head.push(...encodeUvarint(item.height));
       return Uint8Array.from(head);
   }
-}
-
-function concat(...parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let o = 0;
-  for (const p of parts) {
-    out.set(p, o);
-    o += p.length;
-  }
-  return out;
 }
 
 /** Encodes the item batches and yields the stream in chunks of `chunkSize` bytes (at least one chunk). */
@@ -95,7 +86,7 @@ export async function* decodeChunks(
 ): AsyncGenerator<ExportItem[]> {
   let pending: Uint8Array = new Uint8Array(0);
   for await (const chunk of chunks) {
-    pending = pending.length === 0 ? chunk : concat(pending, chunk);
+    pending = pending.length === 0 ? chunk : concatBytes(pending, chunk);
     let offset = 0;
     const batch: ExportItem[] = [];
     for (;;) {

@@ -1,5 +1,6 @@
 // Byte helpers shared by the store: ordering, concatenation, varints and a small growable
 // writer/reader pair for the store's own record encodings.
+export { concatBytes } from "../bytes/concat.ts";
 export { fromHex, toHex } from "../bytes/hex.ts";
 export { uvarintLength } from "../bytes/varint.ts";
 
@@ -25,19 +26,6 @@ export function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
   if (a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
   return true;
-}
-
-/** Concatenates byte arrays into a new one. */
-export function concatBytes(...parts: Uint8Array[]): Uint8Array {
-  let length = 0;
-  for (const p of parts) length += p.length;
-  const out = new Uint8Array(length);
-  let offset = 0;
-  for (const p of parts) {
-    out.set(p, offset);
-    offset += p.length;
-  }
-  return out;
 }
 
 /** True when `key` starts with `prefix`. */
