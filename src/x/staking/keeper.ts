@@ -2,30 +2,90 @@
 // consensus engine, and the pools. This chain's staking is minimal: tokens go in (genesis
 // transactions, MsgCreateValidator, MsgDelegate) and never come out (no undelegation, redelegation,
 // slashing or rewards), which is all governance and consensus need (docs/CONTRACT.md §3).
-//
-// `StakingKeeper` is the one object callers hold; each method delegates to the file of its concern, as
-// upstream splits x/staking/keeper: params-store.ts, validator-store.ts, delegations.ts, pools.ts,
-// last-validator-set.ts, validator-set-updates.ts and historical-info.ts. The functions call back
-// through the keeper's methods, so every store read and write happens in the order it always has
-// (gas counts them).
+import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
+import type { Coin } from "../../app/coins.ts";
 import type { Context } from "../../app/context.ts";
+import { formatDecimal, parseDecimal } from "../../app/dec.ts";
+import { ErrLogic } from "../../app/errors.ts";
 import type { ValidatorUpdate } from "../../app/module.ts";
-import type { Delegation, HistoricalInfo, Params, Validator } from "../../gen/chain/staking/v1beta1/staking_pb.js";
-import * as delegations from "./delegations.ts";
-import type { StakingAccountKeeper, StakingBankKeeper } from "./expected-keepers.ts";
-import * as historicalInfo from "./historical-info.ts";
-import { STAKING_STORE_KEY } from "./keys.ts";
-import * as lastValidatorSet from "./last-validator-set.ts";
-import { DEFAULT_POWER_REDUCTION } from "./params.ts";
-import * as paramsStore from "./params-store.ts";
-import * as pools from "./pools.ts";
-import * as validatorSetUpdates from "./validator-set-updates.ts";
-import * as validatorStore from "./validator-store.ts";
+import { addDuration, compareTimestamps } from "../../app/time.ts";
+import {
+  BondStatus,
+  type Delegation,
+  DelegationSchema,
+  type HistoricalInfo,
+  HistoricalInfoSchema,
+  type Params,
+  ParamsSchema,
+  ValAddressesSchema,
+  type Validator,
+  ValidatorSchema,
+} from "../../gen/chain/staking/v1beta1/staking_pb.js";
+import { HeaderSchema } from "../../gen/tendermint/types/types_pb.js";
+import { compareBytes, fromUtf8, toHex, utf8 } from "../../store/bytes.ts";
+import { ErrDelegatorShareExRateInvalid, ErrNoValidatorFound } from "./errors.ts";
+import {
+  BONDED_POOL_NAME,
+  DELEGATION_PREFIX,
+  delegationByValidatorKey,
+  delegationKey,
+  delegationsOfDelegatorPrefix,
+  delegationsOfValidatorPrefix,
+  historicalInfoKey,
+  LAST_TOTAL_POWER_KEY,
+  LAST_VALIDATOR_POWER_PREFIX,
+  lastValidatorPowerKey,
+  NOT_BONDED_POOL_NAME,
+  PARAMS_KEY,
+  readLengthPrefixed,
+  readUint64BigEndian,
+  STAKING_STORE_KEY,
+  uint64BigEndian,
+  VALIDATOR_QUEUE_PREFIX,
+  VALIDATORS_BY_POWER_PREFIX,
+  VALIDATORS_PREFIX,
+  validatorByConsAddrKey,
+  validatorByPowerKey,
+  validatorKey,
+  validatorQueueKey,
+} from "./keys.ts";
+import { DEFAULT_POWER_REDUCTION, defaultStakingParams } from "./params.ts";
+import {
+  addTokensFromDelegation,
+  consensusAddress,
+  consensusPower,
+  decodeValidator,
+  encodeValidator,
+  hasInvalidExchangeRate,
+  isBonded,
+  operatorBytes,
+  potentialConsensusPower,
+  valAddressFromBech32,
+  validatorShares,
+  validatorTokens,
+  validatorUpdate,
+  validatorUpdateZero,
+  withStatus,
+} from "./validator.ts";
 
-export type { DelegationInfo } from "./delegations.ts";
-export type { StakingAccountKeeper, StakingBankKeeper } from "./expected-keepers.ts";
-export type { PoolAmounts } from "./pools.ts";
-export type { BondedValidatorInfo } from "./validator-store.ts";
+/** What staking needs from the bank. Addresses are raw 20-byte account addresses. */
+export interface StakingBankKeeper {
+  getBalance(ctx: Context, address: Uint8Array, denom: string): Promise<Coin>;
+  getAllBalances(ctx: Context, address: Uint8Array): Promise<Coin[]>;
+  sendCoinsFromAccountToModule(ctx: Context, from: Uint8Array, moduleName: string, amount: Coin[]): Promise<void>;
+  sendCoinsFromModuleToModule(ctx: Context, fromModule: string, toModule: string, amount: Coin[]): Promise<void>;
+  /** Upstream's DelegateCoinsFromAccountToModule; used instead of the plain send when the bank has it. */
+  delegateCoinsFromAccountToModule?(ctx: Context, from: Uint8Array, moduleName: string, amount: Coin[]): Promise<void>;
+}
+
+/** What staking needs from auth: the pools' module accounts and the account address codec. */
+export interface StakingAccountKeeper {
+  getModuleAddress(moduleName: string): Uint8Array;
+  /** Returns the module account, creating it on first use. */
+  getModuleAccount(ctx: Context, moduleName: string): Promise<unknown>;
+  addressToString(address: Uint8Array): string;
+  addressFromString(address: string): Uint8Array;
+}
 
 /** Options of the staking keeper. */
 export interface StakingKeeperOptions {
@@ -35,6 +95,29 @@ export interface StakingKeeperOptions {
   authority?: string;
   /** Tokens per unit of consensus power (default 10^6). */
   powerReduction?: bigint;
+}
+
+/** A bonded validator as governance sees it (the tally's ValidatorGovInfo inputs). */
+export interface BondedValidatorInfo {
+  /** Operator address bytes (the same 20 bytes as the operator's account). */
+  operator: Uint8Array;
+  bondedTokens: bigint;
+  /** Delegator shares, a 10^18-scaled decimal. */
+  delegatorShares: bigint;
+}
+
+/** One delegation as governance sees it. */
+export interface DelegationInfo {
+  /** Operator address bytes of the validator. */
+  validator: Uint8Array;
+  /** Shares, a 10^18-scaled decimal. */
+  shares: bigint;
+}
+
+/** The staking pools (bond denom amounts). */
+export interface PoolAmounts {
+  notBondedTokens: bigint;
+  bondedTokens: bigint;
 }
 
 /** Validators, delegations, power and the validator set. */
@@ -53,118 +136,157 @@ export class StakingKeeper {
     this.powerReduction = options.powerReduction ?? DEFAULT_POWER_REDUCTION;
   }
 
-  // ---- params (params-store.ts) -----------------------------------------------------------------
+  // ---- params ----------------------------------------------------------------------------------
 
   /** The staking params (upstream defaults until set). */
-  getParams(ctx: Context): Promise<Params> {
-    return paramsStore.getParams(ctx, this);
+  async getParams(ctx: Context): Promise<Params> {
+    const bytes = await ctx.kvStore(this.storeKey).get(PARAMS_KEY);
+    return bytes === undefined ? defaultStakingParams() : fromBinary(ParamsSchema, bytes);
   }
 
   /** Stores the params (validate first with validateStakingParams). */
   setParams(ctx: Context, params: Params): void {
-    paramsStore.setParams(ctx, this, params);
+    ctx.kvStore(this.storeKey).set(PARAMS_KEY, toBinary(ParamsSchema, create(ParamsSchema, params)));
   }
 
   /** The bond denom. */
-  bondDenom(ctx: Context): Promise<string> {
-    return paramsStore.bondDenom(ctx, this);
+  async bondDenom(ctx: Context): Promise<string> {
+    return (await this.getParams(ctx)).bondDenom;
   }
 
-  // ---- validators (validator-store.ts) ----------------------------------------------------------
+  // ---- validators -----------------------------------------------------------------------------
 
   /** The validator operated by `operator`, if any. */
-  getValidator(ctx: Context, operator: Uint8Array): Promise<Validator | undefined> {
-    return validatorStore.getValidator(ctx, this, operator);
+  async getValidator(ctx: Context, operator: Uint8Array): Promise<Validator | undefined> {
+    const bytes = await ctx.kvStore(this.storeKey).get(validatorKey(operator));
+    return bytes === undefined ? undefined : decodeValidator(bytes);
   }
 
   /** The validator operated by `operator`; staking 3 `validator does not exist` otherwise. */
-  mustGetValidator(ctx: Context, operator: Uint8Array): Promise<Validator> {
-    return validatorStore.mustGetValidator(ctx, this, operator);
+  async mustGetValidator(ctx: Context, operator: Uint8Array): Promise<Validator> {
+    const validator = await this.getValidator(ctx, operator);
+    if (validator === undefined) throw ErrNoValidatorFound.error();
+    return validator;
   }
 
   /** Stores a validator record (indexes are separate). */
   setValidator(ctx: Context, validator: Validator): void {
-    validatorStore.setValidator(ctx, this, validator);
+    ctx.kvStore(this.storeKey).set(validatorKey(operatorBytes(validator)), encodeValidator(validator));
   }
 
   /** Indexes the validator by its consensus address. */
   setValidatorByConsAddr(ctx: Context, validator: Validator): void {
-    validatorStore.setValidatorByConsAddr(ctx, this, validator);
+    ctx.kvStore(this.storeKey).set(validatorByConsAddrKey(consensusAddress(validator)), operatorBytes(validator));
   }
 
   /** The validator whose consensus address is `consAddress`, if any. */
-  getValidatorByConsAddr(ctx: Context, consAddress: Uint8Array): Promise<Validator | undefined> {
-    return validatorStore.getValidatorByConsAddr(ctx, this, consAddress);
+  async getValidatorByConsAddr(ctx: Context, consAddress: Uint8Array): Promise<Validator | undefined> {
+    const operator = await ctx.kvStore(this.storeKey).get(validatorByConsAddrKey(consAddress));
+    return operator === undefined ? undefined : this.getValidator(ctx, operator);
   }
 
   /** Adds the validator to the power index (jailed validators are never indexed). */
   setValidatorByPowerIndex(ctx: Context, validator: Validator): void {
-    validatorStore.setValidatorByPowerIndex(ctx, this, validator);
+    if (validator.jailed) return;
+    const operator = operatorBytes(validator);
+    ctx
+      .kvStore(this.storeKey)
+      .set(validatorByPowerKey(potentialConsensusPower(validator, this.powerReduction), operator), operator);
   }
 
   /** Removes the validator's current power index entry. */
   deleteValidatorByPowerIndex(ctx: Context, validator: Validator): void {
-    validatorStore.deleteValidatorByPowerIndex(ctx, this, validator);
+    ctx
+      .kvStore(this.storeKey)
+      .delete(validatorByPowerKey(potentialConsensusPower(validator, this.powerReduction), operatorBytes(validator)));
   }
 
   /** Every validator, in operator-address order. */
-  iterateValidators(ctx: Context): AsyncIterable<Validator> {
-    return validatorStore.iterateValidators(ctx, this);
+  async *iterateValidators(ctx: Context): AsyncIterable<Validator> {
+    for await (const [, value] of ctx.kvStore(this.storeKey).iterate({ prefix: VALIDATORS_PREFIX })) {
+      yield decodeValidator(value);
+    }
   }
 
   /** Every validator, in operator-address order. */
-  getAllValidators(ctx: Context): Promise<Validator[]> {
-    return validatorStore.getAllValidators(ctx, this);
+  async getAllValidators(ctx: Context): Promise<Validator[]> {
+    const out: Validator[] = [];
+    for await (const validator of this.iterateValidators(ctx)) out.push(validator);
+    return out;
   }
 
   /** Operator addresses by power, highest first (non-jailed validators, any status). */
-  iterateOperatorsByPower(ctx: Context): AsyncIterable<Uint8Array> {
-    return validatorStore.iterateOperatorsByPower(ctx, this);
+  async *iterateOperatorsByPower(ctx: Context): AsyncIterable<Uint8Array> {
+    const iteration = ctx.kvStore(this.storeKey).iterate({ prefix: VALIDATORS_BY_POWER_PREFIX, reverse: true });
+    for await (const [, operator] of iteration) yield operator;
   }
 
   /**
    * Bonded validators by power, highest first, at most max_validators (upstream
    * IterateBondedValidatorsByPower); what the gov tally iterates.
    */
-  iterateBondedValidatorsByPower(ctx: Context): AsyncIterable<validatorStore.BondedValidatorInfo> {
-    return validatorStore.iterateBondedValidatorsByPower(ctx, this);
+  async *iterateBondedValidatorsByPower(ctx: Context): AsyncIterable<BondedValidatorInfo> {
+    const { maxValidators } = await this.getParams(ctx);
+    let count = 0;
+    for await (const operator of this.iterateOperatorsByPower(ctx)) {
+      if (count >= maxValidators) break;
+      const validator = await this.mustGetValidator(ctx, operator);
+      if (!isBonded(validator)) continue;
+      count++;
+      yield { operator, bondedTokens: validatorTokens(validator), delegatorShares: validatorShares(validator) };
+    }
   }
 
-  /** Adds tokens to a validator, keeping the power index in step; returns the issued shares. */
-  addValidatorTokensAndShares(ctx: Context, validator: Validator, amount: bigint): bigint {
-    return validatorStore.addValidatorTokensAndShares(ctx, this, validator, amount);
-  }
-
-  // ---- delegations (delegations.ts) -------------------------------------------------------------
+  // ---- delegations ----------------------------------------------------------------------------
 
   /** The delegation of `delegator` to `operator`, if any. */
-  getDelegation(ctx: Context, delegator: Uint8Array, operator: Uint8Array): Promise<Delegation | undefined> {
-    return delegations.getDelegation(ctx, this, delegator, operator);
+  async getDelegation(ctx: Context, delegator: Uint8Array, operator: Uint8Array): Promise<Delegation | undefined> {
+    const bytes = await ctx.kvStore(this.storeKey).get(delegationKey(delegator, operator));
+    return bytes === undefined ? undefined : fromBinary(DelegationSchema, bytes);
   }
 
   /** Stores a delegation and its by-validator index entry. */
   setDelegation(ctx: Context, delegation: Delegation): void {
-    delegations.setDelegation(ctx, this, delegation);
+    const delegator = this.accountKeeper.addressFromString(delegation.delegatorAddress);
+    const operator = valAddressFromBech32(delegation.validatorAddress);
+    const store = ctx.kvStore(this.storeKey);
+    store.set(delegationKey(delegator, operator), toBinary(DelegationSchema, delegation));
+    store.set(delegationByValidatorKey(operator, delegator), new Uint8Array());
   }
 
   /** Every delegation of `delegator`, in validator order. */
-  iterateDelegatorDelegations(ctx: Context, delegator: Uint8Array): AsyncIterable<Delegation> {
-    return delegations.iterateDelegatorDelegations(ctx, this, delegator);
+  async *iterateDelegatorDelegations(ctx: Context, delegator: Uint8Array): AsyncIterable<Delegation> {
+    const prefix = delegationsOfDelegatorPrefix(delegator);
+    for await (const [, value] of ctx.kvStore(this.storeKey).iterate({ prefix })) {
+      yield fromBinary(DelegationSchema, value);
+    }
   }
 
   /** Every delegation to `operator`, in delegator order. */
-  iterateValidatorDelegations(ctx: Context, operator: Uint8Array): AsyncIterable<Delegation> {
-    return delegations.iterateValidatorDelegations(ctx, this, operator);
+  async *iterateValidatorDelegations(ctx: Context, operator: Uint8Array): AsyncIterable<Delegation> {
+    const prefix = delegationsOfValidatorPrefix(operator);
+    for await (const [key] of ctx.kvStore(this.storeKey).iterate({ prefix })) {
+      const { address: delegator } = readLengthPrefixed(key, prefix.length);
+      const delegation = await this.getDelegation(ctx, delegator, operator);
+      if (delegation !== undefined) yield delegation;
+    }
   }
 
   /** Every delegation, in (delegator, validator) order. */
-  iterateAllDelegations(ctx: Context): AsyncIterable<Delegation> {
-    return delegations.iterateAllDelegations(ctx, this);
+  async *iterateAllDelegations(ctx: Context): AsyncIterable<Delegation> {
+    for await (const [, value] of ctx.kvStore(this.storeKey).iterate({ prefix: DELEGATION_PREFIX })) {
+      yield fromBinary(DelegationSchema, value);
+    }
   }
 
   /** The delegations of `delegator` as governance sees them (upstream IterateDelegations). */
-  iterateDelegations(ctx: Context, delegator: Uint8Array): AsyncIterable<delegations.DelegationInfo> {
-    return delegations.iterateDelegations(ctx, this, delegator);
+  async *iterateDelegations(ctx: Context, delegator: Uint8Array): AsyncIterable<DelegationInfo> {
+    for await (const delegation of this.iterateDelegatorDelegations(ctx, delegator)) {
+      yield {
+        validator: valAddressFromBech32(delegation.validatorAddress),
+        shares: parseDecimal(delegation.shares, "delegation shares"),
+      };
+    }
   }
 
   /**
@@ -172,82 +294,288 @@ export class StakingKeeper {
    * Delegate with tokens from an account): moves the coins into the pool matching the validator's
    * status, issues shares, updates the delegation. Returns the new shares.
    */
-  delegate(ctx: Context, delegator: Uint8Array, amount: bigint, validator: Validator): Promise<bigint> {
-    return delegations.delegate(ctx, this, delegator, amount, validator);
+  async delegate(ctx: Context, delegator: Uint8Array, amount: bigint, validator: Validator): Promise<bigint> {
+    if (hasInvalidExchangeRate(validator)) throw ErrDelegatorShareExRateInvalid.error();
+    const operator = operatorBytes(validator);
+    const existing = await this.getDelegation(ctx, delegator, operator);
+    const delegation =
+      existing ??
+      create(DelegationSchema, {
+        delegatorAddress: this.accountKeeper.addressToString(delegator),
+        validatorAddress: validator.operatorAddress,
+        shares: formatDecimal(0n),
+      });
+
+    const pool = isBonded(validator) ? BONDED_POOL_NAME : NOT_BONDED_POOL_NAME;
+    const coins = [{ denom: await this.bondDenom(ctx), amount }];
+    if (this.bankKeeper.delegateCoinsFromAccountToModule !== undefined) {
+      await this.bankKeeper.delegateCoinsFromAccountToModule(ctx, delegator, pool, coins);
+    } else {
+      await this.bankKeeper.sendCoinsFromAccountToModule(ctx, delegator, pool, coins);
+    }
+
+    const issued = this.addValidatorTokensAndShares(ctx, validator, amount);
+    const shares = parseDecimal(delegation.shares, "delegation shares") + issued;
+    this.setDelegation(ctx, create(DelegationSchema, { ...delegation, shares: formatDecimal(shares) }));
+    return issued;
   }
 
-  // ---- pools (pools.ts) -------------------------------------------------------------------------
+  /** Adds tokens to a validator, keeping the power index in step; returns the issued shares. */
+  addValidatorTokensAndShares(ctx: Context, validator: Validator, amount: bigint): bigint {
+    this.deleteValidatorByPowerIndex(ctx, validator);
+    const { validator: updated, issued } = addTokensFromDelegation(validator, amount);
+    this.setValidator(ctx, updated);
+    this.setValidatorByPowerIndex(ctx, updated);
+    return issued;
+  }
+
+  // ---- pools ----------------------------------------------------------------------------------
 
   /** Tokens in the bonded pool (upstream TotalBondedTokens). */
-  totalBondedTokens(ctx: Context): Promise<bigint> {
-    return pools.totalBondedTokens(ctx, this);
+  async totalBondedTokens(ctx: Context): Promise<bigint> {
+    const denom = await this.bondDenom(ctx);
+    return (await this.bankKeeper.getBalance(ctx, this.accountKeeper.getModuleAddress(BONDED_POOL_NAME), denom)).amount;
   }
 
   /** Both pools' bond-denom balances. */
-  pool(ctx: Context): Promise<pools.PoolAmounts> {
-    return pools.pool(ctx, this);
+  async pool(ctx: Context): Promise<PoolAmounts> {
+    const denom = await this.bondDenom(ctx);
+    const notBonded = await this.bankKeeper.getBalance(
+      ctx,
+      this.accountKeeper.getModuleAddress(NOT_BONDED_POOL_NAME),
+      denom,
+    );
+    return { notBondedTokens: notBonded.amount, bondedTokens: await this.totalBondedTokens(ctx) };
   }
 
-  // ---- last validator set (last-validator-set.ts) -----------------------------------------------
+  // ---- last validator set -----------------------------------------------------------------------
 
   /** The power `operator` had in the last validator set, if it was in it. */
-  getLastValidatorPower(ctx: Context, operator: Uint8Array): Promise<bigint | undefined> {
-    return lastValidatorSet.getLastValidatorPower(ctx, this, operator);
+  async getLastValidatorPower(ctx: Context, operator: Uint8Array): Promise<bigint | undefined> {
+    const bytes = await ctx.kvStore(this.storeKey).get(lastValidatorPowerKey(operator));
+    return bytes === undefined ? undefined : readUint64BigEndian(bytes);
   }
 
   /** Records the power of a member of the validator set. */
   setLastValidatorPower(ctx: Context, operator: Uint8Array, power: bigint): void {
-    lastValidatorSet.setLastValidatorPower(ctx, this, operator, power);
+    ctx.kvStore(this.storeKey).set(lastValidatorPowerKey(operator), uint64BigEndian(power));
   }
 
   /** Removes a validator from the last validator set. */
   deleteLastValidatorPower(ctx: Context, operator: Uint8Array): void {
-    lastValidatorSet.deleteLastValidatorPower(ctx, this, operator);
+    ctx.kvStore(this.storeKey).delete(lastValidatorPowerKey(operator));
   }
 
   /** The last validator set: operator bytes and power, in operator order. */
-  getLastValidatorPowers(ctx: Context): Promise<{ operator: Uint8Array; power: bigint }[]> {
-    return lastValidatorSet.getLastValidatorPowers(ctx, this);
+  async getLastValidatorPowers(ctx: Context): Promise<{ operator: Uint8Array; power: bigint }[]> {
+    const out: { operator: Uint8Array; power: bigint }[] = [];
+    const prefix = LAST_VALIDATOR_POWER_PREFIX;
+    for await (const [key, value] of ctx.kvStore(this.storeKey).iterate({ prefix })) {
+      out.push({ operator: readLengthPrefixed(key, prefix.length).address, power: readUint64BigEndian(value) });
+    }
+    return out;
   }
 
   /** The last total power (sum of the set's powers). */
-  getLastTotalPower(ctx: Context): Promise<bigint> {
-    return lastValidatorSet.getLastTotalPower(ctx, this);
+  async getLastTotalPower(ctx: Context): Promise<bigint> {
+    const bytes = await ctx.kvStore(this.storeKey).get(LAST_TOTAL_POWER_KEY);
+    return bytes === undefined ? 0n : BigInt(fromUtf8(bytes));
   }
 
   /** Stores the last total power. */
   setLastTotalPower(ctx: Context, power: bigint): void {
-    lastValidatorSet.setLastTotalPower(ctx, this, power);
+    ctx.kvStore(this.storeKey).set(LAST_TOTAL_POWER_KEY, utf8(power.toString()));
   }
 
-  // ---- validator set updates (validator-set-updates.ts) -----------------------------------------
+  // ---- validator set updates --------------------------------------------------------------------
 
   /**
    * Recomputes the bonded set (upstream ApplyAndReturnValidatorSetUpdates): the top max_validators
    * by power with power > 0 are bonded, everyone else leaves the set; the pools are settled with one
    * transfer; returns only the changed powers (0 for validators that left).
    */
-  applyAndReturnValidatorSetUpdates(ctx: Context): Promise<ValidatorUpdate[]> {
-    return validatorSetUpdates.applyAndReturnValidatorSetUpdates(ctx, this);
+  async applyAndReturnValidatorSetUpdates(ctx: Context): Promise<ValidatorUpdate[]> {
+    const params = await this.getParams(ctx);
+    const updates: ValidatorUpdate[] = [];
+    const last = new Map<string, { operator: Uint8Array; power: bigint }>();
+    for (const entry of await this.getLastValidatorPowers(ctx)) last.set(toHex(entry.operator), entry);
+
+    let totalPower = 0n;
+    let notBondedToBonded = 0n;
+    let bondedToNotBonded = 0n;
+    let count = 0;
+    for await (const operator of this.iterateOperatorsByPower(ctx)) {
+      if (count >= params.maxValidators) break;
+      let validator = await this.mustGetValidator(ctx, operator);
+      if (validator.jailed) throw ErrLogic.wrap("should never retrieve a jailed validator from the power store");
+      // Power is sorted: from the first zero-power validator on, nobody can be bonded.
+      if (potentialConsensusPower(validator, this.powerReduction) === 0n) break;
+
+      if (validator.status === BondStatus.UNBONDED || validator.status === BondStatus.UNBONDING) {
+        validator = await this.bondValidator(ctx, validator);
+        notBondedToBonded += validatorTokens(validator);
+      } else if (validator.status !== BondStatus.BONDED) {
+        throw ErrLogic.wrap(`unexpected validator status ${validator.status}`);
+      }
+
+      const key = toHex(operator);
+      const newPower = consensusPower(validator, this.powerReduction);
+      const old = last.get(key);
+      if (old === undefined || old.power !== newPower) {
+        updates.push(validatorUpdate(validator, this.powerReduction));
+        this.setLastValidatorPower(ctx, operator, newPower);
+      }
+      last.delete(key);
+      count++;
+      totalPower += newPower;
+    }
+
+    // Whoever is left in `last` fell out of the set; upstream handles them in address order.
+    const leaving = [...last.values()].sort((a, b) => compareBytes(a.operator, b.operator));
+    for (const { operator } of leaving) {
+      const validator = await this.beginUnbondingValidator(ctx, await this.mustGetValidator(ctx, operator));
+      bondedToNotBonded += validatorTokens(validator);
+      this.deleteLastValidatorPower(ctx, operator);
+      updates.push(validatorUpdateZero(validator));
+    }
+
+    const denom = params.bondDenom;
+    if (notBondedToBonded > bondedToNotBonded) {
+      await this.movePoolTokens(
+        ctx,
+        NOT_BONDED_POOL_NAME,
+        BONDED_POOL_NAME,
+        denom,
+        notBondedToBonded - bondedToNotBonded,
+      );
+    } else if (notBondedToBonded < bondedToNotBonded) {
+      await this.movePoolTokens(
+        ctx,
+        BONDED_POOL_NAME,
+        NOT_BONDED_POOL_NAME,
+        denom,
+        bondedToNotBonded - notBondedToBonded,
+      );
+    }
+    if (updates.length > 0) this.setLastTotalPower(ctx, totalPower);
+    return updates;
   }
 
   /** Unbonding validators whose unbonding time and height have passed become unbonded. */
-  unbondAllMatureValidators(ctx: Context): Promise<void> {
-    return validatorSetUpdates.unbondAllMatureValidators(ctx, this);
+  async unbondAllMatureValidators(ctx: Context): Promise<void> {
+    const store = ctx.kvStore(this.storeKey);
+    const now = ctx.blockTime;
+    const height = ctx.blockHeight;
+    const mature: { key: Uint8Array; operators: string[] }[] = [];
+    for await (const [key, value] of store.iterate({ prefix: VALIDATOR_QUEUE_PREFIX })) {
+      const seconds = readUint64BigEndian(key, 1);
+      const nanos = new DataView(key.buffer, key.byteOffset, key.byteLength).getUint32(9);
+      const queuedHeight = readUint64BigEndian(key, 13);
+      const time = { $typeName: "google.protobuf.Timestamp" as const, seconds, nanos };
+      if (compareTimestamps(time, now) > 0) break;
+      if (queuedHeight > height) continue;
+      mature.push({ key, operators: fromBinary(ValAddressesSchema, value).addresses });
+    }
+    for (const { key, operators } of mature) {
+      for (const address of operators) {
+        const validator = await this.mustGetValidator(ctx, valAddressFromBech32(address));
+        if (validator.status !== BondStatus.UNBONDING) {
+          throw ErrLogic.wrap(`unexpected validator in unbonding queue; status was not unbonding: ${address}`);
+        }
+        this.setValidator(ctx, withStatus(validator, BondStatus.UNBONDED));
+      }
+      store.delete(key);
+    }
   }
 
-  // ---- historical info (historical-info.ts) -----------------------------------------------------
+  private async bondValidator(ctx: Context, validator: Validator): Promise<Validator> {
+    await this.deleteValidatorQueueEntry(ctx, validator);
+    const bonded = withStatus(validator, BondStatus.BONDED);
+    this.setValidator(ctx, bonded);
+    return bonded;
+  }
+
+  private async beginUnbondingValidator(ctx: Context, validator: Validator): Promise<Validator> {
+    if (validator.status !== BondStatus.BONDED) {
+      throw ErrLogic.wrap(`should not already be unbonded or unbonding, validator: ${validator.operatorAddress}`);
+    }
+    const params = await this.getParams(ctx);
+    const unbonding = create(ValidatorSchema, {
+      ...validator,
+      status: BondStatus.UNBONDING,
+      unbondingTime: addDuration(ctx.blockTime, params.unbondingTime),
+      unbondingHeight: ctx.blockHeight,
+    });
+    this.setValidator(ctx, unbonding);
+    await this.insertValidatorQueueEntry(ctx, unbonding);
+    return unbonding;
+  }
+
+  private async insertValidatorQueueEntry(ctx: Context, validator: Validator): Promise<void> {
+    const store = ctx.kvStore(this.storeKey);
+    const key = validatorQueueKey(validator.unbondingTime ?? ctx.blockTime, validator.unbondingHeight);
+    const existing = await store.get(key);
+    const addresses = existing === undefined ? [] : fromBinary(ValAddressesSchema, existing).addresses;
+    addresses.push(validator.operatorAddress);
+    store.set(key, toBinary(ValAddressesSchema, create(ValAddressesSchema, { addresses })));
+  }
+
+  private async deleteValidatorQueueEntry(ctx: Context, validator: Validator): Promise<void> {
+    if (validator.status !== BondStatus.UNBONDING || validator.unbondingTime === undefined) return;
+    const store = ctx.kvStore(this.storeKey);
+    const key = validatorQueueKey(validator.unbondingTime, validator.unbondingHeight);
+    const existing = await store.get(key);
+    if (existing === undefined) return;
+    const addresses = fromBinary(ValAddressesSchema, existing).addresses.filter(
+      (address) => address !== validator.operatorAddress,
+    );
+    if (addresses.length === 0) store.delete(key);
+    else store.set(key, toBinary(ValAddressesSchema, create(ValAddressesSchema, { addresses })));
+  }
+
+  private async movePoolTokens(ctx: Context, from: string, to: string, denom: string, amount: bigint): Promise<void> {
+    await this.bankKeeper.sendCoinsFromModuleToModule(ctx, from, to, [{ denom, amount }]);
+  }
+
+  // ---- historical info --------------------------------------------------------------------------
 
   /**
    * Records this block's header and validator set (upstream TrackHistoricalInfo) and prunes entries
    * older than historical_entries blocks.
    */
-  trackHistoricalInfo(ctx: Context): Promise<void> {
-    return historicalInfo.trackHistoricalInfo(ctx, this);
+  async trackHistoricalInfo(ctx: Context): Promise<void> {
+    const { historicalEntries } = await this.getParams(ctx);
+    const store = ctx.kvStore(this.storeKey);
+    for (let height = ctx.blockHeight - BigInt(historicalEntries); height >= 0n; height--) {
+      const key = historicalInfoKey(height);
+      if (!(await store.has(key))) break;
+      store.delete(key);
+    }
+    if (historicalEntries === 0) return;
+    const valset: Validator[] = [];
+    for (const { operator } of await this.getLastValidatorPowers(ctx)) {
+      const validator = await this.getValidator(ctx, operator);
+      if (validator !== undefined) valset.push(validator);
+    }
+    valset.sort((a, b) => {
+      const byPower = consensusPower(b, this.powerReduction) - consensusPower(a, this.powerReduction);
+      if (byPower !== 0n) return byPower < 0n ? -1 : 1;
+      return compareBytes(consensusAddress(a), consensusAddress(b));
+    });
+    const header = create(HeaderSchema, {
+      chainId: ctx.chainId,
+      height: ctx.blockHeight,
+      time: ctx.blockTime,
+      appHash: ctx.header.lastAppHash,
+      proposerAddress: ctx.header.proposerAddress,
+    });
+    const info = create(HistoricalInfoSchema, { header, valset });
+    store.set(historicalInfoKey(ctx.blockHeight), toBinary(HistoricalInfoSchema, info));
   }
 
   /** The historical info recorded at `height`, if kept. */
-  getHistoricalInfo(ctx: Context, height: bigint): Promise<HistoricalInfo | undefined> {
-    return historicalInfo.getHistoricalInfo(ctx, this, height);
+  async getHistoricalInfo(ctx: Context, height: bigint): Promise<HistoricalInfo | undefined> {
+    const bytes = await ctx.kvStore(this.storeKey).get(historicalInfoKey(height));
+    return bytes === undefined ? undefined : fromBinary(HistoricalInfoSchema, bytes);
   }
 }
