@@ -34,7 +34,10 @@ const GENESIS_STATE = { genesis: "yes" };
 async function exitsWithin(child: Child, what: string, ms = 20_000): Promise<number | string> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} did not exit within ${ms} ms`)), ms);
+    timer = setTimeout(
+      () => reject(new Error(`${what} did not exit within ${ms} ms; its last output:\n${child.output().slice(-3000)}`)),
+      ms,
+    );
   });
   try {
     return await Promise.race([child.exited, timeout]);
@@ -43,9 +46,39 @@ async function exitsWithin(child: Child, what: string, ms = 20_000): Promise<num
   }
 }
 
+/**
+ * SIGTERM, and SIGKILL if the process is still there after `exitsWithin`'s bound: a CometBFT whose app died
+ * inside a call can hang in its own shutdown (below), and then a SIGTERM is not enough either.
+ */
 async function stop(child: Child, what: string): Promise<void> {
   child.process.kill("SIGTERM");
-  await exitsWithin(child, what);
+  await exitsWithin(child, what).catch(async () => {
+    child.process.kill("SIGKILL");
+    await exitsWithin(child, `${what} (SIGKILL)`);
+  });
+}
+
+/** What CometBFT logs when the connection to its app drops. */
+const APP_GONE = /connection terminated|Did the application crash|read message|EOF/i;
+
+/**
+ * Waits for CometBFT to notice that its app died, then for it to stop itself. It notices at once (the socket
+ * closes) and normally kills itself, but its shutdown can hang: it did here once, in a CI run beside three CPU
+ * loops (no exit within 20 s, nor within 20 s of a SIGTERM; cometbft/cometbft#4054 reports such hangs). Then
+ * it is killed, as an operator's supervisor would. What is tested is our server's recovery once both restart.
+ */
+async function cometbftStopsAfterAppDied(comet: Child): Promise<void> {
+  let exited = false;
+  void comet.exited.then(() => {
+    exited = true;
+  });
+  await waitFor("cometbft to notice that its app died", async () =>
+    exited || APP_GONE.test(comet.output()) ? true : undefined,
+  );
+  await exitsWithin(comet, "cometbft after its app died").catch(async () => {
+    comet.process.kill("SIGKILL");
+    await exitsWithin(comet, "cometbft after its app died (SIGKILL)");
+  });
 }
 
 const upperHex = (bytes: Uint8Array) => Buffer.from(bytes).toString("hex").toUpperCase();
@@ -54,7 +87,7 @@ async function committedHeight(stateFile: string): Promise<bigint> {
   return BigInt((JSON.parse(await readFile(stateFile, "utf8")) as { height: string }).height);
 }
 
-test("the ABCI server behind a real CometBFT v0.38", { skip: skipReason, timeout: 110_000 }, async (t) => {
+test("the ABCI server behind a real CometBFT v0.38", { skip: skipReason, timeout: 300_000 }, async (t) => {
   const binary = cometbft!;
   const dir = await mkdtemp(join(tmpdir(), "abci-cometbft-"));
   const home = join(dir, "comet");
@@ -114,12 +147,12 @@ test("the ABCI server behind a real CometBFT v0.38", { skip: skipReason, timeout
     });
 
     await t.test(
-      "kill -9 of our server: CometBFT stops itself; restarting both recovers via the handshake",
+      "kill -9 of our server: CometBFT sees its app gone; restarting both recovers via the handshake",
       async () => {
         const before = await latestHeight(ports.rpc);
         kv!.process.kill("SIGKILL");
-        await exitsWithin(comet!, "cometbft after its app died");
-        assert.match(comet!.output(), /connection terminated|Did the application crash|read message/i);
+        await cometbftStopsAfterAppDied(comet!);
+        assert.match(comet!.output(), APP_GONE);
         const committed = await committedHeight(stateFile);
         await startBoth();
         const info = kv!.events().find((e) => e.event === "info");
@@ -137,7 +170,7 @@ test("the ABCI server behind a real CometBFT v0.38", { skip: skipReason, timeout
       const crashAt = (await committedHeight(stateFile)) + 3n;
       await startBoth(["--crash-in-commit-at", crashAt.toString()]);
       assert.equal(await exitsWithin(kv!, "the crashing KV server"), "SIGKILL");
-      await exitsWithin(comet!, "cometbft after its app died");
+      await cometbftStopsAfterAppDied(comet!);
       assert.equal(await committedHeight(stateFile), crashAt - 1n, "the crashed Commit persisted nothing");
       await startBoth();
       const events = kv!.events();
@@ -165,7 +198,7 @@ test("the ABCI server behind a real CometBFT v0.38", { skip: skipReason, timeout
       await startBoth(["--halt-height", haltAt.toString(), "--halt-exit-code", "7"]);
       assert.equal(await exitsWithin(kv!, "the halting KV server"), 7, "the process exits with the halt's exit code");
       assert.match(kv!.output(), /the application halted; nothing of this height is committed/);
-      await exitsWithin(comet!, "cometbft after the exception");
+      await cometbftStopsAfterAppDied(comet!);
       assert.equal(await committedHeight(stateFile), haltAt - 1n, "nothing of H is committed");
 
       // The next release no longer halts: Info says H-1, and CometBFT replays FinalizeBlock(H) into it.

@@ -120,12 +120,12 @@ async function killAppMidBlock(
     return undefined;
   }
   assert.equal(await stopProcess(app, { signal: "SIGKILL" }), "SIGKILL");
+  // CometBFT normally stops itself once its app is gone; its shutdown can also hang (cometbft/cometbft#4054, and
+  // src/abci/cometbft.test.ts saw it once under load), and then it is stopped as a supervisor would: what this
+  // checks is the recovery from a block store one block ahead of the app, not CometBFT's own exit.
   await waitUntil(`${victim.moniker}'s cometbft to stop after its app died`, async () =>
     comet.hasExited() ? true : undefined,
-  ).catch(async (error: unknown) => {
-    await stopProcess(comet, { graceMs: 5_000 });
-    throw error;
-  });
+  ).catch(() => stopProcess(comet, { graceMs: 5_000 }));
   return { committed, stored };
 }
 
