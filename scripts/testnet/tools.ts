@@ -1,29 +1,11 @@
 // The external commands the testnet runs to completion: finding and checking the cometbft binary, and running
 // `chaind` (or any command) with its failure turned into a TestnetError that carries the command's output.
 import { execFile } from "node:child_process";
-import { accessSync, constants } from "node:fs";
-import { homedir } from "node:os";
-import { delimiter, join } from "node:path";
 import { promisify } from "node:util";
 import { CHAIND_ENTRY, COMETBFT_INSTALL_HINT, COMETBFT_VERSION_PREFIX, PROJECT_ROOT, TestnetError } from "./types.ts";
 
-/** The cometbft binary on PATH or in ~/go/bin (where `go install` puts it), or undefined. */
-export function findCometbft(): string | undefined {
-  const dirs = (process.env.PATH ?? "").split(delimiter).filter((d) => d !== "");
-  if (process.env.GOBIN) dirs.push(process.env.GOBIN);
-  if (process.env.GOPATH) dirs.push(join(process.env.GOPATH, "bin"));
-  dirs.push(join(homedir(), "go", "bin"));
-  for (const dir of dirs) {
-    const file = join(dir, "cometbft");
-    try {
-      accessSync(file, constants.X_OK);
-      return file;
-    } catch {
-      // not in this directory
-    }
-  }
-  return undefined;
-}
+// The lookup is shared with the real-CometBFT tests of src/abci.
+export { findCometbft } from "../../src/abci/testing/processes.ts";
 
 const execFileAsync = promisify(execFile);
 

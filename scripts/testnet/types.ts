@@ -11,8 +11,8 @@ export const CHAIND_ENTRY = join(PROJECT_ROOT, "chain", "cmd", "chaind.mjs");
 /** chainvisor, run from the source tree. */
 export const CHAINVISOR_ENTRY = join(PROJECT_ROOT, "src", "visor", "chainvisor.ts");
 
-/** How to install the CometBFT binary the testnet needs. */
-export const COMETBFT_INSTALL_HINT = "go install github.com/cometbft/cometbft/cmd/cometbft@v0.38.25";
+// How to install the CometBFT binary the testnet needs: the same hint as the real-CometBFT tests of src/abci.
+export { COMETBFT_INSTALL_HINT } from "../../src/abci/testing/processes.ts";
 
 /** The CometBFT release line the ABCI server speaks. */
 export const COMETBFT_VERSION_PREFIX = "0.38.";

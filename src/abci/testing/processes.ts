@@ -11,20 +11,25 @@ import { promisify } from "node:util";
 
 const KV_SERVER = new URL("./kv-server.ts", import.meta.url).pathname;
 
-/** How to install the binary, for skip messages. */
+/** How to install the binary, for skip messages and errors (the testnet library says the same). */
 export const COMETBFT_INSTALL_HINT = "go install github.com/cometbft/cometbft/cmd/cometbft@v0.38.25";
 
-/** The cometbft binary on PATH or in ~/go/bin, or undefined. */
+/**
+ * The cometbft binary on PATH, in $GOBIN, $GOPATH/bin or ~/go/bin (where `go install` puts it), or undefined.
+ * The one lookup the real-CometBFT tests and the testnet library (scripts/testnet/) share.
+ */
 export function findCometbft(): string | undefined {
-  const candidates = (process.env.PATH ?? "").split(delimiter).filter((d) => d !== "");
-  candidates.push(join(process.env.GOPATH ?? join(homedir(), "go"), "bin"), join(homedir(), "go", "bin"));
-  for (const dir of candidates) {
+  const dirs = (process.env.PATH ?? "").split(delimiter).filter((d) => d !== "");
+  if (process.env.GOBIN) dirs.push(process.env.GOBIN);
+  if (process.env.GOPATH) dirs.push(join(process.env.GOPATH, "bin"));
+  dirs.push(join(homedir(), "go", "bin"));
+  for (const dir of dirs) {
     const file = join(dir, "cometbft");
     try {
       accessSync(file, constants.X_OK);
       return file;
     } catch {
-      // not here
+      // not in this directory
     }
   }
   return undefined;
