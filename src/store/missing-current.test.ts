@@ -1,0 +1,88 @@
+// A state store whose LevelDB CURRENT file is lost must never be opened with create-if-missing: LevelDB would
+// start an empty database there and delete every table file as obsolete (round 3, N4). Real LevelDB with real
+// table files: each opener of the state store is refused with NotALevelStoreError, naming the store relative to
+// the home, and afterwards every file is still there with its size.
+import assert from "node:assert/strict";
+import { mkdir, readdir, rm, stat, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { after, before, describe, test } from "node:test";
+import { readCommittedStoreNames, readLastCommittedVersion } from "./committed-state.ts";
+import { NotALevelStoreError } from "./errors.ts";
+import { levelDirectoryState } from "./level-directory.ts";
+import { openMultiStore } from "./multistore.ts";
+import { importState } from "./state-import.ts";
+import { b, KEEP_ALL, tempDir } from "./test-support.ts";
+
+let dir: Awaited<ReturnType<typeof tempDir>>;
+let path: string;
+
+/** name → size of every file in the store directory. */
+async function listing(at: string): Promise<Map<string, number>> {
+  const out = new Map<string, number>();
+  for (const name of await readdir(at)) out.set(name, (await stat(join(at, name))).size);
+  return out;
+}
+
+function assertRefused(err: unknown): true {
+  assert.ok(err instanceof NotALevelStoreError, String(err));
+  assert.equal(err.code, "STORE_NOT_LEVELDB");
+  assert.equal(err.store, "data/application.db");
+  assert.match(err.message, /^data\/application\.db holds \d+ files but no CURRENT file/);
+  assert.match(err.message, /nothing in it was changed/);
+  assert.match(err.message, /chaind repair-store/);
+  assert.ok(!err.message.includes(dir.path), `an absolute path in: ${err.message}`);
+  assert.ok(!err.message.includes("\n"), "one line");
+  return true;
+}
+
+before(async () => {
+  dir = await tempDir();
+  path = join(dir.path, "home", "data", "application.db");
+  const store = await openMultiStore({ path, storeNames: ["bank"], pruning: KEEP_ALL });
+  for (let height = 1; height <= 20; height++) {
+    const block = store.branch();
+    for (let i = 0; i < 200; i++) block.store("bank").set(b(`key-${height}-${i}`), b(`value-${height}-${i}`.repeat(8)));
+    await store.stage(block);
+    await store.commit();
+  }
+  await store.close();
+  // Reopening moves LevelDB's log into a table file (.ldb), the files the defect deleted.
+  await (await openMultiStore({ path, storeNames: ["bank"], pruning: KEEP_ALL })).close();
+  await rm(join(path, "CURRENT"));
+});
+
+after(async () => {
+  await dir?.remove();
+});
+
+describe("a state store without CURRENT", () => {
+  test("every opener refuses it and leaves every file as it was", async () => {
+    const before = await listing(path);
+    assert.ok(
+      [...before.keys()].some((name) => name.endsWith(".ldb")),
+      `no table file: ${[...before.keys()].join(", ")}`,
+    );
+    // The node's start and `snapshots export` (create-if-missing), the readers (status, replay, upgrade records).
+    await assert.rejects(openMultiStore({ path, storeNames: ["bank"] }), assertRefused);
+    await assert.rejects(openMultiStore({ path, storeNames: ["bank"], createIfMissing: false }), assertRefused);
+    await assert.rejects(readLastCommittedVersion(path), assertRefused);
+    await assert.rejects(readCommittedStoreNames(path), assertRefused);
+    // A snapshot restore imports into a fresh directory; never into this one.
+    await assert.rejects(importState({ path, version: 1n, items: [] }), assertRefused);
+    assert.deepEqual(await listing(path), before);
+  });
+
+  test("a missing or empty directory (or one with only LevelDB's lock and log) is still created", async () => {
+    const fresh = join(dir.path, "fresh", "application.db");
+    assert.equal(levelDirectoryState(fresh), "missing");
+    await mkdir(fresh, { recursive: true });
+    assert.equal(levelDirectoryState(fresh), "empty");
+    // What a refused read-only open leaves behind: no data, so creating a store there loses nothing.
+    await writeFile(join(fresh, "LOCK"), "");
+    await writeFile(join(fresh, "LOG"), "opened\n");
+    assert.equal(levelDirectoryState(fresh), "empty");
+    const store = await openMultiStore({ path: fresh, storeNames: ["bank"] });
+    await store.close();
+    assert.equal(levelDirectoryState(fresh), "store");
+  });
+});
