@@ -135,7 +135,7 @@ export class NotALevelStoreError extends StoreError {
   constructor(path: string, store: string, entries: number) {
     super(
       "STORE_NOT_LEVELDB",
-      `${store} holds ${entries} files but no CURRENT file, so it is not a LevelDB store that can be opened; nothing in it was changed. Restore ${store} from a backup or snapshot, or copy the directory aside and rebuild it with \`chaind repair-store <home>/${store}\` (LevelDB's repair)`,
+      `${store} holds ${entries} files but no CURRENT file, so it is not a LevelDB store that can be opened; nothing in it was changed. Restore ${store} from a backup or snapshot, or keep a copy of the directory and rebuild it in place with \`chaind repair-store <home>/${store}\` (LevelDB's repair)`,
     );
     this.path = path;
     this.store = store;

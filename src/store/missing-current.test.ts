@@ -1,20 +1,26 @@
 // A state store whose LevelDB CURRENT file is lost must never be opened with create-if-missing: LevelDB would
 // start an empty database there and delete every table file as obsolete (round 3, N4). Real LevelDB with real
 // table files: each opener of the state store is refused with NotALevelStoreError, naming the store relative to
-// the home, and afterwards every file is still there with its size.
+// the home, and afterwards every file is still there with its size. LevelDB's repair (repairLevelStore, run by
+// `chaind repair-store`) then gives back the whole store.
 import assert from "node:assert/strict";
-import { mkdir, readdir, rm, stat, writeFile } from "node:fs/promises";
+import { cp, mkdir, readdir, rm, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { readCommittedStoreNames, readLastCommittedVersion } from "./committed-state.ts";
-import { NotALevelStoreError } from "./errors.ts";
+import { DataDirectoryLockedError, NotALevelStoreError, StoreError } from "./errors.ts";
 import { levelDirectoryState } from "./level-directory.ts";
+import { repairLevelStore } from "./level-repair.ts";
 import { openMultiStore } from "./multistore.ts";
 import { importState } from "./state-import.ts";
 import { b, KEEP_ALL, tempDir } from "./test-support.ts";
 
 let dir: Awaited<ReturnType<typeof tempDir>>;
 let path: string;
+/** The store's last commit before CURRENT was removed (version and app hash, as hex). */
+let committed: string;
+const commitText = (c: { version: bigint; appHash: Uint8Array }) =>
+  `${c.version}:${Buffer.from(c.appHash).toString("hex")}`;
 
 /** name → size of every file in the store directory. */
 async function listing(at: string): Promise<Map<string, number>> {
@@ -45,6 +51,7 @@ before(async () => {
     await store.stage(block);
     await store.commit();
   }
+  committed = commitText(store.lastCommit());
   await store.close();
   // Reopening moves LevelDB's log into a table file (.ldb), the files the defect deleted.
   await (await openMultiStore({ path, storeNames: ["bank"], pruning: KEEP_ALL })).close();
@@ -84,5 +91,41 @@ describe("a state store without CURRENT", () => {
     const store = await openMultiStore({ path: fresh, storeNames: ["bank"] });
     await store.close();
     assert.equal(levelDirectoryState(fresh), "store");
+  });
+});
+
+describe("repairLevelStore (chaind repair-store)", () => {
+  test("refuses what it cannot repair, and a store that another handle has open", async () => {
+    await assert.rejects(repairLevelStore(join(dir.path, "nowhere")), (err: unknown) => {
+      assert.ok(err instanceof StoreError);
+      assert.match(err.message, /nowhere is not a directory; give the store's directory/);
+      return true;
+    });
+    const empty = join(dir.path, "empty-dir");
+    await mkdir(empty);
+    await assert.rejects(repairLevelStore(empty), /holds no LevelDB table or log file: there is nothing to repair/);
+    const held = join(dir.path, "held");
+    const open = await openMultiStore({ path: held, storeNames: ["bank"] });
+    try {
+      await assert.rejects(repairLevelStore(held), DataDirectoryLockedError);
+    } finally {
+      await open.close();
+    }
+  });
+
+  test("rebuilds the store whose CURRENT was lost: it opens again at its last commit with its data", async () => {
+    const copy = join(dir.path, "repaired", "application.db");
+    await mkdir(join(dir.path, "repaired"));
+    await cp(path, copy, { recursive: true });
+    const result = await repairLevelStore(copy);
+    assert.ok(result.tables > 0, JSON.stringify(result));
+    const store = await openMultiStore({ path: copy, storeNames: ["bank"], pruning: KEEP_ALL });
+    try {
+      assert.equal(commitText(store.lastCommit()), committed);
+      const view = await store.view(7n);
+      assert.equal(Buffer.from((await view.store("bank").get(b("key-7-3"))) ?? []).toString(), "value-7-3".repeat(8));
+    } finally {
+      await store.close();
+    }
   });
 });
