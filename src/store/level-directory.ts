@@ -10,9 +10,12 @@ import { NotALevelStoreError } from "./errors.ts";
 /** A directory LevelDB may create a store in ("missing", "empty") or a store it can open as it is ("store"). */
 export type LevelDirectoryState = "missing" | "empty" | "store";
 
-// LevelDB writes its lock and info log before it looks for CURRENT, so an open that was refused (a reader's
-// create-if-missing false on an empty directory) leaves them behind; they hold no data.
-const HOLDS_NO_DATA = new Set(["LOCK", "LOG", "LOG.old"]);
+// Files that hold no data: LevelDB writes its lock and info log before it looks for CURRENT, so an open that was
+// refused (a reader's create-if-missing false on an empty directory) leaves them behind; and a new database is
+// MANIFEST-000001 (holding no table) written through 000001.dbtmp, renamed to CURRENT last, so a process killed
+// while it first created the store leaves those. Data lives in table (.ldb, .sst) and log (.log) files, and a
+// store that ever held any also has them: such a directory is never taken for empty.
+const HOLDS_NO_DATA = new Set(["LOCK", "LOG", "LOG.old", "MANIFEST-000001", "000001.dbtmp"]);
 
 /** A store's name for messages: its last two path components, e.g. `data/application.db`, never an absolute path. */
 export function storeLabel(path: string): string {

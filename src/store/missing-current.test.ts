@@ -79,7 +79,7 @@ describe("a state store without CURRENT", () => {
     assert.deepEqual(await listing(path), before);
   });
 
-  test("a missing or empty directory (or one with only LevelDB's lock and log) is still created", async () => {
+  test("a missing or empty directory (or one with only LevelDB's lock, log or a first MANIFEST) is still created", async () => {
     const fresh = join(dir.path, "fresh", "application.db");
     assert.equal(levelDirectoryState(fresh), "missing");
     await mkdir(fresh, { recursive: true });
@@ -87,6 +87,10 @@ describe("a state store without CURRENT", () => {
     // What a refused read-only open leaves behind: no data, so creating a store there loses nothing.
     await writeFile(join(fresh, "LOCK"), "");
     await writeFile(join(fresh, "LOG"), "opened\n");
+    assert.equal(levelDirectoryState(fresh), "empty");
+    // What a process killed while it first created the store leaves: a new MANIFEST, no table, no CURRENT yet.
+    await writeFile(join(fresh, "MANIFEST-000001"), "");
+    await writeFile(join(fresh, "000001.dbtmp"), "MANIFEST-000001\n");
     assert.equal(levelDirectoryState(fresh), "empty");
     const store = await openMultiStore({ path: fresh, storeNames: ["bank"] });
     await store.close();
