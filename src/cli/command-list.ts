@@ -66,6 +66,12 @@ export const CHAIND_COMMANDS: readonly CommandSpec[] = [
     load: async (io) => (await import("./commands/snapshots-command.ts")).snapshotsCommand(io),
   },
   {
+    name: "repair-store",
+    description:
+      "Run LevelDB's repair on a stopped node's store directory (e.g. <home>/data/application.db) whose CURRENT file is missing or whose MANIFEST is damaged; keep a copy of the directory first",
+    load: async (io) => (await import("./commands/repair-store-command.ts")).repairStoreCommand(io),
+  },
+  {
     name: "version",
     description: "Print the version of this binary and the release it runs as",
     load: async (io) => (await import("./commands/version.ts")).versionCommand(io),

@@ -6,7 +6,6 @@
 // The key layout is in block-store-keys.ts, the records' encodings in block-records.ts and the tx event index
 // in event-postings.ts.
 
-import { basename, dirname } from "node:path";
 import { fromBinary } from "@bufbuild/protobuf";
 import { ClassicLevel } from "classic-level";
 import { redactPaths } from "../app/redact-paths.ts";
@@ -19,12 +18,13 @@ import {
   type TxResult,
   TxResultSchema,
 } from "../gen/tendermint/abci/types_pb.js";
+import { levelDirectoryState, storeLabel } from "../store/level-directory.ts";
 import { type BlockMeta, decodeBlockMeta, encodeBlockMeta, encodeResults, type HeightRecord } from "./block-records.ts";
 import { BASE_KEY, PREFIX, prefixEnd, prefixedKey, STATE_KEY, txPosition, u32, u64 } from "./block-store-keys.ts";
 import { EventPostings, postedPositions } from "./event-postings.ts";
 import { decodeBlock, decodeCommit } from "./hashing/decode.ts";
 import { encodeCommit } from "./hashing/encode.ts";
-import { headerHash, txHash } from "./hashing/hashes.ts";
+import { commitHash, dataHash, evidenceHash, headerHash, lastResultsHash, txHash } from "./hashing/hashes.ts";
 import type { EngineState } from "./state.ts";
 import { fromStoreJson, toStoreJson } from "./store-json.ts";
 import { conditionMatchesValue, type QueryCondition } from "./tx-query.ts";
@@ -58,6 +58,16 @@ export class BlockStoreError extends UserError {
  */
 export class BlockStoreCorruptError extends BlockStoreError {
   override name = "BlockStoreCorruptError";
+  /** What is wrong, without the store's name and the advice (e.g. for a caller that names the store itself). */
+  readonly detail: string;
+  /** The height the damage was found at, when it is one height's. */
+  readonly height: bigint | undefined;
+
+  constructor(message: string, detail: string, height: bigint | undefined, options?: { cause?: unknown }) {
+    super(message, options);
+    this.detail = detail;
+    this.height = height;
+  }
 }
 
 // LevelDB's own errors that mean the files are damaged (not, say, a closed database).
@@ -93,20 +103,24 @@ export class BlockStore {
 
   /**
    * Opens the store at `path`, e.g. `<home>/data/blocks.db`; creates it unless `createIfMissing` is false (readers
-   * such as `chaind status` of a stopped node must not leave an empty store behind).
+   * such as `chaind status` of a stopped node must not leave an empty store behind). Never creates one over a
+   * directory that holds files but no CURRENT: that throws NotALevelStoreError and changes nothing.
    */
   static async open(path: string, options: { createIfMissing?: boolean } = {}): Promise<BlockStore> {
+    // Files without CURRENT are refused (NotALevelStoreError) before LevelDB could create a store over them, and
+    // an existing store is opened without create-if-missing (see src/store/level-directory.ts).
+    const existing = levelDirectoryState(path) === "store";
     const db = new ClassicLevel<Uint8Array, Uint8Array>(path, {
       keyEncoding: "view",
       valueEncoding: "view",
-      createIfMissing: options.createIfMissing ?? true,
+      createIfMissing: !existing && (options.createIfMissing ?? true),
     });
     try {
       await db.open();
     } catch (cause) {
       throw new BlockStoreError(`cannot open the block store at ${path}: ${(cause as Error).message}`, { cause });
     }
-    const store = new BlockStore(db, `${basename(dirname(path))}/${basename(path)}`);
+    const store = new BlockStore(db, storeLabel(path));
     try {
       const raw = await store.get(STATE_KEY, "the engine state");
       store.current =
@@ -127,10 +141,12 @@ export class BlockStore {
     return this.damage;
   }
 
-  /** Records and returns the damage `detail` describes. */
-  private corrupt(detail: string, cause?: unknown): BlockStoreCorruptError {
+  /** Records and returns the damage `detail` describes (at `height`, when it is one height's). */
+  private corrupt(detail: string, cause?: unknown, height?: bigint): BlockStoreCorruptError {
     const error = new BlockStoreCorruptError(
       `the block store (${this.label}) is damaged: ${detail}; stop the node and restore ${this.label} from a backup`,
+      detail,
+      height,
       cause === undefined ? undefined : { cause },
     );
     this.damage ??= error;
@@ -163,11 +179,11 @@ export class BlockStore {
     return this.corrupt(`cannot ${action} ${what} (${redactPaths(cause)})`, err);
   }
 
-  private decode<T>(decode: () => T, what: string): T {
+  private decode<T>(decode: () => T, what: string, height?: bigint): T {
     try {
       return decode();
     } catch (err) {
-      throw this.corrupt(`${what} does not decode (${(err as Error).message})`, err);
+      throw this.corrupt(`${what} does not decode (${(err as Error).message})`, err, height);
     }
   }
 
@@ -352,9 +368,32 @@ export class BlockStore {
     }
   }
 
+  /** The first height whose block, meta, results and validators are stored (0 when none is). */
+  private get firstStored(): bigint {
+    if (this.current === undefined) return 0n;
+    return this.bootstrapBase ?? this.current.initialHeight;
+  }
+
   /**
-   * The block at `height`, or undefined when not stored. Verified: its header must hash to the
-   * stored block id (else BlockStoreCorruptError), so a damaged block is never served.
+   * For a record found absent: undefined when `height` lies outside the stored heights (never saved, or pruned),
+   * damage when it lies inside them, where every height was saved whole in one batch. Asked after the read: a
+   * prune moves the base before it deletes, so a height it removed meanwhile is outside by now.
+   */
+  private absent(height: bigint, record: string): undefined {
+    const first = this.firstStored;
+    if (first === 0n || height < first || height > this.height) return undefined;
+    throw this.corrupt(
+      `height ${height} has no ${record}, though the store holds every height from ${first} to ${this.height}`,
+      undefined,
+      height,
+    );
+  }
+
+  /**
+   * The block at `height`, or undefined when not stored (BlockStoreCorruptError when a height within
+   * [first stored, latest] is missing). Verified: its header must hash to the stored block id, and its txs,
+   * last commit and evidence must hash to the header's data_hash, last_commit_hash and evidence_hash, so no
+   * damaged byte of a block is served.
    */
   async block(height: bigint): Promise<StoredBlock | undefined> {
     // The block and its meta are read under one snapshot: read one after the other, a prune committing
@@ -364,17 +403,39 @@ export class BlockStore {
       [prefixedKey(PREFIX.block, hk), prefixedKey(PREFIX.meta, hk)],
       `block ${height}`,
     );
-    if (bytes === undefined) return undefined;
-    if (metaBytes === undefined) throw this.corrupt(`block ${height} is stored without its meta`);
+    if (bytes === undefined) return this.absent(height, "block");
+    if (metaBytes === undefined) throw this.corrupt(`block ${height} is stored without its meta`, undefined, height);
     const meta = this.verifiedMeta(height, metaBytes);
-    const block = this.decode(() => decodeBlock(bytes), `block ${height}`);
+    const block = this.decode(() => decodeBlock(bytes), `block ${height}`, height);
     const hash = headerHash(block.header);
     if (!sameBytes(hash, meta.blockId.hash)) {
       throw this.corrupt(
         `block ${height} hashes to ${toHex(hash)} but its stored block id is ${toHex(meta.blockId.hash)}`,
+        undefined,
+        height,
       );
     }
+    // The header verified, so it vouches for the rest: each tx is hashed once here (the txs are most of a block's
+    // bytes; the commit and evidence are a few signatures).
+    this.checkPart(height, "txs", dataHash(block.txs), block.header.dataHash, "data_hash");
+    this.checkPart(
+      height,
+      "last commit",
+      commitHash(block.lastCommit),
+      block.header.lastCommitHash,
+      "last_commit_hash",
+    );
+    this.checkPart(height, "evidence", evidenceHash(block.evidence), block.header.evidenceHash, "evidence_hash");
     return { block, blockId: meta.blockId, size: bytes.length };
+  }
+
+  private checkPart(height: bigint, part: string, got: Uint8Array, expected: Uint8Array, field: string): void {
+    if (sameBytes(got, expected)) return;
+    throw this.corrupt(
+      `the ${part} of block ${height} hash to ${toHex(got)} but its header's ${field} is ${toHex(expected)}`,
+      undefined,
+      height,
+    );
   }
 
   /** The height of the block with this hash, or undefined. */
@@ -385,56 +446,120 @@ export class BlockStore {
     return new DataView(v.buffer, v.byteOffset, 8).getBigUint64(0);
   }
 
-  /** The block meta at `height`, or undefined. Verified: its header must hash to its block id. */
+  /**
+   * The block meta at `height`, or undefined (damage when a stored height lacks it). Verified: its header must
+   * hash to its block id.
+   */
   async blockMeta(height: bigint): Promise<BlockMeta | undefined> {
     const bytes = await this.get(prefixedKey(PREFIX.meta, u64(height)), `the meta of block ${height}`);
-    return bytes === undefined ? undefined : this.verifiedMeta(height, bytes);
+    return bytes === undefined ? this.absent(height, "block meta") : this.verifiedMeta(height, bytes);
   }
 
   private verifiedMeta(height: bigint, bytes: Uint8Array): BlockMeta {
-    const meta = this.decode(() => decodeBlockMeta(bytes), `the meta of block ${height}`);
+    const meta = this.decode(() => decodeBlockMeta(bytes), `the meta of block ${height}`, height);
     const hash = headerHash(meta.header);
     if (meta.header.height !== height || !sameBytes(hash, meta.blockId.hash)) {
       throw this.corrupt(
         `the header stored for block ${height} (height ${meta.header.height}) hashes to ${toHex(hash)} but its block id is ${toHex(meta.blockId.hash)}`,
+        undefined,
+        height,
       );
     }
     return meta;
   }
 
-  /** The commit this node saw for `height` (its own precommit), or undefined. */
+  /** The commit this node saw for `height` (its own precommit), or undefined (damage when a stored height lacks it). */
   async seenCommit(height: bigint): Promise<Commit | undefined> {
-    const bytes = await this.get(prefixedKey(PREFIX.commit, u64(height)), `the commit of block ${height}`);
-    return bytes === undefined ? undefined : this.decode(() => decodeCommit(bytes), `the commit of block ${height}`);
+    const what = `the commit of block ${height}`;
+    const bytes = await this.get(prefixedKey(PREFIX.commit, u64(height)), what);
+    return bytes === undefined ? this.absent(height, "commit") : this.decode(() => decodeCommit(bytes), what, height);
   }
 
-  /** FinalizeBlock's response for `height`, or undefined. */
+  /**
+   * FinalizeBlock's response for `height`, or undefined (damage when a stored height lacks it). Verified where
+   * the chain vouches for it: its tx results' deterministic part must hash to the next header's last_results_hash
+   * and its app hash must be the next header's (for the latest height: the engine state's, saved with it).
+   */
   async results(height: bigint): Promise<ResponseFinalizeBlock | undefined> {
-    const bytes = await this.get(prefixedKey(PREFIX.results, u64(height)), `the results of block ${height}`);
-    return bytes === undefined
-      ? undefined
-      : this.decode(() => fromBinary(ResponseFinalizeBlockSchema, bytes), `the results of block ${height}`);
+    const what = `the results of block ${height}`;
+    const bytes = await this.get(prefixedKey(PREFIX.results, u64(height)), what);
+    if (bytes === undefined) return this.absent(height, "results");
+    const results = this.decode(() => fromBinary(ResponseFinalizeBlockSchema, bytes), what, height);
+    const top = this.height;
+    if (height > top || height < this.firstStored) return results;
+    const next = height === top ? (this.current as EngineState) : (await this.blockMeta(height + 1n))?.header;
+    // Absent only when a prune removed height + 1 meanwhile: then this height is gone too.
+    if (next === undefined) return results;
+    const source = height === top ? "the engine state saved with it" : `the header of block ${height + 1n}`;
+    const resultsHash = lastResultsHash(results.txResults);
+    if (!sameBytes(resultsHash, next.lastResultsHash)) {
+      throw this.corrupt(
+        `${what} hash to ${toHex(resultsHash)} but ${source} has last_results_hash ${toHex(next.lastResultsHash)}`,
+        undefined,
+        height,
+      );
+    }
+    if (!sameBytes(results.appHash, next.appHash)) {
+      throw this.corrupt(
+        `${what} hold app hash ${toHex(results.appHash)} but ${source} has ${toHex(next.appHash)}`,
+        undefined,
+        height,
+      );
+    }
+    return results;
   }
 
-  /** The validator set that signed `height`, or undefined. */
+  /** The validator set that signed `height`, or undefined (damage when a stored height lacks it). */
   async validatorsAt(height: bigint): Promise<Validator[] | undefined> {
-    const bytes = await this.get(prefixedKey(PREFIX.validators, u64(height)), `the validators of block ${height}`);
+    const what = `the validators of block ${height}`;
+    const bytes = await this.get(prefixedKey(PREFIX.validators, u64(height)), what);
     return bytes === undefined
-      ? undefined
-      : this.decode(() => fromStoreJson<Validator[]>(textDecoder.decode(bytes)), `the validators of block ${height}`);
+      ? this.absent(height, "validator set")
+      : this.decode(() => fromStoreJson<Validator[]>(textDecoder.decode(bytes)), what, height);
   }
 
-  /** The indexed tx with this hash (its latest inclusion), or undefined. */
+  /** The indexed tx with this hash (its latest inclusion), or undefined. Verified: its bytes hash to `hash`. */
   async tx(hash: Uint8Array): Promise<TxResult | undefined> {
     const pos = await this.get(prefixedKey(PREFIX.txHash, hash), `the index entry of tx ${toHex(hash)}`);
     if (pos === undefined) return undefined;
-    return this.txAt(pos);
+    const tx = await this.txAt(pos);
+    if (tx === undefined)
+      throw this.corrupt(`the tx index names position ${toHex(pos)} for tx ${toHex(hash)}, which holds no tx`);
+    if (!sameBytes(txHash(tx.tx), hash)) {
+      throw this.corrupt(
+        `the tx at height ${tx.height} index ${tx.index} hashes to ${toHex(txHash(tx.tx))}, not to ${toHex(hash)} as the tx index says`,
+        undefined,
+        tx.height,
+      );
+    }
+    return tx;
   }
 
+  /** The tx record at `pos` (height ‖ index), or undefined; damage when it says another position. */
   private async txAt(pos: Uint8Array): Promise<TxResult | undefined> {
     const what = `the tx at position ${toHex(pos)}`;
     const bytes = await this.get(prefixedKey(PREFIX.txPos, pos), what);
-    return bytes === undefined ? undefined : this.decode(() => fromBinary(TxResultSchema, bytes), what);
+    if (bytes === undefined) return undefined;
+    const tx = this.decode(() => fromBinary(TxResultSchema, bytes), what);
+    if (!sameBytes(txPosition(tx.height, tx.index), pos)) {
+      throw this.corrupt(`${what} says it is at height ${tx.height} index ${tx.index}`, undefined, tx.height);
+    }
+    return tx;
+  }
+
+  /**
+   * Checks a tx found by position (tx_search) against the hash index, which names each tx's latest inclusion:
+   * damaged tx bytes hash to something the index does not know, or to an earlier position.
+   */
+  private async checkIndexed(tx: TxResult, pos: Uint8Array): Promise<void> {
+    const hash = txHash(tx.tx);
+    const indexed = await this.get(prefixedKey(PREFIX.txHash, hash), `the index entry of tx ${toHex(hash)}`);
+    if (indexed !== undefined && Buffer.compare(indexed, pos) >= 0) return;
+    throw this.corrupt(
+      `the tx at height ${tx.height} index ${tx.index} hashes to ${toHex(hash)}, which the tx index ${indexed === undefined ? "does not know" : `places earlier, at ${toHex(indexed)}`}`,
+      undefined,
+      tx.height,
+    );
   }
 
   /** Positions (hex of height ‖ index) of txs satisfying one condition, found through the indexes. */
@@ -502,8 +627,11 @@ export class BlockStore {
     const start = (page.page - 1) * page.perPage;
     const txs: TxResult[] = [];
     for (const p of sorted.slice(start, start + page.perPage)) {
-      const tx = await this.txAt(new Uint8Array(Buffer.from(p, "hex")));
-      if (tx !== undefined) txs.push(tx);
+      const pos = new Uint8Array(Buffer.from(p, "hex"));
+      const tx = await this.txAt(pos);
+      if (tx === undefined) continue;
+      await this.checkIndexed(tx, pos);
+      txs.push(tx);
     }
     return { totalCount: sorted.length, txs };
   }

@@ -5,7 +5,9 @@
 // height goes through the same steps as the engine's handshake replay — FinalizeBlock with the stored block, the
 // app hash checked against what the source recorded for that height (and against the next block's header), save
 // the height in the new block store with the results this replay computed, Commit — and the first difference
-// stops the replay with a ReplayMismatchError naming the height, the expected and the computed hash.
+// stops the replay with a ReplayMismatchError naming the height, the expected and the computed hash. The source's
+// records are verified as they are read (block-store.ts: each block against its header, its results against the
+// next header), so a damaged source is named as such, at its height, before the release could be blamed for it.
 
 import { cp, mkdir, readdir, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
@@ -13,13 +15,15 @@ import { create } from "@bufbuild/protobuf";
 import { homePaths } from "../config/home.ts";
 import { isHaltRequest } from "../engine/abci-app.ts";
 import { finalizeRequestOf, genesisState, initChainRequestOf, nextState } from "../engine/block-execution.ts";
-import { BlockStore } from "../engine/block-store.ts";
+import { BlockStore, BlockStoreCorruptError } from "../engine/block-store.ts";
 import { ENGINE_VERSION } from "../engine/engine.ts";
 import { type GenesisDoc, loadGenesis } from "../engine/genesis.ts";
 import { encodeBlock } from "../engine/hashing/encode.ts";
+import { lastResultsHash } from "../engine/hashing/hashes.ts";
 import type { EngineState } from "../engine/state.ts";
 import { UserError } from "../errors/user-error.ts";
 import { RequestCommitSchema, RequestInfoSchema } from "../gen/tendermint/abci/types_pb.js";
+import { NotALevelStoreError } from "../store/errors.ts";
 import type { SwitchableApp } from "./release-line.ts";
 import type { ReleaseSwitch, SwitchingApp } from "./switching-app.ts";
 
@@ -148,7 +152,15 @@ async function replayInto<A extends SwitchableApp>(
   // The source's block store is read from a copy: opening LevelDB takes its lock and may write its log files.
   const sourceCopy = join(target.dataDir, "replay-source-blocks.db");
   await cp(source.blocksDb, sourceCopy, { recursive: true });
-  const sourceBlocks = await BlockStore.open(sourceCopy);
+  const sourceBlocks = await BlockStore.open(sourceCopy).catch((err: unknown) => {
+    if (err instanceof NotALevelStoreError) {
+      throw new ReplayError(
+        `the source home ${options.sourceHome} is damaged: its data/blocks.db holds ${err.entries} files but no CURRENT file; restore it from a backup, or keep a copy of it and rebuild it in place with \`chaind repair-store ${join(options.sourceHome, "data", "blocks.db")}\``,
+        { cause: err },
+      );
+    }
+    throw err;
+  });
   let blocks: BlockStore | undefined;
   let switching: SwitchingApp<A> | undefined;
   try {
@@ -169,7 +181,7 @@ async function replayInto<A extends SwitchableApp>(
     }
     blocks = await BlockStore.open(target.blocksDb);
     switching = await options.openApp(options.home);
-    return await replayBlocks(switching, sourceBlocks, blocks, genesis, options.onProgress);
+    return await replayBlocks(switching, sourceBlocks, blocks, genesis, options);
   } finally {
     await switching?.close().catch(() => undefined);
     await blocks?.close().catch(() => undefined);
@@ -200,13 +212,27 @@ async function checkInputs(source: ReturnType<typeof homePaths>, target: ReturnT
   }
 }
 
+/** The source's records of height `h`, each verified by the block store; damage is the source's, named as such. */
+async function sourceHeight(source: BlockStore, sourceHome: string, h: bigint) {
+  try {
+    return { stored: await source.block(h), saved: await source.results(h), seenCommit: await source.seenCommit(h) };
+  } catch (err) {
+    if (!(err instanceof BlockStoreCorruptError)) throw err;
+    throw new ReplayError(
+      `the source home ${sourceHome} is damaged at height ${err.height ?? h}: ${err.detail} (in its data/blocks.db); restore the source's data/blocks.db from a backup, or replay from another home; the new home keeps the replayed state up to height ${h - 1n}`,
+      { cause: err, exitCode: 1 },
+    );
+  }
+}
+
 async function replayBlocks<A extends SwitchableApp>(
   switching: SwitchingApp<A>,
   source: BlockStore,
   target: BlockStore,
   genesis: GenesisDoc,
-  onProgress: ReplayHomeOptions<A>["onProgress"],
+  options: Pick<ReplayHomeOptions<A>, "onProgress" | "sourceHome">,
 ): Promise<ReplayReport> {
+  const { onProgress, sourceHome } = options;
   const tip = source.height;
   const base = source.base;
   const info = await switching.info(
@@ -248,9 +274,7 @@ async function replayBlocks<A extends SwitchableApp>(
   });
   try {
     for (let h = base; h <= tip; h++) {
-      const stored = await source.block(h);
-      const saved = await source.results(h);
-      const seenCommit = await source.seenCommit(h);
+      const { stored, saved, seenCommit } = await sourceHeight(source, sourceHome, h);
       if (stored === undefined || saved === undefined || seenCommit === undefined) {
         throw new ReplayError(`the source's block store lacks height ${h} (block, results or commit)`);
       }
@@ -275,6 +299,16 @@ async function replayBlocks<A extends SwitchableApp>(
       }
       if (Buffer.compare(results.appHash, saved.appHash) !== 0) {
         throw new ReplayMismatchError(h, hex(saved.appHash), hex(results.appHash), switching.release.name);
+      }
+      // The next header commits to the tx results too (last_results_hash): results that differ there would make a
+      // new home whose block store disagrees with its own blocks.
+      const expectedResults = lastResultsHash(saved.txResults);
+      const gotResults = lastResultsHash(results.txResults);
+      if (Buffer.compare(expectedResults, gotResults) !== 0) {
+        throw new ReplayError(
+          `tx results mismatch at height ${h}: expected last_results_hash ${hex(expectedResults)} (recorded by the source), got ${hex(gotResults)} (replayed with release ${switching.release.name}); the new home keeps the replayed state up to height ${h - 1n}`,
+          { exitCode: 1 },
+        );
       }
       const after = nextState(state, stored.block, stored.blockId, results);
       await target.saveHeight({

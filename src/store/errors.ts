@@ -119,6 +119,31 @@ export class DataDirectoryCorruptError extends StoreError {
 }
 
 /**
+ * A LevelDB directory that holds files but no `CURRENT` (the file naming the live MANIFEST): it cannot be opened as
+ * it is, and opening it with create-if-missing would make LevelDB start an empty database there and delete every
+ * table file as obsolete. Refused before LevelDB sees the directory, so nothing in it is changed. Raised for the
+ * state store and the block store alike; `store` names it relative to the home (`data/application.db`).
+ */
+export class NotALevelStoreError extends StoreError {
+  /** The directory as given (may be absolute). */
+  readonly path: string;
+  /** Its last two path components, e.g. `data/application.db`, for messages. */
+  readonly store: string;
+  /** How many entries the directory holds. */
+  readonly entries: number;
+
+  constructor(path: string, store: string, entries: number) {
+    super(
+      "STORE_NOT_LEVELDB",
+      `${store} holds ${entries} files but no CURRENT file, so it is not a LevelDB store that can be opened; nothing in it was changed. Restore ${store} from a backup or snapshot, or keep a copy of the directory and rebuild it in place with \`chaind repair-store <home>/${store}\` (LevelDB's repair)`,
+    );
+    this.path = path;
+    this.store = store;
+    this.entries = entries;
+  }
+}
+
+/**
  * The store was used out of order (e.g. commit without stage) or after close. A bug in the caller, not
  * a problem with the user's data, so unlike the other store errors it is not a UserError: the CLI prints
  * its stack.

@@ -7,6 +7,7 @@ export {
   DataDirectoryMissingError,
   FutureVersionError,
   InvalidVersionError,
+  NotALevelStoreError,
   PrunedVersionError,
   PruningOptionsError,
   StoreError,

@@ -13,6 +13,7 @@ import {
   DataDirectoryMissingError,
   StoreUsageError,
 } from "./errors.ts";
+import { levelDirectoryState } from "./level-directory.ts";
 
 /** One operation of an atomic batch. `value` undefined = delete. */
 export interface BatchOp {
@@ -270,7 +271,9 @@ export async function openLevelBackend(path: string, options: LevelBackendOption
   if (exists && !statSync(path).isDirectory()) {
     throw new DataDirectoryCorruptError(path, "the path is a file, expected a directory");
   }
-  if (!exists) {
+  // Throws NotALevelStoreError for files without CURRENT: LevelDB would create over them (level-directory.ts).
+  const state = exists ? levelDirectoryState(path) : "missing";
+  if (state === "missing") {
     if (!createIfMissing) throw new DataDirectoryMissingError(path);
     try {
       mkdirSync(path, { recursive: true });
@@ -280,12 +283,14 @@ export async function openLevelBackend(path: string, options: LevelBackendOption
         cause: err,
       });
     }
-  } else if (!createIfMissing && !existsSync(`${path}/CURRENT`)) {
+  } else if (state === "empty" && !createIfMissing) {
     throw new DataDirectoryMissingError(path);
   }
   const db = new ClassicLevel<Uint8Array, Uint8Array>(path, levelOptions(options));
   try {
-    await db.open({ createIfMissing: true });
+    // An existing store is opened without create-if-missing, so a CURRENT lost after the check above is an
+    // error from LevelDB rather than a new empty database over the old files.
+    await db.open({ createIfMissing: state !== "store" });
   } catch (err) {
     const cause = (err as { cause?: { code?: string; message?: string } }).cause;
     if (cause?.code === "LEVEL_LOCKED") throw new DataDirectoryLockedError(path, { cause: err });
