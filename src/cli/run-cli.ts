@@ -33,12 +33,13 @@ export async function runCli(chain: ChainDefinition | LazyChain, argv: string[] 
   // `start` and `dev` first replace this process with one that has the node's malloc settings
   // (src/cli/node-relaunch.ts); only for the process's own command line, never a caller's argv.
   if (argv === process.argv) await relaunchForNode(word);
+  // The chain names the binary, and so its default home (~/.<name>), which `status` asks the node of.
+  useChain(chain);
   if (word === "status") {
     const { runStatusCommand } = await import("./commands/status-command.ts");
     process.exitCode = await runStatusCommand(argv.slice(2));
     return;
   }
-  useChain(chain);
   if (word === "version") {
     const { tryPlainVersion } = await import("./commands/version-early.ts");
     if (tryPlainVersion(argv.slice(2), currentChainManifest(), process.stdout)) return;

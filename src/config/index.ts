@@ -9,6 +9,7 @@ export * from "./duration.ts";
 export * from "./errors.ts";
 export * from "./genesis.ts";
 export * from "./home.ts";
+export * from "./home-rpc-address.ts";
 export * from "./init-home.ts";
 export * from "./json-reader.ts";
 export * from "./listen-address.ts";

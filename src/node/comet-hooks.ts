@@ -7,6 +7,7 @@ import { create } from "@bufbuild/protobuf";
 import type { App } from "../app/base-app.ts";
 import { GrpcCode, GrpcStatusError } from "../app/errors.ts";
 import { createRpcClient, RpcError } from "../client/rpc/rpc-client.ts";
+import { dialAddress } from "../config/home-rpc-address.ts";
 import type { ListenAddress } from "../config/index.ts";
 import { parseRfc3339 } from "../engine/time.ts";
 import type { Block, BlockId, Commit, Header, Timestamp, Validator } from "../engine/types.ts";
@@ -21,9 +22,7 @@ type Json = Record<string, unknown>;
 
 /** The `--node`-style address of CometBFT's RPC from rpc.laddr (wildcard hosts dialled on loopback). */
 export function cometRpcAddress(laddr: ListenAddress): string {
-  if (laddr.protocol !== "tcp") throw new Error(`rpc.laddr ${laddr.address}: only tcp:// addresses can be dialled`);
-  const host = laddr.host === "0.0.0.0" || laddr.host === "" ? "127.0.0.1" : laddr.host === "::" ? "[::1]" : laddr.host;
-  return `tcp://${host.includes(":") && !host.startsWith("[") ? `[${host}]` : host}:${laddr.port}`;
+  return dialAddress(laddr);
 }
 
 /**

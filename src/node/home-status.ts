@@ -1,16 +1,32 @@
 // `chaind status` of a node that does not answer: the same `/status` result, read from its home. Only reads: the
-// block store is opened without creating anything and closed at once, no key or state file is written. A node that
-// is still running holds the store's lock; that is reported, not worked around.
+// stores are opened without creating anything and closed at once, no key or state file is written.
+//
+// Three things shape it:
+// - The height, as a CometBFT node reports it. At an upgrade halt at H the embedded engine has committed H-1 and
+//   saved nothing of H, but a CometBFT node saves block H before executing it and reports H, and cosmovisor v1.6+
+//   switches binaries only once the reported height reaches the plan's. So when data/upgrade-info.json names the
+//   height right after the last stored block, that height is `latest_block_height`; `latest_committed_height` (an
+//   added field) says which heights the application has committed, and the other `latest_*` fields stay those of the
+//   last stored block.
+// - Locks. LevelDB lets one process open a store at a time. Another `status` holds the block store for a moment
+//   (its lock is waited for, briefly); a running node holds it for good (reported after the wait). The application
+//   state is opened only while the block store is held, so whoever holds it then is not another `status` but a node
+//   (a node halted under a supervisor keeps it open to serve queries): its height is then not read.
+// - Damage. Any failure to open a store other than its lock is damage (or a store that is not there), and said so.
 
-import { access } from "node:fs/promises";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { homePaths } from "../config/home.ts";
 import { loadNodeConfig } from "../config/node-config.ts";
 import { loadNodeKey, loadPrivValidatorKey, nodeIdFromPublicKey } from "../config/node-keys.ts";
-import { BlockStore } from "../engine/block-store.ts";
+import { BlockStore, BlockStoreError } from "../engine/block-store.ts";
 import { ENGINE_VERSION } from "../engine/engine.ts";
 import type { Json } from "../engine/rpc/json-shapes.ts";
 import { advertisedP2p, statusResult } from "../engine/rpc/status-result.ts";
 import { UserError } from "../errors/user-error.ts";
+import { readLastCommittedVersion } from "../store/index.ts";
+import { readUpgradeInfoFromDisk } from "../x/upgrade/upgrade-info-file.ts";
 
 /** Why a home's status cannot be read; one line, with the underlying error as `cause`. */
 export class HomeStatusError extends UserError {
@@ -20,47 +36,55 @@ export class HomeStatusError extends UserError {
   }
 }
 
+/** How long a locked block store is waited for: another `status` holds it for milliseconds, a running node for good. */
+export const LOCK_WAIT_MS = 5_000;
+
 /**
- * The `/status` result of the node whose home is `home`, read from its block store (the last committed height) and
- * its config and key files. Throws {@link HomeStatusError} when the home holds no node data or it cannot be read.
+ * The `/status` result of the node whose home is `home`, read from its block store, application state, upgrade-info
+ * file and config and key files, with `sync_info.latest_committed_height` added. Throws {@link HomeStatusError} when
+ * the home holds no node data, a store is damaged or missing, or the block store stays locked for `lockWaitMs`.
  * @example (await readHomeStatus("/var/lib/chaind")).sync_info
  */
-export async function readHomeStatus(home: string): Promise<Record<string, Json>> {
+export async function readHomeStatus(
+  home: string,
+  options: { lockWaitMs?: number } = {},
+): Promise<Record<string, Json>> {
   const config = await loadNodeConfig(home).catch((cause: unknown) => {
     throw new HomeStatusError(`${home} holds no node configuration: ${(cause as Error).message}`, { cause });
   });
   const path = join(config.dbDir, "blocks.db");
-  try {
-    await access(path);
-  } catch (cause) {
-    throw new HomeStatusError(`${home} holds no block store (${path} does not exist)`, { cause });
-  }
-  let store: BlockStore;
-  try {
-    store = await BlockStore.open(path, { createIfMissing: false });
-  } catch (cause) {
-    const inUse = /lock/i.test(String((cause as Error).message));
-    throw new HomeStatusError(
-      inUse
-        ? `the block store ${path} is in use by a running node that does not answer; ask it with --node <its rpc.laddr>`
-        : `cannot read the block store ${path}: ${(cause as Error).message}`,
-      { cause },
-    );
-  }
+  if (!existsSync(path)) throw new HomeStatusError(`${home} holds no block store (${path} does not exist)`);
+  // Everything that needs no store is read first, so the stores are held as briefly as possible.
+  const key = await loadPrivValidatorKey(config.privValidatorKeyFile).catch((cause: unknown) => {
+    throw new HomeStatusError(`cannot read the validator key: ${(cause as Error).message}`, { cause });
+  });
+  const nodeId = await loadNodeKey(config.nodeKeyFile).then(
+    (nodeKey) => nodeKey.id,
+    // The running node falls back to the validator key's ID when node_key.json is missing; so does this.
+    () => nodeIdFromPublicKey(key.publicKey),
+  );
+  const upgradeInfo = await readUpgradeInfoFromDisk(home).catch((cause: unknown) => {
+    throw new HomeStatusError(`cannot tell whether the node halted for an upgrade: ${(cause as Error).message}`, {
+      cause,
+    });
+  });
+
+  const store = await openBlockStore(path, options.lockWaitMs ?? LOCK_WAIT_MS);
   try {
     const state = store.state;
     if (state === undefined) throw new HomeStatusError(`the block store ${path} is empty: the node has never started`);
-    const key = await loadPrivValidatorKey(config.privValidatorKeyFile).catch((cause: unknown) => {
-      throw new HomeStatusError(`cannot read the validator key: ${(cause as Error).message}`, { cause });
-    });
-    const nodeId = await loadNodeKey(config.nodeKeyFile).then(
-      (nodeKey) => nodeKey.id,
-      // The running node falls back to the validator key's ID when node_key.json is missing; so does this.
-      () => nodeIdFromPublicKey(key.publicKey),
-    );
-    const latestHeight = store.height;
+    const stored = store.height;
+    const appHeight = await applicationHeight(homePaths(home).applicationDb);
+    if (appHeight !== undefined && appHeight > stored) {
+      throw new HomeStatusError(
+        `the application state is at height ${appHeight}, above the block store's ${stored} (${path}): the block store is not this state's`,
+      );
+    }
+    const committed = appHeight ?? stored;
+    // Halted for an upgrade at the next height: reported as that height, as a CometBFT node (see the top).
+    const latestHeight = upgradeInfo !== undefined && upgradeInfo.height === stored + 1n ? upgradeInfo.height : stored;
     const mine = state.validators.find((v) => Buffer.compare(v.address, key.address) === 0);
-    return statusResult({
+    const result = statusResult({
       engine: ENGINE_VERSION,
       appVersion: state.appVersion,
       chainId: state.chainId,
@@ -73,13 +97,81 @@ export async function readHomeStatus(home: string): Promise<Record<string, Json>
         txIndexEnabled: config.txIndex.indexer !== "null",
       },
       latestHeight,
-      latest: latestHeight > 0n ? await store.blockMeta(latestHeight) : undefined,
+      latest: stored > 0n ? await store.blockMeta(stored) : undefined,
       earliestHeight: store.base,
-      earliest: latestHeight > 0n ? await store.blockMeta(store.base) : undefined,
+      earliest: stored > 0n ? await store.blockMeta(store.base) : undefined,
       validator: { address: key.address, pubKey: key.publicKey, votingPower: mine?.votingPower ?? 0n },
       catchingUp: false,
     });
+    (result.sync_info as Record<string, Json>).latest_committed_height = committed.toString();
+    return result;
+  } catch (error) {
+    if (!(error instanceof BlockStoreError)) throw error;
+    throw new HomeStatusError(`the block store ${path} is damaged: ${reasonOf(error)}`, { cause: error });
   } finally {
     await store.close();
   }
+}
+
+/** Opens the block store, waiting up to `waitMs` while another process holds its lock. */
+async function openBlockStore(path: string, waitMs: number): Promise<BlockStore> {
+  const deadline = Date.now() + waitMs;
+  for (let delay = 10; ; delay = Math.min(delay * 2, 200)) {
+    try {
+      return await BlockStore.open(path, { createIfMissing: false });
+    } catch (cause) {
+      if (!isLockError(cause)) {
+        throw new HomeStatusError(`the block store ${path} cannot be read: it is damaged (${reasonOf(cause)})`, {
+          cause,
+        });
+      }
+      const left = deadline - Date.now();
+      if (left <= 0) {
+        throw new HomeStatusError(
+          `the block store ${path} is in use by a running node that does not answer (it stayed locked for ${waitMs / 1000} s); ask it with --node <its rpc.laddr>`,
+          { cause },
+        );
+      }
+      await sleep(Math.min(delay, left));
+    }
+  }
+}
+
+/**
+ * The application's last committed height, or undefined when a node holds the state open (called while this process
+ * holds the block store, so no other `status` can). Missing, empty or damaged state is a {@link HomeStatusError}.
+ */
+async function applicationHeight(path: string): Promise<bigint | undefined> {
+  if (!existsSync(path)) throw new HomeStatusError(`the home holds no application state (${path} does not exist)`);
+  let height: bigint;
+  try {
+    height = await readLastCommittedVersion(path);
+  } catch (cause) {
+    if (isLockError(cause)) return undefined;
+    throw new HomeStatusError(`the application state ${path} cannot be read: it is damaged (${reasonOf(cause)})`, {
+      cause,
+    });
+  }
+  if (height === 0n) {
+    throw new HomeStatusError(`the application state ${path} holds no committed height (removed or damaged)`);
+  }
+  return height;
+}
+
+/** Whether `error` (or any of its causes) is LevelDB's "another process holds the lock". */
+export function isLockError(error: unknown): boolean {
+  for (let e: unknown = error, depth = 0; e instanceof Error && depth < 10; e = e.cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (code === "LEVEL_LOCKED" || code === "STORE_DIR_LOCKED") return true;
+  }
+  return false;
+}
+
+/** The innermost message of an error's cause chain: LevelDB's own words (e.g. `Corruption: …`). */
+function reasonOf(error: unknown): string {
+  let message = String(error);
+  for (let e: unknown = error, depth = 0; e instanceof Error && depth < 10; e = e.cause, depth++) {
+    if (e.message !== "") message = e.message;
+  }
+  return message;
 }

@@ -50,6 +50,18 @@ after(async () => {
   await dir?.remove();
 });
 
+/** The heights `chaind status --home` reads from the home while no node answers (stdout and stderr as one JSON). */
+async function homeHeights(): Promise<{ latest: bigint; committed: bigint }> {
+  const status = await runChaind(["status", "--node", "tcp://127.0.0.1:1", "--home", dev.home], { userHome });
+  assert.equal(status.code, 0, status.stderr);
+  const syncInfo = (
+    JSON.parse(status.stdout + status.stderr) as {
+      sync_info: { latest_block_height: string; latest_committed_height: string };
+    }
+  ).sync_info;
+  return { latest: BigInt(syncInfo.latest_block_height), committed: BigInt(syncInfo.latest_committed_height) };
+}
+
 const start = (env?: Record<string, string>) =>
   spawnChaind(["--home", dev.home, "start", ...LOOPBACK_PORT_FLAGS], { userHome, env });
 
@@ -78,6 +90,9 @@ test("a v1 node halts for upgrade v2 with its exit status, halts again on restar
   assert.match(halted.stderr, new RegExp(`UPGRADE "v2" NEEDED at height: ${upgradeHeight}: `));
   const info = JSON.parse(await readFile(homePaths(dev.home).upgradeInfo, "utf8"));
   assert.deepEqual(info, { name: "v2", time: "0001-01-01T00:00:00Z", height: Number(upgradeHeight) });
+  // `chaind status --home` after the exit at the halt reports the halt height, as a CometBFT node (which saved block H
+  // before executing it) and as cosmovisor v1.6+ needs to switch; the committed height is H-1.
+  assert.deepEqual(await homeHeights(), { latest: upgradeHeight, committed: upgradeHeight - 1n });
 
   // The same binary again: it halts at the same place, having committed nothing of that height.
   const again = await start().exited;
@@ -85,7 +100,8 @@ test("a v1 node halts for upgrade v2 with its exit status, halts again on restar
   assert.match(again.stderr, new RegExp(`UPGRADE "v2" NEEDED at height: ${upgradeHeight}`));
 
   // Under a supervisor (DAEMON_NAME in the environment, as cosmovisor passes it on) the halted node stays up,
-  // still answering queries, until it is told to stop; `chaind status --home` reads its height meanwhile.
+  // still answering queries, until it is told to stop; `chaind status --home` reads its height meanwhile (the node
+  // holds its application state open then: the block store says what is committed).
   const supervised = start({ DAEMON_NAME: "chaind", DAEMON_POLL_INTERVAL: "100ms" });
   const waiting = await bannerEndpoints(supervised);
   await supervised.waitFor(/waiting for the supervisor to stop the node/, { stream: "stderr" });
@@ -94,10 +110,7 @@ test("a v1 node halts for upgrade v2 with its exit status, halts again on restar
     plan: { name: string };
   };
   assert.equal(plan.plan.name, "v2");
-  const status = await runChaind(["status", "--node", "tcp://127.0.0.1:1", "--home", dev.home], { userHome });
-  assert.equal(status.code, 0, status.stderr);
-  const syncInfo = (JSON.parse(status.stdout) as { sync_info: { latest_block_height: string } }).sync_info;
-  assert.equal(syncInfo.latest_block_height, (upgradeHeight - 1n).toString());
+  assert.deepEqual(await homeHeights(), { latest: upgradeHeight, committed: upgradeHeight - 1n });
   supervised.signal("SIGTERM");
   assert.equal((await supervised.exited).code, UPGRADE_EXIT_CODES.needed);
 

@@ -1,6 +1,9 @@
 // Unit tests of the client flags and the small pure pieces of the client commands: flag parsing and its
 // error messages, coins, fees and gas arithmetic, pagination, events queries, output shapes.
 import assert from "node:assert/strict";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { test } from "node:test";
 import { create } from "@bufbuild/protobuf";
 import { Command } from "commander";
@@ -60,6 +63,27 @@ test("tx flags: defaults are upstream's (gas 200000, adjustment 1, sync, test ke
   assert.equal(flags.accountNumber, undefined);
   assert.equal(flags.output, "text");
   assert.equal(flags.home, "/h");
+});
+
+test("--node: without it, the home's config.toml rpc.laddr; an explicit --node wins; a broken config.toml is named", async () => {
+  const root = await mkdtemp(join(tmpdir(), "flags-node-"));
+  try {
+    const home = join(root, "home");
+    await mkdir(join(home, "config"), { recursive: true });
+    await writeFile(join(home, "config", "config.toml"), '[rpc]\nladdr = "tcp://0.0.0.0:31657"\n');
+    assert.equal(readTxFlags(parseTx(["--home", home])).node, "tcp://127.0.0.1:31657");
+    assert.equal(readTxFlags(parseTx(["--home", home, "--node", "tcp://10.0.0.9:1"])).node, "tcp://10.0.0.9:1");
+    // A home with no config.toml names no node: the client default.
+    assert.equal(readTxFlags(parseTx(["--home", join(root, "none")])).node, "tcp://localhost:26657");
+    await writeFile(join(home, "config", "config.toml"), '[rpc]\nladdr = "unix:///tmp/rpc.sock"\n');
+    throwsCli(
+      () => readTxFlags(parseTx(["--home", home])),
+      /^cannot tell which node to ask \(give --node\): .*rpc\.laddr/,
+    );
+    assert.equal(readTxFlags(parseTx(["--home", home, "--node", "tcp://10.0.0.9:1"])).node, "tcp://10.0.0.9:1");
+  } finally {
+    await rm(root, { recursive: true, force: true });
+  }
 });
 
 test("tx flags: every flag is read, short forms included", () => {

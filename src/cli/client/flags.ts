@@ -6,10 +6,14 @@
 import { type Command, InvalidArgumentError } from "commander";
 import { addressFromBech32 } from "../../client/crypto/bech32.ts";
 import { DURATION_EXPECTED, parseDurationMs } from "../../config/duration.ts";
+import { resolveHome } from "../../config/home.ts";
+import { DEFAULT_CLIENT_NODE, homeRpcAddress } from "../../config/home-rpc-address.ts";
 import { CliError } from "../errors.ts";
 
-/** The consensus RPC address used when `--node` is not given. */
-export const DEFAULT_NODE = "tcp://localhost:26657";
+/** The consensus RPC address used when `--node` is not given and the home names none (see {@link nodeOfHome}). */
+export const DEFAULT_NODE = DEFAULT_CLIENT_NODE;
+/** `--node`'s help text: where the default comes from (docs/CONTRACT.md §8). */
+const NODE_HELP = `consensus RPC address of the node (tcp://host:port); default: the --home's config.toml rpc.laddr, else ${DEFAULT_NODE}`;
 /** Gas limit used when `--gas` is not given (upstream's default). */
 export const DEFAULT_GAS_LIMIT = 200000n;
 /** How long `--wait` waits for inclusion unless `--wait-timeout` says otherwise. */
@@ -22,7 +26,7 @@ export type OutputFormat = "text" | "json";
 export interface QueryFlags {
   home: string;
   output: OutputFormat;
-  /** Consensus RPC address as given (`tcp://host:port`, `http://…`). */
+  /** Consensus RPC address as given (`tcp://host:port`, `http://…`), else the home's rpc.laddr (see nodeOfHome). */
   node: string;
   /** gRPC address; when set, queries go over gRPC instead of the RPC's abci_query. */
   grpcAddr?: string;
@@ -76,7 +80,7 @@ export const SIGN_MODES = ["direct", "amino-json", "direct-aux", "textual"] as c
 /** Adds --node, --grpc-addr and --height to a query command. */
 export function addQueryFlags(command: Command): Command {
   return command
-    .option("--node <url>", "consensus RPC address of the node (tcp://host:port)", DEFAULT_NODE)
+    .option("--node <url>", NODE_HELP)
     .option("--grpc-addr <address>", "gRPC address of the node (host:port); queries then go over gRPC")
     .option("--height <height>", "query the state at this height (0 = latest)", parseHeightArgument);
 }
@@ -88,7 +92,7 @@ export function addQueryFlags(command: Command): Command {
  */
 export function addTxFlags(command: Command): Command {
   return command
-    .option("--node <url>", "consensus RPC address of the node (tcp://host:port)", DEFAULT_NODE)
+    .option("--node <url>", NODE_HELP)
     .option("--grpc-addr <address>", "gRPC address of the node (host:port); queries then go over gRPC")
     .option("--from <key>", "name or address of the signing key")
     .option("--chain-id <id>", "the chain id (default: the node's network)")
@@ -136,7 +140,7 @@ export function readQueryFlags(options: Record<string, unknown>): QueryFlags {
   return {
     home: String(options.home ?? ""),
     output: readOutputFormat(options.output),
-    node: String(options.node ?? DEFAULT_NODE),
+    node: options.node === undefined ? nodeOfHome(options.home) : String(options.node),
     grpcAddr: grpcAddr === "" ? undefined : grpcAddr,
     height:
       typeof height === "bigint"
@@ -207,6 +211,19 @@ export function readTxFlags(options: Record<string, unknown>): TxFlags {
     dryRun,
     feePayer: feePayer === "" ? undefined : feePayer,
   };
+}
+
+/**
+ * The node a client command asks without `--node` (docs/CONTRACT.md §8): the one whose home it was given (or the
+ * default home), at that home's config.toml rpc.laddr; {@link DEFAULT_NODE} when the home has no config.toml.
+ * @example nodeOfHome("/var/lib/chaind") // "tcp://127.0.0.1:26657"
+ */
+export function nodeOfHome(home: unknown): string {
+  try {
+    return homeRpcAddress(resolveHome(home === undefined ? undefined : String(home))) ?? DEFAULT_NODE;
+  } catch (error) {
+    throw new CliError(`cannot tell which node to ask (give --node): ${(error as Error).message}`, { cause: error });
+  }
 }
 
 // Upstream parses --fee-payer as an account address whatever the mode: a typo must not reach a generated tx.

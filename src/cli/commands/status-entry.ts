@@ -14,7 +14,12 @@ export function statusEntryCommand(io: CliIo): Command {
     .allowExcessArguments()
     .argument("[args...]")
     .action(async (args: string[], _flags: unknown, command: Command) => {
-      const home = (command.parent?.opts() as { home?: string } | undefined)?.home;
+      // Only a --home the user gave is passed on: the root's default home names the node to ask (its rpc.laddr) but
+      // is never read as data (docs/CONTRACT.md §12), and status-command.ts finds the default home itself.
+      const root = command.parent;
+      const given = root?.getOptionValueSource("home");
+      const home =
+        given === "cli" || given === "env" ? (root?.opts() as { home?: string } | undefined)?.home : undefined;
       // Errors are raised, not written, so the tree's one error handler prints them (once).
       let stderr = "";
       const code = await runStatusCommand([...(home === undefined ? [] : ["--home", home]), ...args], {
