@@ -83,7 +83,9 @@ export class WsConnection {
     socket.on("end", () => this.destroy());
     socket.on("error", () => this.destroy());
     socket.on("close", () => this.destroy());
-    if (head !== undefined && head.length > 0) this.receive(head);
+    // Bytes that came with the handshake (a client may send its first frame at once): read after the owner has set
+    // `onMessage`, which it can only do once this constructor has returned.
+    if (head !== undefined && head.length > 0) process.nextTick(() => this.receive(head));
   }
 
   /** True once the connection is closing or closed. */
