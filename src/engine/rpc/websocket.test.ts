@@ -450,8 +450,8 @@ describe("WebSocket output bounds", { timeout: 300_000 }, () => {
     const replyBytes = Buffer.byteLength((await post("block", { height })).text);
     const ws = await subscriber();
     ws.socket.pause(); // never reads again
-    // 150 replies of ~140 kB: far more than the kernel's socket buffers and the bound together.
-    for (let id = 1; id <= 150; id++) ws.send({ jsonrpc: "2.0", id, method: "block", params: { height } });
+    // 250 replies of ~140 kB: far more than the kernel's socket buffers and the bound together.
+    for (let id = 1; id <= 250; id++) ws.send({ jsonrpc: "2.0", id, method: "block", params: { height } });
     const limit = PER_CONNECTION + replyBytes + CONTROL_SLACK;
     node.server.takeWebSocketOutputPeaks();
     await until(() => {
