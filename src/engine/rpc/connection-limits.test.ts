@@ -1,7 +1,8 @@
 // The consensus RPC's connection handling over real loopback sockets, against a real engine:
 // rpc.max_open_connections closes connections beyond the limit and frees the slot when one closes;
 // partial headers and idle connections are closed by the read timeout (CometBFT: 10 s; 1 s here), a stalled
-// body gets CometBFT's read error; the defaults are CometBFT's.
+// body gets CometBFT's read error; the defaults are CometBFT's; an upgraded (WebSocket) connection that its client
+// closes frees its slot at once.
 import assert from "node:assert/strict";
 import { connect, type Socket } from "node:net";
 import { after, before, test } from "node:test";
@@ -79,6 +80,33 @@ test("connections beyond rpc.max_open_connections are closed; a freed slot serve
   assert.equal(served, 200);
   for (const c of held.slice(1)) c.socket.destroy();
   await Promise.all(held.map((c) => c.closed));
+});
+
+// N2 of the round-3 reliability probe: upgraded sockets ignored the client's FIN and held their slot until the ping
+// timer (~54 s), so a burst of upgrade-and-close cycles locked every new RPC connection out.
+test("WebSocket connections closed by the client (FIN, no close frame) free their slot at once", async () => {
+  const port = (server.address as { port: number }).port;
+  for (let i = 0; i < 3 * MAX_OPEN; i++) {
+    const c = await open();
+    c.socket.write(
+      "GET /websocket HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n" +
+        `Sec-WebSocket-Key: ${Buffer.alloc(16, i).toString("base64")}\r\nSec-WebSocket-Version: 13\r\n\r\n`,
+    );
+    // Upgraded: the 101 has arrived (a connection refused over the cap would close without one).
+    await new Promise<void>((resolve, reject) => {
+      const check = () => {
+        if (c.socket.bytesRead > 0) resolve();
+      };
+      c.socket.on("data", check);
+      c.socket.once("close", () => reject(new Error(`cycle ${i}: closed before the 101 (port ${port})`)));
+    });
+    c.socket.end(); // FIN only, as a client process that exits does
+    // Before the fix the server kept its side open for ~54 s; 30 s is far above a prompt close on any machine.
+    assert.notEqual(await within(c.closed, 30_000), "still open", `cycle ${i}: the server kept the socket open`);
+  }
+  // Every slot is free again: the server counts no connection, and a plain request is served.
+  while ((await server.openConnections()) > 0) await new Promise((r) => setTimeout(r, 10));
+  assert.equal(await status(), 200);
 });
 
 // As a real CometBFT v0.38 answered (scripts/rpc-compare.ts): Go closes an idle or half-sent request silently, and

@@ -12,7 +12,7 @@ import type { Json } from "./json-shapes.ts";
 import { RpcCode, RpcError } from "./rpc-error.ts";
 import { RPC_METHODS, type RpcContext } from "./rpc-methods.ts";
 import { argsFromJsonRpc, argsFromUri } from "./rpc-params.ts";
-import { WsHub, type WsHubOptions } from "./ws-hub.ts";
+import { WsHub, type WsHubOptions, type WsOutputStats } from "./ws-hub.ts";
 
 /** Where and how to serve. */
 export interface RpcServerOptions {
@@ -26,7 +26,7 @@ export interface RpcServerOptions {
   /** rpc.max_open_connections and the read/write timeouts (CometBFT's defaults when absent). */
   limits?: RpcConnectionLimits;
   logger?: EngineLogger;
-  /** WebSocket limits (config.toml max_subscription_clients / max_subscriptions_per_client). */
+  /** WebSocket limits (config.toml max_subscription_clients / max_subscriptions_per_client; output bounds). */
   websocket?: WsHubOptions;
 }
 
@@ -153,6 +153,21 @@ export class RpcServer {
     if (a === undefined) return `unix://${(this.options.listen as { path: string }).path}`;
     const host = a.host === "0.0.0.0" || a.host === "::" ? "127.0.0.1" : a.host.includes(":") ? `[${a.host}]` : a.host;
     return `http://${host}:${a.port}`;
+  }
+
+  /** Connections open now, HTTP and WebSocket alike (what rpc.max_open_connections counts). */
+  openConnections(): Promise<number> {
+    return new Promise((resolve, reject) => this.server.getConnections((e, n) => (e ? reject(e) : resolve(n))));
+  }
+
+  /** The WebSocket connections' unread output now (bounded per connection and in total; see ws-connection.ts). */
+  get webSocketOutput(): WsOutputStats {
+    return this.ws.output;
+  }
+
+  /** The most unread WebSocket output one connection and all held at once since the last call (for tests). */
+  takeWebSocketOutputPeaks(): { connectionBytes: number; totalBytes: number } {
+    return this.ws.takeOutputPeaks();
   }
 
   /** Stops accepting connections; idle ones close now, busy ones (e.g. a waiting broadcast_tx_commit) after 500 ms. */

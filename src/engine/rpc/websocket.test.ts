@@ -1,6 +1,7 @@
 // The consensus RPC's WebSocket at the protocol level, with a hand-written RFC 6455 client on a real socket:
 // handshake, masking, fragmented messages, ping/pong, close, the size limit; subscribe/unsubscribe with
-// CometBFT's query language, event shapes and composite-key maps; the per-client and per-server limits.
+// CometBFT's query language, event shapes and composite-key maps; the per-client and per-server limits; close codes
+// and request ids as CometBFT checks them; the bounds on a client's unread output (requests wait, events close).
 import assert from "node:assert/strict";
 import { createHash, randomBytes } from "node:crypto";
 import { connect, type Socket } from "node:net";
@@ -180,6 +181,35 @@ describe("consensus RPC WebSocket", { timeout: 120_000 }, () => {
     assert.match(reply, /^HTTP\/1\.1 400 /);
   });
 
+  it("answers a message sent in the same packet as the handshake", async () => {
+    const socket = connect(port, "127.0.0.1");
+    await new Promise((resolve) => socket.once("connect", resolve));
+    const mask = randomBytes(4);
+    const body = Buffer.from(JSON.stringify({ jsonrpc: "2.0", id: 7, method: "health" }));
+    const masked = body.map((b, i) => b ^ mask[i & 3]);
+    socket.write(
+      Buffer.concat([
+        Buffer.from(
+          "GET /websocket HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n" +
+            `Sec-WebSocket-Key: ${randomBytes(16).toString("base64")}\r\nSec-WebSocket-Version: 13\r\n\r\n`,
+        ),
+        Buffer.from([0x81, 0x80 | body.length]),
+        mask,
+        masked,
+      ]),
+    );
+    let received = "";
+    await new Promise<void>((resolve, reject) => {
+      socket.on("data", (chunk: Buffer) => {
+        received += chunk.toString("latin1");
+        if (received.includes('"id":7')) resolve();
+      });
+      socket.once("close", () => reject(new Error(`closed without an answer: ${received}`)));
+    });
+    assert.match(received, /"result":\{\}/);
+    socket.destroy();
+  });
+
   it("answers ordinary methods, fragmented messages and pings on the socket", async () => {
     const ws = await client();
     const health = await ws.call(1, "health");
@@ -212,6 +242,43 @@ describe("consensus RPC WebSocket", { timeout: 120_000 }, () => {
     plain.frame(Opcode.text, Buffer.from("{}"), true, true);
     assert.equal((await plain.nextControl(Opcode.close)).readUInt16BE(0), 1002);
     await plain.waitClosed();
+  });
+
+  it("answers a close frame whose code is invalid (RFC 6455 §7.4) with 1002, and echoes a valid one", async () => {
+    const invalid: [string, Buffer][] = [
+      ["999", Buffer.from([0x03, 0xe7])],
+      ["1005 (no endpoint may send it)", Buffer.from([0x03, 0xed])],
+      ["2999 (unassigned)", Buffer.from([0x0b, 0xb7])],
+      ["5000", Buffer.from([0x13, 0x88])],
+      ["a one-byte payload", Buffer.from([0x03])],
+      ["a reason that is not UTF-8", Buffer.from([0x03, 0xe8, 0xff])],
+    ];
+    for (const [what, payload] of invalid) {
+      const ws = await client();
+      ws.frame(Opcode.close, payload);
+      assert.equal((await ws.nextControl(Opcode.close)).readUInt16BE(0), 1002, what);
+      await ws.waitClosed();
+    }
+    const valid = await client();
+    valid.frame(Opcode.close, Buffer.from([0x0f, 0xa0, 0x62, 0x79, 0x65])); // 4000 "bye"
+    assert.equal((await valid.nextControl(Opcode.close)).readUInt16BE(0), 4000);
+    await valid.waitClosed();
+  });
+
+  it("answers a request whose id is an object, an array or a boolean with CometBFT's parse error, without id", async () => {
+    const ws = await client();
+    for (const id of [{}, [1], true]) {
+      for (const method of ["subscribe", "unsubscribe_all", "health"]) {
+        ws.send({ jsonrpc: "2.0", id, method, params: { query: "tm.event='NewBlock'" } });
+        const answer = await ws.next((m) => m.error !== undefined);
+        assert.equal(answer.error.code, -32700, `${method} with id ${JSON.stringify(id)}`);
+        assert.match(answer.error.data, /^error unmarshaling request: json-rpc ID .* is of unknown type/);
+        assert.equal("id" in answer, false);
+      }
+    }
+    // None of them subscribed.
+    assert.equal((await ws.call(1, "unsubscribe_all")).error.data, "subscription not found");
+    ws.socket.destroy();
   });
 
   it("delivers NewBlock, NewBlockHeader, NewBlockEvents and Tx events that match the query", async () => {
@@ -326,5 +393,123 @@ describe("consensus RPC WebSocket", { timeout: 120_000 }, () => {
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
     for (const c of [ws, third]) c.socket.destroy();
+  });
+});
+
+/** Resolves once `condition` holds, checking it every few milliseconds (never a fixed wait). */
+async function until(condition: () => boolean, what: string, attempts = 30_000): Promise<void> {
+  for (let i = 0; !condition(); i++) {
+    if (i >= attempts) throw new Error(`gave up waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+// N3 of the round-3 reliability probe: replies to a client that never read them piled up without limit, and slow
+// subscribers held ~120 MB each. What the node holds is counted in bytes (never RSS or time).
+describe("WebSocket output bounds", { timeout: 300_000 }, () => {
+  const PER_CONNECTION = 512 * 1024;
+  const TOTAL = 1024 * 1024;
+  // Control frames (a ping, the close frame) may follow a full buffer; they are a few bytes each.
+  const CONTROL_SLACK = 256;
+  let node: KvRpcNode;
+
+  before(async () => {
+    node = await startKvRpcNode({
+      moniker: "ws-bounds",
+      server: { websocket: { maxPendingBytes: PER_CONNECTION, maxTotalPendingBytes: TOTAL } },
+    });
+  });
+
+  after(async () => {
+    await node.close();
+  });
+
+  async function post(method: string, params: unknown): Promise<{ text: string; json: Answer }> {
+    const response = await fetch(node.server.url, {
+      method: "POST",
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
+    });
+    const text = await response.text();
+    return { text, json: JSON.parse(text) };
+  }
+
+  function bigTx(key: string, valueBytes: number, seed: number): string {
+    return Buffer.from(`${key}=${String(seed).padStart(8, "0")}${"v".repeat(valueBytes)}`).toString("base64");
+  }
+
+  async function subscriber(): Promise<RawWs> {
+    const ws = await RawWs.open(node.port);
+    assert.ok(ws instanceof RawWs, `handshake refused: ${ws}`);
+    return ws;
+  }
+
+  it("a client that pipelines requests and never reads holds at most the bound plus one reply", async () => {
+    const committed = await post("broadcast_tx_commit", { tx: bigTx("flood", 100_000, 0) });
+    const height = committed.json.result.height;
+    // The same reply over HTTP, pretty-printed: larger than the compact one the WebSocket sends.
+    const replyBytes = Buffer.byteLength((await post("block", { height })).text);
+    const ws = await subscriber();
+    ws.socket.pause(); // never reads again
+    // 250 replies of ~140 kB: far more than the kernel's socket buffers and the bound together.
+    for (let id = 1; id <= 250; id++) ws.send({ jsonrpc: "2.0", id, method: "block", params: { height } });
+    const limit = PER_CONNECTION + replyBytes + CONTROL_SLACK;
+    node.server.takeWebSocketOutputPeaks();
+    await until(() => {
+      const held = node.server.webSocketOutput.largestBytes;
+      assert.ok(held <= limit, `the node holds ${held} unread bytes for one client (bound ${limit})`);
+      return node.server.webSocketOutput.waiting === 1;
+    }, "the server to stop reading the client's requests");
+    const peak = node.server.takeWebSocketOutputPeaks().connectionBytes;
+    assert.ok(peak <= limit, `the node held ${peak} unread bytes for one client (bound ${limit})`);
+    assert.ok(peak >= PER_CONNECTION, "the output did reach the bound (else this test proves nothing)");
+    ws.socket.destroy();
+    await until(() => {
+      const output = node.server.webSocketOutput;
+      return output.connections === 0 && output.totalBytes === 0 && output.largestBytes === 0;
+    }, "the counters to return to 0 once the client left");
+  });
+
+  it("slow subscribers are closed before their unread events pass the bound, and all stay within the budget", async () => {
+    const clients: RawWs[] = [];
+    for (let i = 0; i < 3; i++) {
+      const ws = await subscriber();
+      // Three subscriptions matching each Tx event (one per tx, so each event is well under the bound; a NewBlock
+      // event of several big txs could exceed it, and a lone event larger than the bound is still sent).
+      for (const [id, query] of ["tm.event='Tx'", "tx.height > 0", "kv.key = 'slow'"].entries()) {
+        assert.deepEqual((await ws.call(id + 1, "subscribe", { query })).result, {});
+      }
+      ws.socket.pause(); // reads nothing from now on
+      clients.push(ws);
+    }
+    node.server.takeWebSocketOutputPeaks();
+    // ~20 kB values: each block then carries a few hundred kB of matching events per client.
+    for (let i = 1; i <= 400 && node.server.webSocketOutput.connections > 0; i++) {
+      const r = await post("broadcast_tx_sync", { tx: bigTx("slow", 20_000, i) });
+      assert.equal(r.json.result.code, 0);
+    }
+    assert.equal(node.server.webSocketOutput.connections, 0, "every slow subscriber was closed");
+    const peaks = node.server.takeWebSocketOutputPeaks();
+    assert.ok(
+      peaks.connectionBytes <= PER_CONNECTION + CONTROL_SLACK,
+      `one client held ${peaks.connectionBytes} bytes`,
+    );
+    assert.ok(
+      peaks.totalBytes <= TOTAL + CONTROL_SLACK,
+      `all clients held ${peaks.totalBytes} bytes (budget ${TOTAL})`,
+    );
+    assert.ok(peaks.connectionBytes > PER_CONNECTION / 2, "events were buffered (else this test proves nothing)");
+    assert.equal(node.server.webSocketOutput.totalBytes, 0, "nothing is held once they are gone");
+    for (const ws of clients) ws.socket.destroy();
+  });
+
+  it("a subscriber that reads what it gets keeps its connection while others are closed", async () => {
+    const reader = await subscriber();
+    assert.deepEqual((await reader.call(1, "subscribe", { query: "tm.event='Tx'" })).result, {});
+    const r = await post("broadcast_tx_sync", { tx: bigTx("read", 20_000, 1) });
+    assert.equal(r.json.result.code, 0);
+    const event = await reader.next((m) => m.id === 1 && m.result?.query !== undefined);
+    assert.equal(event.result.data.type, "tendermint/event/Tx");
+    assert.equal(reader.closed, false);
+    reader.socket.destroy();
   });
 });

@@ -1,6 +1,6 @@
 // RFC 6455 framing for the consensus RPC's WebSocket: the handshake accept key, a streaming frame parser (client
-// frames must be masked, control frames short and unfragmented) and the frame encoder for server frames (never
-// masked). Written here rather than taken from the `ws` package: the server needs only this much of the protocol,
+// frames must be masked, control frames short and unfragmented), the check of a client's close code, and the header
+// of server frames (never masked). Written here rather than taken from the `ws` package: the server needs only this much of the protocol,
 // and the release's single executable stays free of one more dependency (docs/ARCHITECTURE.md).
 import { createHash } from "node:crypto";
 
@@ -10,7 +10,14 @@ const GUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11";
 export const Opcode = { continuation: 0x0, text: 0x1, binary: 0x2, close: 0x8, ping: 0x9, pong: 0xa } as const;
 
 /** Close codes of RFC 6455 §7.4.1 that the server sends. */
-export const CloseCode = { normal: 1000, goingAway: 1001, protocolError: 1002, tooBig: 1009 } as const;
+export const CloseCode = {
+  normal: 1000,
+  goingAway: 1001,
+  protocolError: 1002,
+  policyViolation: 1008,
+  tooBig: 1009,
+  internalError: 1011,
+} as const;
 
 /** One decoded frame (payload already unmasked). */
 export interface Frame {
@@ -44,6 +51,11 @@ export class FrameParser {
 
   constructor(maxPayload: number) {
     this.maxPayload = maxPayload;
+  }
+
+  /** Bytes held while waiting for the rest of a frame (at most one frame header and `maxPayload`). */
+  get bufferedBytes(): number {
+    return this.buffered.length;
   }
 
   /** Adds bytes; returns every frame now complete. Throws {@link WsProtocolError} on a bad frame. */
@@ -92,9 +104,30 @@ export class FrameParser {
   }
 }
 
-/** Encodes one unmasked, final server frame. */
-export function encodeFrame(opcode: number, payload: Buffer): Buffer {
-  const n = payload.length;
+/**
+ * The code a client's close frame carries, checked as RFC 6455 §5.5.1 and §7.4 require: no payload means no code
+ * (1005, answered with 1000); a one-byte payload, a code no endpoint may send (below 1000, 1004–1006, 1015, the
+ * unassigned 1016–2999, 5000 and above) or a reason that is not UTF-8 is a protocol error (answered with 1002, not
+ * echoed: an echo would itself be an invalid close frame).
+ */
+export function closeCodeOf(payload: Buffer): number {
+  if (payload.length === 0) return 1005;
+  if (payload.length === 1) throw new WsProtocolError("close frame with a one-byte payload");
+  const code = payload.readUInt16BE(0);
+  const sendable =
+    (code >= 1000 && code <= 1014 && code !== 1004 && code !== 1005 && code !== 1006) || (code >= 3000 && code <= 4999);
+  if (!sendable) throw new WsProtocolError(`invalid close code ${code}`);
+  try {
+    new TextDecoder("utf-8", { fatal: true }).decode(payload.subarray(2));
+  } catch {
+    throw new WsProtocolError("close reason is not UTF-8");
+  }
+  return code;
+}
+
+/** The header of one unmasked, final server frame carrying `length` payload bytes. */
+export function frameHeader(opcode: number, length: number): Buffer {
+  const n = length;
   let header: Buffer;
   if (n < 126) {
     header = Buffer.from([0x80 | opcode, n]);
@@ -109,7 +142,7 @@ export function encodeFrame(opcode: number, payload: Buffer): Buffer {
     header[1] = 127;
     header.writeBigUInt64BE(BigInt(n), 2);
   }
-  return Buffer.concat([header, payload]);
+  return header;
 }
 
 /** The payload of a close frame: the code and an optional short reason. */

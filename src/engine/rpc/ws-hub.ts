@@ -11,7 +11,8 @@ import type { Json } from "./json-shapes.ts";
 import { RpcCode, RpcError } from "./rpc-error.ts";
 import { WsConnection } from "./ws-connection.ts";
 import { type EventMap, eventsOfBlock, type PublishedEvent } from "./ws-events.ts";
-import { acceptKey } from "./ws-frames.ts";
+import { acceptKey, CloseCode } from "./ws-frames.ts";
+import { WS_OUTPUT_LIMITS, WsOutputBudget } from "./ws-output-budget.ts";
 
 /** config.toml [rpc] limits the endpoint honours. */
 export interface WsHubOptions {
@@ -21,8 +22,22 @@ export interface WsHubOptions {
   maxSubscriptionsPerClient?: number;
   /** Largest message a client may send (default 1 MB, CometBFT's read limit). */
   maxMessageBytes?: number;
-  /** Outgoing bytes a client may leave unread before its subscriptions are cancelled (default 64 MiB). */
+  /** Unread output one connection may hold before its requests wait and an event closes it (default 16 MiB). */
   maxPendingBytes?: number;
+  /** Unread output all connections together may hold (default 256 MiB). */
+  maxTotalPendingBytes?: number;
+}
+
+/** A server's unread WebSocket output now (what the bounds limit; read by tests). */
+export interface WsOutputStats {
+  /** Connections open. */
+  connections: number;
+  /** Bytes held for all of them (the shared budget's count). */
+  totalBytes: number;
+  /** The largest any one connection holds (its own count or its socket's writableLength). */
+  largestBytes: number;
+  /** Connections whose next request waits for their output to drain. */
+  waiting: number;
 }
 
 /** Answers one ordinary JSON-RPC request object (undefined for a notification). */
@@ -56,6 +71,9 @@ function rejectHandshake(socket: Duplex, status: string, text: string): void {
 export class WsHub {
   private readonly clients = new Set<Client>();
   private readonly options: Required<WsHubOptions>;
+  private readonly budget: WsOutputBudget;
+  /** The largest peak of a connection that closed since the last {@link takeOutputPeaks}. */
+  private closedPeak = 0;
   private readonly call: JsonRpcCall;
   private readonly detach: () => void;
 
@@ -65,8 +83,10 @@ export class WsHub {
       maxSubscriptionClients: options.maxSubscriptionClients ?? 100,
       maxSubscriptionsPerClient: options.maxSubscriptionsPerClient ?? 5,
       maxMessageBytes: options.maxMessageBytes ?? 1_000_000,
-      maxPendingBytes: options.maxPendingBytes ?? 64 * 1024 * 1024,
+      maxPendingBytes: options.maxPendingBytes ?? WS_OUTPUT_LIMITS.perConnectionBytes,
+      maxTotalPendingBytes: options.maxTotalPendingBytes ?? WS_OUTPUT_LIMITS.totalBytes,
     };
+    this.budget = new WsOutputBudget(this.options.maxTotalPendingBytes);
     this.detach = engine.onNewBlock((ev) => {
       if (this.clients.size === 0) return;
       this.publish(eventsOfBlock(ev));
@@ -78,6 +98,29 @@ export class WsHub {
     let n = 0;
     for (const c of this.clients) if (c.subscriptions.size > 0) n++;
     return n;
+  }
+
+  /** The unread output held now, for all connections and the largest one. */
+  get output(): WsOutputStats {
+    let largestBytes = 0;
+    let waiting = 0;
+    for (const c of this.clients) {
+      largestBytes = Math.max(largestBytes, c.conn.pendingBytes);
+      if (c.conn.waitingForOutput) waiting++;
+    }
+    return { connections: this.clients.size, totalBytes: this.budget.used, largestBytes, waiting };
+  }
+
+  /**
+   * The most unread output one connection, and all together, held at any moment since the last call, closed
+   * connections included (the bounds are checked as each message is written; a sample could miss a peak that a
+   * single publish builds and a close releases).
+   */
+  takeOutputPeaks(): { connectionBytes: number; totalBytes: number } {
+    let connectionBytes = this.closedPeak;
+    this.closedPeak = 0;
+    for (const c of this.clients) connectionBytes = Math.max(connectionBytes, c.conn.takePeak());
+    return { connectionBytes, totalBytes: this.budget.takePeak() };
   }
 
   /** Handles an HTTP upgrade request; anything but a valid WebSocket handshake on /websocket is refused. */
@@ -105,15 +148,24 @@ export class WsHub {
       "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n" +
         `Sec-WebSocket-Accept: ${acceptKey(key as string)}\r\n\r\n`,
     );
-    const conn = new WsConnection(socket, { maxMessageBytes: this.options.maxMessageBytes }, head);
+    const conn = new WsConnection(
+      socket,
+      {
+        maxMessageBytes: this.options.maxMessageBytes,
+        maxPendingBytes: this.options.maxPendingBytes,
+        budget: this.budget,
+      },
+      head,
+    );
     const client: Client = { conn, subscriptions: new Map() };
     this.clients.add(client);
-    conn.onClose(() => this.clients.delete(client));
-    // Requests on one socket are answered in order, as CometBFT's read loop does.
-    let queue: Promise<void> = Promise.resolve();
-    conn.onMessage = (text) => {
-      queue = queue.then(() => this.message(client, text)).catch(() => conn.close(1011));
-    };
+    conn.onClose(() => {
+      this.closedPeak = Math.max(this.closedPeak, conn.takePeak());
+      client.subscriptions.clear();
+      this.clients.delete(client);
+    });
+    // Requests on one socket are answered in order, as CometBFT's read loop does (the connection awaits each).
+    conn.onMessage = (text) => this.message(client, text);
   }
 
   /** Closes every WebSocket connection and stops listening to the engine. */
@@ -145,7 +197,13 @@ export class WsHub {
       return;
     }
     const id = (r as { id?: unknown }).id;
-    if (typeof id !== "string" && typeof id !== "number") return; // a notification: no answer
+    if (id === undefined || id === null) return; // a notification: no answer
+    if (typeof id !== "string" && typeof id !== "number") {
+      // An id that is neither a string nor a number: the same parse error as for any other method.
+      const out = await this.call(request);
+      if (out !== undefined) this.send(client, out);
+      return;
+    }
     try {
       const result = this.subscriptionCall(client, method, id, (r as { params?: unknown }).params);
       this.send(client, { jsonrpc: "2.0", id, result });
@@ -182,35 +240,48 @@ export class WsHub {
   }
 
   private publish(events: PublishedEvent[]): void {
-    for (const client of this.clients) {
-      if (client.subscriptions.size === 0) continue;
-      for (const ev of events) {
+    const subscribers = [...this.clients].filter((c) => c.subscriptions.size > 0);
+    if (subscribers.length === 0) return;
+    for (const ev of events) {
+      // The event's data and composite keys are serialised once for every subscriber (only the id and query
+      // differ between them), and that one buffer is written to each socket, not copied.
+      let tail: Buffer | undefined;
+      for (const client of subscribers) {
         for (const sub of client.subscriptions.values()) {
+          if (client.conn.isClosed) break;
           if (!queryMatches(sub.conditions, ev.events)) continue;
-          this.send(client, {
-            jsonrpc: "2.0",
-            id: sub.id,
-            result: { query: sub.query, data: ev.data, events: ev.events },
-          });
-        }
-      }
-      // A client that does not read its events loses its subscriptions, as CometBFT cancels a subscriber that
-      // is not pulling messages fast enough, rather than buffering without bound.
-      if (this.pendingBytes(client) > this.options.maxPendingBytes) {
-        for (const sub of client.subscriptions.values()) {
-          const e = new RpcError(
-            RpcCode.internalError,
-            "subscription was cancelled (reason: client is not pulling messages fast enough)",
+          tail ??= Buffer.from(`,"data":${JSON.stringify(ev.data)},"events":${JSON.stringify(ev.events)}}}`);
+          const head = Buffer.from(
+            `{"jsonrpc":"2.0","id":${JSON.stringify(sub.id)},"result":{"query":${JSON.stringify(sub.query)}`,
           );
-          this.send(client, { jsonrpc: "2.0", id: sub.id, error: e.toJson() });
+          this.deliver(client, [head, tail]);
         }
-        client.subscriptions.clear();
       }
     }
   }
 
-  private pendingBytes(client: Client): number {
-    return client.conn.pendingBytes;
+  /**
+   * Writes one event to a subscriber. Events cannot wait for a client to read, so one that would take the client's
+   * unread output over its bound closes the connection (CometBFT cancels such a subscriber too). When the total
+   * over all connections would pass its budget, the subscribers holding the most are closed first.
+   */
+  private deliver(client: Client, parts: Buffer[]): void {
+    const size = parts[0].length + parts[1].length;
+    while (this.budget.wouldExceed(size)) {
+      let slowest: Client | undefined;
+      for (const c of this.clients) {
+        if (c.subscriptions.size === 0 || c.conn.isClosed || c.conn.pendingBytes === 0) continue;
+        if (slowest === undefined || c.conn.pendingBytes > slowest.conn.pendingBytes) slowest = c;
+      }
+      if (slowest === undefined) break; // only replies hold the budget: they wait for their own clients
+      this.dropSlow(slowest);
+    }
+    if (!client.conn.isClosed && !client.conn.offer(parts)) this.dropSlow(client);
+  }
+
+  private dropSlow(client: Client): void {
+    client.subscriptions.clear();
+    client.conn.close(CloseCode.policyViolation, "client is not pulling messages fast enough");
   }
 }
 
