@@ -188,6 +188,16 @@ export class SnapshotStore {
     return covered;
   }
 
+  /** Removes the snapshot's engine-state.json and its hash from the descriptor (a file that cannot be trusted). */
+  async dropEngineState(info: SnapshotInfo): Promise<SnapshotInfo> {
+    const folder = this.folder(info.height, info.format);
+    const bare: SnapshotInfo = { ...info };
+    delete bare.engineStateHash;
+    await replaceFile(join(folder, DESCRIPTOR), descriptorText(bare));
+    await rm(join(folder, ENGINE_STATE_FILE), { force: true });
+    return bare;
+  }
+
   /**
    * The snapshot's engine-state.json, checked against the hash its descriptor records; undefined when the
    * snapshot carries none. A file that its descriptor does not cover, or that does not match, is refused.
