@@ -158,7 +158,7 @@ test("load of a damaged archive: one-line errors, no temporaries left in the hom
   const absolute = join(dir.path, "absolute.tar.gz");
   await createTar({ gzip: true, file: absolute, preservePaths: true }, [join(victim, "precious")]);
   await refused(loadHomeSnapshot({ home, archive: absolute }), /is not a snapshot archive: it holds "\//);
-  const extra = await archiveOf(new Map([...members, ["notes.txt", "x"]]), "extra");
+  const extra = await archiveOf(new Map<string, Buffer | string>([...members, ["notes.txt", "x"]]), "extra");
   await refused(loadHomeSnapshot({ home, archive: extra }), /it holds "notes.txt"/);
   const missing = new Map(members);
   missing.delete("0");
