@@ -110,9 +110,10 @@ function run<Args extends unknown[]>(action: (...args: Args) => Promise<void>): 
 }
 
 function parseHeight(text: string): bigint {
-  if (!/^[0-9]+$/.test(text) || BigInt(text) < 1n || BigInt(text) >= 2n ** 64n) {
-    throw new InvalidArgumentError(`expected a positive whole number (below 2^64), got "${text}"`);
+  if (!/^[0-9]+$/.test(text) || BigInt(text) < 1n) {
+    throw new InvalidArgumentError(`expected a positive whole number, got "${text}"`);
   }
+  if (BigInt(text) >= 2n ** 64n) throw new InvalidArgumentError(`expected a height below 2^64, got "${text}"`);
   return BigInt(text);
 }
 
