@@ -9,8 +9,8 @@ import { Parser, type ReadEntry } from "tar";
 import { MAX_CHUNK_BYTES, MAX_CHUNKS } from "./descriptor.ts";
 import { SnapshotError } from "./errors.ts";
 
-/** The descriptor's and the engine state's size limit: far above what either holds (the hash list is 67 B/chunk). */
-const MAX_META_BYTES = 80 * 1024 * 1024;
+/** The descriptor's and the engine state's size limit: above what either holds (the hash list is ~70 B/chunk). */
+const MAX_META_BYTES = 16 * 1024 * 1024;
 /** Read size: deflate inflates at most ~1,000×, so one read inflates at most ~16 MB. */
 const READ_BYTES = 16 * 1024;
 
@@ -111,7 +111,7 @@ function plainName(path: string): string | undefined {
   const name = path.startsWith("./") ? path.slice(2) : path;
   if (name === "" || name === "." || name === "./") return ".";
   if (name === "snapshot.json" || name === "engine-state.json") return name;
-  if (/^(0|[1-9][0-9]{0,6})$/.test(name) && Number(name) < MAX_CHUNKS) return name;
+  if (/^(0|[1-9][0-9]{0,5})$/.test(name) && Number(name) < MAX_CHUNKS) return name;
   return undefined;
 }
 
