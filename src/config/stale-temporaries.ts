@@ -7,9 +7,9 @@ import { join } from "node:path";
 
 const TEMPORARY = /^\.?[^/]+\.tmp-(\d+)-[0-9a-f]+$/;
 
-/** True when process `pid` exists (and is not this one: at start this process has written nothing yet). */
-function writerAlive(pid: number): boolean {
-  if (pid === process.pid) return false;
+/** True when a process with this pid exists (this one included). */
+export function processRunning(pid: number): boolean {
+  if (!Number.isSafeInteger(pid) || pid <= 0) return false;
   try {
     process.kill(pid, 0);
     return true;
@@ -17,6 +17,14 @@ function writerAlive(pid: number): boolean {
     // EPERM: the process exists but belongs to someone else.
     return (err as NodeJS.ErrnoException).code === "EPERM";
   }
+}
+
+/**
+ * True when the writer `pid` of a temporary is gone. This process counts as gone: the cleaners run at start,
+ * before this process has written anything, so a temporary with its pid is from an earlier process.
+ */
+export function processGone(pid: number): boolean {
+  return pid === process.pid || !processRunning(pid);
 }
 
 /**
@@ -34,7 +42,7 @@ export async function removeStaleTemporaries(dir: string): Promise<string[]> {
   const removed: string[] = [];
   for (const name of names) {
     const match = TEMPORARY.exec(name);
-    if (match === null || writerAlive(Number(match[1]))) continue;
+    if (match === null || !processGone(Number(match[1]))) continue;
     try {
       await unlink(join(dir, name));
       removed.push(name);

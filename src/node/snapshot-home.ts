@@ -10,11 +10,10 @@
 // - delete <height> <format>.
 import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
-import { copyFile, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readdir, readFile, rm, stat } from "node:fs/promises";
 import { basename, join, resolve } from "node:path";
 import { pino } from "pino";
-import { create as createTar, extract as extractTar } from "tar";
+import { create as createTar } from "tar";
 import { homePaths } from "../config/home.ts";
 import { BlockStore } from "../engine/block-store.ts";
 import {
@@ -30,18 +29,23 @@ import {
   createSnapshot,
   DEFAULT_CHUNK_SIZE,
   decodeChunks,
+  ENGINE_STATE_FILE,
   installState,
+  lockRestore,
+  parseDescriptorText,
   SnapshotError,
+  SnapshotFormatError,
   type SnapshotInfo,
   SnapshotNotFoundError,
   SnapshotStore,
   snapshotDir,
+  unpackSnapshotArchive,
 } from "../snapshots/index.ts";
 import { readLastCommittedVersion } from "../store/index.ts";
 import { loadNodeSettings } from "./node-settings.ts";
 
-/** The sidecar file carrying the embedded engine's state at the snapshot height. */
-export const ENGINE_STATE_FILE = "engine-state.json";
+export { ENGINE_STATE_FILE };
+
 const DESCRIPTOR = "snapshot.json";
 
 /** The snapshots of a home, newest first. */
@@ -83,27 +87,35 @@ export async function exportHomeSnapshot(options: {
   } finally {
     await chain.app.close();
   }
-  await attachEngineState(settings.home, snapshots, info);
-  return info;
+  return attachEngineState(settings.home, snapshots, info);
 }
 
-/** Writes the engine state at the snapshot's height beside it when this home's block store can give it. */
-async function attachEngineState(home: string, snapshots: SnapshotStore, info: SnapshotInfo): Promise<boolean> {
-  const target = snapshots.sidecar(info.height, info.format, ENGINE_STATE_FILE);
-  if (existsSync(target)) return true;
+/**
+ * Makes sure the snapshot carries the engine state at its height, covered by its descriptor, when this home's block
+ * store can give it; returns the snapshot's descriptor (with `engineStateHash` when it carries one).
+ */
+async function attachEngineState(home: string, snapshots: SnapshotStore, info: SnapshotInfo): Promise<SnapshotInfo> {
+  const carried = await snapshots.readEngineState(info).catch(() => undefined);
+  if (carried !== undefined) return info;
+  const bootstrap = await engineStateFromBlockStore(home, info.height);
+  if (bootstrap !== undefined) return snapshots.writeEngineState(info, new TextEncoder().encode(bootstrap));
+  // A file the descriptor does not cover (or that is damaged) and cannot be rebuilt: it must not travel.
+  return snapshots.dropEngineState(info);
+}
+
+/** The engine state at `height` as engine-state.json text, when this home's block store can give it. */
+async function engineStateFromBlockStore(home: string, height: bigint): Promise<string | undefined> {
   const blocksDb = homePaths(home).blocksDb;
-  if (!existsSync(blocksDb)) return false;
+  if (!existsSync(blocksDb)) return undefined;
   let store: BlockStore;
   try {
-    store = await BlockStore.open(blocksDb);
+    store = await BlockStore.open(blocksDb, { createIfMissing: false });
   } catch {
-    return false; // locked by a running node, or not an engine home: the snapshot is still complete
+    return undefined; // locked by a running node, or not an engine home: the snapshot is still complete
   }
   try {
-    const bootstrap = await engineBootstrapAt(store, info.height);
-    if (bootstrap === undefined) return false;
-    await writeFile(target, encodeEngineBootstrap(bootstrap));
-    return true;
+    const bootstrap = await engineBootstrapAt(store, height);
+    return bootstrap === undefined ? undefined : encodeEngineBootstrap(bootstrap);
   } finally {
     await store.close();
   }
@@ -117,9 +129,10 @@ export async function dumpHomeSnapshot(options: {
   out?: string;
 }): Promise<{ archive: string; info: SnapshotInfo; engineState: boolean }> {
   const snapshots = new SnapshotStore(snapshotDir(options.home));
-  const info = await snapshots.get(options.height, options.format);
-  if (info === undefined) throw new SnapshotNotFoundError(options.height, options.format);
-  const engineState = await attachEngineState(options.home, snapshots, info);
+  const found = await snapshots.get(options.height, options.format);
+  if (found === undefined) throw new SnapshotNotFoundError(options.height, options.format);
+  const info = await attachEngineState(options.home, snapshots, found);
+  const engineState = info.engineStateHash !== undefined;
   const archive = resolve(options.out ?? `${options.height}-${options.format}.tar.gz`);
   const files = [DESCRIPTOR, ...Array.from({ length: info.chunks }, (_, i) => String(i))];
   if (engineState) files.push(ENGINE_STATE_FILE);
@@ -130,91 +143,95 @@ export async function dumpHomeSnapshot(options: {
   return { archive, info, engineState };
 }
 
-/** Adds the snapshot in `archive` (made by dump) to this home's snapshots, checking every chunk and the whole hash. */
+/**
+ * Adds the snapshot in `archive` (made by dump) to this home's snapshots. The archive is input: it is unpacked
+ * into a work folder inside data/snapshots (removed on every outcome) with each entry's size bounded before it is
+ * inflated; its descriptor is checked (height and format as integers, never a path); every chunk, the whole
+ * stream and engine-state.json are checked against the descriptor's hashes before the snapshot is put in place.
+ * Nothing outside data/snapshots is written or deleted.
+ */
 export async function loadHomeSnapshot(options: { home: string; archive: string }): Promise<SnapshotInfo> {
   const archive = resolve(options.archive);
-  if (!existsSync(archive))
-    throw new SnapshotError(`${archive}: no such file; expected a .tar.gz written by \`chaind snapshots dump\``);
-  const tmp = await mkdtemp(join(tmpdir(), "chaind-snapshot-load-"));
+  const label = basename(archive);
+  const kind = await stat(archive).catch(() => undefined);
+  if (kind === undefined || !kind.isFile()) {
+    throw new SnapshotError(
+      `${archive}: ${kind === undefined ? "no such file" : "not a file"}; expected a .tar.gz written by \`chaind snapshots dump\``,
+    );
+  }
+  const paths = homePaths(options.home);
+  if (!existsSync(paths.dataDir)) {
+    throw new SnapshotError(`${paths.home} is not a chaind home (it has no data/ folder); run \`chaind init\` first`);
+  }
+  const snapshots = new SnapshotStore(snapshotDir(options.home));
+  const work = await snapshots.workFolder();
   try {
-    try {
-      await extractTar({ file: archive, cwd: tmp, strict: true });
-    } catch (err) {
-      throw new SnapshotError(
-        `${basename(archive)} is not a snapshot archive (a .tar.gz from \`chaind snapshots dump\`): ${(err as Error).message}`,
-        { cause: err },
-      );
+    const found = await unpackSnapshotArchive(archive, work, label);
+    if (!found.descriptor) {
+      throw new SnapshotError(`${label} holds no ${DESCRIPTOR}; expected an archive from \`chaind snapshots dump\``);
     }
-    if (!existsSync(join(tmp, DESCRIPTOR))) {
-      throw new SnapshotError(
-        `${basename(archive)} holds no ${DESCRIPTOR}; expected an archive from \`chaind snapshots dump\``,
-      );
+    const described = parseDescriptorText(
+      await readFile(join(work, DESCRIPTOR), "utf8"),
+      `the ${DESCRIPTOR} in ${label}`,
+    );
+    for (let i = 0; i < described.chunks; i++) {
+      if (!found.chunkIndexes.has(i)) throw new SnapshotError(`${label} is missing chunk ${i} of ${described.chunks}`);
     }
-    // Read the archive's descriptor through a store rooted at a fake layout: <tmp>/layout/<h>/<f>.
-    let described: { height: string; format: number; chunks: number; hash: string; chunk_hashes: string[] };
-    try {
-      described = JSON.parse(await readFile(join(tmp, DESCRIPTOR), "utf8"));
-      BigInt(described.height);
-    } catch (err) {
-      throw new SnapshotError(
-        `the ${DESCRIPTOR} in ${basename(archive)} is not valid JSON: ${(err as Error).message}`,
-        { cause: err },
-      );
+    if (found.chunkIndexes.size !== described.chunks) {
+      throw new SnapshotError(`${label} holds chunks its ${DESCRIPTOR} does not list (it lists ${described.chunks})`);
     }
-    const height = BigInt(described.height);
-    const format = described.format;
-    const count = described.chunks;
-    if (
-      !Number.isSafeInteger(count) ||
-      count < 1 ||
-      !Array.isArray(described.chunk_hashes) ||
-      described.chunk_hashes.length !== count
-    ) {
-      throw new SnapshotError(
-        `the ${DESCRIPTOR} in ${basename(archive)} lists ${described.chunk_hashes?.length} chunk hashes for ${count} chunks`,
-      );
+    let engineState: Uint8Array | undefined;
+    if (found.engineState) {
+      engineState = new Uint8Array(await readFile(join(work, ENGINE_STATE_FILE)));
+      if (described.engineStateHash === undefined) {
+        throw new SnapshotError(
+          `the ${ENGINE_STATE_FILE} in ${label} is not covered by its ${DESCRIPTOR} (no "engine_state_hash"); dump the snapshot again with this chaind`,
+        );
+      }
+      if (!sha256(engineState).equals(Buffer.from(described.engineStateHash))) {
+        throw new SnapshotError(
+          `the ${ENGINE_STATE_FILE} in ${label} does not match its hash (the archive is damaged)`,
+        );
+      }
+    } else if (described.engineStateHash !== undefined) {
+      throw new SnapshotError(`${label} is missing the ${ENGINE_STATE_FILE} its ${DESCRIPTOR} records`);
     }
-    const snapshots = new SnapshotStore(snapshotDir(options.home));
     async function* chunks(): AsyncGenerator<Uint8Array> {
-      for (let i = 0; i < count; i++) {
-        let chunk: Buffer;
-        try {
-          chunk = await readFile(join(tmp, String(i)));
-        } catch {
-          throw new SnapshotError(`${basename(archive)} is missing chunk ${i} of ${count}`);
+      const whole = createHash("sha256");
+      for (let i = 0; i < described.chunks; i++) {
+        const chunk = new Uint8Array(await readFile(join(work, String(i))));
+        if (!sha256(chunk).equals(Buffer.from(described.chunkHashes[i]))) {
+          throw new SnapshotError(`chunk ${i} in ${label} does not match its hash (the archive is damaged)`);
         }
-        const digest = createHash("sha256").update(chunk).digest("hex").toUpperCase();
-        if (digest !== String(described.chunk_hashes[i]).toUpperCase()) {
-          throw new SnapshotError(
-            `chunk ${i} in ${basename(archive)} does not match its hash (the archive is damaged)`,
-          );
-        }
-        yield new Uint8Array(chunk);
+        whole.update(chunk);
+        yield chunk;
+      }
+      // Checked before the snapshot is put in place: a failing save leaves any existing one as it was.
+      if (!whole.digest().equals(Buffer.from(described.hash))) {
+        throw new SnapshotError(`the chunks in ${label} do not add up to the snapshot hash it declares`);
       }
     }
-    const info = await snapshots.save(height, format, chunks());
-    if (Buffer.from(info.hash).toString("hex").toUpperCase() !== String(described.hash).toUpperCase()) {
-      await snapshots.delete(height, format);
-      throw new SnapshotError(`the chunks in ${basename(archive)} do not add up to the snapshot hash it declares`);
-    }
-    if (existsSync(join(tmp, ENGINE_STATE_FILE))) {
-      await copyFile(join(tmp, ENGINE_STATE_FILE), snapshots.sidecar(height, format, ENGINE_STATE_FILE));
-    }
-    return info;
+    const saved = await snapshots.save(described.height, described.format, chunks());
+    return engineState === undefined ? saved : await snapshots.writeEngineState(saved, engineState);
   } finally {
-    await rm(tmp, { recursive: true, force: true });
+    await rm(work, { recursive: true, force: true });
   }
 }
 
 /**
- * Rebuilds this home's application state from local snapshot `height`/`format`. The home must not
- * have committed state yet (a fresh `chaind init` with the chain's genesis). When the snapshot carries
- * the embedded engine's state and the block store is empty, the block store starts at that height.
+ * Rebuilds this home's application state from local snapshot `height`/`format`. The home must not have committed
+ * state yet (a fresh `chaind init` with the chain's genesis), and one restore runs at a time. Before the home is
+ * touched, the snapshot must be of this home's chain: the chain id in its engine state must be genesis.json's, and
+ * its app hash must be the one this home's block store (header H+1, or the state at H) and `trustedAppHash` give,
+ * when there are any. When the snapshot carries the embedded engine's state and the block store is empty, the
+ * block store starts at that height.
  */
 export async function restoreHomeSnapshot(options: {
   home: string;
   height: bigint;
   format: number;
+  /** The app hash the state at `height` must have (header H+1's app_hash, from a source the operator trusts). */
+  trustedAppHash?: Uint8Array;
   /** The chain (default: the one this process serves) and its release (default: the chain's current). */
   chain?: ChainDefinition;
   release?: Release;
@@ -224,44 +241,123 @@ export async function restoreHomeSnapshot(options: {
   const snapshots = new SnapshotStore(snapshotDir(settings.home));
   const info = await snapshots.get(options.height, options.format);
   if (info === undefined) throw new SnapshotNotFoundError(options.height, options.format);
-  const committed = await readLastCommittedVersion(paths.applicationDb);
-  if (committed > 0n) {
-    throw new SnapshotError(
-      `this home already has state at height ${committed}; restore into a fresh home (or remove ${paths.applicationDb} and ${paths.blocksDb} first)`,
+  const unlock = await lockRestore(snapshots.dir);
+  try {
+    const committed = await readLastCommittedVersion(paths.applicationDb);
+    if (committed > 0n) {
+      throw new SnapshotError(
+        `this home already has state at height ${committed}; restore into a fresh home (or remove ${paths.applicationDb} and ${paths.blocksDb} first)`,
+      );
+    }
+    const where = `snapshot ${info.height}/${info.format}`;
+    const engineState = await snapshots.readEngineState(info);
+    const bootstrap = engineState === undefined ? undefined : decodeSnapshotEngineState(engineState, info);
+    const chainId = settings.genesis.chainId;
+    if (bootstrap !== undefined && bootstrap.state.chainId !== chainId) {
+      throw new SnapshotError(
+        `${where} is of chain "${bootstrap.state.chainId}", but this home's genesis.json is of chain "${chainId}"; restore a snapshot of this chain`,
+      );
+    }
+    const anchors = await appHashAnchors(paths.blocksDb, info.height, options.trustedAppHash);
+    let expectedAppHash = bootstrap?.state.appHash;
+    for (const anchor of anchors) {
+      if (expectedAppHash !== undefined && !Buffer.from(expectedAppHash).equals(Buffer.from(anchor.hash))) {
+        throw new SnapshotError(
+          `${where} has app hash ${hex(expectedAppHash)}, but ${anchor.source} says ${hex(anchor.hash)}; it is not a snapshot of this chain`,
+        );
+      }
+      expectedAppHash = anchor.hash;
+    }
+    const chain = await buildChainApp({
+      chain: options.chain ?? currentChain(),
+      home: settings.home,
+      chainId,
+      logger: pino({ level: "silent" }),
+      release: options.release,
+      backend: "memory",
+      deferLoad: true,
+    });
+    const restored = await installState({
+      applicationDb: paths.applicationDb,
+      height: info.height,
+      items: decodeChunks(snapshots.chunks(info)),
+      storeNames: chain.moduleManager.storeKeys(),
+      expectedAppHash,
+    });
+    let engineBootstrapped = false;
+    if (bootstrap !== undefined) {
+      const store = await BlockStore.open(paths.blocksDb);
+      try {
+        if (store.state === undefined) {
+          await store.bootstrap(bootstrap.state, bootstrap.seenCommit);
+          engineBootstrapped = true;
+        }
+      } finally {
+        await store.close();
+      }
+    }
+    return { info, appHash: restored.appHash, engineBootstrapped };
+  } finally {
+    await unlock();
+  }
+}
+
+/** The engine state a snapshot carries, checked for the fields restore relies on; one-line errors. */
+function decodeSnapshotEngineState(bytes: Uint8Array, info: SnapshotInfo): EngineBootstrap {
+  const where = `the ${ENGINE_STATE_FILE} of snapshot ${info.height}/${info.format}`;
+  let bootstrap: EngineBootstrap;
+  try {
+    bootstrap = decodeEngineBootstrap(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
+  } catch (err) {
+    throw new SnapshotFormatError(`${where} is not valid: ${(err as Error).message}`, { cause: err });
+  }
+  const state = (bootstrap as Partial<EngineBootstrap> | null)?.state;
+  if (
+    state === undefined ||
+    state === null ||
+    typeof state.chainId !== "string" ||
+    !(state.appHash instanceof Uint8Array) ||
+    state.lastBlockHeight !== info.height ||
+    typeof bootstrap.seenCommit !== "object" ||
+    bootstrap.seenCommit === null
+  ) {
+    throw new SnapshotFormatError(
+      `${where} is not valid: expected the engine state after height ${info.height} (chain id, app hash, commit)`,
     );
   }
-  const chain = await buildChainApp({
-    chain: options.chain ?? currentChain(),
-    home: settings.home,
-    chainId: settings.genesis.chainId,
-    logger: pino({ level: "silent" }),
-    release: options.release,
-    backend: "memory",
-    deferLoad: true,
-  });
-  let bootstrap: EngineBootstrap | undefined;
-  const sidecar = snapshots.sidecar(info.height, info.format, ENGINE_STATE_FILE);
-  if (existsSync(sidecar)) bootstrap = decodeEngineBootstrap(await readFile(sidecar, "utf8"));
-  const restored = await installState({
-    applicationDb: paths.applicationDb,
-    height: info.height,
-    items: decodeChunks(snapshots.chunks(info)),
-    storeNames: chain.moduleManager.storeKeys(),
-    expectedAppHash: bootstrap?.state.appHash,
-  });
-  let engineBootstrapped = false;
-  if (bootstrap !== undefined) {
-    const store = await BlockStore.open(paths.blocksDb);
+  return bootstrap;
+}
+
+/** The app hashes the state at `height` must have: from this home's block store when it holds them, and the operator's. */
+async function appHashAnchors(
+  blocksDb: string,
+  height: bigint,
+  trusted: Uint8Array | undefined,
+): Promise<{ hash: Uint8Array; source: string }[]> {
+  const anchors: { hash: Uint8Array; source: string }[] = [];
+  if (existsSync(blocksDb)) {
+    const store = await BlockStore.open(blocksDb, { createIfMissing: false });
     try {
-      if (store.state === undefined) {
-        await store.bootstrap(bootstrap.state, bootstrap.seenCommit);
-        engineBootstrapped = true;
+      const next = store.height > height ? await store.blockMeta(height + 1n) : undefined;
+      if (next !== undefined) {
+        anchors.push({ hash: next.header.appHash, source: `this home's block store (header ${height + 1n})` });
+      } else if (store.state !== undefined && store.state.lastBlockHeight === height) {
+        anchors.push({ hash: store.state.appHash, source: `this home's block store (state at ${height})` });
       }
     } finally {
       await store.close();
     }
   }
-  return { info, appHash: restored.appHash, engineBootstrapped };
+  if (trusted !== undefined) anchors.push({ hash: trusted, source: "--trusted-app-hash" });
+  return anchors;
+}
+
+function sha256(bytes: Uint8Array): Buffer {
+  return createHash("sha256").update(bytes).digest();
+}
+
+function hex(bytes: Uint8Array): string {
+  return Buffer.from(bytes).toString("hex").toUpperCase();
 }
 
 /** Deletes local snapshot `height`/`format`. */

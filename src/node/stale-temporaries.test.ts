@@ -3,7 +3,7 @@
 // each, and leaves alone those of a writer that still runs and every other file.
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { readdir, writeFile } from "node:fs/promises";
+import { mkdir, readdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { pino } from "pino";
@@ -36,7 +36,7 @@ after(async () => {
   await dir?.remove();
 });
 
-test("start removes temporaries of interrupted writes, keeps a live writer's and every other file", async () => {
+test("start removes temporaries (files and snapshot folders) of interrupted writes, keeps a live writer's and every other file", async () => {
   const { dataDir, configDir } = homePaths(dev.home);
   const dead = await deadPid();
   const stale = [
@@ -48,6 +48,14 @@ test("start removes temporaries of interrupted writes, keeps a live writer's and
   const keep = ["upgrade-info.json.tmp-notapid-abc", "notes.tmp"];
   for (const name of [...stale, live, ...keep]) await writeFile(join(dataDir, name), '{"name":"v2","height');
   await writeFile(join(configDir, `.genesis.json.tmp-${dead}-123456789abc`), "{");
+  // A kill while a snapshot was written or an archive unpacked leaves a hidden folder in data/snapshots.
+  const snapshotsDir = join(dataDir, "snapshots");
+  const staleFolders = [`.tmp-20-1-${dead}-1764400000000`, `.tmp-load-${dead}-1764400000000-0a1b2c3d`];
+  const liveFolder = `.tmp-40-1-${process.ppid}-1764400000000`;
+  for (const name of [...staleFolders, liveFolder, "20/1"]) {
+    await mkdir(join(snapshotsDir, name), { recursive: true });
+    await writeFile(join(snapshotsDir, name, "0"), "chunk");
+  }
 
   const lines: string[] = [];
   const logger = pino({ level: "info" }, { write: (line: string) => void lines.push(line) });
@@ -64,6 +72,14 @@ test("start removes temporaries of interrupted writes, keeps a live writer's and
   for (const name of stale) {
     assert.ok(
       lines.some((l) => l.includes(name) && l.includes("interrupted write")),
+      `no log line names ${name}`,
+    );
+  }
+  assert.deepEqual((await readdir(snapshotsDir)).sort(), [liveFolder, "20"].sort(), "snapshot temporaries remain");
+  assert.deepEqual(await readdir(join(snapshotsDir, "20", "1")), ["0"], "a snapshot folder was touched");
+  for (const name of staleFolders) {
+    assert.ok(
+      lines.some((l) => l.includes(name) && l.includes("snapshot temporary")),
       `no log line names ${name}`,
     );
   }

@@ -20,7 +20,8 @@ import type { ChainDefinition, Release } from "../runtime/release.ts";
 import { appNodeHooks, appQueryBackend } from "../server/app-backend.ts";
 import type { NodeHooks } from "../server/query-backend.ts";
 import { type RunningServers, startServers } from "../server/servers.ts";
-import { attachSnapshots } from "../snapshots/node-snapshots.ts";
+import { attachSnapshots, snapshotDir } from "../snapshots/node-snapshots.ts";
+import { SnapshotStore } from "../snapshots/snapshot-store.ts";
 import { closeVerifyPool } from "../x/auth/verify-pool.ts";
 import { UPGRADE_EXIT_CODES } from "../x/upgrade/errors.ts";
 import { cometNodeHooks, cometRpcAddress } from "./comet-hooks.ts";
@@ -144,6 +145,10 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
       logger.info({ file: name }, "removed a temporary file left by an interrupted write");
     }
   }
+  // The same for a snapshot being written or an archive being unpacked when the process was killed.
+  for (const name of await new SnapshotStore(snapshotDir(settings.home)).removeStaleTemporaries()) {
+    logger.info({ folder: `snapshots/${name}` }, "removed a snapshot temporary left by an interrupted write");
+  }
 
   const chainOptions: ChainAppOptions = {
     chain: options.chain ?? currentChain(),
@@ -169,11 +174,11 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
   const chain = replayed?.chain ?? (await buildChainApp(chainOptions));
   const app = chain.app;
   const snapshots = attachSnapshots({ app, home: settings.home, config: appConfig.stateSync, logger });
-  // A snapshot being written finishes before the store closes.
+  // A snapshot being written is cancelled (its temporary removed) before the store closes.
   const cleanups: (() => Promise<void>)[] = [
     () => app.close(),
     () => closeVerifyPool(),
-    async () => snapshots.manager?.idle(),
+    async () => snapshots.manager?.stop(),
   ];
   const cleanup = async () => {
     for (const step of cleanups.splice(0).reverse()) {

@@ -15,27 +15,33 @@ export async function createSnapshot(
   snapshots: SnapshotStore,
   height: bigint,
   chunkSize = DEFAULT_CHUNK_SIZE,
-  options: { duty?: number } = {},
+  options: { duty?: number; signal?: AbortSignal } = {},
 ): Promise<SnapshotInfo> {
   if (!(state instanceof MultiStore)) throw new SnapshotError("snapshots need the node's LevelDB state store");
   if (height <= 0n) throw new SnapshotError(`cannot snapshot height ${height}: nothing is committed at it`);
   const items = exportState(state, height);
-  const batches = options.duty === undefined ? items : paced(items, options.duty);
-  return snapshots.save(height, SNAPSHOT_FORMAT, encodeChunks(batches, chunkSize));
+  const batches = options.duty === undefined ? items : paced(items, options.duty, options.signal);
+  return snapshots.save(height, SNAPSHOT_FORMAT, encodeChunks(batches, chunkSize), { signal: options.signal });
 }
 
 /**
  * Passes batches through while keeping the time spent producing and consuming them to about `duty` of the wall
- * time: after each batch it sleeps for the work it just did × (1/duty − 1). A node's snapshot then takes longer
+ * time: after each batch it sleeps for the work it just did × (1/duty − 1). `signal` cancels it between batches. A node's snapshot then takes longer
  * but never takes more than that share of the one thread that also executes blocks.
  */
-async function* paced(batches: AsyncIterable<ExportItem[]>, duty: number): AsyncGenerator<ExportItem[]> {
+async function* paced(
+  batches: AsyncIterable<ExportItem[]>,
+  duty: number,
+  signal: AbortSignal | undefined,
+): AsyncGenerator<ExportItem[]> {
   const factor = 1 / Math.min(1, Math.max(0.01, duty)) - 1;
   let resumed = performance.now();
   for await (const batch of batches) {
     yield batch;
     const worked = performance.now() - resumed;
-    if (factor > 0) await sleep(worked * factor);
+    // The pause ends early when the snapshot is cancelled (a node shutting down does not wait for it).
+    if (factor > 0) await sleep(worked * factor, undefined, { signal });
+    signal?.throwIfAborted();
     resumed = performance.now();
   }
 }

@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
-import { writeFile } from "node:fs/promises";
+import { readdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { test } from "node:test";
 import { pino } from "pino";
-import { tempDir } from "../node/test-support.ts";
+import { pollUntil, tempDir } from "../node/test-support.ts";
 import { openMultiStore } from "../store/index.ts";
 import { SnapshotManager } from "./snapshot-manager.ts";
 import { SnapshotStore } from "./snapshot-store.ts";
@@ -96,4 +96,45 @@ test("CHAIND_SNAPSHOT_CHUNK_BYTES: a size in range is used, anything else is ign
   assert.equal(chunkSizeFromEnv(warn, { CHAIND_SNAPSHOT_CHUNK_BYTES: "4k" }), undefined);
   assert.equal(warnings.length, 2);
   assert.match(warnings[0], /CHAIND_SNAPSHOT_CHUNK_BYTES=12 ignored: expected a whole number of bytes from 1024/);
+});
+
+// A stopping node must not wait for a paced snapshot (minutes on a large state, longer than a supervisor's grace):
+// stop() cancels it, removes its temporary folder and lets go of the state.
+test("stop() cancels a snapshot in progress: no snapshot is listed and its temporary folder is gone", async () => {
+  const dir = await tempDir("chaind-snapshot-cancel-");
+  const store = await openMultiStore({ path: join(dir.path, "app.db"), storeNames: ["bank"] });
+  try {
+    const block = store.branch();
+    // Many export batches (1,000 items each), so a snapshot paced at 1% duty takes far longer than the test.
+    for (let i = 0; i < 20_000; i++) block.store("bank").set(bytes(`key-${i}`), bytes(`value-${i}`));
+    await store.stage(block);
+    await store.commit();
+    const snapshotsDir = join(dir.path, "snapshots");
+    const lines: string[] = [];
+    const manager = new SnapshotManager({
+      snapshots: new SnapshotStore(snapshotsDir),
+      state: () => store,
+      interval: 1n,
+      keepRecent: 0,
+      duty: 0.01,
+      logger: pino({ level: "info" }, { write: (line: string) => void lines.push(line) }),
+    });
+    manager.afterCommit(1n);
+    await pollUntil(
+      async () => ((await readdir(snapshotsDir).catch(() => [])).some((n) => n.startsWith(".tmp-")) ? true : undefined),
+      { what: "the snapshot's temporary folder" },
+    );
+    await manager.stop();
+    assert.deepEqual(await readdir(snapshotsDir), [], "a snapshot or its temporary folder is left");
+    assert.ok(
+      lines.some((l) => l.includes("snapshot cancelled")),
+      lines.join(""),
+    );
+    manager.afterCommit(2n); // a stopped manager starts no more
+    await manager.idle();
+    assert.deepEqual(await readdir(snapshotsDir), []);
+  } finally {
+    await store.close();
+    await dir.remove();
+  }
 });

@@ -31,6 +31,9 @@ export class SnapshotManager {
   readonly snapshots: SnapshotStore;
   private readonly options: SnapshotManagerOptions;
   private running: Promise<SnapshotInfo | undefined> | undefined;
+  /** Cancels the snapshot in progress (a new one per snapshot). */
+  private cancel: AbortController | undefined;
+  private stopped = false;
 
   constructor(options: SnapshotManagerOptions) {
     this.options = options;
@@ -40,18 +43,20 @@ export class SnapshotManager {
   /** Called after each commit: starts a snapshot of `height` when it is due. Never throws, never waits. */
   afterCommit(height: bigint): void {
     const { interval, logger } = this.options;
-    if (interval <= 0n || height <= 0n || height % interval !== 0n) return;
+    if (this.stopped || interval <= 0n || height <= 0n || height % interval !== 0n) return;
     if (this.running !== undefined) {
       logger.info({ height: height.toString() }, "a snapshot is still being written; skipping this height");
       return;
     }
     const started = performance.now();
+    const cancel = new AbortController();
+    this.cancel = cancel;
     const job = createSnapshot(
       this.options.state(),
       this.snapshots,
       height,
       this.options.chunkSize ?? DEFAULT_CHUNK_SIZE,
-      { duty: this.options.duty ?? 0.1 },
+      { duty: this.options.duty ?? 0.1, signal: cancel.signal },
     )
       .then(async (info) => {
         logger.info(
@@ -68,13 +73,29 @@ export class SnapshotManager {
         return info;
       })
       .catch((err: unknown) => {
+        if (cancel.signal.aborted) {
+          logger.info({ height: height.toString() }, "snapshot cancelled: the node is stopping");
+          return undefined;
+        }
         logger.error({ err, height: height.toString() }, "failed to create a snapshot");
         return undefined;
       })
       .finally(() => {
         this.running = undefined;
+        this.cancel = undefined;
       });
     this.running = job;
+  }
+
+  /**
+   * Cancels the snapshot in progress (its temporary folder is removed; finished snapshots stay) and starts no
+   * more; resolves once it has let go of the state. A stopping node calls this: a paced snapshot of a large
+   * state takes minutes, longer than a supervisor's grace before it kills the process.
+   */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.cancel?.abort(new Error("the node is stopping"));
+    await this.running;
   }
 
   /** Resolves once the snapshot in progress (if any) is finished. */

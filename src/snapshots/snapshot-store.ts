@@ -2,21 +2,23 @@
 // `<height>/<format>/` holding `snapshot.json` (height, format, chunk count, hash, chunk hashes)
 // and the chunks as files `0`, `1`, .... A snapshot is written in a hidden temporary folder and
 // renamed into place, so a crash never leaves a partial snapshot that looks complete.
-import { createHash } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { mkdir, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
-import { join } from "node:path";
+import { isAbsolute, join, relative, resolve } from "node:path";
+import { processGone } from "../config/stale-temporaries.ts";
+import {
+  describe,
+  isSnapshotFormat,
+  isSnapshotHeight,
+  parseDescriptorText,
+  parseFormatText,
+  parseHeightText,
+  type SnapshotInfo,
+} from "./descriptor.ts";
 import { SnapshotError, SnapshotFormatError, SnapshotNotFoundError } from "./errors.ts";
 import { encodeMetadata } from "./metadata.ts";
 
-/** A snapshot as CometBFT's ABCI `Snapshot` describes it, plus the chunk hashes its metadata carries. */
-export interface SnapshotInfo {
-  height: bigint;
-  format: number;
-  chunks: number;
-  /** sha256 of the whole chunk stream. */
-  hash: Uint8Array;
-  chunkHashes: Uint8Array[];
-}
+export { describe, type SnapshotInfo } from "./descriptor.ts";
 
 /** The ABCI `Snapshot.metadata` bytes of a snapshot. */
 export function metadataOf(info: SnapshotInfo): Uint8Array {
@@ -24,23 +26,32 @@ export function metadataOf(info: SnapshotInfo): Uint8Array {
 }
 
 const DESCRIPTOR = "snapshot.json";
+/** The file beside a snapshot's chunks that carries the embedded engine's state at its height. */
+export const ENGINE_STATE_FILE = "engine-state.json";
+/**
+ * Hidden work folders: `.tmp-<height>-<format>-<pid>-<ms>` while a snapshot is saved, `.tmp-load-<pid>-<ms>-<hex>`
+ * while an archive is unpacked. A kill leaves them behind; the writer's pid says when they are garbage.
+ */
+const TEMPORARY = /^\.tmp-(?:\d+-\d+|load)-(\d+)-\d+(?:-[0-9a-f]+)?$/;
 
-/** The snapshots of one home (`<home>/data/snapshots`). */
+/** The snapshots of one home (`<home>/data/snapshots`). Nothing it writes or deletes lies outside that folder. */
 export class SnapshotStore {
   readonly dir: string;
 
   constructor(dir: string) {
-    this.dir = dir;
+    this.dir = resolve(dir);
   }
 
-  /** Every complete snapshot, newest first (by height, then format). */
+  /** Every complete snapshot, newest first (by height, then format). Folders not named by valid numbers are skipped. */
   async list(): Promise<SnapshotInfo[]> {
     const out: SnapshotInfo[] = [];
     for (const h of await entriesOf(this.dir)) {
-      if (!/^\d+$/.test(h)) continue;
+      const height = parseHeightText(h);
+      if (height === undefined) continue;
       for (const f of await entriesOf(join(this.dir, h))) {
-        if (!/^\d+$/.test(f)) continue;
-        const info = await this.read(BigInt(h), Number(f)).catch(() => undefined);
+        const format = parseFormatText(f);
+        if (format === undefined) continue;
+        const info = await this.read(height, format).catch(() => undefined);
         if (info !== undefined) out.push(info);
       }
     }
@@ -59,36 +70,19 @@ export class SnapshotStore {
 
   private async read(height: bigint, format: number): Promise<SnapshotInfo> {
     const path = join(this.folder(height, format), DESCRIPTOR);
-    const text = await readFile(path, "utf8");
-    try {
-      const json = JSON.parse(text) as {
-        height: string;
-        format: number;
-        chunks: number;
-        hash: string;
-        chunk_hashes: string[];
-      };
-      const info: SnapshotInfo = {
-        height: BigInt(json.height),
-        format: json.format,
-        chunks: json.chunks,
-        hash: Buffer.from(json.hash, "hex"),
-        chunkHashes: json.chunk_hashes.map((h) => new Uint8Array(Buffer.from(h, "hex"))),
-      };
-      if (info.height !== height || info.format !== format || info.chunkHashes.length !== info.chunks) {
-        throw new Error("its fields disagree with its place");
-      }
-      return info;
-    } catch (err) {
-      throw new SnapshotFormatError(`${path} is not a valid snapshot descriptor: ${(err as Error).message}`, {
-        cause: err,
-      });
+    const info = parseDescriptorText(await readFile(path, "utf8"), path);
+    if (info.height !== height || info.format !== format) {
+      throw new SnapshotFormatError(
+        `${path} is not a valid snapshot descriptor: it describes ${info.height}/${info.format}, not ${height}/${format}`,
+      );
     }
+    return info;
   }
 
-  /** Chunk `index` of a snapshot, or undefined when there is no such snapshot or chunk. */
+  /** Chunk `index` of a snapshot, or undefined when there is no such snapshot or chunk (or the numbers are invalid). */
   async loadChunk(height: bigint, format: number, index: number): Promise<Uint8Array | undefined> {
     if (!Number.isSafeInteger(index) || index < 0) return undefined;
+    if (!isSnapshotHeight(height) || !isSnapshotFormat(format)) return undefined;
     try {
       return new Uint8Array(await readFile(join(this.folder(height, format), String(index))));
     } catch (err) {
@@ -97,8 +91,12 @@ export class SnapshotStore {
     }
   }
 
-  /** Every chunk of a snapshot in order, each checked against its hash. */
+  /**
+   * Every chunk of a snapshot in order, each checked against its hash; after the last one the whole stream is
+   * checked against the snapshot hash, so a reader that consumes it all has read exactly what the descriptor says.
+   */
   async *chunks(info: SnapshotInfo): AsyncGenerator<Uint8Array> {
+    const whole = createHash("sha256");
     for (let i = 0; i < info.chunks; i++) {
       const chunk = await this.loadChunk(info.height, info.format, i);
       if (chunk === undefined)
@@ -106,15 +104,28 @@ export class SnapshotStore {
       if (!sha256(chunk).equals(Buffer.from(info.chunkHashes[i]))) {
         throw new SnapshotError(`chunk ${i} of snapshot ${info.height}/${info.format} does not match its hash`);
       }
+      whole.update(chunk);
       yield chunk;
+    }
+    if (!whole.digest().equals(Buffer.from(info.hash))) {
+      throw new SnapshotError(
+        `the chunks of snapshot ${info.height}/${info.format} do not add up to the snapshot hash its descriptor declares`,
+      );
     }
   }
 
   /**
-   * Writes a snapshot from its chunks (hashing them on the way) and returns its descriptor. An
-   * existing snapshot of the same height and format is replaced only once the new one is complete.
+   * Writes a snapshot from its chunks (hashing them on the way) and returns its descriptor. An existing snapshot of
+   * the same height and format is replaced only once the new one is complete. `signal` cancels the write: the
+   * temporary folder is removed and the signal's reason thrown.
    */
-  async save(height: bigint, format: number, chunks: AsyncIterable<Uint8Array>): Promise<SnapshotInfo> {
+  async save(
+    height: bigint,
+    format: number,
+    chunks: AsyncIterable<Uint8Array>,
+    options: { signal?: AbortSignal } = {},
+  ): Promise<SnapshotInfo> {
+    const target = this.folder(height, format); // validates the numbers before any path is built from them
     await mkdir(this.dir, { recursive: true });
     const tmp = join(this.dir, `.tmp-${height}-${format}-${process.pid}-${Date.now()}`);
     await rm(tmp, { recursive: true, force: true });
@@ -123,10 +134,12 @@ export class SnapshotStore {
       const whole = createHash("sha256");
       const chunkHashes: Uint8Array[] = [];
       for await (const chunk of chunks) {
+        options.signal?.throwIfAborted();
         whole.update(chunk);
         chunkHashes.push(new Uint8Array(sha256(chunk)));
         await writeFile(join(tmp, String(chunkHashes.length - 1)), chunk);
       }
+      options.signal?.throwIfAborted();
       const info: SnapshotInfo = {
         height,
         format,
@@ -134,8 +147,7 @@ export class SnapshotStore {
         hash: new Uint8Array(whole.digest()),
         chunkHashes,
       };
-      await writeFile(join(tmp, DESCRIPTOR), `${JSON.stringify(describe(info), null, 2)}\n`);
-      const target = this.folder(height, format);
+      await writeFile(join(tmp, DESCRIPTOR), descriptorText(info));
       await mkdir(join(this.dir, String(height)), { recursive: true });
       await rm(target, { recursive: true, force: true });
       await rename(tmp, target);
@@ -164,32 +176,120 @@ export class SnapshotStore {
     return gone;
   }
 
-  /** The path of a file kept beside a snapshot's chunks (e.g. `engine-state.json`); the snapshot must exist. */
+  /**
+   * Stores `bytes` as the snapshot's engine-state.json and records their sha256 in its descriptor (each file is
+   * written beside and renamed into place), so the file is covered by the descriptor as the chunks are.
+   */
+  async writeEngineState(info: SnapshotInfo, bytes: Uint8Array): Promise<SnapshotInfo> {
+    const folder = this.folder(info.height, info.format);
+    const covered: SnapshotInfo = { ...info, engineStateHash: new Uint8Array(sha256(bytes)) };
+    await replaceFile(join(folder, ENGINE_STATE_FILE), bytes);
+    await replaceFile(join(folder, DESCRIPTOR), descriptorText(covered));
+    return covered;
+  }
+
+  /** Removes the snapshot's engine-state.json and its hash from the descriptor (a file that cannot be trusted). */
+  async dropEngineState(info: SnapshotInfo): Promise<SnapshotInfo> {
+    const folder = this.folder(info.height, info.format);
+    const bare: SnapshotInfo = { ...info };
+    delete bare.engineStateHash;
+    await replaceFile(join(folder, DESCRIPTOR), descriptorText(bare));
+    await rm(join(folder, ENGINE_STATE_FILE), { force: true });
+    return bare;
+  }
+
+  /**
+   * The snapshot's engine-state.json, checked against the hash its descriptor records; undefined when the
+   * snapshot carries none. A file that its descriptor does not cover, or that does not match, is refused.
+   */
+  async readEngineState(info: SnapshotInfo): Promise<Uint8Array | undefined> {
+    const where = `${ENGINE_STATE_FILE} of snapshot ${info.height}/${info.format}`;
+    let bytes: Buffer;
+    try {
+      bytes = await readFile(join(this.folder(info.height, info.format), ENGINE_STATE_FILE));
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
+      if (info.engineStateHash !== undefined) {
+        throw new SnapshotError(`the ${where} is missing, though its descriptor records one`);
+      }
+      return undefined;
+    }
+    if (info.engineStateHash === undefined) {
+      throw new SnapshotError(
+        `the ${where} is not covered by its descriptor (no "engine_state_hash"); take the snapshot again with \`chaind snapshots export\` and dump it`,
+      );
+    }
+    if (!sha256(bytes).equals(Buffer.from(info.engineStateHash))) {
+      throw new SnapshotError(`the ${where} does not match the hash its descriptor records (the file is damaged)`);
+    }
+    return new Uint8Array(bytes);
+  }
+
+  /**
+   * A new empty work folder inside this store (hidden, named with this process's pid so the start-up cleaner
+   * knows when it is garbage), for unpacking an archive on the same file system as the snapshots.
+   */
+  async workFolder(): Promise<string> {
+    await mkdir(this.dir, { recursive: true });
+    const path = join(this.dir, `.tmp-load-${process.pid}-${Date.now()}-${randomBytes(4).toString("hex")}`);
+    await mkdir(path);
+    return path;
+  }
+
+  /** Removes the work folders whose writing process no longer runs (a kill mid-snapshot); returns their names. */
+  async removeStaleTemporaries(): Promise<string[]> {
+    const removed: string[] = [];
+    for (const name of await entriesOf(this.dir)) {
+      const match = TEMPORARY.exec(name);
+      if (match === null || !processGone(Number(match[1]))) continue;
+      await rm(join(this.dir, name), { recursive: true, force: true });
+      removed.push(name);
+    }
+    return removed;
+  }
+
+  /** The path of a file kept beside a snapshot's chunks (a plain file name); the snapshot must exist. */
   sidecar(height: bigint, format: number, name: string): string {
+    if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(name)) throw new SnapshotError(`"${name}" is not a snapshot file name`);
     return join(this.folder(height, format), name);
   }
 
-  /** The folder of a snapshot (its descriptor, chunks and sidecar files). */
+  /**
+   * The folder of a snapshot (its descriptor, chunks and sidecar files). Throws SnapshotError unless the height is
+   * a uint64 above 0 and the format a uint32, and checks that the path stays inside this store's folder.
+   */
   folder(height: bigint, format: number): string {
-    return join(this.dir, String(height), String(format));
+    if (!isSnapshotHeight(height)) {
+      throw new SnapshotError(`${String(height)} is not a snapshot height; expected a whole number from 1 to 2^64-1`);
+    }
+    if (!isSnapshotFormat(format)) {
+      throw new SnapshotError(
+        `${JSON.stringify(format) ?? String(format)} is not a snapshot format; expected a whole number from 0 to 4294967295`,
+      );
+    }
+    const path = join(this.dir, height.toString(), format.toString());
+    const inside = relative(this.dir, path);
+    if (inside === "" || inside.startsWith("..") || isAbsolute(inside)) {
+      throw new SnapshotError(`snapshot ${height}/${format} would lie outside ${this.dir}`);
+    }
+    return path;
   }
 }
 
-/** The JSON form of a descriptor (also what `snapshots list -o json` prints). */
-export function describe(info: SnapshotInfo): {
-  height: string;
-  format: number;
-  chunks: number;
-  hash: string;
-  chunk_hashes: string[];
-} {
-  return {
-    height: info.height.toString(),
-    format: info.format,
-    chunks: info.chunks,
-    hash: Buffer.from(info.hash).toString("hex").toUpperCase(),
-    chunk_hashes: info.chunkHashes.map((h) => Buffer.from(h).toString("hex").toUpperCase()),
-  };
+function descriptorText(info: SnapshotInfo): string {
+  return `${JSON.stringify(describe(info), null, 2)}\n`;
+}
+
+/** Writes `path` whole or not at all: a temporary beside it, then a rename. */
+async function replaceFile(path: string, data: Uint8Array | string): Promise<void> {
+  const tmp = `${path}.tmp-${process.pid}-${randomBytes(6).toString("hex")}`;
+  try {
+    await writeFile(tmp, data);
+    await rename(tmp, path);
+  } catch (err) {
+    await rm(tmp, { force: true });
+    throw err;
+  }
 }
 
 function sha256(bytes: Uint8Array): Buffer {

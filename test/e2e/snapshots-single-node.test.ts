@@ -4,9 +4,10 @@
 // runs `snapshots load` + `snapshots restore`, starts, continues from the snapshot height, holds A's state at
 // that height (same app hash, same balances) and answers queries below it with the pruned-height error.
 import assert from "node:assert/strict";
-import { copyFile, readFile, writeFile } from "node:fs/promises";
+import { copyFile, mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
+import { create as createTar, extract as extractTar } from "tar";
 import { homePaths, setTomlValues } from "../../src/config/index.ts";
 import { type DevHome, prepareDevHome } from "../../src/node/dev-chain.ts";
 import {
@@ -182,7 +183,7 @@ test("dump on one home, load + restore on another, then start it", { timeout: 60
   assert.equal((await nodeB.exited).code, 0);
 });
 
-test("bad input: unknown snapshot, damaged archive, a bad height; export of the stopped node", {
+test("bad input: unknown snapshot, damaged archive, a format that is a path, a bad height; export of the stopped node", {
   timeout: 300_000,
 }, async () => {
   const missing = await runChaind(["--home", a.home, "snapshots", "dump", "999999", "1"], { userHome });
@@ -195,6 +196,26 @@ test("bad input: unknown snapshot, damaged archive, a bad height; export of the 
   const load = await runChaind(["--home", a.home, "snapshots", "load", bogus], { userHome });
   assert.equal(load.code, 1);
   assert.match(load.stderr, /is not a snapshot archive/);
+
+  // The archive's snapshot.json is input: a "format" that is a path is refused in one line (it once deleted and
+  // wrote the directory it named), and the directory it points at is untouched.
+  const victim = join(dir.path, "victim");
+  await mkdir(victim);
+  await writeFile(join(victim, "precious"), "keep me");
+  const unpacked = join(dir.path, "evil");
+  await mkdir(unpacked);
+  await extractTar({ file: join(dir.path, "moved.tar.gz"), cwd: unpacked });
+  const descriptor = JSON.parse(await readFile(join(unpacked, "snapshot.json"), "utf8")) as Record<string, unknown>;
+  descriptor.format = "../".repeat(30) + victim.slice(1);
+  await writeFile(join(unpacked, "snapshot.json"), JSON.stringify(descriptor));
+  const evil = join(dir.path, "evil.tar.gz");
+  await createTar({ gzip: true, file: evil, cwd: unpacked }, await readdir(unpacked));
+  const loadEvil = await runChaind(["--home", homeB, "snapshots", "load", evil], { userHome });
+  assert.equal(loadEvil.code, 1, loadEvil.stdout);
+  assert.match(loadEvil.stderr, /"format" is .*; expected a whole number from 0 to 4294967295/);
+  assert.doesNotMatch(loadEvil.stderr, /\n\s+at /, "no stack trace");
+  assert.deepEqual(await readdir(victim), ["precious"]);
+  assert.equal(await readFile(join(victim, "precious"), "utf8"), "keep me");
 
   const badHeight = await runChaind(["--home", a.home, "snapshots", "delete", "abc", "1"], { userHome });
   assert.notEqual(badHeight.code, 0);

@@ -70,10 +70,15 @@ export function snapshotsCommand(io: CliIo): Command {
     .description("Rebuild this (fresh) home's application state from a local snapshot")
     .argument("<height>", "the snapshot's height", parseHeight)
     .argument("<format>", "the snapshot's format", parseFormat)
+    .option(
+      "--trusted-app-hash <hex>",
+      "the app hash the state at <height> must have (app_hash of header <height>+1, from a node you trust)",
+      parseAppHash,
+    )
     .action(
-      run(async (height: bigint, format: number, _flags: unknown, command: Command) => {
+      run(async (height: bigint, format: number, flags: { trustedAppHash?: Uint8Array }, command: Command) => {
         const { home } = globalFlags(command);
-        const result = await restoreHomeSnapshot({ home, height, format });
+        const result = await restoreHomeSnapshot({ home, height, format, trustedAppHash: flags.trustedAppHash });
         const hash = Buffer.from(result.appHash).toString("hex").toUpperCase();
         io.stdout.write(`Restored snapshot at height ${height}, format ${format}; app hash ${hash}\n`);
         if (result.engineBootstrapped)
@@ -108,6 +113,7 @@ function parseHeight(text: string): bigint {
   if (!/^[0-9]+$/.test(text) || BigInt(text) < 1n) {
     throw new InvalidArgumentError(`expected a positive whole number, got "${text}"`);
   }
+  if (BigInt(text) >= 2n ** 64n) throw new InvalidArgumentError(`expected a height below 2^64, got "${text}"`);
   return BigInt(text);
 }
 
@@ -116,4 +122,10 @@ function parseFormat(text: string): number {
     throw new InvalidArgumentError(`expected a format number (uint32), got "${text}"`);
   }
   return Number(text);
+}
+
+function parseAppHash(text: string): Uint8Array {
+  if (!/^[0-9a-fA-F]{64}$/.test(text))
+    throw new InvalidArgumentError(`expected 64 hex digits (a sha256 app hash), got "${text}"`);
+  return new Uint8Array(Buffer.from(text, "hex"));
 }

@@ -1,0 +1,53 @@
+// The snapshot store's own defence (SPEC §13: nothing outside data/snapshots is touched): whatever its callers pass,
+// it builds paths only from a uint64 height above 0 and a uint32 format, and only inside its folder.
+import assert from "node:assert/strict";
+import { mkdir, readdir, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { test } from "node:test";
+import { tempDir } from "../node/test-support.ts";
+import { SnapshotError } from "./errors.ts";
+import { SnapshotStore } from "./snapshot-store.ts";
+
+async function* chunks(): AsyncGenerator<Uint8Array> {
+  yield new TextEncoder().encode("a chunk");
+}
+
+test("the store refuses heights and formats that are not valid integers, and never leaves its folder", async () => {
+  const dir = await tempDir("chaind-snapshot-store-");
+  try {
+    const store = new SnapshotStore(join(dir.path, "snapshots"));
+    const outside = `../../${"../".repeat(20)}${dir.path.slice(1)}/victim`;
+    const bad: [bigint, unknown][] = [
+      [0n, 1],
+      [-5n, 1],
+      [2n ** 64n, 1],
+      [10n ** 26n, 1],
+      [1n, -1],
+      [1n, 1.5],
+      [1n, 2 ** 32],
+      [1n, Number.NaN],
+      [1n, "1"],
+      [1n, outside],
+    ];
+    for (const [height, format] of bad) {
+      assert.throws(() => store.folder(height, format as number), SnapshotError);
+      await assert.rejects(store.save(height, format as number, chunks()), SnapshotError);
+      assert.equal(await store.loadChunk(height, format as number, 0), undefined);
+    }
+    assert.throws(() => store.sidecar(1n, 1, "../escape"), SnapshotError);
+    assert.deepEqual(await readdir(dir.path), [], "something was created");
+
+    // Folders whose names are not canonical numbers are not snapshots.
+    await store.save(5n, 1, chunks());
+    for (const name of ["007", "-5", "5e0"]) {
+      await mkdir(join(store.dir, name, "1"), { recursive: true });
+      await writeFile(join(store.dir, name, "1", "snapshot.json"), "{}");
+    }
+    assert.deepEqual(
+      (await store.list()).map((s) => `${s.height}/${s.format}`),
+      ["5/1"],
+    );
+  } finally {
+    await dir.remove();
+  }
+});
