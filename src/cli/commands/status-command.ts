@@ -7,6 +7,7 @@ import { parseArgs } from "node:util";
 import { currentBinaryName } from "../../config/home.ts";
 import { fetchFailureCause } from "../../errors/fetch-failure.ts";
 import { UserError } from "../../errors/user-error.ts";
+import { emptyPathMessage } from "../empty-paths.ts";
 
 /** Where the command writes; tests pass buffers. */
 export interface StatusIo {
@@ -68,6 +69,11 @@ export async function runStatusCommand(argv: string[], io: StatusIo = process): 
   if (values.help) {
     io.stdout.write(usage());
     return 0;
+  }
+  // As every path flag of the command tree (src/cli/empty-paths.ts): '' would silently mean the default home.
+  if (values.home === "") {
+    io.stderr.write(`Error: ${emptyPathMessage("--home")}\n`);
+    return 2;
   }
   if (values.output !== undefined && values.output !== "json" && values.output !== "text") {
     io.stderr.write(`Error: invalid --output "${values.output}": expected json or text\n`);
