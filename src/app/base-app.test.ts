@@ -64,6 +64,14 @@ describe("App lifecycle", () => {
     await assert.rejects(t.app.initChain(create(RequestInitChainSchema, { chainId: "other", initialHeight: 1n })), {
       message: "invalid chain-id on InitChain; expected: test-chain, got: other",
     });
+    // Above the last height the state store can number (N13: the store's setInitialVersion threw a bug's stack).
+    await assert.rejects(
+      t.app.initChain(create(RequestInitChainSchema, { chainId: t.chainId, initialHeight: 2n ** 63n - 1n })),
+      (err: unknown) =>
+        err instanceof AppStateError &&
+        err.message ===
+          "initial_height 9223372036854775807 is above 9007199254740991 (2^53 − 1), the highest height the state store can number",
+    );
     const appState = genesisFor({ [alice.bech32]: [{ denom: "stake", amount: 5n }] });
     const bank = appState.bank as { balances: unknown[] };
     bank.balances.push(bank.balances[0]);

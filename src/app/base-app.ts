@@ -43,6 +43,7 @@ import {
 import { ConsensusParamsSchema } from "../gen/tendermint/types/params_pb.js";
 import { FutureVersionError, InvalidVersionError } from "../store/errors.ts";
 import type { BranchMultiStore, CommitMultiStore, StoreUpgrades, VersionView } from "../store/types.ts";
+import { MAX_VERSION } from "../store/version-limit.ts";
 import { toAbciEvents, toAbciValidatorUpdates, toExecTxResult } from "./abci-convert.ts";
 import { handleAbciQuery } from "./abci-query.ts";
 import type { AnteHandler } from "./ante.ts";
@@ -306,6 +307,13 @@ export class App {
       store.discardStaged();
       this.staged = undefined;
     }
+    const initialHeight = request.initialHeight > 0n ? request.initialHeight : 1n;
+    // Genesis validation refuses such a genesis; an engine that sends one anyway gets this, not a store bug.
+    if (initialHeight > MAX_VERSION) {
+      throw new AppStateError(
+        `initial_height ${initialHeight} is above ${MAX_VERSION} (2^53 − 1), the highest height the state store can number`,
+      );
+    }
     const appState = parseAppState(request.appStateBytes);
     this.moduleManager.validateGenesis(appState);
     const time = request.time ?? zeroTimestamp();
@@ -321,7 +329,6 @@ export class App {
     const validators = await this.moduleManager.initGenesis(ctx, appState);
     await this.versionMapHandler?.(ctx, this.moduleManager.getVersionMap());
     if (request.validators.length > 0 && validators.length > 0) checkGenesisValidators(request.validators, validators);
-    const initialHeight = request.initialHeight > 0n ? request.initialHeight : 1n;
     // As upstream's InitChain: block `initial_height` is the store's first version, so heights,
     // versions and historical queries agree from the first block on.
     if (initialHeight > 1n && store.lastCommit().version === 0n) store.setInitialVersion(initialHeight);

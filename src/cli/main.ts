@@ -3,6 +3,7 @@
 // status (src/cli/report-error.ts). The entry file only calls `runChaind`.
 import type { Command } from "commander";
 import { CHAIND_COMMANDS } from "./command-list.ts";
+import { refuseEmptyPaths } from "./empty-paths.ts";
 import type { CliIo } from "./io.ts";
 import { addLazyCommands, type CommandSpec } from "./lazy-command.ts";
 import { reportError } from "./report-error.ts";
@@ -26,6 +27,7 @@ export async function runChaind(
     const program = rootProgram(io);
     await addLazyCommands(program, commands, args, io, ROOT_OPTION_SHAPE);
     showGlobalFlagsInHelp(program);
+    refuseEmptyPaths(program);
     exitOverride(program);
     await program.parseAsync([...args], { from: "user" });
     return typeof process.exitCode === "number" ? process.exitCode : 0;

@@ -6,6 +6,7 @@ import { defaultHome } from "../config/home.ts";
 import { currentChainManifest } from "../runtime/current-chain.ts";
 
 import { CHAIND_COMMANDS } from "./command-list.ts";
+import { refuseEmptyPaths } from "./empty-paths.ts";
 import type { CliIo } from "./io.ts";
 
 export type { CliIo } from "./io.ts";
@@ -36,6 +37,7 @@ export async function rootCommand(io: CliIo = { stdout: process.stdout, stderr: 
   const program = rootProgram(io);
   for (const spec of CHAIND_COMMANDS) program.addCommand(await spec.load(io, []));
   showGlobalFlagsInHelp(program);
+  refuseEmptyPaths(program);
   return program;
 }
 

@@ -4,6 +4,7 @@ import { mkdtemp, readdir, readFile, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
+import { MAX_VERSION } from "../store/version-limit.ts";
 import { defaultConsensusParams } from "./consensus-params.ts";
 import { ConfigError } from "./errors.ts";
 import {
@@ -154,9 +155,17 @@ describe("genesis.json", () => {
     assert.equal(doc.consensusParams.version.app, 0n);
     assert.equal(doc.consensusParams.abci.voteExtensionsEnableHeight, 0n);
   });
+
+  test("accepts initial_height up to 2^53 − 1, the last height the state store can number", () => {
+    const doc = parseGenesis(edit("initial_height", "9007199254740991"), FILE);
+    assert.equal(doc.initialHeight, MAX_VERSION);
+    assert.equal(MAX_VERSION, 2n ** 53n - 1n);
+  });
 });
 
 describe("genesis errors name the file and the field", () => {
+  const HEIGHT_EXPECTED =
+    'expected a height from 1 to 9007199254740991 (2^53 − 1, the highest this node can run; "0" means 1) as a string, e.g. "1"';
   const cases: [path: string, value: unknown, message: string][] = [
     ["chain_id", "", 'chain_id: expected a non-empty chain ID of at most 50 characters, got ""'],
     [
@@ -171,12 +180,11 @@ describe("genesis errors name the file and the field", () => {
       "yesterday",
       'genesis_time: expected an RFC 3339 time such as "2025-01-31T12:00:00.123456789Z", got "yesterday"',
     ],
-    ["initial_height", "-1", 'initial_height: expected a non-negative height as a string, e.g. "1", got "-1"'],
-    [
-      "initial_height",
-      2 ** 60,
-      `initial_height: expected a non-negative height as a string, e.g. "1", got ${2 ** 60} (write large numbers as strings)`,
-    ],
+    ["initial_height", "-1", `initial_height: ${HEIGHT_EXPECTED}, got "-1"`],
+    ["initial_height", 2 ** 60, `initial_height: ${HEIGHT_EXPECTED}, got ${2 ** 60} (write large numbers as strings)`],
+    // Above the last height the state store can number (N13: 2^63 − 1 reached the store and printed a stack).
+    ["initial_height", "9007199254740992", `initial_height: ${HEIGHT_EXPECTED}, got "9007199254740992"`],
+    ["initial_height", "9223372036854775807", `initial_height: ${HEIGHT_EXPECTED}, got "9223372036854775807"`],
     [
       "consensus_params.block.max_bytes",
       "0",

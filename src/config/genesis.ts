@@ -3,6 +3,7 @@
 // (types/genesis.go ValidateAndComplete plus the consensus-parameter bounds), reported with the file
 // and the field.
 import { createHash } from "node:crypto";
+import { MAX_VERSION } from "../store/version-limit.ts";
 import { writeFileAtomic } from "./atomic-file.ts";
 import {
   type ConsensusParams,
@@ -169,9 +170,12 @@ export function genesisFromJson(json: JsonValue, file: string): GenesisDoc {
   const genesisTime = timeText === undefined ? undefined : parseRfc3339(timeText);
   if (timeText !== undefined && genesisTime === undefined) read.problem("genesis_time", timeExpected, timeText);
 
+  // Up to the last height the state store can number (2^53 − 1, src/store/version-limit.ts): a chain that
+  // started higher could not commit its first block.
   let initialHeight = read.int64("initial_height", {
-    expected: 'a non-negative height as a string, e.g. "1"',
+    expected: `a height from 1 to ${MAX_VERSION} (2^53 − 1, the highest this node can run; "0" means 1) as a string, e.g. "1"`,
     min: 0n,
+    max: MAX_VERSION,
     optional: true,
     fallback: 1n,
   });

@@ -158,6 +158,22 @@ export class StoreUsageError extends Error {
   }
 }
 
+/**
+ * A commit past MAX_VERSION (src/store/version-limit.ts): the chain has reached the last height the
+ * store can number. Not a bug, so a user error: the node stops with this one line.
+ */
+export class VersionLimitError extends StoreError {
+  readonly latest: bigint;
+
+  constructor(latest: bigint, limit: bigint) {
+    super(
+      "STORE_VERSION_LIMIT",
+      `the state store numbers versions (block heights) up to ${limit} (2^53 − 1) and holds version ${latest}: no later block can be committed`,
+    );
+    this.latest = latest;
+  }
+}
+
 /** Store upgrades that do not fit the stores on disk or the stores the app declares. */
 export class StoreUpgradeError extends StoreError {
   constructor(message: string, options?: { cause?: unknown }) {

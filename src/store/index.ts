@@ -14,6 +14,7 @@ export {
   StoreNotFoundError,
   StoreUpgradeError,
   StoreUsageError,
+  VersionLimitError,
 } from "./errors.ts";
 export {
   type CommitmentProof,
@@ -31,3 +32,4 @@ export { PRUNING_PRESETS, type ResolvedPruning, resolvePruning } from "./pruning
 export { type ExportItem, type ExportStateOptions, exportState } from "./state-export.ts";
 export { type ImportStateOptions, importState, StateImportError } from "./state-import.ts";
 export type * from "./types.ts";
+export { MAX_VERSION } from "./version-limit.ts";

@@ -7,9 +7,11 @@ import {
   PrunedVersionError,
   StoreNotFoundError,
   StoreUsageError,
+  VersionLimitError,
 } from "./errors.ts";
 import { type MultiStore, openMultiStore } from "./multistore.ts";
 import { b, entries, KEEP_ALL, s, tempDir } from "./test-support.ts";
+import { MAX_VERSION } from "./version-limit.ts";
 
 /** A fixed workload: the same writes must give the same app hashes everywhere. */
 async function runFixedWorkload(store: MultiStore): Promise<string[]> {
@@ -304,6 +306,40 @@ describe("multistore", () => {
       await assert.rejects(store.view(99n), /version pruned \(earliest available height: 100, latest height: 100\)/);
     } finally {
       await store.close();
+    }
+  });
+
+  test("commits up to version 2^53 − 1 and refuses the next one in one line, writing nothing", async () => {
+    const dir = await tempDir();
+    try {
+      const open = () => openMultiStore({ path: dir.path, storeNames: ["bank"], pruning: KEEP_ALL });
+      let store = await open();
+      // A chain started at 2^53 − 2 (N13's second finding): its second block is the last the store can number.
+      store.setInitialVersion(MAX_VERSION - 1n);
+      for (const expected of [MAX_VERSION - 1n, MAX_VERSION]) {
+        const block = store.branch();
+        block.store("bank").set(b("h"), b(String(expected)));
+        assert.equal((await store.stage(block)).version, expected);
+        await store.commit();
+      }
+      const last = store.lastCommit();
+      const next = store.branch();
+      next.store("bank").set(b("h"), b("next"));
+      await assert.rejects(
+        store.stage(next),
+        (err: unknown) =>
+          err instanceof VersionLimitError &&
+          err.message ===
+            "the state store numbers versions (block heights) up to 9007199254740991 (2^53 − 1) and holds version 9007199254740991: no later block can be committed",
+      );
+      await store.close();
+      store = await open();
+      assert.deepEqual(store.lastCommit(), last, "nothing was written");
+      assert.equal(s(await (await store.view()).store("bank").get(b("h"))), String(MAX_VERSION));
+      assert.throws(() => store.setInitialVersion(MAX_VERSION + 1n), /expected a version from 1 to 9007199254740991/);
+      await store.close();
+    } finally {
+      await dir.remove();
     }
   });
 });

@@ -15,6 +15,7 @@ import {
   StoreError,
   StoreNotFoundError,
   StoreUsageError,
+  VersionLimitError,
 } from "./errors.ts";
 import { decodeLatestRow, LatestSource, readAt, VersionSource } from "./flat-state.ts";
 import { EMPTY_HASH } from "./hash.ts";
@@ -50,6 +51,7 @@ import type {
   VersionView,
 } from "./types.ts";
 import { planStores } from "./upgrades.ts";
+import { MAX_VERSION } from "./version-limit.ts";
 
 /** Options of openMultiStore. */
 export interface OpenMultiStoreOptions {
@@ -296,9 +298,9 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
    * is committed or staged, since versions already written cannot move.
    */
   setInitialVersion(version: bigint): void {
-    if (typeof version !== "bigint" || version < 1n || version > BigInt(Number.MAX_SAFE_INTEGER)) {
+    if (typeof version !== "bigint" || version < 1n || version > MAX_VERSION) {
       throw new StoreUsageError(
-        `setInitialVersion: expected a version from 1 to ${Number.MAX_SAFE_INTEGER}, got ${String(version)}`,
+        `setInitialVersion: expected a version from 1 to ${MAX_VERSION}, got ${String(version)}`,
       );
     }
     if (this.latest !== 0 || this.staged !== undefined) {
@@ -331,6 +333,8 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
     if (writes.parent !== undefined) {
       throw new StoreUsageError("stage() takes a top-level branch (from branch()), not a nested one");
     }
+    // Past the limit `latest + 1` would round back onto `latest`: refuse before anything is written.
+    if (BigInt(this.latest) >= MAX_VERSION) throw new VersionLimitError(BigInt(this.latest), MAX_VERSION);
     writes.write();
     const version = this.latest === 0 ? this.firstVersion : this.latest + 1;
     const working = this.sortedNames.map((name) => this.working.get(name) as WorkingStore);

@@ -6,7 +6,7 @@ import { prepareUpgradeCommand } from "./commands/prepare-upgrade.ts";
 import { collectStatus, formatStatus } from "./commands/status.ts";
 import { versionCommand } from "./commands/version.ts";
 import { type Env, loadConfig } from "./config.ts";
-import { ConfigError, describeError } from "./errors.ts";
+import { ConfigError, describeError, VisorError } from "./errors.ts";
 import { createLogger, type Logger } from "./log.ts";
 import { runNode } from "./run-loop.ts";
 
@@ -44,7 +44,7 @@ export async function main(parameters: MainParameters): Promise<number> {
     .description(
       "install the genesis release: copy the executable to chainvisor/genesis/bin and create the current link",
     )
-    .argument("[path]", "path to the node executable")
+    .argument("[path]", "path to the node executable", nonEmptyPath)
     .action(async (path: string | undefined) => {
       await initCommand(loadConfig(env, "init"), path, log);
     });
@@ -66,7 +66,7 @@ export async function main(parameters: MainParameters): Promise<number> {
     .command("add-upgrade")
     .description("install a release for an upgrade by hand: copy the executable to chainvisor/upgrades/<name>/bin")
     .argument("<name>", "upgrade (plan) name; lower-cased for the directory")
-    .argument("<path>", "path to the node executable of that release")
+    .argument("<path>", "path to the node executable of that release", nonEmptyPath)
     .option(
       "--upgrade-height <height>",
       "also write data/upgrade-info.json so the switch happens at this height (no governance)",
@@ -114,4 +114,14 @@ export async function main(parameters: MainParameters): Promise<number> {
     log.error(describeError(error));
     return 1;
   }
+}
+
+/**
+ * A path argument refuses '' before the command runs (as chaind's path flags do, src/cli/empty-paths.ts): an empty
+ * string names no file, and the error says so rather than what a file operation on it would report.
+ */
+function nonEmptyPath(value: string): string {
+  if (value === "")
+    throw new VisorError("<path> is empty: expected the path of the node executable or release archive");
+  return value;
 }

@@ -174,6 +174,26 @@ describe("chainvisor add-upgrade", () => {
   });
 });
 
+describe("an empty path argument", () => {
+  it("init '' and add-upgrade <name> '' refuse it in one line and install nothing", async () => {
+    await mkdir(home.path("chainvisor"), { recursive: true });
+    for (const args of [
+      ["init", ""],
+      ["add-upgrade", "v2", ""],
+    ]) {
+      const result = await runVisor(args, home.env());
+      assert.equal(result.code, 1, `chainvisor ${args.join(" ")}`);
+      const lines = result.stderr.trimEnd().split("\n");
+      assert.equal(lines.length, 1, result.stderr);
+      assert.match(
+        lines[0] as string,
+        /error: <path> is empty: expected the path of the node executable or release archive$/,
+      );
+    }
+    assert.deepEqual(await readdir(home.path("chainvisor")), []);
+  });
+});
+
 describe("chainvisor status", () => {
   it("shows the current release, installed upgrades, the pending file and the node's plan", async () => {
     await writeFakeNode(home.path("chainvisor", "genesis", "bin", "chaind"), { label: "genesis" });

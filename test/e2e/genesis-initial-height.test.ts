@@ -1,12 +1,16 @@
 // A genesis whose `initial_height` is not 1 (a chain restarted from an exported genesis): `chaind init
 // --initial-height 5`, the operator's genesis commands, then a real `chaind start` with the embedded
 // engine. The first block is block 5; the consensus RPC, the REST gateway (historical queries), the
-// block store and the app's store versions agree on it, before and after a restart.
+// block store and the app's store versions agree on it, before and after a restart. A height above the
+// last one the state store can number (2^53 − 1) is refused by init, genesis validate and start.
 import assert from "node:assert/strict";
+import { existsSync } from "node:fs";
+import { cp, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import {
   bannerEndpoints,
+  type ChaindResult,
   killAllChaind,
   LOOPBACK_PORT_FLAGS,
   rpcCall,
@@ -20,6 +24,7 @@ const CHAIN_ID = "initial-height-e2e";
 const INITIAL_HEIGHT = 5n;
 let dir: Awaited<ReturnType<typeof tempDir>>;
 let home: string;
+let tooHigh: string;
 let userHome: string;
 
 const chaind = async (...args: string[]) => {
@@ -37,6 +42,13 @@ before(async () => {
   await chaind("genesis", "add-genesis-account", "val", "100000000000stake");
   await chaind("genesis", "gentx", "val", "10000000000stake", "--chain-id", CHAIN_ID);
   await chaind("genesis", "collect-gentxs");
+  // The same home with a genesis whose initial_height is 2^63 − 1 (N13: it passed validation, then the store
+  // printed a stack at InitChain), copied before the home above is ever started.
+  tooHigh = join(dir.path, "too-high");
+  await cp(home, tooHigh, { recursive: true });
+  const genesisFile = join(tooHigh, "config", "genesis.json");
+  const genesis = JSON.parse(await readFile(genesisFile, "utf8")) as Record<string, unknown>;
+  await writeFile(genesisFile, JSON.stringify({ ...genesis, initial_height: "9223372036854775807" }, null, 2));
 });
 
 after(async () => {
@@ -96,4 +108,27 @@ test("the first block has height initial_height; RPC, REST, block store and stor
   assert.equal(again.block.header.height, String(INITIAL_HEIGHT));
   node.signal("SIGTERM");
   assert.equal((await node.exited).code, 0);
+});
+
+/** The run failed with one error line on stderr matching `pattern` and no stack frame. */
+function assertOneLine(result: ChaindResult, pattern: RegExp): void {
+  assert.notEqual(result.code, 0, `expected a non-zero exit\n${result.stderr}`);
+  assert.equal(result.stderr.trimEnd().split("\n").length, 1, `expected one line\n${result.stderr}`);
+  assert.match(result.stderr, pattern);
+  assert.doesNotMatch(result.stderr, /^\s+at /m, `a stack trace was printed\n${result.stderr}`);
+}
+
+test("an initial_height above 2^53 − 1 is refused in one line by init, genesis validate and start", async () => {
+  const fresh = join(dir.path, "too-high-init");
+  const init = await runChaind(
+    ["--home", fresh, "init", "node0", "--chain-id", CHAIN_ID, "--initial-height", "9223372036854775807"],
+    { userHome },
+  );
+  assertOneLine(init, /--initial-height.*expected a whole number from 1 to 9007199254740991 \(2\^53 − 1\)/);
+  assert.equal(existsSync(fresh), false, "init wrote nothing");
+  const expected =
+    /initial_height: expected a height from 1 to 9007199254740991 \(2\^53 − 1, the highest this node can run.*got "9223372036854775807"/;
+  assertOneLine(await runChaind(["--home", tooHigh, "genesis", "validate"], { userHome }), expected);
+  assertOneLine(await runChaind(["--home", tooHigh, "start", ...LOOPBACK_PORT_FLAGS], { userHome }), expected);
+  assert.equal(existsSync(join(tooHigh, "data", "application.db")), false, "start stopped before opening the state");
 });

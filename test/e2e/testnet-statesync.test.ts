@@ -40,12 +40,17 @@ import {
   cometValidatorPowers,
   consensusAddress,
   cosmjsBankSend,
-  cosmjsVoteYes,
   headerAt,
   restGet,
   validatorSigner,
   waitForTx,
 } from "./testnet-support/chain-client.ts";
+import {
+  type GovernanceTiming,
+  proposalStatus,
+  proposeUpgradeAndVote,
+  upgradeHeightAfterVote,
+} from "./testnet-support/governance.ts";
 import { testnetSkipReason } from "./testnet-support/requirements.ts";
 import { sourceReleaseArchive } from "./testnet-support/source-release.ts";
 
@@ -59,13 +64,9 @@ const skip = await testnetSkipReason("testnet state sync", [
   { path: ["snapshots", "dump"] },
 ]);
 
-const VOTING_PERIOD_SECONDS = 10;
+// Votes are signed before the proposal exists, so the period holds only their broadcast (testnet-support/governance.ts).
+const TIMING: GovernanceTiming = { votingPeriodSeconds: 15, timeoutCommitMs: 300 };
 const SNAPSHOT_INTERVAL = 5;
-
-async function proposalStatus(node: TestnetNode, id: string): Promise<string> {
-  const { body } = await restGet(node, `/chain/gov/v1/proposals/${id}`);
-  return (body as { proposal: { status: string } }).proposal.status;
-}
 
 /** Restarts each node's CometBFT once its chainvisor runs v2 and answers ABCI (as CometBFT's supervisor would). */
 async function superviseCometbft(net: Testnet, until: () => Promise<boolean>, timeoutMs: number): Promise<void> {
@@ -97,7 +98,8 @@ test("a fifth node joins by state sync after an upgrade and becomes a validator"
     const v2 = await sourceReleaseArchive(join(dir, "releases"), "v2");
     net = await startTestnet({
       dir: join(dir, "net"),
-      votingPeriod: `${VOTING_PERIOD_SECONDS}s`,
+      votingPeriod: `${TIMING.votingPeriodSeconds}s`,
+      timeoutCommit: `${TIMING.timeoutCommitMs}ms`,
       chainvisor: {
         genesis: v1,
         upgrades: [{ name: "v2", path: v2 }],
@@ -126,32 +128,22 @@ test("a fifth node joins by state sync after an upgrade and becomes a validator"
     const started = Date.now();
     await waitForHeight(network, from + 4, { nodes: [proposer] });
     const perBlock = (Date.now() - started) / 4;
-    const earliest =
-      (await latestHeight(proposer)) + Math.max(30, Math.ceil(((VOTING_PERIOD_SECONDS + 25) * 1000) / perBlock));
+    const earliest = upgradeHeightAfterVote(await latestHeight(proposer), perBlock, TIMING);
     const haltHeight = Math.ceil(earliest / SNAPSHOT_INTERVAL) * SNAPSHOT_INTERVAL;
     t.diagnostic(`~${Math.round(perBlock)} ms per block; upgrade v2 scheduled for ${haltHeight}`);
-    const submitted = await cliTx(network, proposer, [
-      "upgrade",
-      "software-upgrade",
-      "v2",
-      "--title",
-      "Upgrade to v2",
-      "--summary",
-      "v2 for every validator",
-      "--deposit",
-      "10000000stake",
-      "--upgrade-height",
-      String(haltHeight),
-      "--no-validate",
-    ]);
-    assert.equal((await waitForTx(proposer, String(submitted.txhash))).code, 0);
-    for (const vote of await Promise.all(network.nodes.map((node) => cosmjsVoteYes(network, node, 1n)))) {
-      assert.equal(vote.code, 0, vote.log);
-    }
+    const { proposal, votes } = await proposeUpgradeAndVote(network, proposer, {
+      proposalId: 1n,
+      name: "v2",
+      height: haltHeight,
+      title: "Upgrade to v2",
+      summary: "v2 for every validator",
+    });
+    assert.equal(proposal.code, 0, proposal.log);
+    for (const vote of votes) assert.equal(vote.code, 0, vote.log);
     await waitUntil(
       "the proposal to pass",
-      async () => ((await proposalStatus(proposer, "1")) === "PROPOSAL_STATUS_PASSED" ? true : undefined),
-      { timeoutMs: (VOTING_PERIOD_SECONDS + 60) * 1000 },
+      async () => ((await proposalStatus(proposer, 1n)) === "PROPOSAL_STATUS_PASSED" ? true : undefined),
+      { timeoutMs: (TIMING.votingPeriodSeconds + 60) * 1000 },
     );
     await superviseCometbft(
       network,

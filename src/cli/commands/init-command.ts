@@ -2,6 +2,7 @@
 // src/node/init-node.ts, print upstream's JSON (sorted keys) to stderr.
 import { Command, InvalidArgumentError } from "commander";
 import { initNode } from "../../node/init-node.ts";
+import { MAX_VERSION } from "../../store/version-limit.ts";
 import type { CliIo } from "../io.ts";
 import { globalFlags, sortedJson } from "./cli-support.ts";
 
@@ -36,9 +37,10 @@ export function initCommand(io: CliIo): Command {
     );
 }
 
+// Up to the last height the state store can number (src/store/version-limit.ts), as genesis validation checks.
 function parseHeight(text: string): bigint {
-  if (!/^[0-9]+$/.test(text) || BigInt(text) < 1n) {
-    throw new InvalidArgumentError("expected a whole number of at least 1");
+  if (!/^[0-9]+$/.test(text) || BigInt(text) < 1n || BigInt(text) > MAX_VERSION) {
+    throw new InvalidArgumentError(`expected a whole number from 1 to ${MAX_VERSION} (2^53 − 1)`);
   }
   return BigInt(text);
 }

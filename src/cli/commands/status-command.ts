@@ -13,6 +13,7 @@ import { currentBinaryName, resolveHome } from "../../config/home.ts";
 import { DEFAULT_CLIENT_NODE, homeRpcAddress } from "../../config/home-rpc-address.ts";
 import { fetchFailureCause } from "../../errors/fetch-failure.ts";
 import { UserError } from "../../errors/user-error.ts";
+import { emptyPathMessage } from "../empty-paths.ts";
 
 /** Where the command writes; tests pass buffers. */
 export interface StatusIo {
@@ -77,6 +78,11 @@ export async function runStatusCommand(argv: string[], io: StatusIo = process): 
   if (values.help) {
     io.stdout.write(usage());
     return 0;
+  }
+  // As every path flag of the command tree (src/cli/empty-paths.ts): '' would silently mean the default home.
+  if (values.home === "") {
+    io.stderr.write(`Error: ${emptyPathMessage("--home")}\n`);
+    return 2;
   }
   if (values.output !== undefined && values.output !== "json" && values.output !== "text") {
     io.stderr.write(`Error: invalid --output "${values.output}": expected json or text\n`);

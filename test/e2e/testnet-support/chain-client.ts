@@ -126,29 +126,40 @@ export interface IncludedTx {
   log: string;
 }
 
+/** A tx signed with CosmJS, to be broadcast through `node`'s CometBFT. */
+export interface SignedTx {
+  node: TestnetNode;
+  bytes: Uint8Array;
+}
+
 /**
- * Signs `messages` with CosmJS (account number and sequence read over REST), broadcasts them through `node`'s
- * CometBFT RPC with `broadcast_tx_sync`, and waits until CometBFT has indexed the tx.
+ * Signs `messages` with CosmJS, the account number and sequence read over REST from `node`. `sequenceOffset`
+ * signs for a later sequence: a tx meant to follow that many txs the signer has yet to send.
  */
-export async function cosmjsBroadcast(
+export async function cosmjsSign(
   net: Testnet,
   node: TestnetNode,
   signer: CosmjsSigner,
   messages: EncodeObject[],
-  memo = "",
-): Promise<IncludedTx> {
+  options: { memo?: string; sequenceOffset?: number } = {},
+): Promise<SignedTx> {
   const client = await SigningStargateClient.offline(signer.wallet, { registry: REGISTRY });
   const { accountNumber, sequence } = await restAccount(node, signer.address);
   const signed = await client.sign(
     signer.address,
     messages,
     { amount: [{ denom: "stake", amount: "5000" }], gas: "200000" },
-    memo,
-    { accountNumber, sequence, chainId: net.chainId },
+    options.memo ?? "",
+    { accountNumber, sequence: sequence + (options.sequenceOffset ?? 0), chainId: net.chainId },
   );
-  const comet = await Comet38Client.connect(node.rpcUrl);
+  return { node, bytes: TxRaw.encode(signed).finish() };
+}
+
+/** Broadcasts a signed tx through its node's CometBFT RPC with `broadcast_tx_sync` and waits until it is indexed. */
+export async function broadcastSigned(tx: SignedTx): Promise<IncludedTx> {
+  const comet = await Comet38Client.connect(tx.node.rpcUrl);
   try {
-    const broadcast = await comet.broadcastTxSync({ tx: TxRaw.encode(signed).finish() });
+    const broadcast = await comet.broadcastTxSync({ tx: tx.bytes });
     if (broadcast.code !== 0) throw new Error(`CheckTx refused the tx: code ${broadcast.code} ${broadcast.log}`);
     const hash = Buffer.from(broadcast.hash).toString("hex").toUpperCase();
     const included = await waitUntil(
@@ -160,6 +171,17 @@ export async function cosmjsBroadcast(
   } finally {
     comet.disconnect();
   }
+}
+
+/** Signs `messages` with CosmJS (see cosmjsSign) and broadcasts them through `node` (see broadcastSigned). */
+export async function cosmjsBroadcast(
+  net: Testnet,
+  node: TestnetNode,
+  signer: CosmjsSigner,
+  messages: EncodeObject[],
+  memo = "",
+): Promise<IncludedTx> {
+  return broadcastSigned(await cosmjsSign(net, node, signer, messages, { memo }));
 }
 
 /** A CosmJS-signed bank send of `amount` stake, broadcast through `node`'s CometBFT (see cosmjsBroadcast). */
@@ -184,11 +206,19 @@ export function cosmjsBankSend(
   );
 }
 
-/** A CosmJS-signed yes vote of `node`'s validator on `proposalId`, broadcast through the node's own CometBFT. */
-export async function cosmjsVoteYes(net: Testnet, node: TestnetNode, proposalId: bigint): Promise<IncludedTx> {
+/**
+ * `node`'s validator's yes vote on `proposalId`, signed with CosmJS (see cosmjsSign, `sequenceOffset` included) for
+ * broadcasting through the node's own CometBFT.
+ */
+export async function signVoteYes(
+  net: Testnet,
+  node: TestnetNode,
+  proposalId: bigint,
+  options: { sequenceOffset?: number } = {},
+): Promise<SignedTx> {
   const signer = await validatorSigner(node);
   const vote = MsgVote.fromPartial({ proposalId, voter: signer.address, option: VoteOption.VOTE_OPTION_YES });
-  return cosmjsBroadcast(net, node, signer, [{ typeUrl: "/chain.gov.v1.MsgVote", value: vote }]);
+  return cosmjsSign(net, node, signer, [{ typeUrl: "/chain.gov.v1.MsgVote", value: vote }], options);
 }
 
 /** Runs the chaind CLI; resolves with stdout and stderr, or rejects with both in the message. */
