@@ -115,8 +115,9 @@ test("replay --from '' and --home '' as real processes: one line, nothing done t
 
 test("every flag or argument that reads like a path is marked as one by its placeholder", async () => {
   const looksLikePath = /\b(file|directory|dir|path|home)\b/i;
-  // Value names that are not paths although their description mentions files ("keyring backend: test or file").
-  const notPaths = new Set(["backend"]);
+  // Value names that are not paths although their description mentions files ("keyring backend: test or file",
+  // "--node <url>: default: the --home's config.toml rpc.laddr").
+  const notPaths = new Set(["backend", "url"]);
   const unmarked: string[] = [];
   for (const [path, command] of walk(await rootCommand({ stdout: sink, stderr: sink }))) {
     const values: [string, Option | Argument, string | undefined][] = [
