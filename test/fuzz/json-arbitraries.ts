@@ -57,30 +57,3 @@ export function jsonNear(keys: readonly string[], words: readonly string[] = [])
   }));
   return value;
 }
-
-/**
- * Text that is almost `valid`: one to three edits (a byte flipped, a slice deleted, duplicated or replaced by random
- * text), so syntax errors land everywhere in a realistic document rather than in the first character.
- */
-export function mutatedText(valid: string): fc.Arbitrary<string> {
-  const edit = fc.tuple(
-    fc.constantFrom("flip", "delete", "duplicate", "insert"),
-    fc.nat(),
-    fc.nat({ max: 16 }),
-    fc.string({ maxLength: 8 }),
-  );
-  return fc.array(edit, { minLength: 1, maxLength: 3 }).map((edits) => {
-    let text = valid;
-    for (const [kind, at, length, insert] of edits) {
-      const start = text.length === 0 ? 0 : at % text.length;
-      const end = Math.min(text.length, start + length);
-      if (kind === "flip") {
-        const code = text.charCodeAt(start) ^ (1 << (length % 7));
-        text = text.slice(0, start) + String.fromCharCode(code) + text.slice(start + 1);
-      } else if (kind === "delete") text = text.slice(0, start) + text.slice(end);
-      else if (kind === "duplicate") text = text.slice(0, end) + text.slice(start, end) + text.slice(end);
-      else text = text.slice(0, start) + insert + text.slice(start);
-    }
-    return text;
-  });
-}

@@ -22,7 +22,8 @@ import {
   parseUpgradeInfo as nodeParse,
   readUpgradeInfoFromDisk,
 } from "../../src/x/upgrade/upgrade-info-file.ts";
-import { edgeIntegers, jsonNear, mutatedText } from "./json-arbitraries.ts";
+import { edgeIntegers, jsonNear } from "./json-arbitraries.ts";
+import { mutatedText } from "./mutations.ts";
 import { parseOrOwnError } from "./own-errors.ts";
 import { created, listTree, withSandbox } from "./sandbox.ts";
 import { fuzzParameters } from "./settings.ts";
