@@ -7,19 +7,43 @@ import assert from "node:assert/strict";
 // biome-ignore lint/suspicious/noExplicitAny: error constructors take any arguments
 export type ErrorClass = abstract new (...args: any[]) => Error;
 
-/** JavaScript's own error classes: when one of these is the cause of an own error, the parser wrapped a crash. */
-const BUG_CLASSES: readonly ErrorClass[] = [TypeError, ReferenceError];
+/** Options of {@link assertOwnError}. */
+export interface OwnErrorOptions {
+  /**
+   * Also require that no error in the `cause` chain is a crash (see {@link isCrash}): for parsers that wrap whatever
+   * they catch, which would otherwise hide a crash behind their own class.
+   */
+  noBugCause?: boolean;
+}
+
+// The messages V8 gives a TypeError when code uses a value it did not check (undefined, null, the wrong kind).
+const CRASH_MESSAGE =
+  /Cannot read properties|Cannot set properties|is not a function|is not iterable|is not a constructor|Cannot convert undefined or null|Cannot destructure/;
 
 /**
- * Asserts that `error` is an instance of one of `allowed`, with a non-empty message; with `noBugCause`, also that no
- * error in its `cause` chain is a TypeError or ReferenceError (for parsers that wrap whatever they catch, which would
- * otherwise hide a crash behind their own class). `input` is shown when the assertion fails.
+ * Whether an error is a crash rather than a refusal. A ReferenceError always is. A TypeError is one when V8 wrote it
+ * (a property of undefined, a call of a non-function) or when it was thrown from the project's code or from Node's
+ * internals called by it; a TypeError thrown by a library with a message of its own is that library's way of refusing
+ * input (TextDecoder for invalid UTF-8 under protobuf-es, @scure/base for a malformed bech32 string).
+ */
+export function isCrash(error: unknown): boolean {
+  if (error instanceof ReferenceError) return true;
+  if (!(error instanceof TypeError)) return false;
+  if (CRASH_MESSAGE.test(error.message)) return true;
+  const frames = (error.stack ?? "").split("\n").filter((line) => line.trimStart().startsWith("at "));
+  const thrower = frames.find((line) => !line.includes("node:"));
+  return thrower === undefined || !thrower.includes("/node_modules/");
+}
+
+/**
+ * Asserts that `error` is an instance of one of `allowed`, with a non-empty message (see {@link OwnErrorOptions} for
+ * the check of its causes). `input` is shown when the assertion fails.
  */
 export function assertOwnError(
   error: unknown,
   allowed: readonly ErrorClass[],
   input: unknown,
-  options: { noBugCause?: boolean } = {},
+  options: OwnErrorOptions = {},
 ): void {
   const shown = describeInput(input);
   if (!allowed.some((kind) => error instanceof kind)) {
@@ -28,7 +52,7 @@ export function assertOwnError(
   assert.ok((error as Error).message.trim() !== "", `empty error message for ${shown}`);
   if (options.noBugCause !== true) return;
   for (let cause = (error as Error).cause, depth = 0; cause !== undefined && depth < 20; depth++) {
-    if (BUG_CLASSES.some((kind) => cause instanceof kind)) {
+    if (isCrash(cause)) {
       assert.fail(`${describe(error)} for ${shown} wraps a crash: ${describe(cause)}`);
     }
     cause = cause instanceof Error ? cause.cause : undefined;
@@ -42,7 +66,7 @@ export function parseOrOwnError<T>(
   parse: () => T,
   allowed: readonly ErrorClass[],
   input: unknown,
-  options: { noBugCause?: boolean } = {},
+  options: OwnErrorOptions = {},
 ): T | undefined {
   try {
     return parse();
@@ -57,7 +81,7 @@ export async function parseOrOwnErrorAsync<T>(
   parse: () => Promise<T>,
   allowed: readonly ErrorClass[],
   input: unknown,
-  options: { noBugCause?: boolean } = {},
+  options: OwnErrorOptions = {},
 ): Promise<T | undefined> {
   try {
     return await parse();
