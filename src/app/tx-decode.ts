@@ -87,8 +87,8 @@ function decodeUnchecked(txBytes: Uint8Array, registry: Registry, msgRouter: Msg
   rejectNonAdr027(txBytes);
   const raw = parse(TxRawSchema, txBytes, "TxRaw");
   rejectUnknown(TxRawSchema, raw, registry, false, 0);
-  rejectTruncatedLengths(TxBodySchema, raw.bodyBytes, registry);
-  rejectTruncatedLengths(AuthInfoSchema, raw.authInfoBytes, registry);
+  rejectTruncatedLengths(TxBodySchema, raw.bodyBytes, "TxBody", registry);
+  rejectTruncatedLengths(AuthInfoSchema, raw.authInfoBytes, "AuthInfo", registry);
   const body = parse(TxBodySchema, raw.bodyBytes, "TxBody");
   rejectUnknown(TxBodySchema, body, registry, true, 0);
   const authInfo = parse(AuthInfoSchema, raw.authInfoBytes, "AuthInfo");

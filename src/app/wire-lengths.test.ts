@@ -30,10 +30,14 @@ test("a length of 2^32 inside the auth info, the body or an Any is a tx parse er
     [
       "auth info",
       txRaw(new Uint8Array(), Uint8Array.of(0x0a, ...LENGTH_2_POW_32)),
-      /field 1 of chain\.tx\.v1beta1\.AuthInfo/,
+      /^cannot decode AuthInfo: field 1 of chain\.tx\.v1beta1\.AuthInfo declares more bytes than follow/,
     ],
     // TxBody.memo (field 2).
-    ["body", txRaw(Uint8Array.of(0x12, ...LENGTH_2_POW_32), new Uint8Array()), /field 2 of chain\.tx\.v1beta1\.TxBody/],
+    [
+      "body",
+      txRaw(Uint8Array.of(0x12, ...LENGTH_2_POW_32), new Uint8Array()),
+      /^cannot decode TxBody: field 2 of chain\.tx\.v1beta1\.TxBody declares/,
+    ],
     // A MsgSend inside an Any whose from_address (field 1) declares 2^32 bytes.
     [
       "any",
@@ -52,7 +56,7 @@ test("a length of 2^32 inside the auth info, the body or an Any is a tx parse er
         ),
         new Uint8Array(),
       ),
-      /field 1 of chain\.bank\.v1beta1\.MsgSend/,
+      /^cannot decode TxBody: field 1 of chain\.bank\.v1beta1\.MsgSend declares/,
     ],
   ];
   for (const [where, bytes, pattern] of cases) {

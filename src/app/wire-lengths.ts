@@ -10,12 +10,20 @@ import { readUvarint } from "../bytes/varint.ts";
 const MAX_DEPTH = 64;
 
 /**
- * Throws when a length-delimited field of `bytes` (a `desc` message), or of a message nested in it, declares more
- * bytes than follow it.
+ * Throws `cannot decode <what>: …` when a length-delimited field of `bytes` (a `desc` message), or of a message nested
+ * in it, declares more bytes than follow it, or the wire format is broken on the way there.
  *
- * @example rejectTruncatedLengths(TxBodySchema, raw.bodyBytes, registry)
+ * @example rejectTruncatedLengths(TxBodySchema, raw.bodyBytes, "TxBody", registry)
  */
-export function rejectTruncatedLengths(desc: DescMessage, bytes: Uint8Array, registry: Registry, depth = 0): void {
+export function rejectTruncatedLengths(desc: DescMessage, bytes: Uint8Array, what: string, registry: Registry): void {
+  try {
+    walk(desc, bytes, registry, 0);
+  } catch (err) {
+    throw new Error(`cannot decode ${what}: ${(err as Error).message}`, { cause: err });
+  }
+}
+
+function walk(desc: DescMessage, bytes: Uint8Array, registry: Registry, depth: number): void {
   if (depth > MAX_DEPTH) throw new Error(`messages nested deeper than ${MAX_DEPTH} levels`);
   const reader = new BinaryReader(bytes);
   let anyTypeUrl: string | undefined;
@@ -43,9 +51,9 @@ export function rejectTruncatedLengths(desc: DescMessage, bytes: Uint8Array, reg
       field?.fieldKind === "message" || (field?.fieldKind === "list" && field.listKind === "message")
         ? field.message
         : undefined;
-    if (nested !== undefined) rejectTruncatedLengths(nested, value, registry, depth + 1);
+    if (nested !== undefined) walk(nested, value, registry, depth + 1);
   }
   // An Any's value is checked as the type it names; an unresolvable type is the decoder's to report.
   const inner = anyTypeUrl?.startsWith("/") ? registry.getMessage(anyTypeUrl.slice(1)) : undefined;
-  if (inner !== undefined && anyValue !== undefined) rejectTruncatedLengths(inner, anyValue, registry, depth + 1);
+  if (inner !== undefined && anyValue !== undefined) walk(inner, anyValue, registry, depth + 1);
 }
