@@ -1,8 +1,8 @@
 // A plan's Info under fuzz: whoever submits the upgrade proposal writes it, and two readers judge it: the CLI's
 // validation before the proposal is sent (src/x/upgrade/plan-info.ts, which also downloads each binary and looks
 // inside archives) and chainvisor when it must download the release (src/visor/plan-info.ts). Properties: each refuses
-// with its own error class, what it accepts has the shape it promises, and the archive check writes nothing that
-// outlives it. No property touches the network: info URLs carry no valid checksum (so they are refused before any
+// with its own error class, what it accepts has the shape it promises (and what the CLI accepts, chainvisor accepts
+// too), and the archive check writes nothing that outlives it. No property touches the network: info URLs carry no valid checksum (so they are refused before any
 // download), and the archives are local files behind file:// URLs.
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
@@ -81,11 +81,14 @@ describe("plan Info: the CLI's validation (tx upgrade software-upgrade)", () => 
         assert.ok(keys.length > 0, "an accepted map is not empty");
         for (const key of keys) {
           assert.match(key, /^(any|[a-z0-9]+\/[a-z0-9]+)$/, `accepted the platform key ${JSON.stringify(key)}`);
-          const url = new URL(
+          const url: URL = new URL(
             parsed.binaries[key].startsWith("/") ? `file://${parsed.binaries[key]}` : parsed.binaries[key],
           );
           assert.ok(["http:", "https:", "file:"].includes(url.protocol), url.href);
           assert.match(url.searchParams.get("checksum") ?? "", /^(sha256:[0-9a-fA-F]{64}|sha512:[0-9a-fA-F]{128})$/);
+          // What the CLI lets through must not be refused by the sidecar when the chain has halted at the plan
+          // (chainvisor downloads over http and https only; file URLs are for trying a release locally).
+          if (url.protocol !== "file:") assert.equal(checkDownloadUrl(parsed.binaries[key], true), undefined, url.href);
         }
       }),
       fuzzParameters(300),
