@@ -156,8 +156,9 @@ function checkNode(config: NodeConfig): void {
   for (const count of [config.rpc.maxOpenConnections, config.mempool.size, config.p2p.maxNumInboundPeers]) {
     assert.ok(Number.isSafeInteger(count) && count >= 0 && count <= INT32_MAX, `count ${count}`);
   }
+  // A path key set to "" stays "" (no file); any other is resolved against the home.
   for (const path of [config.dbDir, config.genesisFile, config.nodeKeyFile, config.privValidatorKeyFile]) {
-    assert.ok(isAbsolute(path), path);
+    assert.ok(path === "" || isAbsolute(path), path);
   }
   for (const peer of [...config.p2p.seeds, ...config.p2p.persistentPeers]) {
     assert.match(peer.id, /^[0-9a-f]{40}$/);
