@@ -23,6 +23,7 @@ import { ErrTxDecode } from "./errors.ts";
 import type { MsgRoute, MsgRouter } from "./router.ts";
 import { decodeSignerAddress, signerAddresses } from "./signers.ts";
 import { fromWireBinary } from "./wire-decimals.ts";
+import { rejectTruncatedLengths } from "./wire-lengths.ts";
 
 /** One decoded message of a tx. */
 export interface DecodedMsg {
@@ -86,6 +87,8 @@ function decodeUnchecked(txBytes: Uint8Array, registry: Registry, msgRouter: Msg
   rejectNonAdr027(txBytes);
   const raw = parse(TxRawSchema, txBytes, "TxRaw");
   rejectUnknown(TxRawSchema, raw, registry, false, 0);
+  rejectTruncatedLengths(TxBodySchema, raw.bodyBytes, "TxBody", registry);
+  rejectTruncatedLengths(AuthInfoSchema, raw.authInfoBytes, "AuthInfo", registry);
   const body = parse(TxBodySchema, raw.bodyBytes, "TxBody");
   rejectUnknown(TxBodySchema, body, registry, true, 0);
   const authInfo = parse(AuthInfoSchema, raw.authInfoBytes, "AuthInfo");

@@ -39,6 +39,15 @@ describe("RFC 3339 times", () => {
     }
   });
 
+  test("refuses an offset that carries the instant outside years 0 to 9999 (it could not be written back)", () => {
+    for (const bad of ["9999-12-31T23:59:59-01:00", "0000-01-01T00:00:00+00:01", "9999-12-31T00:10:00-23:50"]) {
+      assert.equal(parseRfc3339(bad), undefined, bad);
+    }
+    assert.equal(formatRfc3339(parseRfc3339("9999-12-31T23:59:59.999999999Z")!), "9999-12-31T23:59:59.999999999Z");
+    assert.equal(formatRfc3339(parseRfc3339("0000-01-01T00:00:00Z")!), "0000-01-01T00:00:00Z");
+    assert.equal(formatRfc3339(parseRfc3339("0000-01-01T01:00:00+01:00")!), "0000-01-01T00:00:00Z");
+  });
+
   test("format then parse is the identity", () => {
     fc.assert(
       fc.property(

@@ -18,7 +18,14 @@ function daysInMonth(year: number, month: number): number {
   return date.getUTCDate();
 }
 
-/** Parses an RFC 3339 time (any offset, converted to UTC). Undefined when malformed or out of range. */
+/** 0000-01-01T00:00:00Z and 9999-12-31T23:59:59Z, in seconds since 1970. */
+const FIRST_SECOND = -62167219200n;
+const LAST_SECOND = 253402300799n;
+
+/**
+ * Parses an RFC 3339 time (any offset, converted to UTC). Undefined when malformed or out of range (including a time
+ * whose offset carries it outside years 0 to 9999 in UTC).
+ */
 export function parseRfc3339(text: string): Timestamp | undefined {
   const match = RFC3339.exec(text);
   if (match === null) return undefined;
@@ -41,6 +48,8 @@ export function parseRfc3339(text: string): Timestamp | undefined {
   date.setUTCFullYear(year, month - 1, day);
   date.setUTCHours(hour, minute, second, 0);
   const seconds = BigInt(date.getTime() / 1000) - BigInt(offsetSeconds);
+  // Go writes times of years 0 to 9999 only (in UTC); a time an offset carries beyond them could not be written back.
+  if (seconds < FIRST_SECOND || seconds > LAST_SECOND) return undefined;
   return { seconds, nanos: Number(fraction.padEnd(9, "0")) };
 }
 

@@ -122,6 +122,11 @@ test("validateBinaries: empty map, bad platform keys, bad URLs, missing or malfo
     { any: "https://example.com/chaind?checksum=sha256:abc" },
     'invalid url "https://example.com/chaind?checksum=sha256:abc" in binaries[any]: invalid checksum "sha256:abc": expected sha256:<64 hex digits> or sha512:<128 hex digits>',
   );
+  // Anything after the digest makes it no digest (chainvisor and cosmovisor refuse it at download time).
+  throws(
+    { any: `${good}:00` },
+    `invalid url "${good}:00" in binaries[any]: invalid checksum "sha256:${"a".repeat(64)}:00": expected sha256:<64 hex digits> or sha512:<128 hex digits>`,
+  );
   // Without the requirement a URL may go without a checksum, but a present one must still be well formed.
   validateBinaries({ "linux/amd64": "https://example.com/chaind", any: good }, false);
   throws(

@@ -190,10 +190,14 @@ function parseDownloadUrl(text: string, enforceChecksum: boolean, where: string)
 }
 
 function parseChecksum(text: string): { algorithm: string; hex: string } | undefined {
-  const [algorithm, hex] = text.split(":", 2);
+  // Split at the first colon only: split(":", 2) would drop whatever follows a second one ("sha256:<hex>:junk"),
+  // accepting a value the sidecar then refuses when the chain has already halted.
+  const separator = text.indexOf(":");
+  if (separator < 0) return undefined;
+  const algorithm = text.slice(0, separator);
+  const hex = text.slice(separator + 1);
   const length = CHECKSUM_HEX_LENGTH[algorithm];
-  if (length === undefined || hex === undefined || hex.length !== length || !/^[0-9a-fA-F]+$/.test(hex))
-    return undefined;
+  if (length === undefined || hex.length !== length || !/^[0-9a-fA-F]+$/.test(hex)) return undefined;
   return { algorithm, hex: hex.toLowerCase() };
 }
 

@@ -82,6 +82,8 @@ test("read: each invalid file is a clear error naming the file", async () => {
     ['{"name":"v2","height":-4}', /invalid upgrade info: height must be greater than 0: invalid request$/],
     ['{"name":"v2","height":"5"}', /"height" must be an integer JSON number/],
     ['{"name":"v2","height":5.5}', /"height" must be an integer JSON number/],
+    // An object that looks like the reader's own record of a number's text is not a number.
+    ['{"name":"v2","height":{"number":"12"}}', /"height" must be an integer JSON number/],
     ['{"name":7,"height":5}', /"name" must be a string/],
     ['{"name":"v2","height":5,"info":{}}', /"info" must be a string/],
     [

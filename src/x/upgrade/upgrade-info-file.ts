@@ -87,7 +87,7 @@ export function parseUpgradeInfo(text: string, path: string): UpgradeInfo {
   try {
     // Keep the source text of numbers so a height beyond 2^53 is read exactly.
     parsed = JSON.parse(text, (_key, value, context?: { source?: string }) =>
-      typeof value === "number" && context?.source !== undefined ? { number: context.source } : value,
+      typeof value === "number" && context?.source !== undefined ? new JsonNumberText(context.source) : value,
     );
   } catch (err) {
     const detail = text.trim() === "" ? "the file is empty" : `not valid JSON (${(err as Error).message})`;
@@ -119,9 +119,18 @@ function optionalString(value: unknown, field: string, path: string): string {
   return value;
 }
 
+// A JSON number as written in the file. A class, not a plain `{ number }` object, so that an object the file itself
+// spells `{"number":"12"}` is not taken for a number.
+class JsonNumberText {
+  readonly text: string;
+  constructor(text: string) {
+    this.text = text;
+  }
+}
+
 function optionalInteger(value: unknown, path: string): bigint {
   if (value === undefined || value === null) return 0n;
-  const source = typeof value === "object" && "number" in value ? String(value.number) : undefined;
+  const source = value instanceof JsonNumberText ? value.text : undefined;
   if (source === undefined || !/^-?\d+$/.test(source)) {
     throw new UpgradeInfoFileError(path, `"height" must be an integer JSON number; ${EXPECTED_SHAPE}`);
   }
