@@ -5,8 +5,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, afterEach, before, beforeEach, describe, it } from "node:test";
 import { gzipSync } from "node:zlib";
-import { downloadUpgrade } from "./download-upgrade.ts";
-import { type Layout, visorLayout } from "./layout.ts";
+import { downloadUpgrade, workDirStem } from "./download-upgrade.ts";
+import { type Layout, MAX_DIR_NAME_BYTES, upgradeDirName, visorLayout } from "./layout.ts";
 import { silentLogger } from "./log.ts";
 import { makeTarGz, makeZip, sha256, sha512, startTestServer, type TestServer } from "./testing/fixtures.ts";
 
@@ -49,6 +49,28 @@ describe("downloadUpgrade", () => {
     await assertExecutable(binaryOf());
     assert.deepEqual(server.requests, ["/chaind"]);
     assert.deepEqual(await upgradesEntries(), ["v2"]);
+  });
+
+  it("installs under a plan name of the longest allowed directory name (255 bytes), staging under a short name", async () => {
+    // The name check allows 255 bytes (NAME_MAX); the staging directory once embedded the name and failed with
+    // ENAMETOOLONG for names of 233-255 bytes.
+    for (const planName of ["u".repeat(MAX_DIR_NAME_BYTES), `${"x".repeat(MAX_DIR_NAME_BYTES - 7)}+é`]) {
+      const dirName = upgradeDirName(planName);
+      assert.ok(Buffer.byteLength(dirName) === MAX_DIR_NAME_BYTES, dirName);
+      const url = serve("/chaind", BINARY);
+      const installed = await downloadUpgrade({
+        layout,
+        dirName,
+        url,
+        mustHaveChecksum: true,
+        policy,
+        log: silentLogger,
+      });
+      assert.equal(installed, join(layout.upgradesDir, dirName));
+      await assertExecutable(join(installed, "bin", "chaind"));
+    }
+    assert.ok(workDirStem("u".repeat(MAX_DIR_NAME_BYTES)).length < 40);
+    assert.notEqual(workDirStem("a"), workDirStem("b"));
   });
 
   it("verifies sha512 as well", async () => {
