@@ -2,7 +2,7 @@
 // gzip) or a zip archive. Archives are checked before anything is written: no absolute paths, no `..`, no links
 // leading outside, no device files.
 import { closeSync, createReadStream, createWriteStream, mkdirSync, openSync, writeSync } from "node:fs";
-import { mkdir, open, readdir, rename, stat } from "node:fs/promises";
+import { mkdir, open, readdir, rename, rm, stat } from "node:fs/promises";
 import { dirname, join, posix } from "node:path";
 import { Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
@@ -74,18 +74,44 @@ export async function unpackArtifact(
   maxBytes: number = Number.MAX_SAFE_INTEGER,
 ): Promise<void> {
   await mkdir(destination, { recursive: true });
-  if (kind === "plain" || kind === "gzip") {
-    const target = join(destination, "bin", name);
-    await mkdir(dirname(target), { recursive: true });
-    if (kind === "plain") await rename(artifact, target);
-    else await pipeline(createReadStream(artifact), createGunzip(), limitBytes(maxBytes), createWriteStream(target));
-    return;
+  try {
+    if (kind === "plain" || kind === "gzip") {
+      const target = join(destination, "bin", name);
+      await mkdir(dirname(target), { recursive: true });
+      if (kind === "plain") await rename(artifact, target);
+      else {
+        const input = createReadStream(artifact, { highWaterMark: INFLATE_READ_CHUNK });
+        await pipeline(input, createGunzip(), limitBytes(maxBytes), createWriteStream(target));
+      }
+      return;
+    }
+    if (kind === "zip") return await unpackZip(artifact, destination, maxBytes);
+    const tarFile = kind === "tar.gz" ? `${destination}.tar` : artifact;
+    try {
+      if (kind === "tar.gz") {
+        // node-tar inflates each read chunk at once (a 256 KB bomb of zeros held ~280 MB before its ratio check
+        // stopped it); Node's gunzip streams, so the tar is first decompressed to a file beside the destination,
+        // bounded by the limit (plus room for headers), and node-tar reads that plain tar.
+        await pipeline(
+          createReadStream(artifact, { highWaterMark: INFLATE_READ_CHUNK }),
+          createGunzip(),
+          limitBytes(maxBytes + TAR_HEADER_ROOM, maxBytes),
+          createWriteStream(tarFile),
+        );
+      }
+      await checkTarEntries(tarFile, maxBytes);
+      // Loaded on demand: chainvisor starts often (every command) and unpacks rarely.
+      const { extract: extractTar } = await import("tar");
+      await extractTar({ file: tarFile, cwd: destination, strict: true, preserveOwner: false });
+    } finally {
+      if (tarFile !== artifact) await rm(tarFile, { force: true });
+    }
+  } catch (error) {
+    // A damaged or hostile download is the operator's input: one line saying so (node-tar's TAR_BAD_ARCHIVE, its
+    // decompression-ratio abort, zlib's "incorrect header check", ...), not an internal fault.
+    if (error instanceof VisorError) throw error;
+    throw new VisorError(`the ${kind} download cannot be unpacked: ${errorMessage(error)}`, { cause: error });
   }
-  if (kind === "zip") return unpackZip(artifact, destination, maxBytes);
-  await checkTarEntries(artifact, maxBytes);
-  // Loaded on demand: chainvisor starts often (every command) and unpacks rarely.
-  const { extract: extractTar } = await import("tar");
-  await extractTar({ file: artifact, cwd: destination, strict: true, preserveOwner: false });
 }
 
 // Archive member names are untrusted: refuse anything that would land outside the release directory.
@@ -101,8 +127,11 @@ function escapesRoot(member: string, linkTarget: string): boolean {
   return resolved === ".." || resolved.startsWith("../");
 }
 
-// A pass-through that fails once more than `maxBytes` have gone through it.
-function limitBytes(maxBytes: number): Transform {
+/** Room for a tar's headers and padding beyond its members' bytes (8 MiB: 16,384 headers). */
+const TAR_HEADER_ROOM = 8 * 1024 * 1024;
+
+// A pass-through that fails once more than `maxBytes` have gone through it; the message names `shownLimit`.
+function limitBytes(maxBytes: number, shownLimit: number = maxBytes): Transform {
   let total = 0;
   return new Transform({
     transform(chunk: Buffer, _encoding, done) {
@@ -110,7 +139,7 @@ function limitBytes(maxBytes: number): Transform {
       if (total > maxBytes) {
         done(
           new VisorError(
-            `the download unpacks to more than the limit of ${maxBytes} bytes (DAEMON_DOWNLOAD_MAX_SIZE); unpacking stopped`,
+            `the download unpacks to more than the limit of ${shownLimit} bytes (DAEMON_DOWNLOAD_MAX_SIZE); unpacking stopped`,
           ),
         );
       } else done(null, chunk);
@@ -151,7 +180,7 @@ async function checkTarEntries(file: string, maxBytes: number): Promise<void> {
 }
 
 /** Compressed bytes handed to the inflater at once: deflate's ~1000:1 ceiling keeps one step's output near 16 MB. */
-const ZIP_READ_CHUNK = 16 * 1024;
+const INFLATE_READ_CHUNK = 16 * 1024;
 
 // Streams the zip: entries are checked as they come and inflated straight into their files with a running total,
 // so neither a large release nor a zip bomb is ever held in memory, and the total is bounded on disk too.
@@ -207,7 +236,7 @@ async function unpackZip(file: string, destination: string, maxBytes: number): P
   });
   unzip.register(UnzipInflate);
   try {
-    for await (const chunk of createReadStream(file, { highWaterMark: ZIP_READ_CHUNK })) {
+    for await (const chunk of createReadStream(file, { highWaterMark: INFLATE_READ_CHUNK })) {
       unzip.push(chunk as Buffer, false);
       if (failure !== undefined) break;
     }
