@@ -141,13 +141,18 @@ const RELEASE_TAR = tarOf([
 ]);
 const RELEASE_ZIP = zipSync({ [`bin/${NAME}`]: Buffer.from("#!/bin/sh\necho v2\n"), RELEASE: Buffer.from("{}") });
 
-const mutation = fc.oneof(
+type Mutation =
+  | { kind: "flip"; at: number; byte: number }
+  | { kind: "truncate"; at: number }
+  | { kind: "splice"; at: number; bytes: Uint8Array };
+
+const mutation: fc.Arbitrary<Mutation> = fc.oneof(
   fc.record({ kind: fc.constant("flip" as const), at: fc.nat(), byte: fc.integer({ min: 0, max: 255 }) }),
   fc.record({ kind: fc.constant("truncate" as const), at: fc.nat() }),
   fc.record({ kind: fc.constant("splice" as const), at: fc.nat(), bytes: fc.uint8Array({ maxLength: 64 }) }),
 );
 
-function mutate(input: Uint8Array, mutations: ReadonlyArray<fc.Infer<typeof mutation>>): Buffer {
+function mutate(input: Uint8Array, mutations: readonly Mutation[]): Buffer {
   let bytes = Buffer.from(input);
   for (const change of mutations) {
     if (bytes.length === 0) break;
