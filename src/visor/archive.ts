@@ -288,8 +288,15 @@ export async function locateRelease(contentDir: string, name: string, url: strin
 async function placeBinary(releaseDir: string, found: string, name: string): Promise<void> {
   const target = join("bin", name);
   if (found === target) return;
-  await mkdir(join(releaseDir, "bin"), { recursive: true });
-  await rename(join(releaseDir, found), join(releaseDir, target));
+  try {
+    await mkdir(join(releaseDir, "bin"), { recursive: true });
+    await rename(join(releaseDir, found), join(releaseDir, target));
+  } catch (error) {
+    // The archive's own layout is in the way (a directory bin/<name>, a file bin): a fault of the download.
+    throw new VisorError(`the archive's ${found} cannot be installed as ${target}: ${errorMessage(error)}`, {
+      cause: error,
+    });
+  }
 }
 
 // Follows links: `bin/<name>` may be a link to a launcher elsewhere in the release (links were checked on unpacking).

@@ -191,6 +191,19 @@ describe("downloadUpgrade", () => {
       /^the archive holds unsafe entries$/,
     ],
     [
+      "a zip whose only file is in the way of bin/<name> (found by fuzzing)",
+      async () => serve("/layout.zip", await makeZip({ "bin/chaind/x": BINARY, "chaind/": "" })),
+      /^the archive's bin\/chaind\/x cannot be installed as bin\/chaind: ENOTEMPTY/,
+    ],
+    [
+      "a damaged tar.gz (node-tar's own error, found by fuzzing)",
+      async () => {
+        const archive = Buffer.from(await makeTarGz({ "bin/chaind": BINARY }));
+        return serve("/damaged.tar.gz", archive.subarray(0, archive.length - 12));
+      },
+      /^the tar\.gz download cannot be unpacked: /,
+    ],
+    [
       "a network failure",
       async () => `http://127.0.0.1:1/chaind?checksum=${sha256(BINARY)}`,
       /could not download .* \(gave up after 3 attempts\)$/,
