@@ -121,8 +121,11 @@ function unsafeMemberPath(path: string): boolean {
   return normalised.split("/").includes("..");
 }
 
+// A link target that is absolute in any form node-tar recognises ("/x", "C:/x", "\\x") is refused here: node-tar
+// would strip the root and, in strict mode, fail — and it failed that way without ever settling its promise when an
+// earlier link was still being made (found by fuzzing), which hung the unpacking.
 function escapesRoot(member: string, linkTarget: string): boolean {
-  if (linkTarget.startsWith("/")) return true;
+  if (linkTarget.startsWith("/") || linkTarget.startsWith("\\") || /^[A-Za-z]:/.test(linkTarget)) return true;
   const resolved = posix.normalize(posix.join(posix.dirname(member), linkTarget));
   return resolved === ".." || resolved.startsWith("../");
 }

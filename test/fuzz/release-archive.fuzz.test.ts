@@ -230,13 +230,40 @@ async function checkArchive(raw: Buffer): Promise<"installed" | "refused"> {
   return outcome;
 }
 
+/** A hang becomes a counterexample rather than the runner's timeout; each case takes milliseconds. */
+const CASE_TIMEOUT_MS = 60_000;
+
+const tarLink = (name: string, linkname: string, size: number, data: number[]): TarEntry => ({
+  name,
+  type: "2",
+  linkname,
+  mode: 0o777,
+  data: Uint8Array.from(data),
+  size,
+});
+
+/** Inputs found at other seeds, run at every seed. */
+const TAR_EXAMPLES: Array<[TarEntry[], boolean]> = [
+  // node-tar never settled its extraction (a strict-mode "stripping C:/ from absolute linkpath" while the first link
+  // was being made): the unpacking hung.
+  [
+    [
+      tarLink("chaind/", "chaind/x\\..\\..\\y/.", 7, [81, 9, 122, 18, 40, 16, 238]),
+      tarLink(`a/C:/./${"a".repeat(120)}`, "C:/x\\..\\..\\y/lib/lib", 1823, [194, 164]),
+      // Read as the second entry's (lying) size's worth of data.
+      { ...tarLink("../", `a/${"a".repeat(120)}/chaind.exe`, 18, [...Buffer.from("#!/bin/sh\necho v2\n")]), type: "1" },
+    ],
+    false,
+  ],
+];
+
 test("tar archives of hostile entries, plain or gzip: installed or refused with a VisorError, nothing outside", async () => {
   await fc.assert(
     fc.asyncProperty(fc.array(tarEntry, { minLength: 1, maxLength: 6 }), fc.boolean(), async (entries, gzip) => {
       const tar = tarOf(entries);
       await checkArchive(gzip ? gzipSync(tar) : tar);
     }),
-    fuzzParameters(40),
+    { ...fuzzParameters(40), timeout: CASE_TIMEOUT_MS, examples: TAR_EXAMPLES },
   );
 });
 
@@ -247,7 +274,19 @@ test("zip archives of hostile member names: installed or refused with a VisorErr
       for (const [path, data] of members) entries[path] = data;
       await checkArchive(Buffer.from(zipSync(entries)));
     }),
-    fuzzParameters(30),
+    {
+      ...fuzzParameters(30),
+      timeout: CASE_TIMEOUT_MS,
+      // Found at another seed: the only file sat under a directory bin/chaind, whose rename failed with a raw ENOTEMPTY.
+      examples: [
+        [
+          [
+            ["bin/chaind/x", Uint8Array.from([196, 160])],
+            ["chaind/", Uint8Array.from([36, 31])],
+          ],
+        ],
+      ],
+    },
   );
 });
 
@@ -261,7 +300,7 @@ test("mutated release archives (tar.gz, tar, zip): installed or refused with a V
         await checkArchive(mutate(sources[source], mutations));
       },
     ),
-    fuzzParameters(60),
+    { ...fuzzParameters(60), timeout: CASE_TIMEOUT_MS },
   );
 });
 
