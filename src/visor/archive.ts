@@ -154,6 +154,9 @@ function limitBytes(maxBytes: number, shownLimit: number = maxBytes): Transform 
 async function checkTarEntries(file: string, maxBytes: number): Promise<void> {
   const problems: string[] = [];
   let total = 0;
+  // Regular files seen so far: a hard link may only name one of them, as tar itself writes them. node-tar never
+  // settled its extraction for a hard link to a directory (`a/x` -> `a`, found by fuzzing), whatever its mode.
+  const files = new Set<string>();
   const { list: listTar } = await import("tar");
   await listTar({
     file,
@@ -165,9 +168,13 @@ async function checkTarEntries(file: string, maxBytes: number): Promise<void> {
         problems.push(`${path}: symbolic link to ${entry.linkpath} leaves the release directory`);
       } else if (entry.type === "Link" && unsafeMemberPath(entry.linkpath ?? "")) {
         problems.push(`${path}: hard link to ${entry.linkpath} leaves the release directory`);
+      } else if (entry.type === "Link" && !files.has(memberKey(entry.linkpath ?? ""))) {
+        problems.push(`${path}: hard link to ${entry.linkpath}, which is not a file earlier in the archive`);
       } else if (!["File", "OldFile", "ContiguousFile", "Directory", "SymbolicLink", "Link"].includes(entry.type)) {
         problems.push(`${path}: ${entry.type} entries are not allowed`);
       }
+      if (["File", "OldFile", "ContiguousFile"].includes(entry.type)) files.add(memberKey(path));
+      else files.delete(memberKey(path));
       total += entry.size ?? 0;
       entry.resume();
     },
@@ -180,6 +187,11 @@ async function checkTarEntries(file: string, maxBytes: number): Promise<void> {
       `the archive unpacks to ${total} bytes, more than the limit of ${maxBytes} bytes (DAEMON_DOWNLOAD_MAX_SIZE)`,
     );
   }
+}
+
+/** A member path as a key: `./a//b/` and `a/b` name the same file. */
+function memberKey(path: string): string {
+  return posix.normalize(path).replace(/\/+$/, "");
 }
 
 /** Compressed bytes handed to the inflater at once: deflate's ~1000:1 ceiling keeps one step's output near 16 MB. */
