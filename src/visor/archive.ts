@@ -319,7 +319,8 @@ async function isRegularFile(path: string): Promise<boolean> {
   try {
     return (await stat(path)).isFile();
   } catch (error) {
-    if (errorCode(error) === "ENOENT" || errorCode(error) === "ENOTDIR") return false;
+    // ELOOP: a link that leads back to itself (`chaind -> chaind/`, found by fuzzing) is no executable either.
+    if (["ENOENT", "ENOTDIR", "ELOOP"].includes(errorCode(error) ?? "")) return false;
     throw error;
   }
 }

@@ -257,6 +257,8 @@ const TAR_EXAMPLES: Array<[TarEntry[], boolean]> = [
   ],
   // node-tar never settled its extraction of a hard link to a directory (here the link's own parent).
   [[{ ...tarLink("a/é", "a/.", 5, [205, 147, 56, 183, 31]), type: "1" }], false],
+  // A link to itself: looking for the executable met ELOOP, thrown raw.
+  [[tarLink("chaind/", "chaind/", 0, [])], true],
 ];
 
 test("tar archives of hostile entries, plain or gzip: installed or refused with a VisorError, nothing outside", async () => {
