@@ -168,6 +168,8 @@ async function checkTarEntries(file: string, maxBytes: number): Promise<void> {
         problems.push(`${path}: symbolic link to ${entry.linkpath} leaves the release directory`);
       } else if (entry.type === "Link" && unsafeMemberPath(entry.linkpath ?? "")) {
         problems.push(`${path}: hard link to ${entry.linkpath} leaves the release directory`);
+      } else if ((entry.type === "Link" || entry.type === "SymbolicLink") && linkNests(path, entry.linkpath ?? "")) {
+        problems.push(`${path}: link to ${entry.linkpath}, a path inside the link or around it`);
       } else if (entry.type === "Link" && !files.has(memberKey(entry.linkpath ?? ""))) {
         problems.push(`${path}: hard link to ${entry.linkpath}, which is not a file earlier in the archive`);
       } else if (!["File", "OldFile", "ContiguousFile", "Directory", "SymbolicLink", "Link"].includes(entry.type)) {
@@ -187,6 +189,18 @@ async function checkTarEntries(file: string, maxBytes: number): Promise<void> {
       `the archive unpacks to ${total} bytes, more than the limit of ${maxBytes} bytes (DAEMON_DOWNLOAD_MAX_SIZE)`,
     );
   }
+}
+
+/**
+ * Whether a link and its target (taken, as node-tar takes it when it locks the paths an entry touches, relative to
+ * the archive's root, Unicode-normalised and case-folded) lie one inside the other: `s -> s/lib`, `a/x -> a`.
+ * node-tar's extraction then waits on its own lock and never settles (found by fuzzing); no release needs such a link.
+ */
+function linkNests(path: string, linkpath: string): boolean {
+  const fold = (text: string) => memberKey(text).normalize("NFD").toLowerCase();
+  const member = fold(path);
+  const target = fold(linkpath);
+  return target.startsWith(`${member}/`) || member.startsWith(`${target}/`);
 }
 
 /** A member path as a key: `./a//b/` and `a/b` name the same file. */
