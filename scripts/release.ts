@@ -1,7 +1,8 @@
 // `npm run release`: builds the release of chaind for linux/amd64 — a single executable file
 // `chaind-<release>-linux-amd64` (Node.js with the bundled application injected, scripts/single-file.ts) that is
-// both chaind and chainvisor, and an archive holding it as `bin/chaind` and `bin/chainvisor` (one file, hard-linked)
-// plus `RELEASE`, with the archive's sha256 — in the layout chainvisor and cosmovisor install (docs/RELEASES.md).
+// both chaind and chainvisor, and an archive holding it as `bin/chaind`, a small `bin/chainvisor` script that runs it
+// as chainvisor, and `RELEASE`, with the archive's sha256 — in the layout chainvisor and cosmovisor install
+// (docs/RELEASES.md).
 //
 //   node scripts/release.ts [--release <v1|v2|...>] [--out <dir>] [--skip-build]
 import { execFileSync, spawnSync } from "node:child_process";
@@ -11,7 +12,6 @@ import {
   copyFileSync,
   createReadStream,
   existsSync,
-  linkSync,
   lstatSync,
   mkdirSync,
   mkdtempSync,
@@ -106,7 +106,7 @@ export async function buildRelease(options: BuildReleaseOptions): Promise<BuiltR
   if (!existsSync(runtime)) {
     throw new ReleaseError(`the Node.js runtime ${runtime} is missing: install the ${RUNTIME_PACKAGE} package`);
   }
-  checkReleaseKnown(root, release);
+  const releaseVersion = builtReleaseVersion(root, release);
   const packages = productionClosure(lock, manifest.dependencies ?? {});
   // The bundle is made from what is installed: it must be what the lock file says.
   for (const path of packages) checkInstalled(root, path, lock.packages?.[path]?.version);
@@ -128,7 +128,7 @@ export async function buildRelease(options: BuildReleaseOptions): Promise<BuiltR
     writeFileSync(`${executable}.sha256`, `${executableSha256}  ${basename(executable)}\n`);
 
     const tree = join(stage, "tree");
-    stageRelease({ root, tree, release, manifest, runtime, executable });
+    stageRelease({ root, tree, release, releaseVersion, manifest, runtime, executable });
     const archive = join(outDir, archiveName(release));
     const partial = join(outDir, `.${archiveName(release)}.${process.pid}-${randomBytes(4).toString("hex")}.partial`);
     try {
@@ -147,17 +147,31 @@ export async function buildRelease(options: BuildReleaseOptions): Promise<BuiltR
 
 // The release name is baked into the executable (CHAIND_RELEASE): a name the chain does not define would build a
 // file that fails at its first start, on the operator's machine. The built entry answers `version` as that release
-// would, so it says whether the chain knows the name (and how it names the ones it does know).
-function checkReleaseKnown(root: string, release: string): void {
-  const result = spawnSync(process.execPath, [join(root, ENTRY), "version"], {
+// would, so it says whether the chain knows the name (and how it names the ones it does know), and gives the
+// release's version for RELEASE: the very text the built `chaind version` prints.
+function builtReleaseVersion(root: string, release: string): string {
+  const result = spawnSync(process.execPath, [join(root, ENTRY), "version", "-o", "json"], {
     cwd: root,
     env: { ...process.env, CHAIND_RELEASE: release },
     encoding: "utf8",
   });
-  if (result.status === 0) return;
-  const reason = (result.stderr || result.stdout || String(result.error ?? `exit status ${result.status}`)).trim();
-  const line = reason.split("\n")[0].replace(/^Error: /, "");
-  throw new ReleaseError(`the chain cannot run as release ${JSON.stringify(release)}: ${line}`);
+  if (result.status !== 0) {
+    const reason = (result.stderr || result.stdout || String(result.error ?? `exit status ${result.status}`)).trim();
+    const line = reason.split("\n")[0].replace(/^Error: /, "");
+    throw new ReleaseError(`the chain cannot run as release ${JSON.stringify(release)}: ${line}`);
+  }
+  let version: unknown;
+  try {
+    version = (JSON.parse(result.stdout) as { version?: unknown }).version;
+  } catch {
+    version = undefined;
+  }
+  if (typeof version !== "string" || version === "") {
+    throw new ReleaseError(
+      `\`chaind version -o json\` as release ${JSON.stringify(release)} printed ${JSON.stringify(result.stdout.trim().slice(0, 80))}: expected {"version":"<version>"}`,
+    );
+  }
+  return version;
 }
 
 function runBuild(root: string): void {
@@ -272,23 +286,40 @@ interface StageInput {
   root: string;
   tree: string;
   release: string;
+  /** The release's version, as its `chaind version` prints it. */
+  releaseVersion: string;
   manifest: PackageManifest;
   runtime: string;
   executable: string;
 }
 
-// bin/chaind is the single executable; bin/chainvisor is the same file under the name that makes it chainvisor
-// (a hard link: the tar stores it once). RELEASE says what was built from what.
+/**
+ * The archive's bin/chainvisor: runs the bin/chaind beside it as chainvisor. Not a link to bin/chaind (stored once
+ * in the tar, as it was): cosmovisor's unpacker (go-getter v1.7.1) writes tar hard links and symbolic links as empty
+ * files. Nor a second copy, which would double the archive (46 MB → 93 MB, fetched up to 4 times by cosmovisor).
+ * readlink -f: the script may be reached through a symbolic link from elsewhere (/usr/local/bin).
+ */
+export const CHAINVISOR_SCRIPT = `#!/bin/sh
+# chainvisor: the bin/chaind beside this script, run as chainvisor (one executable is both programs).
+CHAIND_PROGRAM=chainvisor
+export CHAIND_PROGRAM
+exec "$(dirname -- "$(readlink -f -- "$0")")/chaind" "$@"
+`;
+
+// bin/chaind is the single executable; bin/chainvisor runs it as chainvisor. RELEASE says what was built from what.
 function stageRelease(input: StageInput): void {
-  const { root, tree, release, manifest, runtime, executable } = input;
+  const { root, tree, release, releaseVersion, manifest, runtime, executable } = input;
   mkdirSync(join(tree, "bin"), { recursive: true });
   copyFileSync(executable, join(tree, "bin", "chaind"));
   chmodSync(join(tree, "bin", "chaind"), 0o755);
-  linkSync(join(tree, "bin", "chaind"), join(tree, "bin", "chainvisor"));
+  writeFileSync(join(tree, "bin", "chainvisor"), CHAINVISOR_SCRIPT, { mode: 0o755 });
+  chmodSync(join(tree, "bin", "chainvisor"), 0o755);
   const info = {
     name: manifest.name ?? "chaind",
     release,
-    version: manifest.version ?? "0.0.0",
+    // What `chaind version` of this release prints; package_version is the package's (what `chainvisor version` prints).
+    version: releaseVersion,
+    package_version: manifest.version ?? "0.0.0",
     platform: TARGET.goName.replace("-", "/"),
     node: readJson<PackageManifest>(join(dirname(dirname(runtime)), "package.json")).version ?? null,
     ...gitState(root),
@@ -359,8 +390,7 @@ function releaseTime(root: string): Date {
 
 /** Writes stage/ as a gzipped tar with entries in a fixed (sorted, parents first) order and fixed times and owners. */
 async function packArchive(stage: string, file: string, mtime: Date): Promise<void> {
-  // RELEASE goes last: tar (v7) fails with a zlib stream error when the archive ends with a hard link entry
-  // (bin/chainvisor), and a fixed order keeps the bytes reproducible either way.
+  // RELEASE goes last (after bin/), a fixed order that keeps the bytes reproducible.
   const entries = listTree(stage).sort((a, b) => Number(a === "RELEASE") - Number(b === "RELEASE"));
   await createTar({ file, cwd: stage, gzip: true, portable: true, mtime, noDirRecurse: true }, entries);
 }

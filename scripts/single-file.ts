@@ -115,7 +115,8 @@ export async function buildSingleFile(input: SingleFileInput): Promise<{ payload
   for (const name of SWAGGER_FILES)
     copyFileSync(join(root, "node_modules", "swagger-ui-dist", name), join(swagger, name));
 
-  const payload = packPayload(listFiles(app));
+  const files = listFiles(app);
+  const payload = packPayload(files);
   const payloadSha256 = createHash("sha256").update(payload).digest("hex");
   writeFileSync(join(work, "payload.gz"), payload);
   writeFileSync(
@@ -123,6 +124,13 @@ export async function buildSingleFile(input: SingleFileInput): Promise<{ payload
     JSON.stringify({
       release: input.release,
       payloadSha256,
+      // What the launcher checks the unpacked files against (src/release/cache.ts): this list travels inside the
+      // executable, where the cache directory's own contents cannot change it.
+      files: files.map((file) => ({
+        path: file.path,
+        size: file.data.length,
+        sha256: createHash("sha256").update(file.data).digest("hex"),
+      })),
       entries: { chaind: "chaind.js", chainvisor: "chainvisor.js" },
     }),
   );

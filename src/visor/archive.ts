@@ -2,7 +2,7 @@
 // gzip) or a zip archive. Archives are checked before anything is written: no absolute paths, no `..`, no links
 // leading outside, no device files.
 import { closeSync, createReadStream, createWriteStream, mkdirSync, openSync, writeSync } from "node:fs";
-import { mkdir, open, readdir, rename, stat } from "node:fs/promises";
+import { mkdir, open, readdir, rename, rm, stat } from "node:fs/promises";
 import { dirname, join, posix } from "node:path";
 import { Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
@@ -74,18 +74,44 @@ export async function unpackArtifact(
   maxBytes: number = Number.MAX_SAFE_INTEGER,
 ): Promise<void> {
   await mkdir(destination, { recursive: true });
-  if (kind === "plain" || kind === "gzip") {
-    const target = join(destination, "bin", name);
-    await mkdir(dirname(target), { recursive: true });
-    if (kind === "plain") await rename(artifact, target);
-    else await pipeline(createReadStream(artifact), createGunzip(), limitBytes(maxBytes), createWriteStream(target));
-    return;
+  try {
+    if (kind === "plain" || kind === "gzip") {
+      const target = join(destination, "bin", name);
+      await mkdir(dirname(target), { recursive: true });
+      if (kind === "plain") await rename(artifact, target);
+      else {
+        const input = createReadStream(artifact, { highWaterMark: INFLATE_READ_CHUNK });
+        await pipeline(input, createGunzip(), limitBytes(maxBytes), createWriteStream(target));
+      }
+      return;
+    }
+    if (kind === "zip") return await unpackZip(artifact, destination, maxBytes);
+    const tarFile = kind === "tar.gz" ? `${destination}.tar` : artifact;
+    try {
+      if (kind === "tar.gz") {
+        // node-tar inflates each read chunk at once (a 256 KB bomb of zeros held ~280 MB before its ratio check
+        // stopped it); Node's gunzip streams, so the tar is first decompressed to a file beside the destination,
+        // bounded by the limit (plus room for headers), and node-tar reads that plain tar.
+        await pipeline(
+          createReadStream(artifact, { highWaterMark: INFLATE_READ_CHUNK }),
+          createGunzip(),
+          limitBytes(maxBytes + TAR_HEADER_ROOM, maxBytes),
+          createWriteStream(tarFile),
+        );
+      }
+      await checkTarEntries(tarFile, maxBytes);
+      // Loaded on demand: chainvisor starts often (every command) and unpacks rarely.
+      const { extract: extractTar } = await import("tar");
+      await extractTar({ file: tarFile, cwd: destination, strict: true, preserveOwner: false });
+    } finally {
+      if (tarFile !== artifact) await rm(tarFile, { force: true });
+    }
+  } catch (error) {
+    // A damaged or hostile download is the operator's input: one line saying so (node-tar's TAR_BAD_ARCHIVE, its
+    // decompression-ratio abort, zlib's "incorrect header check", ...), not an internal fault.
+    if (error instanceof VisorError) throw error;
+    throw new VisorError(`the ${kind} download cannot be unpacked: ${errorMessage(error)}`, { cause: error });
   }
-  if (kind === "zip") return unpackZip(artifact, destination, maxBytes);
-  await checkTarEntries(artifact, maxBytes);
-  // Loaded on demand: chainvisor starts often (every command) and unpacks rarely.
-  const { extract: extractTar } = await import("tar");
-  await extractTar({ file: artifact, cwd: destination, strict: true, preserveOwner: false });
 }
 
 // Archive member names are untrusted: refuse anything that would land outside the release directory.
@@ -95,14 +121,20 @@ function unsafeMemberPath(path: string): boolean {
   return normalised.split("/").includes("..");
 }
 
+// A link target that is absolute in any form node-tar recognises ("/x", "C:/x", "\\x") is refused here: node-tar
+// would strip the root and, in strict mode, fail — and it failed that way without ever settling its promise when an
+// earlier link was still being made (found by fuzzing), which hung the unpacking.
 function escapesRoot(member: string, linkTarget: string): boolean {
-  if (linkTarget.startsWith("/")) return true;
+  if (linkTarget.startsWith("/") || linkTarget.startsWith("\\") || /^[A-Za-z]:/.test(linkTarget)) return true;
   const resolved = posix.normalize(posix.join(posix.dirname(member), linkTarget));
   return resolved === ".." || resolved.startsWith("../");
 }
 
-// A pass-through that fails once more than `maxBytes` have gone through it.
-function limitBytes(maxBytes: number): Transform {
+/** Room for a tar's headers and padding beyond its members' bytes (8 MiB: 16,384 headers). */
+const TAR_HEADER_ROOM = 8 * 1024 * 1024;
+
+// A pass-through that fails once more than `maxBytes` have gone through it; the message names `shownLimit`.
+function limitBytes(maxBytes: number, shownLimit: number = maxBytes): Transform {
   let total = 0;
   return new Transform({
     transform(chunk: Buffer, _encoding, done) {
@@ -110,7 +142,7 @@ function limitBytes(maxBytes: number): Transform {
       if (total > maxBytes) {
         done(
           new VisorError(
-            `the download unpacks to more than the limit of ${maxBytes} bytes (DAEMON_DOWNLOAD_MAX_SIZE); unpacking stopped`,
+            `the download unpacks to more than the limit of ${shownLimit} bytes (DAEMON_DOWNLOAD_MAX_SIZE); unpacking stopped`,
           ),
         );
       } else done(null, chunk);
@@ -122,6 +154,9 @@ function limitBytes(maxBytes: number): Transform {
 async function checkTarEntries(file: string, maxBytes: number): Promise<void> {
   const problems: string[] = [];
   let total = 0;
+  // Regular files seen so far: a hard link may only name one of them, as tar itself writes them. node-tar never
+  // settled its extraction for a hard link to a directory (`a/x` -> `a`, found by fuzzing), whatever its mode.
+  const files = new Set<string>();
   const { list: listTar } = await import("tar");
   await listTar({
     file,
@@ -133,9 +168,15 @@ async function checkTarEntries(file: string, maxBytes: number): Promise<void> {
         problems.push(`${path}: symbolic link to ${entry.linkpath} leaves the release directory`);
       } else if (entry.type === "Link" && unsafeMemberPath(entry.linkpath ?? "")) {
         problems.push(`${path}: hard link to ${entry.linkpath} leaves the release directory`);
+      } else if ((entry.type === "Link" || entry.type === "SymbolicLink") && linkNests(path, entry.linkpath ?? "")) {
+        problems.push(`${path}: link to ${entry.linkpath}, a path inside the link or around it`);
+      } else if (entry.type === "Link" && !files.has(memberKey(entry.linkpath ?? ""))) {
+        problems.push(`${path}: hard link to ${entry.linkpath}, which is not a file earlier in the archive`);
       } else if (!["File", "OldFile", "ContiguousFile", "Directory", "SymbolicLink", "Link"].includes(entry.type)) {
         problems.push(`${path}: ${entry.type} entries are not allowed`);
       }
+      if (["File", "OldFile", "ContiguousFile"].includes(entry.type)) files.add(memberKey(path));
+      else files.delete(memberKey(path));
       total += entry.size ?? 0;
       entry.resume();
     },
@@ -150,8 +191,25 @@ async function checkTarEntries(file: string, maxBytes: number): Promise<void> {
   }
 }
 
+/**
+ * Whether a link and its target (taken, as node-tar takes it when it locks the paths an entry touches, relative to
+ * the archive's root, Unicode-normalised and case-folded) lie one inside the other: `s -> s/lib`, `a/x -> a`.
+ * node-tar's extraction then waits on its own lock and never settles (found by fuzzing); no release needs such a link.
+ */
+function linkNests(path: string, linkpath: string): boolean {
+  const fold = (text: string) => memberKey(text).normalize("NFD").toLowerCase();
+  const member = fold(path);
+  const target = fold(linkpath);
+  return target.startsWith(`${member}/`) || member.startsWith(`${target}/`);
+}
+
+/** A member path as a key: `./a//b/` and `a/b` name the same file. */
+function memberKey(path: string): string {
+  return posix.normalize(path).replace(/\/+$/, "");
+}
+
 /** Compressed bytes handed to the inflater at once: deflate's ~1000:1 ceiling keeps one step's output near 16 MB. */
-const ZIP_READ_CHUNK = 16 * 1024;
+const INFLATE_READ_CHUNK = 16 * 1024;
 
 // Streams the zip: entries are checked as they come and inflated straight into their files with a running total,
 // so neither a large release nor a zip bomb is ever held in memory, and the total is bounded on disk too.
@@ -207,7 +265,7 @@ async function unpackZip(file: string, destination: string, maxBytes: number): P
   });
   unzip.register(UnzipInflate);
   try {
-    for await (const chunk of createReadStream(file, { highWaterMark: ZIP_READ_CHUNK })) {
+    for await (const chunk of createReadStream(file, { highWaterMark: INFLATE_READ_CHUNK })) {
       unzip.push(chunk as Buffer, false);
       if (failure !== undefined) break;
     }
@@ -259,8 +317,15 @@ export async function locateRelease(contentDir: string, name: string, url: strin
 async function placeBinary(releaseDir: string, found: string, name: string): Promise<void> {
   const target = join("bin", name);
   if (found === target) return;
-  await mkdir(join(releaseDir, "bin"), { recursive: true });
-  await rename(join(releaseDir, found), join(releaseDir, target));
+  try {
+    await mkdir(join(releaseDir, "bin"), { recursive: true });
+    await rename(join(releaseDir, found), join(releaseDir, target));
+  } catch (error) {
+    // The archive's own layout is in the way (a directory bin/<name>, a file bin): a fault of the download.
+    throw new VisorError(`the archive's ${found} cannot be installed as ${target}: ${errorMessage(error)}`, {
+      cause: error,
+    });
+  }
 }
 
 // Follows links: `bin/<name>` may be a link to a launcher elsewhere in the release (links were checked on unpacking).
@@ -268,7 +333,8 @@ async function isRegularFile(path: string): Promise<boolean> {
   try {
     return (await stat(path)).isFile();
   } catch (error) {
-    if (errorCode(error) === "ENOENT" || errorCode(error) === "ENOTDIR") return false;
+    // ELOOP: a link that leads back to itself (`chaind -> chaind/`, found by fuzzing) is no executable either.
+    if (["ENOENT", "ENOTDIR", "ELOOP"].includes(errorCode(error) ?? "")) return false;
     throw error;
   }
 }

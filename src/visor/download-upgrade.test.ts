@@ -5,8 +5,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, afterEach, before, beforeEach, describe, it } from "node:test";
 import { gzipSync } from "node:zlib";
-import { downloadUpgrade } from "./download-upgrade.ts";
-import { type Layout, visorLayout } from "./layout.ts";
+import { downloadUpgrade, workDirStem } from "./download-upgrade.ts";
+import { type Layout, MAX_DIR_NAME_BYTES, upgradeDirName, visorLayout } from "./layout.ts";
 import { silentLogger } from "./log.ts";
 import { makeTarGz, makeZip, sha256, sha512, startTestServer, type TestServer } from "./testing/fixtures.ts";
 
@@ -49,6 +49,28 @@ describe("downloadUpgrade", () => {
     await assertExecutable(binaryOf());
     assert.deepEqual(server.requests, ["/chaind"]);
     assert.deepEqual(await upgradesEntries(), ["v2"]);
+  });
+
+  it("installs under a plan name of the longest allowed directory name (255 bytes), staging under a short name", async () => {
+    // The name check allows 255 bytes (NAME_MAX); the staging directory once embedded the name and failed with
+    // ENAMETOOLONG for names of 233-255 bytes.
+    for (const planName of ["u".repeat(MAX_DIR_NAME_BYTES), `${"x".repeat(MAX_DIR_NAME_BYTES - 7)}+é`]) {
+      const dirName = upgradeDirName(planName);
+      assert.ok(Buffer.byteLength(dirName) === MAX_DIR_NAME_BYTES, dirName);
+      const url = serve("/chaind", BINARY);
+      const installed = await downloadUpgrade({
+        layout,
+        dirName,
+        url,
+        mustHaveChecksum: true,
+        policy,
+        log: silentLogger,
+      });
+      assert.equal(installed, join(layout.upgradesDir, dirName));
+      await assertExecutable(join(installed, "bin", "chaind"));
+    }
+    assert.ok(workDirStem("u".repeat(MAX_DIR_NAME_BYTES)).length < 40);
+    assert.notEqual(workDirStem("a"), workDirStem("b"));
   });
 
   it("verifies sha512 as well", async () => {
@@ -167,6 +189,19 @@ describe("downloadUpgrade", () => {
       "a zip escaping its directory",
       async () => serve("/evil.zip", await makeZip({ chaind: BINARY, "../../outside": "x" })),
       /^the archive holds unsafe entries$/,
+    ],
+    [
+      "a zip whose only file is in the way of bin/<name> (found by fuzzing)",
+      async () => serve("/layout.zip", await makeZip({ "bin/chaind/x": BINARY, "chaind/": "" })),
+      /^the archive's bin\/chaind\/x cannot be installed as bin\/chaind: ENOTEMPTY/,
+    ],
+    [
+      "a damaged tar.gz (node-tar's own error, found by fuzzing)",
+      async () => {
+        const archive = Buffer.from(await makeTarGz({ "bin/chaind": BINARY }));
+        return serve("/damaged.tar.gz", archive.subarray(0, archive.length - 12));
+      },
+      /^the tar\.gz download cannot be unpacked: /,
     ],
     [
       "a network failure",

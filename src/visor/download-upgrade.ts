@@ -1,6 +1,7 @@
 // Downloading a release into upgrades/<dir>. Everything happens in a private work directory inside upgrades/; the
 // checksum is verified and the archive unpacked there, and only a complete, verified release is renamed into place.
 // A failure therefore leaves nothing behind that could block the next attempt.
+import { createHash } from "node:crypto";
 import { mkdir, mkdtemp, readdir, rename, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { detectArtifact, locateRelease, unpackArtifact } from "./archive.ts";
@@ -29,6 +30,17 @@ export interface DownloadUpgradeParameters {
 const WORK_PREFIX = ".download-";
 
 /**
+ * The work directory's name stem: `.download-<12 hex of sha256(dirName)>-<pid>-`, then mkdtemp's 6 characters. It
+ * must not grow with the plan name: the name check allows directory names of up to 255 bytes (NAME_MAX), and a stem
+ * that embedded them failed with ENAMETOOLONG for names of 233-255 bytes. 48 bits of the hash keep two downloads of
+ * different plans apart; the pid tells an abandoned directory from a live one (removeAbandonedWorkDirs).
+ */
+export function workDirStem(dirName: string): string {
+  const digest = createHash("sha256").update(dirName).digest("hex").slice(0, 12);
+  return `${WORK_PREFIX}${digest}-${process.pid}-`;
+}
+
+/**
  * Downloads, verifies and unpacks a release into `upgrades/<dirName>`, returning that directory. If the directory
  * already holds the executable (staged earlier, maybe by another chainvisor process) nothing is downloaded.
  * @example await downloadUpgrade({ layout, dirName: "v2", url: "https://x/chaind.tar.gz?checksum=sha256:…", mustHaveChecksum: true, log })
@@ -43,7 +55,7 @@ export async function downloadUpgrade(parameters: DownloadUpgradeParameters): Pr
   if (await existingRelease(layout, destination)) return destination;
   await mkdir(layout.upgradesDir, { recursive: true });
   await removeAbandonedWorkDirs(layout.upgradesDir);
-  const work = await mkdtemp(join(layout.upgradesDir, `${WORK_PREFIX}${dirName}-${process.pid}-`));
+  const work = await mkdtemp(join(layout.upgradesDir, workDirStem(dirName)));
   try {
     const parsed = new URL(url);
     const checksum = checksumOfUrl(parsed);

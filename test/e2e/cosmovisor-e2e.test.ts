@@ -1,7 +1,8 @@
 // The real cosmovisor (v1.5.0, built from its Go module by .ci/install-tools) as the operator's supervisor of a
 // chaind chain, v1 → v2, three ways (issue 13): `init` + `add-upgrade` with the single-file executables, and
 // auto-download from the plan's info of the release archive and of the single file. Each must halt at H, switch
-// `current` to upgrades/v2, and v2 must apply the upgrade at H and go on. Real processes over loopback, ports picked
+// `current` to upgrades/v2, and v2 must apply the upgrade at H and go on; the archive, unpacked by cosmovisor's own
+// unpacker, must give a bin/chainvisor that runs. Real processes over loopback, ports picked
 // at run time. The halt-moment loop (20 of 20) is cosmovisor-halt-loop.test.ts.
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
@@ -120,6 +121,14 @@ async function upgradeUnderCosmovisor(way: Way): Promise<void> {
   assert.deepEqual(plan.body, { plan: null });
   const version = await runCommand(binary.command, ["version", "--long"], { cwd: home });
   assert.match(version.stdout, /^release: v2$/m, "current/bin/chaind is the v2 release");
+  if (way === "download-archive") {
+    // cosmovisor's unpacker (go-getter v1.7.1) writes tar links as empty files; the archive's bin/chainvisor is a
+    // regular file (a script running bin/chaind as chainvisor), so it must come out whole and run.
+    const chainvisor = join(home, "cosmovisor", "upgrades", "v2", "bin", "chainvisor");
+    const visor = await runCommand(chainvisor, ["version", "--no-app-version"], { cwd: home });
+    assert.equal(visor.status, 0, `${chainvisor} version:\n${visor.stdout}\n${visor.stderr}`);
+    assert.match(visor.stdout, /^chainvisor version: \S+\n$/, visor.stderr);
+  }
   await visor.stop(10_000);
 }
 

@@ -73,7 +73,8 @@ export function makeFixtureProject(): string {
       'import { mkdirSync, writeFileSync } from "node:fs";',
       'mkdirSync("dist/chain/cmd", { recursive: true });',
       'mkdirSync("dist/src", { recursive: true });',
-      'writeFileSync("dist/chain/cmd/chaind.js", "console.log(\'fixture chaind\');\\n");',
+      // Answers `version -o json` as a chain's entry does (the builder asks it for the release's version).
+      "writeFileSync(\"dist/chain/cmd/chaind.js\", \"console.log(process.argv.includes('version') ? JSON.stringify({ version: '1.2.3' }) : 'fixture chaind');\\n\");",
       'writeFileSync("dist/src/other.js", "export const other = 1;\\n");',
       "",
     ].join("\n"),

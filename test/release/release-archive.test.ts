@@ -1,10 +1,12 @@
-// The real release, built from this tree: the single executable and the archive holding it as bin/chaind and
-// bin/chainvisor. The executable is copied alone into an empty directory and run with a PATH whose `node` is a trap
-// and a fresh cache: `version`, chainvisor by its name, and a dev chain on the bundled LevelDB addon.
+// The real release, built from this tree: the single executable and the archive holding it as bin/chaind, with the
+// bin/chainvisor script and RELEASE. The executable is copied alone into an empty directory and run with a PATH whose
+// `node` is a trap and a fresh cache: `version`, chainvisor by its name, the cache's checks and repairs, and a dev
+// chain on the bundled LevelDB addon.
 import assert from "node:assert/strict";
 import { type ChildProcess, type SpawnSyncReturns, spawn, spawnSync } from "node:child_process";
 import {
   chmodSync,
+  chownSync,
   copyFileSync,
   existsSync,
   linkSync,
@@ -21,7 +23,13 @@ import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { after, before, test } from "node:test";
 import { extract, list } from "tar";
-import { type BuiltRelease, buildRelease, executableName, sha256File } from "../../scripts/release.ts";
+import {
+  type BuiltRelease,
+  buildRelease,
+  CHAINVISOR_SCRIPT,
+  executableName,
+  sha256File,
+} from "../../scripts/release.ts";
 import { projectToPackage } from "../e2e/support/project-build.ts";
 
 const RELEASE = "v2";
@@ -101,8 +109,8 @@ test("the archive and the executable each come with a .sha256 in sha256sum's for
   assert.equal(statSync(built.executable).mode & 0o777, 0o755);
 });
 
-test("the archive holds bin/chaind (the executable), bin/chainvisor (a hard link to it) and RELEASE", () => {
-  const entries: Array<{ path: string; type: string; mode: number; linkpath?: string; mtime: number }> = [];
+test("the archive holds bin/chaind (the executable), bin/chainvisor (a script running it) and RELEASE", () => {
+  const entries: Array<{ path: string; type: string; mode: number; mtime: number }> = [];
   list({
     file: built.archive,
     sync: true,
@@ -111,30 +119,41 @@ test("the archive holds bin/chaind (the executable), bin/chainvisor (a hard link
         path: entry.path,
         type: entry.type,
         mode: (entry.mode ?? 0) & 0o7777,
-        linkpath: entry.linkpath,
         mtime: entry.mtime?.getTime() ?? -1,
       });
     },
   });
+  // Only directories and regular files: cosmovisor's unpacker (go-getter) writes links as empty files.
   assert.deepEqual(
     entries.map((entry) => [entry.path, entry.type]),
     [
       ["bin/", "Directory"],
       ["bin/chaind", "File"],
-      ["bin/chainvisor", "Link"],
+      ["bin/chainvisor", "File"],
       ["RELEASE", "File"],
     ],
   );
   assert.equal(entries[1].mode, 0o755);
-  assert.equal(entries[2].linkpath, "bin/chaind");
+  assert.equal(entries[2].mode, 0o755);
   assert.equal(entries[3].mode, 0o644);
   assert.equal(entries[1].mtime, entries[3].mtime, "every file has the same, fixed time");
   assert.equal(sha256Of(join(unpacked, "bin", "chaind")), built.executableSha256);
-  assert.equal(statSync(join(unpacked, "bin", "chainvisor")).ino, statSync(join(unpacked, "bin", "chaind")).ino);
+  assert.equal(readFileSync(join(unpacked, "bin", "chainvisor"), "utf8"), CHAINVISOR_SCRIPT);
   const info = JSON.parse(readFileSync(join(unpacked, "RELEASE"), "utf8")) as Record<string, unknown>;
   assert.equal(info.release, RELEASE);
   assert.equal(info.platform, "linux/amd64");
   assert.match(String(info.node), /^v?24\./);
+});
+
+test("RELEASE's version is the one the release's `chaind version` prints; the package's is beside it", () => {
+  const info = JSON.parse(readFileSync(join(unpacked, "RELEASE"), "utf8")) as Record<string, unknown>;
+  const printed = ok(run(join(unpacked, "bin", "chaind"), ["version"]), "version").trim();
+  assert.equal(printed, "2.0.0");
+  assert.equal(info.version, printed);
+  const pkg = JSON.parse(readFileSync(join(project, "package.json"), "utf8")) as { version: string };
+  assert.equal(info.package_version, pkg.version);
+  const visor = ok(run(join(unpacked, "bin", "chainvisor"), ["version", "--no-app-version"]), "chainvisor version");
+  assert.equal(visor, `chainvisor version: ${info.package_version}\n`);
 });
 
 test("copied alone into an empty directory it runs `version` with its own release, never a node from PATH", () => {
@@ -158,18 +177,117 @@ test("copied alone into an empty directory it runs `version` with its own releas
   }
 });
 
-test("one file is both programs: named chainvisor (a hard link, as in the archive) it is chainvisor", () => {
-  // `chainvisor version` prints its own version, then (like cosmovisor) asks the configured node's, which fails
-  // here for want of DAEMON_HOME: only the first line matters.
+test("one file is both programs: the archive's bin/chainvisor, or the file under a name starting with chainvisor", () => {
+  // `chainvisor version` prints its own version, then (like cosmovisor) asks the configured node's: here a chainvisor
+  // home whose genesis is the same executable. It must answer as chaind: the script's CHAIND_PROGRAM is not passed on.
+  const daemonHome = join(work, "visor-home");
+  mkdirSync(join(daemonHome, "chainvisor", "genesis", "bin"), { recursive: true });
+  copyFileSync(built.executable, join(daemonHome, "chainvisor", "genesis", "bin", "chaind"));
+  chmodSync(join(daemonHome, "chainvisor", "genesis", "bin", "chaind"), 0o755);
+  const visorEnv = { DAEMON_HOME: daemonHome, DAEMON_NAME: "chaind" };
   const chainvisor = join(unpacked, "bin", "chainvisor");
-  assert.match(run(chainvisor, ["version"]).stdout, /^chainvisor version: /m);
-  // Through a symlink (cosmovisor's and chainvisor's `current`) the name of the link decides, as with busybox.
+  assert.match(
+    ok(run(chainvisor, ["version"], visorEnv), "bin/chainvisor version"),
+    /^chainvisor version: \S+\n2\.0\.0\n$/,
+  );
+  // Through a symlink from elsewhere (/usr/local/bin/chainvisor -> the release's bin/chainvisor).
   const links = join(work, "links");
   mkdirSync(links);
+  symlinkSync(chainvisor, join(links, "visor"));
+  assert.match(
+    ok(run(join(links, "visor"), ["version"], visorEnv), "via a symlink to the script"),
+    /^chainvisor version: /,
+  );
+  // Through a symlink (cosmovisor's and chainvisor's `current`) the name of the link decides, as with busybox.
   symlinkSync(join(unpacked, "bin", "chaind"), join(links, "chaind"));
   linkSync(join(unpacked, "bin", "chaind"), join(links, "chainvisor-copy"));
   assert.match(ok(run(join(links, "chaind"), ["version", "--long"]), "via symlink"), /^release: v2$/m);
   assert.match(run(join(links, "chainvisor-copy"), ["version"]).stdout, /^chainvisor version: /m);
+});
+
+test("a damaged cache is repaired before it runs: a changed chaind.js, a deleted LevelDB addon", () => {
+  const executable = join(alone, "chaind-v2-linux-amd64");
+  ok(run(executable, ["version"]), "version");
+  const [name] = readdirSync(cache);
+  const dir = join(cache, name);
+  // The probe's tampering: a line after the shebang of the unpacked chaind.js.
+  const script = join(dir, "chaind.js");
+  const original = readFileSync(script, "utf8");
+  const lines = original.split("\n");
+  lines.splice(1, 0, 'process.stderr.write("TAMPERED CODE RAN\\n");');
+  writeFileSync(script, lines.join("\n"));
+  const afterTamper = run(executable, ["version"]);
+  assert.equal(afterTamper.status, 0, afterTamper.stderr);
+  assert.doesNotMatch(afterTamper.stderr, /TAMPERED/);
+  assert.equal(readFileSync(script, "utf8"), original);
+  // The probe's other damage: without the addon every command failed with a stack until the directory was removed.
+  const addon = join(dir, "prebuilds", "linux-x64", "classic-level.node");
+  const addonBytes = readFileSync(addon);
+  rmSync(addon);
+  const afterDelete = run(executable, ["version"]);
+  assert.equal(afterDelete.status, 0, afterDelete.stderr);
+  assert.deepEqual(readFileSync(addon), addonBytes);
+  assert.deepEqual(readdirSync(cache), [name], "repaired in place, nothing left beside it");
+});
+
+test("a planted world-writable cache root in the tmp fallback is refused: one clear message, exit 126", () => {
+  const executable = join(alone, "chaind-v2-linux-amd64");
+  const [name] = readdirSync(cache);
+  // HOME unusable (procfs), so the launcher falls back to $TMPDIR/chaind-cache-<uid>, planted by another user with
+  // a copy of the real files whose chaind.js is tampered.
+  const tmp = join(work, "shared-tmp");
+  const planted = join(tmp, `chaind-cache-${process.getuid?.() ?? 0}`);
+  mkdirSync(planted, { recursive: true });
+  spawnSync("cp", ["-a", join(cache, name), join(planted, name)]);
+  const script = join(planted, name, "chaind.js");
+  writeFileSync(
+    script,
+    readFileSync(script, "utf8").replace("\n", '\nprocess.stderr.write("TAMPERED CODE RAN\\n");\n'),
+  );
+  chmodSync(planted, 0o777);
+  const result = run(executable, ["version"], { CHAIND_CACHE_DIR: "", HOME: "/proc", TMPDIR: tmp });
+  assert.equal(result.status, 126, result.stderr);
+  assert.doesNotMatch(result.stderr, /TAMPERED/);
+  assert.doesNotMatch(result.stderr, /\n\s+at /, "no stack");
+  assert.match(result.stderr, /^chaind: cannot unpack the release into any cache directory/);
+  assert.match(
+    result.stderr,
+    new RegExp(
+      `${planted}: refused, since another user could change the code it runs: it is writable by group or others \\(mode 0777\\)`,
+    ),
+  );
+});
+
+test("a cache root owned by another user is refused with a warning, and the next root is used", {
+  skip: process.getuid?.() === 0 ? false : "needs root to give a directory to another user",
+}, () => {
+  const executable = join(alone, "chaind-v2-linux-amd64");
+  const planted = join(work, "nobody-cache");
+  mkdirSync(planted, { mode: 0o755 });
+  chmodSync(planted, 0o755);
+  chownSync(planted, 65534, 65534);
+  const home = join(work, "fallback-home");
+  mkdirSync(home);
+  const result = run(executable, ["version"], { CHAIND_CACHE_DIR: planted, HOME: home });
+  assert.equal(result.status, 0, result.stderr);
+  assert.equal(result.stdout, "2.0.0\n");
+  assert.equal(
+    result.stderr,
+    `chaind: warning: cache directory ${planted}: refused, since another user could change the code it runs: it is owned by uid 65534, not by this user (uid 0)\n`,
+  );
+  assert.equal(readdirSync(join(home, ".cache", "chaind")).length, 1);
+});
+
+test("HOME and TMPDIR on procfs: the launcher stops at once with exit 126 instead of spinning", () => {
+  const result = run(join(alone, "chaind-v2-linux-amd64"), ["version"], {
+    CHAIND_CACHE_DIR: "",
+    HOME: "/proc",
+    TMPDIR: "/proc",
+  });
+  assert.equal(result.signal, null, "it looped until the timeout killed it");
+  assert.equal(result.status, 126, result.stderr);
+  assert.match(result.stderr, /^chaind: cannot unpack the release into any cache directory/);
+  assert.match(result.stderr, /\/proc\/\.cache\/chaind: /);
 });
 
 test("the single file runs a dev chain on its bundled LevelDB addon, and `status` reads it live and stopped", async () => {

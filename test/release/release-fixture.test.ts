@@ -127,6 +127,23 @@ describe("buildRelease on a fixture project", () => {
     }
   });
 
+  test("an entry whose `version -o json` gives no version is refused (RELEASE's version comes from it)", async () => {
+    const entry = join(project, "dist", "chain", "cmd", "chaind.js");
+    const original = readFileSync(entry, "utf8");
+    writeFileSync(entry, "console.log('no json here');\n");
+    try {
+      await assert.rejects(
+        buildRelease({ release: "v7", outDir: join(out, "v"), projectRoot: project, skipBuild: true }),
+        (error: unknown) =>
+          error instanceof ReleaseError &&
+          error.message ===
+            '`chaind version -o json` as release "v7" printed "no json here": expected {"version":"<version>"}',
+      );
+    } finally {
+      writeFileSync(entry, original);
+    }
+  });
+
   test("a missing entry point with --skip-build says what to run", async () => {
     rmSync(join(project, "dist"), { recursive: true });
     await assert.rejects(
