@@ -186,7 +186,7 @@ test("status: bad flags are a usage error, --help prints usage", async () => {
   // An empty --home names no home (resolved, it would be the default home, which status never reads unasked).
   const empty = await runChaind(["status", "--home", ""], { userHome });
   assert.equal(empty.code, 2);
-  assert.equal(empty.stderr, 'Error: invalid --home "": expected the node\'s home directory\n');
+  assert.equal(empty.stderr, "Error: --home is empty: expected the path of a file or directory\n");
   const help = await runChaind(["status", "--help"], { userHome });
   assert.equal(help.code, 0);
   assert.match(help.stdout, /^Usage: chaind status \[--node <url>\] \[--home <dir>\]/);
