@@ -5,10 +5,11 @@ import { Command, InvalidArgumentError } from "commander";
 import { type DryRunReport, dryRunUpgrade } from "../../node/dry-run.ts";
 import type { CliIo } from "../io.ts";
 import { globalFlags } from "./cli-support.ts";
+import { addRehearseCommands } from "./rehearse-command.ts";
 
 /** `upgrade` (node-side) with its `dry-run` subcommand. */
 export function dryRunUpgradeCommand(io: CliIo): Command {
-  const upgrade = new Command("upgrade").description("Node-side upgrade tools (dry-run)");
+  const upgrade = new Command("upgrade").description("Node-side upgrade tools (dry-run, rehearse)");
   upgrade
     .command("dry-run")
     .description(
@@ -25,6 +26,7 @@ export function dryRunUpgradeCommand(io: CliIo): Command {
       const report = await dryRunUpgrade({ home, name, height: flags.height });
       io.stdout.write(output === "json" ? `${JSON.stringify(reportJson(report))}\n` : reportText(report));
     });
+  addRehearseCommands(upgrade, io);
   return upgrade;
 }
 
