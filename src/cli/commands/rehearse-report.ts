@@ -56,6 +56,7 @@ export function rehearsalJson(report: RehearsalReport): Record<string, unknown> 
           : {
               store: determinism.difference.store,
               key: determinism.difference.key ?? null,
+              key_text: determinism.difference.keyText ?? null,
               first: determinism.difference.first ?? null,
               second: determinism.difference.second ?? null,
             },
@@ -131,7 +132,7 @@ export function rehearsalText(report: RehearsalReport): string {
         lines.push(
           diff.key === undefined
             ? `  store ${diff.store} exists in one run only`
-            : `  store ${diff.store}, first differing key ${diff.key}: ${diff.first ?? "(absent)"} vs ${diff.second ?? "(absent)"}`,
+            : `  store ${diff.store}, first differing key ${diff.key}${diff.keyText === undefined ? "" : ` ("${diff.keyText}")`}: ${diff.first ?? "(absent)"} vs ${diff.second ?? "(absent)"}`,
         );
       }
     }

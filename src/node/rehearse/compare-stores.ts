@@ -8,6 +8,8 @@ export interface StateDifference {
   store: string;
   /** The key, hex; undefined when the store exists on one side only. */
   key?: string;
+  /** The key as text, when it is printable ASCII. */
+  keyText?: string;
   /** Each side's value (hex), undefined when that side lacks the key (or the store). */
   first?: string;
   second?: string;
@@ -26,7 +28,7 @@ export async function firstDifference(
     const inB = b.storeNames().includes(name);
     if (!inA || !inB) return { store: name };
     const difference = await firstKeyDifference(a.store(name), b.store(name));
-    if (difference !== undefined) return { store: name, ...difference };
+    if (difference !== undefined) return { store: name, ...difference, keyText: printable(difference.key) };
   }
   return undefined;
 }
@@ -52,4 +54,9 @@ async function firstKeyDifference(
     r = await right.next();
   }
   return undefined;
+}
+
+function printable(hex: string): string | undefined {
+  const bytes = Buffer.from(hex, "hex");
+  return bytes.every((b) => b >= 0x20 && b < 0x7f) ? bytes.toString("latin1") : undefined;
 }

@@ -5,7 +5,7 @@
 // - a snapshot archive (`chaind snapshots dump`): loaded by the snapshot module's validated loader into a scratch
 //   home (chunk, stream and engine-state hashes checked) and restored there (chain id and app hash checked).
 import { existsSync } from "node:fs";
-import { cp, mkdir, stat } from "node:fs/promises";
+import { cp, mkdir, rename, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { homePaths } from "../../config/index.ts";
 import type { ChainDefinition, Release } from "../../runtime/release.ts";
@@ -36,18 +36,19 @@ export async function stateFromHome(sourceHome: string, workHome: string, height
   }
   const work = homePaths(workHome);
   await mkdir(work.dataDir, { recursive: true });
-  const latest = await readLastCommittedVersion(source.applicationDb);
+  // Everything is read from a copy: opening LevelDB, even to read one record, takes its lock and writes its log.
+  const copy = join(workHome, "source-application.db");
+  await cp(source.applicationDb, copy, { recursive: true });
+  const latest = await readLastCommittedVersion(copy);
   if (latest === 0n) throw new RehearsalError(`${source.applicationDb} holds no committed state yet`);
   if (height !== undefined && height > latest) {
     throw new RehearsalError(`--height ${height} is in the future: the latest committed height is ${latest}`);
   }
   if (height === undefined || height === latest) {
-    await cp(source.applicationDb, work.applicationDb, { recursive: true });
+    await rename(copy, work.applicationDb);
     return { home: workHome, height: latest };
   }
-  // An older version: read from a copy (opening the source would take its lock and write its log).
-  const copy = join(workHome, "source-application.db");
-  await cp(source.applicationDb, copy, { recursive: true });
+  // An older version: exported from the copy and imported alone (the copy keeps every version it held).
   const store = await openMultiStore({ path: copy, storeNames: await readCommittedStoreNames(copy) });
   try {
     await importState({ path: work.applicationDb, version: height, items: exportState(store, height) });
@@ -61,6 +62,7 @@ export async function stateFromHome(sourceHome: string, workHome: string, height
     throw err;
   } finally {
     await store.close();
+    await rm(copy, { recursive: true, force: true });
   }
   return { home: workHome, height };
 }

@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { create, toBinary } from "@bufbuild/protobuf";
-import { timestampFromMs } from "@bufbuild/protobuf/wkt";
+import { TimestampSchema, timestampFromMs } from "@bufbuild/protobuf/wkt";
 import { homePaths, loadGenesis } from "../../config/index.ts";
 import { RequestFinalizeBlockSchema } from "../../gen/tendermint/abci/types_pb.js";
 import { currentChain } from "../../runtime/current-chain.ts";
@@ -32,7 +32,7 @@ import { RehearsalError } from "./errors.ts";
 import { compareBlock, type FollowedBlock, followBlocks } from "./follow.ts";
 import { currentEnvironment } from "./perturb.ts";
 import { stateFromHome, stateFromSnapshot } from "./prepare-state.ts";
-import { openSourceBlocks } from "./source-blocks.ts";
+import { openSourceBlocks, recordedBlockTime } from "./source-blocks.ts";
 import { type MigrationTime, runUpgrade } from "./upgrade-run.ts";
 
 /** Options of {@link rehearseUpgrade}. */
@@ -156,14 +156,21 @@ export async function rehearseUpgrade(parameters: RehearsalParameters): Promise<
     );
     try {
       // Block H+1: the source's own when following (its transactions run under the new rules, then the upgrade, as
-      // at the real height); otherwise an empty block with the source's time for H+1 when it has one.
+      // at the real height); otherwise an empty block with the source's time for H+1 when it has one, else one
+      // second after block H (so a home and a snapshot of the same height rehearse alike), else now.
       const recorded = await source.request(height + 1n);
+      const previous =
+        (await source.request(height))?.time ?? (await recordedBlockTime(homePaths(workHome).blocksDb, height));
+      const fallbackTime =
+        previous === undefined
+          ? timestampFromMs(Date.now())
+          : create(TimestampSchema, { seconds: previous.seconds + 1n, nanos: previous.nanos });
       const block =
         follow > 0 && recorded !== undefined
           ? recorded
           : create(RequestFinalizeBlockSchema, {
               height: height + 1n,
-              time: recorded?.time ?? timestampFromMs(Date.now()),
+              time: recorded?.time ?? fallbackTime,
               proposerAddress: recorded?.proposerAddress ?? new Uint8Array(),
               hash: recorded?.hash ?? new Uint8Array(),
               txs: [],
@@ -339,6 +346,6 @@ function determinismFailures(report: DeterminismReport): string[] {
       ? ""
       : report.difference.key === undefined
         ? ` (store ${report.difference.store} exists in one run only)`
-        : ` (store ${report.difference.store}, first differing key ${report.difference.key})`;
+        : ` (store ${report.difference.store}, first differing key ${report.difference.key}${report.difference.keyText === undefined ? "" : ` "${report.difference.keyText}"`})`;
   return [`determinism: the second run's app hash ${report.appHashSecond} differs from the first's${where}`];
 }

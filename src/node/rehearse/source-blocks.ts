@@ -5,6 +5,7 @@ import { existsSync } from "node:fs";
 import { cp } from "node:fs/promises";
 import { join } from "node:path";
 import { create } from "@bufbuild/protobuf";
+import type { Timestamp } from "@bufbuild/protobuf/wkt";
 import { toProtoTimestamp } from "../../engine/block-execution.ts";
 import { BlockStore } from "../../engine/block-store.ts";
 import {
@@ -60,4 +61,16 @@ export async function openSourceBlocks(blocksDb: string | undefined, workDir: st
     },
     close: () => store.close(),
   };
+}
+
+/** The time of block `height` as the engine state in `blocksDb` records it (a restored snapshot's), if it does. */
+export async function recordedBlockTime(blocksDb: string, height: bigint): Promise<Timestamp | undefined> {
+  if (!existsSync(join(blocksDb, "CURRENT"))) return undefined;
+  const store = await BlockStore.open(blocksDb, { createIfMissing: false });
+  try {
+    const state = store.state;
+    return state !== undefined && state.lastBlockHeight === height ? toProtoTimestamp(state.lastBlockTime) : undefined;
+  } finally {
+    await store.close();
+  }
 }
