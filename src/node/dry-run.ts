@@ -240,6 +240,7 @@ async function countKeys(store: ReadableKVStore): Promise<number> {
   return count;
 }
 
+/** One row per store with its key counts before and after (renames followed, added and deleted stores marked). */
 export function storeRows(
   before: Map<string, number>,
   after: Map<string, number>,
@@ -262,6 +263,7 @@ export function storeRows(
   return rows.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }
 
+/** One row per module with its consensus version before and after, sorted by name. */
 export function versionRows(before: VersionMap, after: VersionMap): DryRunModuleVersion[] {
   const names = [...new Set([...before.keys(), ...after.keys()])].sort();
   return names.map((name) => ({ name, before: before.get(name), after: after.get(name) }));

@@ -2,7 +2,7 @@
 // documented in docs/UPGRADING.md "Rehearsing an upgrade") and as text for people.
 import type { DryRunReport } from "../../node/dry-run.ts";
 import type { RehearsalReport } from "../../node/rehearse/rehearse.ts";
-import { reportJson, reportText } from "./dry-run-command.ts";
+import { reportJson, reportText } from "./dry-run-report.ts";
 
 const ms = (value: number) => Math.round(value * 10) / 10;
 

@@ -117,7 +117,7 @@ async function execute(
   const checks: CheckResult[] = [];
   let beforeData = new Map<(typeof checksDeclared)[number], unknown>();
   if (options.inspect) {
-    checks.push(...(await runInvariants(moduleManager.modules(), ctxAt(height), "before")));
+    // Module invariants are the new release's: they describe its layout, which holds only once the upgrade ran.
     const before = await runBeforeChecks(options.name, checksDeclared, ctxAt(height));
     checks.push(...before.results);
     beforeData = before.data;
