@@ -7,6 +7,7 @@ import { bankModule } from "chaind/x/bank";
 import type { Upgrade } from "chaind/x/upgrade";
 import { migrateBankV1ToV2 } from "./migrations/bank-v2.ts";
 import { notesModule } from "./modules/notes.ts";
+import { upgradeV2Checks } from "./upgrade-checks.ts";
 
 // The release names and the default live in the light manifest the entry point reads (manifest.ts).
 export { DEFAULT_RELEASE, RELEASE_NAMES, type ReleaseName } from "./manifest.ts";
@@ -31,6 +32,8 @@ export const upgradeV2: Upgrade = {
     deleted: ["legacy"],
   },
   // No handler: the default runs every module's migrations (bank 1 → 2; `beacon` is new, so its default genesis).
+  // Checks the rehearsal runs (`chaind upgrade rehearse v2`): supply unchanged, every note moved.
+  checks: upgradeV2Checks,
 };
 
 /** v2: bank at consensus version 2 with its migration, `notes` in store `notes`, `beacon`; performs upgrade v2. */

@@ -16,6 +16,28 @@ export const v1: Release = {
 export const upgradeV2: Upgrade = {
   name: "v2",
   storeUpgrades: { added: [], renamed: [{ oldKey: "entries_v1", newKey: "guestbook" }], deleted: [] },
+  // What the rehearsal (`guestbookd upgrade rehearse v2`, in CI: guestbook-rehearsal.test.ts) checks about it.
+  checks: [
+    {
+      name: "every-signature-migrated",
+      // The store loader has already renamed the store when the upgrade's block starts: both sides read `guestbook`.
+      before: async (ctx) => {
+        const names: string[] = [];
+        for await (const [key] of ctx.kvStore("guestbook").iterate()) names.push(new TextDecoder().decode(key));
+        return names;
+      },
+      async after(ctx, before) {
+        const left = new Set(before as string[]);
+        for await (const [key, value] of ctx.kvStore("guestbook").iterate()) {
+          const name = new TextDecoder().decode(key);
+          if (!left.delete(name)) throw new Error(`${name} signed after the upgrade, not before`);
+          const entry = JSON.parse(new TextDecoder().decode(value)) as { signedIn?: unknown };
+          if (entry.signedIn !== "v1") throw new Error(`the signature of ${name} was not migrated from v1`);
+        }
+        if (left.size > 0) throw new Error(`signatures lost by the upgrade: ${[...left].join(", ")}`);
+      },
+    },
+  ],
 };
 
 /** v2: guestbook at version 2 in store `guestbook`; takes a chain over from v1 through upgrade "v2". */

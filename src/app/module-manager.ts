@@ -1,5 +1,6 @@
 // The module manager: holds the app's modules, runs their genesis and block hooks in the orders the
 // app declares, keeps the version map and runs store migrations (docs/CONTRACT.md §2.7).
+import { performance } from "node:perf_hooks";
 import type { JsonValue } from "@bufbuild/protobuf";
 import { UserError } from "../errors/user-error.ts";
 import type { Context } from "./context.ts";
@@ -282,6 +283,9 @@ export class ModuleManager implements MigrationRegistrar {
     return new Map([...updated.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
   }
 
+  /** Told the time of every migration step runMigrations runs (the upgrade rehearsal reports them). */
+  migrationObserver?: (step: { module: string; from: bigint; ms: number }) => void;
+
   /** The order runMigrations uses: the declared one, else alphabetical with `auth` last. */
   migrationOrder(): string[] {
     if (this.orderMigrations !== undefined) return [...this.orderMigrations];
@@ -306,7 +310,9 @@ export class ModuleManager implements MigrationRegistrar {
         );
       }
       ctx.logger.info({ module: name, from: version, to: version + 1n }, `migrating module ${name}`);
+      const started = performance.now();
       await step(ctx);
+      this.migrationObserver?.({ module: name, from: version, ms: performance.now() - started });
     }
   }
 

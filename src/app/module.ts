@@ -62,6 +62,17 @@ export interface MigrationRegistrar {
   registerMigration(moduleName: string, fromVersion: bigint | number, handler: MigrationHandler): void;
 }
 
+/**
+ * A property of a module's state that holds at every height (e.g. the bank's total supply equals the sum of its
+ * balances). `check` reads the state through `ctx` and throws an Error saying what does not hold; it must not
+ * write. `chaind upgrade rehearse` runs every module's invariants before and after the upgrade, reported by name.
+ */
+export interface ModuleInvariant {
+  /** Short name, reported as `<module>/<name>`. */
+  name: string;
+  check(ctx: Context): Promise<void>;
+}
+
 /** The module interface. Optional members are simply left out by modules that have none. */
 export interface AppModule {
   /** Unique module name (`bank`); also its genesis key and, by convention, its store key. */
@@ -93,4 +104,6 @@ export interface AppModule {
   beginBlock?(ctx: Context): Promise<void>;
   /** After the block's transactions; may return validator-set updates (only one module may). */
   endBlock?(ctx: Context): Promise<ValidatorUpdate[] | undefined>;
+  /** Properties of the module's state that hold at any height (see {@link ModuleInvariant}). */
+  readonly invariants?: readonly ModuleInvariant[];
 }

@@ -40,7 +40,7 @@ export const CHAIND_COMMANDS: readonly CommandSpec[] = [
   },
   {
     name: "upgrade",
-    description: "Node-side upgrade tools (dry-run)",
+    description: "Node-side upgrade tools (dry-run, rehearse)",
     load: async (io) => (await import("./commands/dry-run-command.ts")).dryRunUpgradeCommand(io),
   },
   {

@@ -240,7 +240,8 @@ async function countKeys(store: ReadableKVStore): Promise<number> {
   return count;
 }
 
-function storeRows(
+/** One row per store with its key counts before and after (renames followed, added and deleted stores marked). */
+export function storeRows(
   before: Map<string, number>,
   after: Map<string, number>,
   upgrades: StoreUpgrades | undefined,
@@ -262,13 +263,14 @@ function storeRows(
   return rows.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }
 
-function versionRows(before: VersionMap, after: VersionMap): DryRunModuleVersion[] {
+/** One row per module with its consensus version before and after, sorted by name. */
+export function versionRows(before: VersionMap, after: VersionMap): DryRunModuleVersion[] {
   const names = [...new Set([...before.keys(), ...after.keys()])].sort();
   return names.map((name) => ({ name, before: before.get(name), after: after.get(name) }));
 }
 
 /** The height at which `name` was applied in the committed state at `db` (the upgrade store's done key), if it was. */
-async function appliedHeight(db: string, name: string): Promise<bigint | undefined> {
+export async function appliedHeight(db: string, name: string): Promise<bigint | undefined> {
   const storeNames = await readCommittedStoreNames(db);
   if (!storeNames.includes(UPGRADE_STORE_KEY)) return undefined;
   const store = await openMultiStore({ path: db, storeNames });

@@ -119,6 +119,31 @@ test("upgrade dry-run reports the v2 upgrade on a copy and leaves the node's dat
   assert.deepEqual(await hashTree(dataDir), hashesBefore);
 });
 
+test("upgrade rehearse v2 on the reference chain passes its checks and its determinism run, leaving the data untouched", async () => {
+  const dataDir = homePaths(home).dataDir;
+  const hashesBefore = await hashTree(dataDir);
+  const run = await runChaind(["--home", home, "upgrade", "rehearse", "v2", "-o", "json"], { userHome });
+  assert.equal(run.code, 0, `${run.stdout}\n${run.stderr}`);
+  const report = JSON.parse(run.stdout) as DryRunJson & {
+    passed: boolean;
+    checks: { name: string; phase: string; passed: boolean }[];
+    determinism: { equal: boolean };
+  };
+  assert.equal(report.passed, true);
+  // The dry run's fields are all there.
+  assert.equal(report.height, "3");
+  assert.deepEqual(report.protocol_version, { before: "0", after: "1" });
+  assert.deepEqual(report.checks.map((c) => `${c.name} ${c.phase} ${c.passed}`).sort(), [
+    "bank/total-supply after true",
+    "v2/notes-kept after true",
+    "v2/notes-kept before true",
+    "v2/supply-unchanged after true",
+    "v2/supply-unchanged before true",
+  ]);
+  assert.equal(report.determinism.equal, true);
+  assert.deepEqual(await hashTree(dataDir), hashesBefore);
+});
+
 test("upgrade dry-run refuses an unknown upgrade and a height it cannot open, with status 1", async () => {
   // The binary's command tree in this process: these checks need no process of their own.
   const unknown = await runChaindInProcess(["--home", home, "upgrade", "dry-run", "v9"]);

@@ -87,6 +87,22 @@ export function guestbookModule(options: GuestbookOptions): AppModule {
       return { signatures };
     },
     registerServices() {},
+    // Holds at every height of this version (`guestbookd upgrade rehearse` checks it after the upgrade): each
+    // entry is a message in this version's encoding.
+    invariants: [
+      {
+        name: "entries-readable",
+        async check(ctx) {
+          for await (const [key, value] of ctx.kvStore(storeKey).iterate()) {
+            if (consensusVersion === 1n) continue; // plain text: any bytes are a message
+            const parsed = JSON.parse(decoder.decode(value)) as { message?: unknown } | null;
+            if (typeof parsed?.message !== "string") {
+              throw new Error(`the entry of ${decoder.decode(key)} is not {"message": …}: ${decoder.decode(value)}`);
+            }
+          }
+        },
+      },
+    ],
     registerMigrations(registrar) {
       if (consensusVersion >= 2n)
         registrar.registerMigration("guestbook", 1n, (ctx) => migrateGuestbookV1ToV2(ctx, storeKey));

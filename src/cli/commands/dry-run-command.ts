@@ -2,13 +2,15 @@
 // state and report what it did, leaving the node's data untouched. Thin: src/node/dry-run.ts does the
 // work; this prints the report as text (YAML-like, for people) or JSON (`-o json`).
 import { Command, InvalidArgumentError } from "commander";
-import { type DryRunReport, dryRunUpgrade } from "../../node/dry-run.ts";
+import { dryRunUpgrade } from "../../node/dry-run.ts";
 import type { CliIo } from "../io.ts";
 import { globalFlags } from "./cli-support.ts";
+import { reportJson, reportText } from "./dry-run-report.ts";
+import { addRehearseCommands } from "./rehearse-command.ts";
 
 /** `upgrade` (node-side) with its `dry-run` subcommand. */
 export function dryRunUpgradeCommand(io: CliIo): Command {
-  const upgrade = new Command("upgrade").description("Node-side upgrade tools (dry-run)");
+  const upgrade = new Command("upgrade").description("Node-side upgrade tools (dry-run, rehearse)");
   upgrade
     .command("dry-run")
     .description(
@@ -25,6 +27,7 @@ export function dryRunUpgradeCommand(io: CliIo): Command {
       const report = await dryRunUpgrade({ home, name, height: flags.height });
       io.stdout.write(output === "json" ? `${JSON.stringify(reportJson(report))}\n` : reportText(report));
     });
+  addRehearseCommands(upgrade, io);
   return upgrade;
 }
 
@@ -33,96 +36,4 @@ function parseHeight(text: string): bigint {
   return BigInt(text);
 }
 
-const ms = (value: number) => Math.round(value * 10) / 10;
-const show = (value: bigint | number | undefined) => (value === undefined ? "-" : value.toString());
-
-/** The report as proto-JSON-like output (64-bit integers as strings, snake_case). */
-export function reportJson(report: DryRunReport): Record<string, unknown> {
-  return {
-    name: report.name,
-    release: report.release,
-    height: report.height.toString(),
-    applied_at: report.appliedAt.toString(),
-    scheduled_plan:
-      report.scheduledPlan === undefined
-        ? null
-        : {
-            name: report.scheduledPlan.name,
-            height: report.scheduledPlan.height.toString(),
-            info: report.scheduledPlan.info,
-          },
-    store_upgrades: {
-      added: report.storeUpgrades.added,
-      renamed: report.storeUpgrades.renamed.map((r) => ({ old_key: r.oldKey, new_key: r.newKey })),
-      deleted: report.storeUpgrades.deleted,
-    },
-    stores: report.stores.map((s) => ({
-      name: s.name,
-      keys_before: s.keysBefore ?? null,
-      keys_after: s.keysAfter ?? null,
-      renamed_from: s.renamedFrom ?? null,
-    })),
-    module_versions: report.moduleVersions.map((m) => ({
-      name: m.name,
-      before: m.before === undefined ? null : m.before.toString(),
-      after: m.after === undefined ? null : m.after.toString(),
-    })),
-    protocol_version: {
-      before: report.protocolVersion.before.toString(),
-      after: report.protocolVersion.after.toString(),
-    },
-    app_hash_before: report.appHashBefore,
-    app_hash_after: report.appHashAfter,
-    duration_ms: {
-      copy: ms(report.durations.copyMs),
-      load: ms(report.durations.loadMs),
-      upgrade: ms(report.durations.upgradeMs),
-      commit: ms(report.durations.commitMs),
-      total: ms(report.durations.totalMs),
-    },
-  };
-}
-
-/** The report for people. */
-export function reportText(report: DryRunReport): string {
-  const lines: string[] = [];
-  lines.push(
-    `dry run of upgrade "${report.name}" with release ${report.release.name} (${report.release.version}) on a copy of the state at height ${report.height}`,
-  );
-  lines.push(
-    report.scheduledPlan === undefined
-      ? `plan: none scheduled on chain; simulated as applied at height ${report.appliedAt}`
-      : `plan: scheduled for height ${report.scheduledPlan.height}${report.scheduledPlan.info === "" ? "" : ` (info ${report.scheduledPlan.info})`}; applied at ${report.appliedAt}`,
-  );
-  const { added, renamed, deleted } = report.storeUpgrades;
-  lines.push(
-    `store upgrades: added [${added.join(", ")}], renamed [${renamed.map((r) => `${r.oldKey} -> ${r.newKey}`).join(", ")}], deleted [${deleted.join(", ")}]`,
-  );
-  lines.push("stores (keys before -> after):");
-  const width = Math.max(...report.stores.map((s) => s.name.length), 4) + 2;
-  for (const store of report.stores) {
-    const note =
-      store.renamedFrom !== undefined
-        ? `  (renamed from ${store.renamedFrom})`
-        : store.keysBefore === undefined
-          ? "  (added)"
-          : store.keysAfter === undefined
-            ? "  (deleted)"
-            : "";
-    lines.push(`  ${store.name.padEnd(width)}${show(store.keysBefore)} -> ${show(store.keysAfter)}${note}`);
-  }
-  lines.push("module versions (before -> after):");
-  const moduleWidth = Math.max(...report.moduleVersions.map((m) => m.name.length), 4) + 2;
-  for (const module of report.moduleVersions) {
-    const changed = module.before !== module.after ? "  *" : "";
-    lines.push(`  ${module.name.padEnd(moduleWidth)}${show(module.before)} -> ${show(module.after)}${changed}`);
-  }
-  lines.push(`protocol version: ${report.protocolVersion.before} -> ${report.protocolVersion.after}`);
-  lines.push(`app hash before: ${report.appHashBefore}`);
-  lines.push(`app hash after:  ${report.appHashAfter}  (the upgrade alone, without the block's transactions)`);
-  const d = report.durations;
-  lines.push(
-    `took ${ms(d.totalMs)} ms (copy ${ms(d.copyMs)}, open with store loader ${ms(d.loadMs)}, handler and migrations ${ms(d.upgradeMs)}, commit ${ms(d.commitMs)})`,
-  );
-  return `${lines.join("\n")}\n`;
-}
+export { reportJson, reportText } from "./dry-run-report.ts";

@@ -6,6 +6,7 @@ import { file_chain_bank_v1beta1_bank } from "../../gen/chain/bank/v1beta1/bank_
 import { Query } from "../../gen/chain/bank/v1beta1/query_pb.js";
 import { Msg } from "../../gen/chain/bank/v1beta1/tx_pb.js";
 import { defaultBankGenesis, exportBankGenesis, initBankGenesis, validateBankGenesis } from "./genesis.ts";
+import { totalSupplyInvariant } from "./invariants.ts";
 import type { BankKeeper } from "./keeper.ts";
 import { BANK_MODULE_NAME, BANK_STORE_KEY } from "./keys.ts";
 import { bankMsgServer } from "./msg-server.ts";
@@ -28,6 +29,7 @@ export function bankModule(keeper: BankKeeper): AppModule {
       return undefined;
     },
     exportGenesis: (ctx: Context) => exportBankGenesis(ctx, keeper),
+    invariants: [totalSupplyInvariant(keeper)],
     registerServices(registrar: ServiceRegistrar) {
       registrar.registerMsgService(Msg, bankMsgServer(keeper));
       registrar.registerQueryService(Query, bankQueryServer(keeper));

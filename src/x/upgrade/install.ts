@@ -33,6 +33,18 @@ export type ReleaseUpgradeHandler = (
   migrator: Migrator,
 ) => Promise<VersionMap>;
 
+/**
+ * A check an upgrade declares about itself (upstream has none; Substrate's try-runtime has pre/post upgrade hooks):
+ * `before` reads the state the upgrade starts from and returns what `after` needs; `after` reads the upgraded state
+ * and throws an Error saying what does not hold (e.g. "total supply changed: 100stake -> 90stake"). Run by
+ * `chaind upgrade rehearse` (never by the node itself: they may read the whole state), reported by `name`.
+ */
+export interface UpgradeCheck {
+  name: string;
+  before?(ctx: Context): Promise<unknown>;
+  after(ctx: Context, before: unknown): Promise<void>;
+}
+
 /** One upgrade a release knows: the plan name governance schedules, its store changes and its handler. */
 export interface Upgrade {
   /** The plan name (`tx upgrade software-upgrade <name>`). */
@@ -41,6 +53,8 @@ export interface Upgrade {
   storeUpgrades?: StoreUpgrades;
   /** Default: run every module's migrations (`migrator.runMigrations(ctx, fromVM)`). */
   handler?: ReleaseUpgradeHandler;
+  /** Invariants of this upgrade, checked by the rehearsal (see {@link UpgradeCheck}). */
+  checks?: readonly UpgradeCheck[];
 }
 
 /** The App hooks the upgrade module uses (src/app/base-app.ts `App` has them). */

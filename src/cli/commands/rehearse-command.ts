@@ -1,0 +1,96 @@
+// `chaind upgrade rehearse <name>` (issue 33; docs/UPGRADING.md "Rehearsing an upgrade") and its hidden second-run
+// helper `upgrade rehearse-child`. Thin: src/node/rehearse does the work; rehearse-report.ts prints the report.
+// A rehearsal whose checks fail prints its report on stdout and exits 1 with one line on stderr naming the failure.
+import { type Command, InvalidArgumentError } from "commander";
+import { releaseForUpgrade } from "../../node/dry-run.ts";
+import { secondRunMain } from "../../node/rehearse/determinism.ts";
+import { rehearseUpgrade } from "../../node/rehearse/rehearse.ts";
+import { currentChain } from "../../runtime/current-chain.ts";
+import { CliError } from "../errors.ts";
+import type { CliIo } from "../io.ts";
+import { globalFlags } from "./cli-support.ts";
+import { rehearsalJson, rehearsalText } from "./rehearse-report.ts";
+
+/** Adds `rehearse` and the hidden `rehearse-child` to the node-side `upgrade` command. */
+export function addRehearseCommands(upgrade: Command, io: CliIo): void {
+  upgrade
+    .command("rehearse")
+    .description(
+      "Rehearse upgrade <name> on a work copy of real state (--home at --height, or --snapshot): store loader, handler and migrations as at H+1, the chain's invariants and the upgrade's checks, a determinism check in a second process (other time zone, locale, wall clock, Math.random), and with --follow N the source's next blocks under the new rules; exit 0 when every check passed, 1 when one failed. The source is never written",
+    )
+    .argument("<name>", "the upgrade plan name, e.g. v2 (a release in this binary must perform it)")
+    .option(
+      "--height <h>",
+      "the state height to start from (default: the latest; any height the home still holds)",
+      positive,
+    )
+    .option(
+      "--snapshot <file>",
+      "a snapshot archive (`chaind snapshots dump`) to rehearse on; --home gives the chain's genesis",
+    )
+    .option("--follow <n>", "execute the source's blocks H+1 … H+n on the upgraded state (those it holds)", whole)
+    .option("--no-determinism", "skip the second, perturbed run")
+    .action(
+      async (
+        name: string,
+        flags: { height?: bigint; snapshot?: string; follow?: bigint; determinism: boolean },
+        command: Command,
+      ) => {
+        const { home, output } = globalFlags(command);
+        const report = await rehearseUpgrade({
+          home,
+          name,
+          height: flags.height,
+          snapshot: flags.snapshot,
+          follow: flags.follow === undefined ? 0 : Number(flags.follow),
+          determinism: flags.determinism,
+        });
+        io.stdout.write(output === "json" ? `${JSON.stringify(rehearsalJson(report))}\n` : rehearsalText(report));
+        if (!report.passed) {
+          const more = report.failures.length > 1 ? ` (and ${report.failures.length - 1} more, in the report)` : "";
+          throw new CliError(`the rehearsal of upgrade "${name}" failed: ${report.failures[0]}${more}`);
+        }
+      },
+    );
+  upgrade
+    .command("rehearse-child", { hidden: true })
+    .description("The rehearsal's second run (internal): run the upgrade on a work home in a perturbed environment")
+    .argument("<name>")
+    .requiredOption("--block <file>")
+    .requiredOption("--chain-id <id>")
+    .requiredOption("--clock-offset <ms>")
+    .requiredOption("--random-seed <n>")
+    .action(
+      async (
+        name: string,
+        flags: { block: string; chainId: string; clockOffset: string; randomSeed: string },
+        command: Command,
+      ) => {
+        const { home } = globalFlags(command);
+        const chain = currentChain();
+        const line = await secondRunMain({
+          home,
+          name,
+          blockFile: flags.block,
+          chainId: flags.chainId,
+          clockOffsetMs: Number(flags.clockOffset),
+          randomSeed: Number(flags.randomSeed),
+          chain,
+          release: releaseForUpgrade(name, chain),
+        });
+        io.stdout.write(`${line}\n`);
+      },
+    );
+}
+
+function positive(text: string): bigint {
+  if (!/^[0-9]+$/.test(text) || BigInt(text) < 1n) throw new InvalidArgumentError("expected a positive whole number");
+  return BigInt(text);
+}
+
+function whole(text: string): bigint {
+  if (!/^[0-9]+$/.test(text) || BigInt(text) > 100_000n) {
+    throw new InvalidArgumentError("expected a whole number of blocks (0 to 100000)");
+  }
+  return BigInt(text);
+}

@@ -1,0 +1,351 @@
+// `chaind upgrade rehearse <name>` (issue 33; docs/UPGRADING.md "Rehearsing an upgrade"): the upgrade run on real
+// state exactly as the new release runs it at H+1, on a work copy (a home at any height it still holds, or a
+// snapshot archive), with the chain's invariants, a determinism check in a second process with another time
+// zone, locale, wall clock and Math.random, and optionally the source's next blocks under the new rules. The
+// source is only read; every work copy lives in one temporary folder, removed on every outcome.
+import { cp, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { performance } from "node:perf_hooks";
+import { create, toBinary } from "@bufbuild/protobuf";
+import { TimestampSchema, timestampFromMs } from "@bufbuild/protobuf/wkt";
+import { homePaths, loadGenesis } from "../../config/index.ts";
+import { RequestFinalizeBlockSchema } from "../../gen/tendermint/abci/types_pb.js";
+import { currentChain } from "../../runtime/current-chain.ts";
+import type { ChainDefinition, Release } from "../../runtime/release.ts";
+import { openMultiStore, readCommittedStoreNames } from "../../store/index.ts";
+import type { StoreUpgrades } from "../../store/types.ts";
+import { closeVerifyPool } from "../../x/auth/verify-pool.ts";
+import {
+  appliedHeight,
+  type DryRunModuleVersion,
+  type DryRunStore,
+  releaseForUpgrade,
+  storeRows,
+  versionRows,
+} from "../dry-run.ts";
+import type { CheckResult } from "./checks.ts";
+import { runInvariants } from "./checks.ts";
+import { firstDifference, type StateDifference } from "./compare-stores.ts";
+import { type ChildCommand, runSecondProcess, type SecondEnvironment } from "./determinism.ts";
+import { RehearsalError } from "./errors.ts";
+import { compareBlock, type FollowedBlock, followBlocks } from "./follow.ts";
+import { currentEnvironment } from "./perturb.ts";
+import { stateFromHome, stateFromSnapshot } from "./prepare-state.ts";
+import { openSourceBlocks, recordedBlockTime } from "./source-blocks.ts";
+import { type MigrationTime, runUpgrade } from "./upgrade-run.ts";
+
+/** Options of {@link rehearseUpgrade}. */
+export interface RehearsalParameters {
+  /** The node's home: the state's source, or with `snapshot` the home whose genesis names the chain. */
+  home: string;
+  name: string;
+  /** The state height (default: the latest); not with `snapshot`. */
+  height?: bigint;
+  /** A snapshot archive (`chaind snapshots dump`) to rehearse on instead of the home's state. */
+  snapshot?: string;
+  /** How many of the source's blocks after H to execute with the new release (default 0). */
+  follow?: number;
+  /** Run the second, perturbed process (default true). */
+  determinism?: boolean;
+  /** How to start this binary's CLI for the second run (default: this process's executable and entry point). */
+  childCommand?: ChildCommand;
+  chain?: ChainDefinition;
+  tempRoot?: string;
+}
+
+/** The determinism verdict. */
+export interface DeterminismReport {
+  ran: boolean;
+  /** Both runs gave the same app hash (and so the same contents in every store). */
+  equal: boolean;
+  first: { timeZone: string; locale: string };
+  second?: SecondEnvironment;
+  appHashSecond?: string;
+  /** Where the states first differ, when they do. */
+  difference?: StateDifference;
+  /** The second run failed where the first did not. */
+  error?: string;
+}
+
+/** The rehearsal's report (`-o json` prints it as docs/UPGRADING.md documents). */
+export interface RehearsalReport {
+  name: string;
+  release: { name: string; version: string };
+  source: { home: string; snapshot?: string };
+  height: bigint;
+  appliedAt: bigint;
+  scheduledPlan: { name: string; height: bigint; info: string } | undefined;
+  storeUpgrades: StoreUpgrades;
+  stores: DryRunStore[];
+  moduleVersions: DryRunModuleVersion[];
+  protocolVersion: { before: bigint; after: bigint };
+  appHashBefore: string;
+  appHashAfter: string;
+  checks: CheckResult[];
+  determinism: DeterminismReport;
+  follow: { requested: number; blocks: FollowedBlock[] } | undefined;
+  durations: {
+    prepareMs: number;
+    loadMs: number;
+    handlerMs: number;
+    migrations: MigrationTime[];
+    blockMs: number;
+    commitMs: number;
+    secondRunMs: number;
+    followMs: number;
+    totalMs: number;
+    /** open with the store loader + handler (migrations included) + commit: the chain's pause at the height. */
+    pauseEstimateMs: number;
+  };
+  peakRssBytes: number;
+  /** Every check passed, both runs agreed and no followed transaction broke. */
+  passed: boolean;
+  /** One line per failure. */
+  failures: string[];
+}
+
+const NO_STORE_UPGRADES: StoreUpgrades = { added: [], renamed: [], deleted: [] };
+
+/**
+ * Rehearses the upgrade `name`. Throws RehearsalError (one line) for bad input; resolves with the report
+ * otherwise, `passed` false when a check failed.
+ *
+ * @example const report = await rehearseUpgrade({ home, name: "v2", follow: 5 }); report.passed
+ */
+export async function rehearseUpgrade(parameters: RehearsalParameters): Promise<RehearsalReport> {
+  const started = performance.now();
+  const chain = parameters.chain ?? currentChain();
+  const release = releaseForUpgrade(parameters.name, chain);
+  const follow = parameters.follow ?? 0;
+  if (parameters.snapshot !== undefined && parameters.height !== undefined) {
+    throw new RehearsalError("--height and --snapshot exclude each other: a snapshot holds one height");
+  }
+  if (parameters.snapshot !== undefined && follow > 0) {
+    throw new RehearsalError(
+      "--follow needs the source's blocks: give --home of a node that holds them, not --snapshot",
+    );
+  }
+  const genesisFile = homePaths(parameters.home).genesis;
+  const genesis = await loadGenesis(genesisFile).catch((err: unknown) => {
+    throw new RehearsalError(`cannot read ${genesisFile}: ${(err as Error).message}`, { cause: err });
+  });
+  const temp = await mkdtemp(join(parameters.tempRoot ?? tmpdir(), "chaind-rehearse-"));
+  try {
+    const workHome = join(temp, "first");
+    const prepared =
+      parameters.snapshot === undefined
+        ? await stateFromHome(parameters.home, workHome, parameters.height)
+        : await stateFromSnapshot({
+            archive: parameters.snapshot,
+            configHome: parameters.home,
+            workHome,
+            chain,
+            previous: previousRelease(chain, release),
+          });
+    const height = prepared.height;
+    const done = await appliedHeight(homePaths(workHome).applicationDb, parameters.name);
+    if (done !== undefined) {
+      throw new RehearsalError(
+        `the upgrade "${parameters.name}" was already applied at height ${done}: rehearse on a state before it (--height ${done - 1n} or lower)`,
+      );
+    }
+    const source = await openSourceBlocks(
+      parameters.snapshot === undefined ? homePaths(parameters.home).blocksDb : undefined,
+      temp,
+    );
+    try {
+      // Block H+1: the source's own when following (its transactions run under the new rules, then the upgrade, as
+      // at the real height); otherwise an empty block with the source's time for H+1 when it has one, else one
+      // second after block H (so a home and a snapshot of the same height rehearse alike), else now.
+      const recorded = await source.request(height + 1n);
+      const previous =
+        (await source.request(height))?.time ?? (await recordedBlockTime(homePaths(workHome).blocksDb, height));
+      const fallbackTime =
+        previous === undefined
+          ? timestampFromMs(Date.now())
+          : create(TimestampSchema, { seconds: previous.seconds + 1n, nanos: previous.nanos });
+      const block =
+        follow > 0 && recorded !== undefined
+          ? recorded
+          : create(RequestFinalizeBlockSchema, {
+              height: height + 1n,
+              time: recorded?.time ?? fallbackTime,
+              proposerAddress: recorded?.proposerAddress ?? new Uint8Array(),
+              hash: recorded?.hash ?? new Uint8Array(),
+              txs: [],
+              misbehavior: [],
+            });
+      const blockFile = join(temp, "block.bin");
+      await writeFile(blockFile, toBinary(RequestFinalizeBlockSchema, block));
+      const determinism = parameters.determinism ?? true;
+      const secondHome = join(temp, "second");
+      if (determinism) {
+        await mkdir(homePaths(secondHome).dataDir, { recursive: true });
+        await cp(homePaths(workHome).applicationDb, homePaths(secondHome).applicationDb, { recursive: true });
+      }
+      const prepareMs = performance.now() - started;
+
+      const { run, chain: opened } = await runUpgrade({
+        home: workHome,
+        name: parameters.name,
+        chain,
+        release,
+        chainId: genesis.chainId,
+        block,
+        inspect: true,
+      });
+      try {
+        const checks = [...run.checks];
+        const secondStarted = performance.now();
+        const determinismReport: DeterminismReport = { ran: determinism, equal: true, first: currentEnvironment() };
+        if (determinism) {
+          const second = await runSecondProcess({
+            command: parameters.childCommand ?? thisBinary(),
+            workHome: secondHome,
+            name: parameters.name,
+            blockFile,
+            chainId: genesis.chainId,
+          });
+          determinismReport.second = second.environment;
+          determinismReport.appHashSecond = second.appHash;
+          determinismReport.error = second.error;
+          determinismReport.equal = second.appHash === run.appHashAfter;
+          if (second.appHash !== undefined && !determinismReport.equal) {
+            determinismReport.difference = await differenceWith(
+              opened.app.store,
+              homePaths(secondHome).applicationDb,
+              run.appliedAt,
+            );
+          }
+        }
+        const secondRunMs = performance.now() - secondStarted;
+
+        const followStarted = performance.now();
+        let followReport: RehearsalReport["follow"];
+        if (follow > 0) {
+          const blocks: FollowedBlock[] = [];
+          const first = await source.results(height + 1n);
+          if (recorded !== undefined && first !== undefined) {
+            blocks.push(compareBlock(height + 1n, run.block, first));
+            blocks.push(...(await followBlocks(opened.app, source, height + 2n, height + BigInt(follow))));
+            checks.push(...(await runInvariants(opened.moduleManager.modules(), followCtx(opened), "followed")));
+          }
+          followReport = { requested: follow, blocks };
+        }
+        const followMs = performance.now() - followStarted;
+
+        const storeUpgrades = run.storeUpgradesInstalled
+          ? (release.upgrades?.find((u) => u.name === parameters.name)?.storeUpgrades ?? NO_STORE_UPGRADES)
+          : NO_STORE_UPGRADES;
+        const failures = [
+          ...checks.filter((c) => !c.passed).map((c) => `check ${c.name} (${c.phase}) failed: ${c.error}`),
+          ...determinismFailures(determinismReport),
+          ...(followReport?.blocks ?? []).flatMap((b) =>
+            b.broken.map(
+              (t) =>
+                `block ${b.height} tx ${t.index} succeeded on the source but failed with code ${t.code} (${t.codespace}): ${t.log}`,
+            ),
+          ),
+        ];
+        const d = run.durations;
+        return {
+          name: parameters.name,
+          release: { name: release.name, version: release.version },
+          source: { home: parameters.home, snapshot: parameters.snapshot },
+          height,
+          appliedAt: run.appliedAt,
+          scheduledPlan: run.scheduledPlan,
+          storeUpgrades,
+          stores: storeRows(run.storesBefore, run.storesAfter, run.storeUpgradesInstalled ? storeUpgrades : undefined),
+          moduleVersions: versionRows(run.versionsBefore, run.versionsAfter),
+          protocolVersion: { before: run.protocolBefore, after: run.protocolAfter },
+          appHashBefore: run.appHashBefore,
+          appHashAfter: run.appHashAfter,
+          checks,
+          determinism: determinismReport,
+          follow: followReport,
+          durations: {
+            prepareMs,
+            loadMs: d.loadMs,
+            handlerMs: d.handlerMs,
+            migrations: d.migrations,
+            blockMs: d.blockMs,
+            commitMs: d.commitMs,
+            secondRunMs,
+            followMs,
+            totalMs: performance.now() - started,
+            pauseEstimateMs: d.loadMs + d.handlerMs + d.commitMs,
+          },
+          peakRssBytes: process.resourceUsage().maxRSS * 1024,
+          passed: failures.length === 0,
+          failures,
+        };
+      } finally {
+        await opened.app.close();
+        await closeVerifyPool();
+      }
+    } finally {
+      await source.close();
+    }
+  } finally {
+    await rm(temp, { recursive: true, force: true });
+  }
+}
+
+/** The release a chain runs before `release`: its last `upgradesFrom`, else the one listed before it. */
+function previousRelease(chain: ChainDefinition, release: Release): Release {
+  const named = release.upgradesFrom?.at(-1);
+  const index = chain.releases.indexOf(release);
+  const previous = chain.releases.find((r) => r.name === named) ?? chain.releases[index - 1];
+  if (previous === undefined) {
+    throw new RehearsalError(`release ${release.name} has no predecessor in this binary to read a snapshot with`);
+  }
+  return previous;
+}
+
+/** This process's binary: the executable with the entry point it was started with (none for a single executable). */
+function thisBinary(): ChildCommand {
+  // A single executable application has no script argument; `node entry.ts` has one.
+  const entry = process.argv[1];
+  const sea = entry === undefined || entry === process.execPath;
+  return { command: process.execPath, args: sea ? [] : [...process.execArgv, entry] };
+}
+
+function followCtx(opened: Awaited<ReturnType<typeof runUpgrade>>["chain"]) {
+  const app = opened.app;
+  return () =>
+    app.newContext(app.store.branch(), "finalize", {
+      height: app.lastBlockHeight(),
+      time: timestampFromMs(0),
+      chainId: "",
+      proposerAddress: new Uint8Array(),
+      lastAppHash: app.store.lastCommit().appHash,
+      hash: new Uint8Array(),
+    });
+}
+
+async function differenceWith(
+  first: Parameters<typeof firstDifference>[0],
+  secondDb: string,
+  version: bigint,
+): Promise<StateDifference | undefined> {
+  const second = await openMultiStore({ path: secondDb, storeNames: await readCommittedStoreNames(secondDb) });
+  try {
+    return await firstDifference(first, second, version);
+  } finally {
+    await second.close();
+  }
+}
+
+function determinismFailures(report: DeterminismReport): string[] {
+  if (!report.ran || report.equal) return [];
+  if (report.error !== undefined) return [`determinism: ${report.error}`];
+  const where =
+    report.difference === undefined
+      ? ""
+      : report.difference.key === undefined
+        ? ` (store ${report.difference.store} exists in one run only)`
+        : ` (store ${report.difference.store}, first differing key ${report.difference.key}${report.difference.keyText === undefined ? "" : ` "${report.difference.keyText}"`})`;
+  return [`determinism: the second run's app hash ${report.appHashSecond} differs from the first's${where}`];
+}

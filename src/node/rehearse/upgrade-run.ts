@@ -1,0 +1,203 @@
+// One run of the upgrade on a work home, exactly as the new release runs it at H+1 (docs/CONTRACT.md §2.4, §2.6):
+// the release opens the state with the upgrade's store loader for H+1, FinalizeBlock(H+1) runs PreBlock, the
+// block's transactions and EndBlock — where the upgrade module applies the plan (handler, migrations, version map)
+// — and Commit persists it as version H+1. When the state does not schedule the plan for H+1 (a rehearsal at any
+// height), the upgrade keeper is told it is due at H+1, as it would be on the chain that schedules it; the state
+// after the upgrade is the same (applying clears the plan). The same function runs in the determinism child.
+import { performance } from "node:perf_hooks";
+import { timestampFromMs } from "@bufbuild/protobuf/wkt";
+import { pino } from "pino";
+import type { Context } from "../../app/context.ts";
+import type { VersionMap } from "../../app/module.ts";
+import { homePaths } from "../../config/index.ts";
+import type { RequestFinalizeBlock, ResponseFinalizeBlock } from "../../gen/tendermint/abci/types_pb.js";
+import { buildChainApp, type ChainApp } from "../../runtime/build-app.ts";
+import type { ChainDefinition, Release } from "../../runtime/release.ts";
+import type { ReadableKVStore } from "../../store/types.ts";
+import { newPlan } from "../../x/upgrade/plan.ts";
+import { hexUpper } from "../tx-response.ts";
+import { type CheckResult, runAfterChecks, runBeforeChecks, runInvariants } from "./checks.ts";
+import { RehearsalError } from "./errors.ts";
+
+/** A migration step's time. */
+export interface MigrationTime {
+  module: string;
+  from: bigint;
+  to: bigint;
+  ms: number;
+}
+
+/** What one run measured and found. */
+export interface UpgradeRun {
+  height: bigint;
+  appliedAt: bigint;
+  scheduledPlan: { name: string; height: bigint; info: string } | undefined;
+  storesBefore: Map<string, number>;
+  storesAfter: Map<string, number>;
+  storeUpgradesInstalled: boolean;
+  versionsBefore: VersionMap;
+  versionsAfter: VersionMap;
+  protocolBefore: bigint;
+  protocolAfter: bigint;
+  appHashBefore: string;
+  appHashAfter: string;
+  checks: CheckResult[];
+  block: ResponseFinalizeBlock;
+  durations: { loadMs: number; handlerMs: number; blockMs: number; commitMs: number; migrations: MigrationTime[] };
+}
+
+/** Options of {@link runUpgrade}. */
+export interface UpgradeRunOptions {
+  home: string;
+  name: string;
+  chain: ChainDefinition;
+  release: Release;
+  chainId: string;
+  /** Block H+1 (its height must be the state's latest + 1). */
+  block: RequestFinalizeBlock;
+  /** Run the invariants and the upgrade's checks and count keys (the determinism child does not). */
+  inspect: boolean;
+}
+
+/** Runs the upgrade; resolves with the measures and the open app (the caller closes it, after any follow). */
+export async function runUpgrade(options: UpgradeRunOptions): Promise<{ run: UpgradeRun; chain: ChainApp }> {
+  const height = options.block.height - 1n;
+  const started = performance.now();
+  const chain = await buildChainApp({
+    chain: options.chain,
+    home: options.home,
+    chainId: options.chainId,
+    logger: pino({ level: "silent" }),
+    release: options.release,
+    storePath: homePaths(options.home).applicationDb,
+    storeLoader: { upgrade: options.name, height: options.block.height },
+  });
+  try {
+    const run = await execute(chain, options, height, performance.now() - started);
+    return { run, chain };
+  } catch (err) {
+    await chain.app.close();
+    throw err;
+  }
+}
+
+async function execute(
+  chain: ChainApp,
+  options: UpgradeRunOptions,
+  height: bigint,
+  loadMs: number,
+): Promise<UpgradeRun> {
+  const { app, upgradeKeeper: keeper, moduleManager } = chain;
+  if (app.lastBlockHeight() !== height) {
+    throw new Error(`the work state is at height ${app.lastBlockHeight()}, expected ${height}`);
+  }
+  const upgrade = options.release.upgrades?.find((u) => u.name === options.name);
+  const checksDeclared = upgrade?.checks ?? [];
+  const header = (at: bigint): Context["header"] => ({
+    height: at,
+    time: options.block.time ?? timestampFromMs(0),
+    chainId: options.chainId,
+    proposerAddress: options.block.proposerAddress,
+    lastAppHash: app.store.lastCommit().appHash,
+    hash: options.block.hash,
+  });
+  // Contexts over a fresh branch each: checks only read, and anything they write is dropped.
+  const ctxAt = (at: bigint) => () => app.newContext(app.store.branch(), "finalize", header(at));
+  const queryCtx = await app.createQueryContext();
+  const appHashBefore = hexUpper(app.store.lastCommit().appHash);
+  const versionsBefore = await keeper.getModuleVersionMap(queryCtx);
+  const protocolBefore = await keeper.getProtocolVersion(queryCtx);
+  const scheduled = await keeper.getUpgradePlan(queryCtx);
+  if (scheduled !== undefined && scheduled.name !== options.name) {
+    throw new RehearsalError(
+      `the state at height ${height} schedules upgrade "${scheduled.name}" for height ${scheduled.height}, not "${options.name}"; rehearse "${scheduled.name}", or a state before it was scheduled`,
+    );
+  }
+  const storesBefore = options.inspect ? await countStores(app, height) : new Map<string, number>();
+  const checks: CheckResult[] = [];
+  let beforeData = new Map<(typeof checksDeclared)[number], unknown>();
+  if (options.inspect) {
+    // Module invariants are the new release's: they describe its layout, which holds only once the upgrade ran.
+    const before = await runBeforeChecks(options.name, checksDeclared, ctxAt(height));
+    checks.push(...before.results);
+    beforeData = before.data;
+  }
+
+  // Due at H+1, as on the chain that schedules it there.
+  const due = newPlan({ name: options.name, height: options.block.height, info: scheduled?.info ?? "" });
+  const readPlan = keeper.getUpgradePlan.bind(keeper);
+  let applied = false;
+  keeper.getUpgradePlan = async (ctx) => (applied ? readPlan(ctx) : due);
+  const apply = keeper.applyUpgrade.bind(keeper);
+  let handlerMs = 0;
+  keeper.applyUpgrade = async (ctx, plan) => {
+    applied = true;
+    const t = performance.now();
+    try {
+      await apply(ctx, plan);
+    } finally {
+      handlerMs += performance.now() - t;
+    }
+  };
+  const migrations: MigrationTime[] = [];
+  moduleManager.migrationObserver = (step) => migrations.push({ ...step, to: step.from + 1n, ms: step.ms });
+
+  const blockStarted = performance.now();
+  let block: ResponseFinalizeBlock;
+  try {
+    block = await app.finalizeBlock(options.block);
+  } catch (err) {
+    throw new RehearsalError(
+      `the upgrade "${options.name}" failed at height ${options.block.height}: ${(err as Error).message}`,
+      {
+        cause: err,
+      },
+    );
+  } finally {
+    keeper.getUpgradePlan = readPlan;
+    keeper.applyUpgrade = apply;
+    moduleManager.migrationObserver = undefined;
+  }
+  const blockMs = performance.now() - blockStarted;
+  const committing = performance.now();
+  await app.commit();
+  const commitMs = performance.now() - committing;
+
+  const after = await app.createQueryContext();
+  const storesAfter = options.inspect ? await countStores(app, options.block.height) : new Map<string, number>();
+  if (options.inspect) {
+    checks.push(...(await runInvariants(moduleManager.modules(), ctxAt(options.block.height), "after")));
+    checks.push(...(await runAfterChecks(options.name, checksDeclared, beforeData, ctxAt(options.block.height))));
+  }
+  return {
+    height,
+    appliedAt: options.block.height,
+    scheduledPlan:
+      scheduled === undefined ? undefined : { name: scheduled.name, height: scheduled.height, info: scheduled.info },
+    storesBefore,
+    storesAfter,
+    storeUpgradesInstalled: chain.storeUpgradesInstalled,
+    versionsBefore,
+    versionsAfter: await keeper.getModuleVersionMap(after),
+    protocolBefore,
+    protocolAfter: await keeper.getProtocolVersion(after),
+    appHashBefore,
+    appHashAfter: hexUpper(block.appHash),
+    checks,
+    block,
+    durations: { loadMs, handlerMs, blockMs, commitMs, migrations },
+  };
+}
+
+async function countStores(app: ChainApp["app"], version: bigint): Promise<Map<string, number>> {
+  const view = await app.store.view(version);
+  const counts = new Map<string, number>();
+  for (const name of view.storeNames()) counts.set(name, await countKeys(view.store(name)));
+  return counts;
+}
+
+async function countKeys(store: ReadableKVStore): Promise<number> {
+  let count = 0;
+  for await (const _entry of store.iterate()) count++;
+  return count;
+}
