@@ -21,7 +21,7 @@ export function addRehearseCommands(upgrade: Command, io: CliIo): void {
     .argument("<name>", "the upgrade plan name, e.g. v2 (a release in this binary must perform it)")
     .option(
       "--height <h>",
-      "the state height to start from (default: the latest; any height the home still holds)",
+      "the state height to start from (default: the latest; any height whose state is still kept)",
       positive,
     )
     .option(
