@@ -3,7 +3,7 @@
 // operator's CometBFT dashboards and alerts keep working. Values the engine already holds (heights, validators,
 // mempool) are read when Prometheus scrapes; per-block values are set once per block; per-call timings come from
 // the ABCI observer (observed-app.ts). Nothing here runs unless metrics are on.
-import { Counter, Gauge, Histogram, Registry } from "prom-client";
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 import type { Engine } from "./engine.ts";
 import type { AbciMethodName, AbciObserver } from "./observed-app.ts";
 
@@ -186,6 +186,11 @@ export class ConsensusMetrics {
         if (method === "finalize_block") processing.observe(seconds * 1000);
       },
     };
+  }
+
+  /** Adds the process metrics (CPU, memory, heap, event-loop lag, GC) under their usual names. */
+  collectProcessMetrics(): void {
+    collectDefaultMetrics({ register: this.registry });
   }
 
   /** Starts reading `engine` (its state at scrape time, and each committed block). Returns the detach function. */

@@ -31,6 +31,8 @@ export interface AbciObserver {
   checkTx?(response: ResponseCheckTx, recheck: boolean): void;
   finalizeBlock?(response: ResponseFinalizeBlock): void;
   query?(request: RequestQuery, response: ResponseQuery, seconds: number): void;
+  /** A call that threw (e.g. FinalizeBlock's upgrade halt). */
+  failed?(method: AbciMethodName, error: unknown): void;
 }
 
 /**
@@ -54,6 +56,7 @@ export function observeAbci(app: AbciApp, observers: readonly AbciObserver[]): A
     } catch (error) {
       const seconds = (performance.now() - start) / 1000;
       for (const o of timers) o.timing?.(method, seconds);
+      for (const o of observers) o.failed?.(method, error);
       throw error;
     }
   };

@@ -26,6 +26,7 @@ import { attachSnapshots, snapshotDir } from "../snapshots/node-snapshots.ts";
 import { SnapshotStore } from "../snapshots/snapshot-store.ts";
 import { closeVerifyPool } from "../x/auth/verify-pool.ts";
 import { UPGRADE_EXIT_CODES } from "../x/upgrade/errors.ts";
+import { AppTelemetry } from "./app-telemetry.ts";
 import { cometNodeHooks, cometRpcAddress } from "./comet-hooks.ts";
 import { engineNodeHooks } from "./engine-hooks.ts";
 import { listenForMetrics } from "./metrics-listener.ts";
@@ -178,7 +179,17 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
     (options.replayReleases ?? appConfig.replayReleases) ? await buildReplayChainApp(chainOptions) : undefined;
   const chain = replayed?.chain ?? (await buildChainApp(chainOptions));
   const app = chain.app;
-  const snapshots = attachSnapshots({ app, home: settings.home, config: appConfig.stateSync, logger });
+  // app.toml [telemetry]: the application's metrics, served by the REST server (src/node/app-telemetry.ts).
+  const telemetry = appConfig.telemetry.enabled
+    ? new AppTelemetry({ prefix: appConfig.telemetry.serviceName, chain })
+    : undefined;
+  const snapshots = attachSnapshots({
+    app,
+    home: settings.home,
+    config: appConfig.stateSync,
+    logger,
+    observer: telemetry?.snapshots,
+  });
   // A snapshot being written is cancelled (its temporary removed) before the store closes.
   const cleanups: (() => Promise<void>)[] = [
     () => app.close(),
@@ -201,7 +212,7 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
     let abciServer: AbciServer | undefined;
     const endpoints: NodeEndpoints = {};
     // Metrics observe the App's ABCI calls through a wrapper; with none on, the engine drives the App itself.
-    const observers: AbciObserver[] = [];
+    const observers: AbciObserver[] = telemetry === undefined ? [] : [telemetry.abciObserver];
     const instrumentation = nodeConfig.instrumentation;
     let consensusMetrics: ConsensusMetrics | undefined;
     if (instrumentation.prometheus && options.abci === true) {
@@ -228,6 +239,9 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
       cleanups.push(() => listener.close());
       endpoints.metrics = listener.url;
     }
+    // The process metrics go with the application's when those are on, else with the consensus metrics.
+    if (telemetry !== undefined) telemetry.collectProcessMetrics();
+    else consensusMetrics?.collectProcessMetrics();
     const drivenApp = observeAbci(app, observers);
     if (options.abci === true) {
       abciServer = await AbciServer.listen({
@@ -285,6 +299,7 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
         config: appConfig,
         logger,
         version: chain.release.version,
+        telemetry: telemetry?.server,
       });
     } catch (err) {
       // The engine has handshaken but not run: close its RPC server and block store through stop+run.
