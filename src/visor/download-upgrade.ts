@@ -24,7 +24,11 @@ export interface DownloadUpgradeParameters {
   log: Logger;
   /** DAEMON_DOWNLOAD_MAX_SIZE: the most bytes the download, and separately its unpacked content, may take. */
   maxBytes?: number;
+  /** DAEMON_METRICS_ADDR on: told of the download (state, bytes, seconds, result). */
+  metrics?: VisorMetrics;
 }
+
+import type { VisorMetrics } from "./metrics.ts";
 
 const WORK_PREFIX = ".download-";
 
@@ -44,6 +48,12 @@ export async function downloadUpgrade(parameters: DownloadUpgradeParameters): Pr
   await mkdir(layout.upgradesDir, { recursive: true });
   await removeAbandonedWorkDirs(layout.upgradesDir);
   const work = await mkdtemp(join(layout.upgradesDir, `${WORK_PREFIX}${dirName}-${process.pid}-`));
+  const metrics = parameters.metrics;
+  const stateBefore = metrics?.state;
+  metrics?.setState("downloading");
+  const started = performance.now();
+  let bytes = 0;
+  let done = false;
   try {
     const parsed = new URL(url);
     const checksum = checksumOfUrl(parsed);
@@ -57,6 +67,7 @@ export async function downloadUpgrade(parameters: DownloadUpgradeParameters): Pr
       log,
       maxBytes,
     );
+    bytes = fetched.bytes;
     if (checksum === undefined) {
       log.warn(
         `${shown} carries no checksum; downloaded ${fetched.bytes} bytes with sha256 ${fetched.digest} unverified`,
@@ -81,9 +92,12 @@ export async function downloadUpgrade(parameters: DownloadUpgradeParameters): Pr
       throw error;
     }
     log.info(`release unpacked (${kind}) into ${destination}`);
+    done = true;
     return destination;
   } finally {
     await rm(work, { recursive: true, force: true });
+    metrics?.downloaded(done ? "ok" : "failed", bytes, (performance.now() - started) / 1000);
+    metrics?.setState(done ? (stateBefore ?? "watching") : "failed");
   }
 }
 
