@@ -27,6 +27,7 @@ export class VisorMetrics {
   private readonly switches: Counter;
   private readonly starts: Counter;
   private readonly switchSeconds: Gauge;
+  private readonly staged: Gauge;
   private current: VisorState = "watching";
 
   constructor() {
@@ -81,6 +82,12 @@ export class VisorMetrics {
       help: "Seconds from the last upgrade halt being seen to the next release's first block.",
       registers,
     });
+    this.staged = new Gauge({
+      name: "chainvisor_plan_staged",
+      help: "1 once the release of the plan in chainvisor_plan_height is in place (staged ahead or installed), else 0.",
+      registers,
+    });
+    this.staged.set(0);
     for (const outcome of ["ok", "failed"]) {
       this.switches.inc({ result: outcome }, 0);
       this.downloads.inc({ result: outcome }, 0);
@@ -98,11 +105,18 @@ export class VisorMetrics {
     return this.current;
   }
 
-  /** The plan being staged or switched to; undefined clears it. */
+  /** The plan being staged or switched to (its release not yet known to be in place); undefined clears it. */
   setPlan(plan: { name: string; height: bigint } | undefined): void {
     this.planHeight.set(plan === undefined ? 0 : Number(plan.height));
     this.planInfo.reset();
     if (plan !== undefined) this.planInfo.set({ name: plan.name }, 1);
+    this.staged.set(0);
+  }
+
+  /** The release of `plan` is in place: the switch will not need a download. */
+  planStaged(plan: { name: string; height: bigint }): void {
+    this.setPlan(plan);
+    this.staged.set(1);
   }
 
   downloaded(result: "ok" | "failed", bytes: number, seconds: number): void {

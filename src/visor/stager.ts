@@ -89,7 +89,10 @@ export class UpgradeStager {
   async #stage(plan: UpgradePlan, dirName: string): Promise<StageOutcome> {
     const { config, layout, log } = this.#parameters;
     const dir = join(layout.upgradesDir, dirName);
-    if (await hasBinary(layout, dir)) return { status: "already-staged", plan, dir };
+    if (await hasBinary(layout, dir)) {
+      this.#parameters.metrics?.planStaged(plan);
+      return { status: "already-staged", plan, dir };
+    }
     log.info(`staging the release of upgrade ${describePlan(plan)} ahead of the halt`);
     const metrics = this.#parameters.metrics;
     metrics?.setPlan(plan);
@@ -111,6 +114,7 @@ export class UpgradeStager {
       metrics,
     });
     if (metrics?.state === "staging") metrics.setState("watching");
+    metrics?.planStaged(plan);
     log.info(`upgrade ${describePlan(plan)} is staged and verified in ${dir}`);
     return { status: "staged", plan, dir, url: source.url };
   }
