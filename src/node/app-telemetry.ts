@@ -22,6 +22,7 @@ export interface AppTelemetryOptions {
 }
 
 type Child = { inc(by?: number): void };
+type PlanView = { height: number; blocksUntil: number; name: string };
 type TimedChild = { observe(value: number): void };
 
 /**
@@ -42,6 +43,7 @@ export class AppTelemetry {
   };
   private readonly chain: ChainApp;
   private halted = false;
+  private planRead: { at: number; view: Promise<PlanView> } | undefined;
 
   constructor(options: AppTelemetryOptions) {
     const p = options.prefix;
@@ -160,27 +162,21 @@ export class AppTelemetry {
         this.set(self.halted ? 1 : 0);
       },
     });
-    // The plan is read once per scrape for both gauges (collect of the first fills the second).
-    let blocksUntil = 0;
-    let planName = "";
+    // The three plan gauges share one read of the plan per scrape (prom-client collects them concurrently).
     new Gauge({
       name: `${p}_upgrade_plan_height`,
       help: "Height of the scheduled upgrade plan, 0 when none.",
       registers,
       async collect() {
-        const plan = await self.currentPlan();
-        const latest = self.chain.app.lastBlockHeight();
-        this.set(plan === undefined ? 0 : Number(plan.height));
-        blocksUntil = plan === undefined ? 0 : Math.max(0, Number(plan.height - latest));
-        planName = plan?.name ?? "";
+        this.set((await self.planView()).height);
       },
     });
     new Gauge({
       name: `${p}_upgrade_blocks_until`,
       help: "Blocks from the last committed height to the scheduled upgrade, 0 when none.",
       registers,
-      collect() {
-        this.set(blocksUntil);
+      async collect() {
+        this.set((await self.planView()).blocksUntil);
       },
     });
     new Gauge({
@@ -188,9 +184,10 @@ export class AppTelemetry {
       help: "1 for the name of the scheduled upgrade plan (no series when none).",
       labelNames: ["name"],
       registers,
-      collect() {
+      async collect() {
+        const { name } = await self.planView();
         this.reset();
-        if (planName !== "") this.set({ name: planName }, 1);
+        if (name !== "") this.set({ name }, 1);
       },
     });
     const applied = new Counter({
@@ -265,6 +262,23 @@ export class AppTelemetry {
   /** Adds the process metrics (CPU, memory, heap, event-loop lag, GC) under their usual names. */
   collectProcessMetrics(): void {
     collectDefaultMetrics({ register: this.registry });
+  }
+
+  /** The plan as the gauges show it, read at most once per 250 ms (one scrape). */
+  private planView(): Promise<PlanView> {
+    const now = performance.now();
+    if (this.planRead === undefined || now - this.planRead.at > 250) {
+      this.planRead = {
+        at: now,
+        view: this.currentPlan().then((plan) => {
+          if (plan === undefined) return { height: 0, blocksUntil: 0, name: "" };
+          const latest = this.chain.app.lastBlockHeight();
+          const until = plan.height - latest;
+          return { height: Number(plan.height), blocksUntil: until > 0n ? Number(until) : 0, name: plan.name };
+        }),
+      };
+    }
+    return this.planRead.view;
   }
 
   private async currentPlan(): Promise<{ name: string; height: bigint } | undefined> {
