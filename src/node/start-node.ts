@@ -91,6 +91,8 @@ export interface NodeEndpoints {
   grpc?: string;
   /** The embedded engine's consensus metrics (config.toml [instrumentation]), http://host:port/metrics. */
   metrics?: string;
+  /** The application's metrics (app.toml [telemetry]) on the REST server. */
+  appMetrics?: string;
 }
 
 /** Why the node stopped and the status the process should exit with. */
@@ -313,6 +315,7 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
     if (servers.rest !== undefined) {
       endpoints.rest = servers.rest.url;
       if (appConfig.api.swagger) endpoints.swagger = `${servers.rest.url}/swagger`;
+      if (telemetry !== undefined) endpoints.appMetrics = `${servers.rest.url}/metrics?format=prometheus`;
     }
     if (servers.grpc !== undefined) endpoints.grpc = servers.grpc.address;
 
