@@ -8,11 +8,13 @@ import { fromBinary, toBinary } from "@bufbuild/protobuf";
 import { Client, credentials, Metadata, type ServiceError } from "@grpc/grpc-js";
 import { pino } from "pino";
 import { homePaths } from "../config/home.ts";
+import { loadGenesis, saveGenesis } from "../config/index.ts";
 import { setTomlValues } from "../config/toml-template.ts";
 import {
   QueryCurrentPlanRequestSchema,
   QueryCurrentPlanResponseSchema,
 } from "../gen/chain/upgrade/v1beta1/query_pb.js";
+import { scheduleUpgradeByVote } from "../testing/governance.ts";
 import type { DevHome } from "./dev-chain.ts";
 import { type RunningNode, startNode } from "./start-node.ts";
 import { fastDevHome, pollUntil, type tempDir } from "./test-support.ts";
@@ -55,6 +57,15 @@ function currentPlanOverGrpc(address: string): Promise<void> {
 
 before(async () => {
   ({ dir, dev } = await fastDevHome("chaind-app-telemetry-", "100ms"));
+  // Governance that passes a plan in seconds, for the upgrade gauges.
+  const paths = homePaths(dev.home);
+  const genesis = await loadGenesis(paths.genesis);
+  const appState = structuredClone(genesis.appState ?? {});
+  const gov = appState.gov as { params: Record<string, string> };
+  gov.params.max_deposit_period = "2s";
+  gov.params.voting_period = "2s";
+  gov.params.expedited_voting_period = "1s";
+  await saveGenesis(paths.genesis, { ...genesis, appState });
 });
 
 after(async () => {
@@ -148,5 +159,38 @@ describe("application metrics on the REST server", () => {
         route: "/chain.upgrade.v1beta1.Query/CurrentPlan",
       }) ?? 0) >= 1,
     );
+  });
+
+  test("the upgrade gauges of one scrape agree: plan height, blocks until it and the plan's name", async () => {
+    const running = node as RunningNode;
+    const url = `${running.endpoints.rest}/metrics?format=prometheus`;
+    const validator = dev.keys.find((k) => k.name === "validator");
+    assert.ok(validator !== undefined);
+    const height = running.chain.app.lastBlockHeight() + 2000n;
+    await scheduleUpgradeByVote({
+      rpc: running.endpoints.rpc as string,
+      rest: running.endpoints.rest as string,
+      home: dev.home,
+      chainId: dev.chainId,
+      keyName: "validator",
+      address: validator.address,
+      name: "v2",
+      height,
+      timeoutMs: 60_000,
+    });
+    // Every scrape from the one that first shows the plan on: the three gauges describe the same plan. (They are
+    // collected concurrently; blocks_until once read the previous scrape's plan and said 0.)
+    const text = await pollUntil(
+      async () => {
+        const t = await scrape(url);
+        return sample(t, "devchain_upgrade_plan_height") === Number(height) ? t : undefined;
+      },
+      { what: "the plan's height in the app metrics" },
+    );
+    const until = sample(text, "devchain_upgrade_blocks_until") ?? 0;
+    const appHeight = sample(text, "devchain_block_height") ?? 0;
+    assert.ok(until > 0 && until <= 2000, `blocks until: ${until}`);
+    assert.ok(Math.abs(until - (Number(height) - appHeight)) <= 2, `${until} vs ${Number(height)} - ${appHeight}`);
+    assert.equal(sample(text, "devchain_upgrade_plan_info", { name: "v2" }), 1);
   });
 });
