@@ -27,6 +27,8 @@ export interface BenchNode {
   rpc: string;
   rest: string;
   grpc: string;
+  /** With `metrics: true`: the consensus and the application metrics URLs. */
+  metrics?: { consensus: string; app: string };
   process: ChaindProcess;
   /** Resident set size of the node process now, in bytes (from /proc). */
   rss(): number;
@@ -42,7 +44,12 @@ export function benchKeys(count: number, prefix = "bench-e2e"): TestKey[] {
 }
 
 /** Starts a node whose genesis funds `accounts`, with `timeout_commit` (default 1 s blocks). */
-export async function startBenchNode(options: { accounts: TestKey[]; timeoutCommit?: string }): Promise<BenchNode> {
+export async function startBenchNode(options: {
+  accounts: TestKey[];
+  timeoutCommit?: string;
+  /** Turn on config.toml [instrumentation] (on a port picked at run time) and app.toml [telemetry]. */
+  metrics?: boolean;
+}): Promise<BenchNode> {
   const dir = await tempDir("chaind-bench-node-");
   try {
     const dev = await prepareDevHome({ home: join(dir.path, "home") });
@@ -57,8 +64,17 @@ export async function startBenchNode(options: { accounts: TestKey[]; timeoutComm
       paths.configToml,
       setTomlValues(await readFile(paths.configToml, "utf8"), {
         "consensus.timeout_commit": options.timeoutCommit ?? "1s",
+        ...(options.metrics === true
+          ? { "instrumentation.prometheus": true, "instrumentation.prometheus_listen_addr": "127.0.0.1:0" }
+          : {}),
       }),
     );
+    if (options.metrics === true) {
+      await writeFile(
+        paths.appToml,
+        setTomlValues(await readFile(paths.appToml, "utf8"), { "telemetry.enabled": true }),
+      );
+    }
     // CHAIND_BENCH_CPU_PROF=<dir> writes a V8 CPU profile of the node there when it exits (for `node --cpu-prof`
     // analysis of where the node's time goes under the bench's load); CHAIND_BENCH_NODE_OPTIONS adds any other
     // Node options to the node (e.g. --trace-gc) and CHAIND_BENCH_NODE_LOG=<file> keeps its output.
@@ -83,6 +99,10 @@ export async function startBenchNode(options: { accounts: TestKey[]; timeoutComm
       rpc,
       rest: endpoints.rest as string,
       grpc: (endpoints.grpc as string).replace(/^\w+:\/\//, ""),
+      metrics:
+        endpoints.metrics !== undefined && endpoints.appMetrics !== undefined
+          ? { consensus: endpoints.metrics, app: endpoints.appMetrics }
+          : undefined,
       process: child,
       rss: () => rssOf(child.child.pid as number),
       cpuSeconds: () => cpuSecondsOf(child.child.pid as number),

@@ -23,7 +23,7 @@ const TARGET = 1000;
 const RATIO = 0.6;
 const client = fileURLToPath(new URL("./send-client.ts", import.meta.url));
 
-interface ClientReport {
+export interface ClientReport {
   txs: number;
   seconds: number;
   broadcastSeconds: number;
@@ -33,7 +33,7 @@ interface ClientReport {
 }
 
 /** Runs the client process on `senders`' txs against `rpc`. */
-async function runClient(rpc: string, senders: Uint8Array[][], dir: string): Promise<ClientReport> {
+export async function runClient(rpc: string, senders: Uint8Array[][], dir: string): Promise<ClientReport> {
   const file = join(dir, `txs-${Date.now()}.json`);
   await writeFile(
     file,

@@ -264,6 +264,18 @@ export class ModuleManager implements MigrationRegistrar {
    * a module absent from fromVM is new: its default genesis is initialised. Returns the new map.
    */
   async runMigrations(ctx: Context, fromVM: VersionMap): Promise<VersionMap> {
+    const started = performance.now();
+    try {
+      return await this.runMigrationsInOrder(ctx, fromVM);
+    } finally {
+      this.lastMigrationSeconds = (performance.now() - started) / 1000;
+    }
+  }
+
+  /** Seconds the last runMigrations took in this process (the node's upgrade metrics), undefined before one. */
+  lastMigrationSeconds: number | undefined;
+
+  private async runMigrationsInOrder(ctx: Context, fromVM: VersionMap): Promise<VersionMap> {
     const updated: VersionMap = new Map();
     for (const name of this.migrationOrder()) {
       const module = this.byName.get(name)!;

@@ -38,6 +38,7 @@ const DEFAULTS: Omit<AppConfig, "file"> = {
     maxSendMsgSize: 2147483647,
   },
   stateSync: { snapshotInterval: 0n, snapshotKeepRecent: 2 },
+  telemetry: { enabled: false, serviceName: "chaind" },
   unknownKeys: [],
 };
 
@@ -84,6 +85,8 @@ describe("app.toml template", () => {
       "grpc.max-send-msg-size",
       "state-sync.snapshot-interval",
       "state-sync.snapshot-keep-recent",
+      "telemetry.enabled",
+      "telemetry.service-name",
     ]);
   });
 
@@ -169,6 +172,18 @@ describe("app.toml values", () => {
     );
     assert.deepEqual(config.stateSync, { snapshotInterval: 100n, snapshotKeepRecent: 0 });
     assert.deepEqual(config.unknownKeys, ["state-sync.snapshot-intervall"]);
+  });
+});
+
+describe("app.toml [telemetry]", () => {
+  test("enabled and service-name are read (upstream's keys, the prefix defaulting to chaind); a bad prefix is refused", () => {
+    const config = parseAppConfig('[telemetry]\nenabled = true\nservice-name = "mychain"\nglobal-labels = []\n', FILE);
+    assert.deepEqual(config.telemetry, { enabled: true, serviceName: "mychain" });
+    assert.deepEqual(config.unknownKeys, []);
+    assert.throws(
+      () => parseAppConfig('[telemetry]\nservice-name = "my-chain"\n', FILE),
+      /telemetry\.service-name: expected letters, digits and underscores/,
+    );
   });
 });
 

@@ -39,6 +39,13 @@ export interface StateSyncConfig {
   snapshotKeepRecent: number;
 }
 
+/** app.toml `[telemetry]` (upstream's keys; the rest of upstream's section is accepted and unused). */
+export interface TelemetryConfig {
+  enabled: boolean;
+  /** The metric prefix: `service-name`, "chaind" when empty. */
+  serviceName: string;
+}
+
 /** Everything app.toml says, typed. */
 export interface AppConfig {
   /** The file it came from. */
@@ -68,6 +75,8 @@ export interface AppConfig {
   grpc: GrpcConfig;
   /** `[state-sync]`: snapshots for nodes joining by state sync. */
   stateSync: StateSyncConfig;
+  /** `[telemetry]`: application metrics on the REST server. */
+  telemetry: TelemetryConfig;
   /** Keys in the file that chaind does not use (dotted), for a warning; upstream-only keys are not listed. */
   unknownKeys: string[];
 }
@@ -179,6 +188,15 @@ function appConfigFromTree(tree: Record<string, unknown>, file: string): AppConf
     snapshotKeepRecent: read.count("state-sync.snapshot-keep-recent", 2, { max: MAX_INT32 }),
   };
 
+  const serviceText = read.string("telemetry.service-name", "");
+  if (serviceText !== "" && !/^[a-zA-Z_][a-zA-Z0-9_]*$/.test(serviceText)) {
+    read.problem("telemetry.service-name", "letters, digits and underscores, not starting with a digit", serviceText);
+  }
+  const telemetry: TelemetryConfig = {
+    enabled: read.boolean("telemetry.enabled", false),
+    serviceName: serviceText === "" ? "chaind" : serviceText,
+  };
+
   const unknownKeys = read.unknownKeys(UPSTREAM_ONLY_KEYS);
   read.finish();
   return {
@@ -194,6 +212,7 @@ function appConfigFromTree(tree: Record<string, unknown>, file: string): AppConf
     api,
     grpc,
     stateSync,
+    telemetry,
     unknownKeys,
   };
 }

@@ -173,6 +173,25 @@ export const APP_TOML_SECTIONS: readonly TemplateSection[] = [
       },
     ],
   },
+  {
+    name: "telemetry",
+    title: "Application metrics",
+    entries: [
+      {
+        key: "enabled",
+        value: false,
+        comment: [
+          "Serve the application's metrics (txs, gas, queries, snapshots, upgrades, the process) on the REST",
+          "server at GET /metrics?format=prometheus. docs/OPERATIONS.md lists them.",
+        ],
+      },
+      {
+        key: "service-name",
+        value: "",
+        comment: ['Prefix of the metric names (letters, digits, underscores); empty means "chaind".'],
+      },
+    ],
+  },
 ];
 
 /**

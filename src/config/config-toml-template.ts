@@ -335,10 +335,21 @@ export const CONFIG_TOML_SECTIONS: readonly TemplateSection[] = [
   },
   {
     name: "instrumentation",
-    title: "Metrics (CometBFT only)",
+    title: "Consensus metrics",
     entries: [
-      { key: "prometheus", value: false, comment: ["Serve Prometheus metrics."] },
-      { key: "prometheus_listen_addr", value: ":26660", comment: ["Where the metrics are served."] },
+      {
+        key: "prometheus",
+        value: false,
+        comment: [
+          "Serve Prometheus metrics on GET /metrics: the embedded engine's (CometBFT's names), or CometBFT's own",
+          "with `chaind start --abci` (chaind then leaves this address to CometBFT). docs/OPERATIONS.md lists them.",
+        ],
+      },
+      {
+        key: "prometheus_listen_addr",
+        value: ":26660",
+        comment: ['Where the metrics are served: "<host>:<port>", or ":<port>" for every interface.'],
+      },
       { key: "max_open_connections", value: 3, comment: ["Connections to the metrics server at once; 0 = no limit."] },
       { key: "namespace", value: "cometbft", comment: ["Prefix of the metric names."] },
     ],

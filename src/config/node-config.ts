@@ -3,7 +3,7 @@
 // (negative values, unknown enum values), reported the chaind way: file, key, what was expected.
 import { resolve } from "node:path";
 import { currentBinaryName, homePaths } from "./home.ts";
-import { type ListenAddress, parseHostPort, parseListenAddress } from "./listen-address.ts";
+import { type HostPort, type ListenAddress, parseHostPort, parseListenAddress } from "./listen-address.ts";
 import { parseTomlText, readSchemeAddress, readTomlFile, TomlFieldReader } from "./toml-reader.ts";
 
 /** [rpc]: the consensus RPC server. Durations in ms. */
@@ -130,7 +130,14 @@ export interface NodeConfig {
   consensus: ConsensusConfig;
   storage: { discardAbciResponses: boolean };
   txIndex: { indexer: "kv" | "null" | "psql"; psqlConn: string };
-  instrumentation: { prometheus: boolean; prometheusListenAddr: string; maxOpenConnections: number; namespace: string };
+  instrumentation: {
+    prometheus: boolean;
+    /** As written (CometBFT's ":26660" form); `prometheusListen` is it parsed (an empty host = every interface). */
+    prometheusListenAddr: string;
+    prometheusListen: HostPort;
+    maxOpenConnections: number;
+    namespace: string;
+  };
   /** Keys in the file that neither chaind nor CometBFT v0.38 uses (dotted), for a warning. */
   unknownKeys: string[];
 }
@@ -349,17 +356,39 @@ function nodeConfigFromTree(tree: Record<string, unknown>, file: string, home: s
       indexer: read.oneOf("tx_index.indexer", ["kv", "null", "psql"], "kv"),
       psqlConn: read.string("tx_index.psql-conn", ""),
     },
-    instrumentation: {
-      prometheus: read.boolean("instrumentation.prometheus", false),
-      prometheusListenAddr: read.string("instrumentation.prometheus_listen_addr", ":26660"),
-      maxOpenConnections: count("instrumentation.max_open_connections", 3),
-      namespace: read.string("instrumentation.namespace", "cometbft"),
-    },
+    instrumentation: readInstrumentation(read, count),
     unknownKeys: [],
   };
   config.unknownKeys = read.unknownKeys(OTHER_RELEASE_KEYS);
   read.finish();
   return config;
+}
+
+const NAMESPACE = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
+
+// [instrumentation]: the embedded engine's metrics listener (src/engine/consensus-metrics.ts). The address and
+// namespace are checked here so a typo stops the node before anything starts, not at the first scrape.
+function readInstrumentation(
+  read: TomlFieldReader,
+  count: (key: string, fallback: number, min?: number) => number,
+): NodeConfig["instrumentation"] {
+  const addrText = read.string("instrumentation.prometheus_listen_addr", ":26660");
+  let listen = parseHostPort(addrText);
+  if (listen === undefined) {
+    read.problem("instrumentation.prometheus_listen_addr", '"<host>:<port>" or ":<port>", e.g. ":26660"', addrText);
+    listen = { host: "0.0.0.0", port: 26660 };
+  }
+  const namespace = read.string("instrumentation.namespace", "cometbft");
+  if (!NAMESPACE.test(namespace)) {
+    read.problem("instrumentation.namespace", "letters, digits and underscores, not starting with a digit", namespace);
+  }
+  return {
+    prometheus: read.boolean("instrumentation.prometheus", false),
+    prometheusListenAddr: addrText,
+    prometheusListen: listen,
+    maxOpenConnections: count("instrumentation.max_open_connections", 3),
+    namespace,
+  };
 }
 
 const PEERS_EXPECTED = 'a comma-separated list of "<node id>@<host>:<port>" (node id: 40 hex characters)';

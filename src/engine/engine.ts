@@ -100,6 +100,8 @@ export interface NewBlockEvent {
   block: Block;
   blockId: BlockId;
   results: ResponseFinalizeBlock;
+  /** The encoded block's size in bytes (the `consensus_block_size_bytes` metric). */
+  blockSize?: number;
 }
 
 /** Raised when the app and the block store disagree in a way the engine cannot repair. */
@@ -489,7 +491,7 @@ export class Engine {
       { height: height.toString(), txs: block.txs.length, hash: hex(blockId.hash), appHash: hex(results.appHash) },
       "committed block",
     );
-    const event = { block, blockId, results };
+    const event = { block, blockId, results, blockSize: blockBytes.length };
     for (const l of this.blockListeners) {
       try {
         l(event);

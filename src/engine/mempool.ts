@@ -99,6 +99,11 @@ export class Mempool {
   }
 
   /** Number of txs held. */
+  /** New txs the app refused in CheckTx since start (the `mempool_failed_txs` metric). */
+  failedTxs = 0;
+  /** Txs rechecked after a block since start (the `mempool_recheck_times` metric). */
+  rechecks = 0;
+
   get size(): number {
     return this.txs.size;
   }
@@ -182,6 +187,7 @@ export class Mempool {
       throw error;
     }
     if (refused !== undefined) {
+      this.failedTxs++;
       if (!this.limits.keepInvalidTxsInCache) this.cache.delete(key);
       return Promise.resolve(refused);
     }
@@ -242,8 +248,9 @@ export class Mempool {
         this.bytes += tx.length;
         for (const l of this.listeners) l();
       }
-    } else if (!this.limits.keepInvalidTxsInCache) {
-      this.cache.delete(key);
+    } else {
+      if (res.code !== 0) this.failedTxs++;
+      if (!this.limits.keepInvalidTxsInCache) this.cache.delete(key);
     }
     return res;
   }
@@ -289,6 +296,7 @@ export class Mempool {
     });
     if (!this.limits.recheck) return;
     for (const [key, e] of [...this.txs]) {
+      this.rechecks++;
       const res = await checkTx(create(RequestCheckTxSchema, { tx: e.tx, type: CheckTxType.RECHECK }));
       if (res.code !== 0) {
         this.txs.delete(key);

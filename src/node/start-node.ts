@@ -10,7 +10,9 @@ import { AbciServer } from "../abci/server.ts";
 import { nativeSecp256k1Problem, SECP256K1_ENV } from "../client/crypto/native-secp256k1.ts";
 import { formatDecCoins, homePaths, loadNodeKey } from "../config/index.ts";
 import { removeStaleTemporaries } from "../config/stale-temporaries.ts";
+import { ConsensusMetrics } from "../engine/consensus-metrics.ts";
 import { type EmbeddedNode, startEmbeddedNode } from "../engine/embedded-node.ts";
+import { type AbciObserver, observeAbci } from "../engine/observed-app.ts";
 import { advertisedP2p } from "../engine/rpc/status-result.ts";
 import { UserError } from "../errors/user-error.ts";
 import { buildReplayChainApp } from "../replay/chain-line.ts";
@@ -24,8 +26,10 @@ import { attachSnapshots, snapshotDir } from "../snapshots/node-snapshots.ts";
 import { SnapshotStore } from "../snapshots/snapshot-store.ts";
 import { closeVerifyPool } from "../x/auth/verify-pool.ts";
 import { UPGRADE_EXIT_CODES } from "../x/upgrade/errors.ts";
+import { AppTelemetry } from "./app-telemetry.ts";
 import { cometNodeHooks, cometRpcAddress } from "./comet-hooks.ts";
 import { engineNodeHooks } from "./engine-hooks.ts";
+import { listenForMetrics } from "./metrics-listener.ts";
 import { loadNodeSettings, type NodeOverrides, type NodeSettings } from "./node-settings.ts";
 import { type SupervisedHaltWait, supervisedHaltWait } from "./supervised-halt.ts";
 
@@ -85,6 +89,10 @@ export interface NodeEndpoints {
   swagger?: string;
   /** gRPC host:port. */
   grpc?: string;
+  /** The embedded engine's consensus metrics (config.toml [instrumentation]), http://host:port/metrics. */
+  metrics?: string;
+  /** The application's metrics (app.toml [telemetry]) on the REST server. */
+  appMetrics?: string;
 }
 
 /** Why the node stopped and the status the process should exit with. */
@@ -173,7 +181,17 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
     (options.replayReleases ?? appConfig.replayReleases) ? await buildReplayChainApp(chainOptions) : undefined;
   const chain = replayed?.chain ?? (await buildChainApp(chainOptions));
   const app = chain.app;
-  const snapshots = attachSnapshots({ app, home: settings.home, config: appConfig.stateSync, logger });
+  // app.toml [telemetry]: the application's metrics, served by the REST server (src/node/app-telemetry.ts).
+  const telemetry = appConfig.telemetry.enabled
+    ? new AppTelemetry({ prefix: appConfig.telemetry.serviceName, chain })
+    : undefined;
+  const snapshots = attachSnapshots({
+    app,
+    home: settings.home,
+    config: appConfig.stateSync,
+    logger,
+    observer: telemetry?.snapshots,
+  });
   // A snapshot being written is cancelled (its temporary removed) before the store closes.
   const cleanups: (() => Promise<void>)[] = [
     () => app.close(),
@@ -195,9 +213,41 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
     let embedded: EmbeddedNode | undefined;
     let abciServer: AbciServer | undefined;
     const endpoints: NodeEndpoints = {};
+    // Metrics observe the App's ABCI calls through a wrapper; with none on, the engine drives the App itself.
+    const observers: AbciObserver[] = telemetry === undefined ? [] : [telemetry.abciObserver];
+    const instrumentation = nodeConfig.instrumentation;
+    let consensusMetrics: ConsensusMetrics | undefined;
+    if (instrumentation.prometheus && options.abci === true) {
+      // CometBFT serves its own consensus metrics on this address: listening too would take its port.
+      logger.info(
+        { address: instrumentation.prometheusListenAddr },
+        "consensus metrics are CometBFT's in ABCI mode (config.toml [instrumentation]); chaind serves none there",
+      );
+    } else if (instrumentation.prometheus) {
+      consensusMetrics = new ConsensusMetrics({ namespace: instrumentation.namespace, chainId: genesis.chainId });
+      observers.push(consensusMetrics.abciObserver);
+      let listener: Awaited<ReturnType<typeof listenForMetrics>>;
+      try {
+        listener = await listenForMetrics(consensusMetrics.registry, {
+          ...instrumentation.prometheusListen,
+          maxOpenConnections: instrumentation.maxOpenConnections,
+        });
+      } catch (err) {
+        throw listenError(
+          err,
+          `the consensus metrics on ${instrumentation.prometheusListenAddr} (config.toml instrumentation.prometheus_listen_addr)`,
+        );
+      }
+      cleanups.push(() => listener.close());
+      endpoints.metrics = listener.url;
+    }
+    // The process metrics go with the application's when those are on, else with the consensus metrics.
+    if (telemetry !== undefined) telemetry.collectProcessMetrics();
+    else consensusMetrics?.collectProcessMetrics();
+    const drivenApp = observeAbci(app, observers);
     if (options.abci === true) {
       abciServer = await AbciServer.listen({
-        app,
+        app: drivenApp,
         address: nodeConfig.proxyApp,
         logger,
         snapshots: snapshots.stateSync,
@@ -213,7 +263,7 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
       try {
         embedded = await startEmbeddedNode({
           home: settings.home,
-          app,
+          app: drivenApp,
           nodeConfig,
           haltHeight: appConfig.haltHeight,
           haltTime: appConfig.haltTime,
@@ -227,6 +277,7 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
       }
       const node = embedded;
       endpoints.rpc = node.rpc.url;
+      consensusMetrics?.attach(node.engine);
       hooks = engineNodeHooks(
         node.engine,
         {
@@ -250,6 +301,7 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
         config: appConfig,
         logger,
         version: chain.release.version,
+        telemetry: telemetry?.server,
       });
     } catch (err) {
       // The engine has handshaken but not run: close its RPC server and block store through stop+run.
@@ -263,6 +315,7 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
     if (servers.rest !== undefined) {
       endpoints.rest = servers.rest.url;
       if (appConfig.api.swagger) endpoints.swagger = `${servers.rest.url}/swagger`;
+      if (telemetry !== undefined) endpoints.appMetrics = `${servers.rest.url}/metrics?format=prometheus`;
     }
     if (servers.grpc !== undefined) endpoints.grpc = servers.grpc.address;
 

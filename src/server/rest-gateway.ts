@@ -17,6 +17,7 @@ import type { ServedRoute } from "./served-routes.ts";
 import { RequestError } from "./status.ts";
 import { type SwaggerDocument, swaggerDocument } from "./swagger.ts";
 import { prefersHtml, swaggerUiAsset, swaggerUiPage } from "./swagger-ui.ts";
+import { metricsAnswer, type ServerTelemetry } from "./telemetry.ts";
 
 /** Settings of {@link buildRestGateway}. */
 export interface RestGatewayOptions extends HttpListenerOptions {
@@ -34,6 +35,8 @@ export interface RestGatewayOptions extends HttpListenerOptions {
   /** Version written into the Swagger document. */
   version?: string;
   logger?: Logger;
+  /** app.toml [telemetry] on: GET /metrics?format=prometheus serves it (otherwise /metrics is unknown, 404). */
+  telemetry?: ServerTelemetry;
 }
 
 /** A built gateway: the fastify app (inject() in tests), its HTTP server, its routes and document. */
@@ -124,6 +127,10 @@ export function buildRestGateway(options: RestGatewayOptions): RestGateway {
     const path = queryStart < 0 ? url : url.slice(0, queryStart);
     const query = queryStart < 0 ? "" : url.slice(queryStart + 1);
     try {
+      if (path === "/metrics" && options.telemetry !== undefined && request.method === "GET") {
+        const answer = await metricsAnswer(query, options.telemetry);
+        return reply.code(answer.status).header("content-type", answer.contentType).send(answer.body);
+      }
       if (path === "/swagger" || path.startsWith("/swagger/")) {
         if (options.swagger) return await serveSwagger(path, request, reply, swaggerJson);
         throw new RequestError(GrpcCode.NotFound, `unknown path ${path}: Swagger is disabled (api.swagger = false)`);

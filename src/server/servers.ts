@@ -11,6 +11,7 @@ import { nodeServiceRoutes } from "./node-service.ts";
 import type { NodeHooks, QueryBackend } from "./query-backend.ts";
 import { buildRestGateway, type RestGateway } from "./rest-gateway.ts";
 import { moduleRoutes, type ServedRoute } from "./served-routes.ts";
+import { observeRoutes, type ServerTelemetry } from "./telemetry.ts";
 import { tendermintServiceRoutes } from "./tendermint-service.ts";
 import { txServiceRoutes } from "./tx-service.ts";
 
@@ -24,6 +25,8 @@ export interface StartServersParameters {
   logger?: Logger;
   /** Version written into the Swagger document (the node's release). */
   version?: string;
+  /** app.toml [telemetry] on: queries are timed into it and REST serves GET /metrics?format=prometheus. */
+  telemetry?: ServerTelemetry;
 }
 
 /** The running servers and where they listen. */
@@ -77,8 +80,10 @@ export function servedRoutes(
  * await stopServers(servers);
  */
 export async function startServers(parameters: StartServersParameters): Promise<RunningServers> {
-  const { backend, config, logger } = parameters;
+  const { backend, config, logger, telemetry } = parameters;
   const routes = servedRoutes(backend, parameters.hooks ?? {}, config);
+  const routesFor = (transport: "grpc" | "rest") =>
+    telemetry === undefined ? routes : observeRoutes(routes, transport, telemetry);
   const stops: (() => Promise<void>)[] = [];
   const stopAll = async () => {
     for (const stop of stops.splice(0).reverse()) await stop();
@@ -88,7 +93,7 @@ export async function startServers(parameters: StartServersParameters): Promise<
     if (config.grpc.enable) {
       const built = buildGrpcServer({
         backend,
-        routes,
+        routes: routesFor("grpc"),
         maxRecvMsgSize: config.grpc.maxRecvMsgSize,
         maxSendMsgSize: config.grpc.maxSendMsgSize,
         logger,
@@ -104,7 +109,7 @@ export async function startServers(parameters: StartServersParameters): Promise<
       const api = config.api;
       const gateway = buildRestGateway({
         backend,
-        routes,
+        routes: routesFor("rest"),
         swagger: api.swagger,
         cors: corsPolicy(api.enabledUnsafeCors, api.corsAllowedOrigins),
         maxBodyBytes: api.rpcMaxBodyBytes,
@@ -113,6 +118,7 @@ export async function startServers(parameters: StartServersParameters): Promise<
         writeTimeoutSeconds: api.rpcWriteTimeoutSeconds,
         version: parameters.version,
         logger,
+        telemetry,
       });
       await gateway.app.ready();
       const gate = new ConnectionGate(gateway.server, api.maxOpenConnections);

@@ -5,9 +5,9 @@ import type { Logger } from "pino";
 import type { App } from "../app/base-app.ts";
 import type { StateSyncConfig } from "../config/app-config.ts";
 import { homePaths } from "../config/home.ts";
-import { SnapshotManager } from "./snapshot-manager.ts";
+import { SnapshotManager, type SnapshotManagerOptions } from "./snapshot-manager.ts";
 import { SnapshotStore } from "./snapshot-store.ts";
-import { StateSync } from "./state-sync.ts";
+import { StateSync, type StateSyncOptions } from "./state-sync.ts";
 
 /** The snapshot folder of a home. */
 export function snapshotDir(home: string): string {
@@ -54,6 +54,11 @@ export function attachSnapshots(options: {
   config: StateSyncConfig;
   logger: Logger;
   chunkSize?: number;
+  /** Metrics hooks: each snapshot created and each state-sync restore, with its result and seconds. */
+  observer?: {
+    onSnapshot?: SnapshotManagerOptions["onSnapshot"];
+    onRestore?: StateSyncOptions["onRestore"];
+  };
 }): NodeSnapshots {
   const { app, config } = options;
   const logger = options.logger.child({ module: "snapshots" });
@@ -67,6 +72,7 @@ export function attachSnapshots(options: {
       keepRecent: config.snapshotKeepRecent,
       chunkSize: options.chunkSize ?? chunkSizeFromEnv((message) => logger.warn(message)),
       logger,
+      onSnapshot: options.observer?.onSnapshot,
     });
     app.onCommit((height) => m.afterCommit(height));
     manager = m;
@@ -80,6 +86,7 @@ export function attachSnapshots(options: {
     },
     applicationDb: homePaths(options.home).applicationDb,
     logger,
+    onRestore: options.observer?.onRestore,
   });
   return { store, manager, stateSync };
 }

@@ -24,6 +24,8 @@ export interface SnapshotManagerOptions {
    */
   duty?: number;
   logger: Logger;
+  /** Told of each snapshot's end (metrics): "ok" or "failed" (a cancel is neither), and its seconds. */
+  onSnapshot?: (result: "ok" | "failed", seconds: number) => void;
 }
 
 /** Takes snapshots every `interval` heights in the background. */
@@ -68,6 +70,7 @@ export class SnapshotManager {
           },
           "snapshot created",
         );
+        this.options.onSnapshot?.("ok", (performance.now() - started) / 1000);
         const pruned = await this.snapshots.prune(this.options.keepRecent);
         for (const p of pruned) logger.info({ height: p.height.toString(), format: p.format }, "old snapshot deleted");
         return info;
@@ -78,6 +81,7 @@ export class SnapshotManager {
           return undefined;
         }
         logger.error({ err, height: height.toString() }, "failed to create a snapshot");
+        this.options.onSnapshot?.("failed", (performance.now() - started) / 1000);
         return undefined;
       })
       .finally(() => {

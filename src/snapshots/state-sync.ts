@@ -53,6 +53,8 @@ export interface StateSyncOptions {
   /** `<home>/data/application.db`. */
   applicationDb: string;
   logger: Logger;
+  /** Told of each restore's end (metrics): "ok" or "failed", and the seconds since the snapshot was accepted. */
+  onRestore?: (result: "ok" | "failed", seconds: number) => void;
 }
 
 interface Restore {
@@ -203,6 +205,7 @@ export class StateSync implements AbciSnapshotHandler {
         { err: restore.error, height: restore.height.toString() },
         "the snapshot cannot be restored; rejecting it",
       );
+      this.options.onRestore?.("failed", (performance.now() - restore.started) / 1000);
       // The App's store may have been closed just before a failed swap: reopen whatever is in place.
       await app.reload().catch((e: unknown) => logger.error({ err: e }, "cannot reopen the state store"));
       return answer(ResponseApplySnapshotChunk_Result.REJECT_SNAPSHOT);
@@ -211,6 +214,7 @@ export class StateSync implements AbciSnapshotHandler {
       await app.reload();
     } catch (err) {
       logger.error({ err }, "the restored state cannot be opened; rejecting the snapshot");
+      this.options.onRestore?.("failed", (performance.now() - restore.started) / 1000);
       return answer(ResponseApplySnapshotChunk_Result.REJECT_SNAPSHOT);
     }
     const report: RestoreReport = {
@@ -220,6 +224,7 @@ export class StateSync implements AbciSnapshotHandler {
       ms: Math.round(performance.now() - restore.started),
     };
     this.lastRestore = report;
+    this.options.onRestore?.("ok", report.ms / 1000);
     logger.info(
       { height: report.height.toString(), chunks: report.chunks, refetched: report.refetched, ms: report.ms },
       "state restored from a snapshot",

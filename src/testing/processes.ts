@@ -214,13 +214,24 @@ export interface BannerEndpoints {
   rest?: string;
   grpc?: string;
   swagger?: string;
+  /** The consensus metrics (config.toml [instrumentation] on). */
+  metrics?: string;
+  /** The application's metrics (app.toml [telemetry] on). */
+  appMetrics?: string;
 }
 
 /** Waits for the endpoint banner and reads it. */
 export async function bannerEndpoints(node: ChaindProcess): Promise<BannerEndpoints> {
   await node.waitFor(/^ {2}consensus RPC +\S+$/m);
   const find = (label: string) => new RegExp(`^ {2}${label} +(\\S+)$`, "m").exec(node.stdout)?.[1];
-  return { rpc: find("consensus RPC") as string, rest: find("REST"), grpc: find("gRPC"), swagger: find("Swagger") };
+  return {
+    rpc: find("consensus RPC") as string,
+    rest: find("REST"),
+    grpc: find("gRPC"),
+    swagger: find("Swagger"),
+    metrics: find("metrics"),
+    appMetrics: find("app metrics"),
+  };
 }
 
 /** Flags that put every listener of a node on 127.0.0.1 with a port picked at run time. */

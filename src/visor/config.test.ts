@@ -45,6 +45,7 @@ describe("loadConfig", () => {
       apiUrl: undefined,
       planPollIntervalMs: 5000,
       downloadMaxBytes: 1073741824,
+      metricsAddr: undefined,
     });
   });
 

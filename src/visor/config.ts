@@ -30,6 +30,8 @@ export interface VisorConfig {
   planPollIntervalMs: number;
   /** DAEMON_DOWNLOAD_MAX_SIZE: the most bytes one download may bring, and the most its archive may unpack to. */
   downloadMaxBytes: number;
+  /** DAEMON_METRICS_ADDR: where `run` serves its Prometheus metrics (GET /metrics); undefined = off. */
+  metricsAddr: { host: string; port: number } | undefined;
 }
 
 /** How much of the configuration a command needs validated. */
@@ -51,6 +53,7 @@ export const ENV = {
   apiUrl: "CHAINVISOR_API_URL",
   planPollInterval: "CHAINVISOR_PLAN_POLL_INTERVAL",
   downloadMaxSize: "DAEMON_DOWNLOAD_MAX_SIZE",
+  metricsAddr: "DAEMON_METRICS_ADDR",
 } as const;
 
 /** The directory chainvisor owns inside DAEMON_HOME. */
@@ -108,6 +111,7 @@ export function loadConfig(env: Env, check: ConfigCheck = "full"): VisorConfig {
   const planPollIntervalMs = duration(ENV.planPollInterval, DEFAULT_PLAN_POLL_INTERVAL_MS);
   const dataBackupDir = env[ENV.backupDir] || home;
   const downloadMaxBytes = parseByteSize(env[ENV.downloadMaxSize] ?? "", problems);
+  const metricsAddr = parseMetricsAddr(env[ENV.metricsAddr] ?? "", problems);
 
   // cosmovisor's init reads DAEMON_HOME and DAEMON_NAME only: a variable meant for `run` that is wrong must not stop
   // the genesis release from being installed (every other command reports it). Its default stands in meanwhile.
@@ -149,7 +153,23 @@ export function loadConfig(env: Env, check: ConfigCheck = "full"): VisorConfig {
     apiUrl,
     planPollIntervalMs,
     downloadMaxBytes,
+    metricsAddr,
   };
+}
+
+// "host:port" or ":port" (every interface), as CometBFT's prometheus_listen_addr; "" = metrics off.
+function parseMetricsAddr(value: string, problems: string[]): VisorConfig["metricsAddr"] {
+  if (value === "") return undefined;
+  const match = /^(\[[0-9a-fA-F:.]+\]|[^:\s/]*):([0-9]{1,5})$/.exec(value);
+  const port = match === null ? Number.NaN : Number(match[2]);
+  if (match === null || port > 65535) {
+    problems.push(
+      `invalid: ${ENV.metricsAddr}: expected "<host>:<port>" or ":<port>" (e.g. "127.0.0.1:26661"), got "${value}"`,
+    );
+    return undefined;
+  }
+  const host = (match[1] as string).replace(/^\[|\]$/g, "");
+  return { host: host === "" ? "0.0.0.0" : host, port };
 }
 
 function statOrError(path: string) {

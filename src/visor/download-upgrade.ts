@@ -11,6 +11,7 @@ import { errorCode, VisorError } from "./errors.ts";
 import { DEFAULT_RETRY_POLICY, fetchToFile, type RetryPolicy, redactUrl } from "./http-fetch.ts";
 import { ensureBinary, hasBinary, type Layout, releaseBinary } from "./layout.ts";
 import type { Logger } from "./log.ts";
+import type { VisorMetrics } from "./metrics.ts";
 import { checkDownloadUrl } from "./plan-info.ts";
 
 /** Parameters of {@link downloadUpgrade}. */
@@ -25,6 +26,8 @@ export interface DownloadUpgradeParameters {
   log: Logger;
   /** DAEMON_DOWNLOAD_MAX_SIZE: the most bytes the download, and separately its unpacked content, may take. */
   maxBytes?: number;
+  /** DAEMON_METRICS_ADDR on: told of the download (state, bytes, seconds, result). */
+  metrics?: VisorMetrics;
 }
 
 const WORK_PREFIX = ".download-";
@@ -56,6 +59,12 @@ export async function downloadUpgrade(parameters: DownloadUpgradeParameters): Pr
   await mkdir(layout.upgradesDir, { recursive: true });
   await removeAbandonedWorkDirs(layout.upgradesDir);
   const work = await mkdtemp(join(layout.upgradesDir, workDirStem(dirName)));
+  const metrics = parameters.metrics;
+  const stateBefore = metrics?.state;
+  metrics?.setState("downloading");
+  const started = performance.now();
+  let bytes = 0;
+  let done = false;
   try {
     const parsed = new URL(url);
     const checksum = checksumOfUrl(parsed);
@@ -69,6 +78,7 @@ export async function downloadUpgrade(parameters: DownloadUpgradeParameters): Pr
       log,
       maxBytes,
     );
+    bytes = fetched.bytes;
     if (checksum === undefined) {
       log.warn(
         `${shown} carries no checksum; downloaded ${fetched.bytes} bytes with sha256 ${fetched.digest} unverified`,
@@ -93,9 +103,12 @@ export async function downloadUpgrade(parameters: DownloadUpgradeParameters): Pr
       throw error;
     }
     log.info(`release unpacked (${kind}) into ${destination}`);
+    done = true;
     return destination;
   } finally {
     await rm(work, { recursive: true, force: true });
+    metrics?.downloaded(done ? "ok" : "failed", bytes, (performance.now() - started) / 1000);
+    metrics?.setState(done ? (stateBefore ?? "watching") : "failed");
   }
 }
 

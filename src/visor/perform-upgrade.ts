@@ -20,6 +20,7 @@ import {
   upgradeTarget,
 } from "./layout.ts";
 import type { Logger } from "./log.ts";
+import type { VisorMetrics } from "./metrics.ts";
 import type { RunningProcess } from "./node-process.ts";
 import { resolveBinaryUrl } from "./plan-info.ts";
 import { runPreUpgrade } from "./pre-upgrade.ts";
@@ -38,6 +39,8 @@ export interface UpgradeContext {
   signal?: AbortSignal;
   /** Told about child processes (pre-upgrade) so signals reach them. */
   onChild?: (running: RunningProcess) => void;
+  /** DAEMON_METRICS_ADDR on: told of a download made here. */
+  metrics?: VisorMetrics;
 }
 
 /**
@@ -92,6 +95,7 @@ export async function performUpgrade(context: UpgradeContext, plan: UpgradePlan)
         policy: context.policy,
         log,
         maxBytes: config.downloadMaxBytes,
+        metrics: context.metrics,
       });
     } catch (error) {
       throw new VisorError(`cannot download binary. ${describeError(error)}`, { cause: error });

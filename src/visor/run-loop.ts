@@ -7,6 +7,7 @@ import { formatGoDuration } from "./go-duration.ts";
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "./http-fetch.ts";
 import { ensureBinary, type Layout, readCurrentRelease, upgradeDirName, visorLayout } from "./layout.ts";
 import type { Logger } from "./log.ts";
+import { VisorMetrics } from "./metrics.ts";
 import { fetchCurrentPlan, resolveApiEndpoint } from "./node-api.ts";
 import {
   describeExit,
@@ -81,6 +82,8 @@ class Supervisor {
   #waitingFor = "";
   /** Since when the node's API has not answered about a due plan (which plan, and when that began). */
   #unreachable: { key: string; since: number } | undefined;
+  /** DAEMON_METRICS_ADDR on: chainvisor's metrics. */
+  #metrics: VisorMetrics | undefined;
 
   constructor(parameters: RunNodeParameters) {
     this.#parameters = parameters;
@@ -96,7 +99,22 @@ class Supervisor {
     for (const signal of FORWARDED_SIGNALS) process.on(signal, onSignal);
     const stagerStop = this.#stagerStop;
     let stager: UpgradeStager | undefined;
+    let metricsServer: { url: string; close(): Promise<void> } | undefined;
     try {
+      if (config.metricsAddr !== undefined) {
+        const metrics = new VisorMetrics();
+        try {
+          metricsServer = await metrics.listen(config.metricsAddr);
+        } catch (error) {
+          throw new VisorError(
+            `cannot serve metrics on ${config.metricsAddr.host}:${config.metricsAddr.port} (DAEMON_METRICS_ADDR): ${errorMessage(error)}`,
+            { cause: error },
+          );
+        }
+        this.#metrics = metrics;
+        log.info(`serving metrics on ${metricsServer.url}`);
+      }
+      const metrics = this.#metrics;
       const current = await this.#currentBinary();
       const watcher = new UpgradeInfoWatcher({
         path: this.#layout.upgradeInfoFile,
@@ -113,7 +131,7 @@ class Supervisor {
         this.#apiUrl = endpoint.url;
         if (config.allowDownloadBinaries) {
           const policy = { ...(this.#parameters.policy ?? DEFAULT_RETRY_POLICY), signal: stagerStop.signal };
-          stager = new UpgradeStager({ config, layout: this.#layout, apiUrl: endpoint.url, log, policy });
+          stager = new UpgradeStager({ config, layout: this.#layout, apiUrl: endpoint.url, log, policy, metrics });
           stager.start(config.planPollIntervalMs);
         }
       }
@@ -125,6 +143,7 @@ class Supervisor {
         );
         const node = await startProcess({ binary: release.binary, args: this.#parameters.args });
         this.#child = node;
+        metrics?.nodeStarted();
         // A signal that arrived while the node was being started is passed on now.
         if (this.#stopSignal !== undefined) node.child.kill(this.#stopSignal);
         const outcome = await this.#supervise(node, watcher);
@@ -141,6 +160,9 @@ class Supervisor {
           return exitCodeOf(outcome.status);
         }
         const plan = outcome.plan;
+        const haltSeenAt = performance.now();
+        metrics?.setPlan(plan);
+        metrics?.setState("switching");
         log.info(`upgrade ${describePlan(plan)} detected; daemon shutting down in an attempt to restart`);
         await stopProcess(node, config.shutdownGraceMs, log);
         this.#child = undefined;
@@ -156,16 +178,23 @@ class Supervisor {
               onChild: (running) => {
                 this.#child = running;
               },
+              metrics,
             },
             plan,
           );
         } catch (error) {
+          metrics?.switched("failed");
+          metrics?.setState("failed");
           log.error(`upgrade ${describePlan(plan)} failed: ${describeError(error)}`);
           return this.#stopSignal !== undefined ? exitCodeOf({ code: null, signal: this.#stopSignal }) : 1;
         } finally {
           this.#child = undefined;
         }
         watcher.markHandled(plan, upgradeDirName(plan.name));
+        metrics?.switched("ok");
+        metrics?.setState("watching");
+        metrics?.setPlan(undefined);
+        if (metrics !== undefined) this.#timeFirstBlock(plan, haltSeenAt, metrics);
         if (this.#stopSignal !== undefined) return exitCodeOf({ code: null, signal: this.#stopSignal });
         if (!config.restartAfterUpgrade) {
           log.info(
@@ -182,7 +211,27 @@ class Supervisor {
       for (const signal of FORWARDED_SIGNALS) process.off(signal, onSignal);
       stagerStop.abort();
       await stager?.stop();
+      await metricsServer?.close();
     }
+  }
+
+  // In the background, once the node runs the next release: the time from the halt being seen to the plan's height
+  // being committed (the new release's first block), read from the node's REST API. Given up when chainvisor stops.
+  #timeFirstBlock(plan: UpgradePlan, haltSeenAt: number, metrics: VisorMetrics): void {
+    const apiUrl = this.#apiUrl;
+    if (apiUrl === undefined) return;
+    const signal = this.#stop.signal;
+    const poll = async () => {
+      while (!signal.aborted) {
+        const answer = await fetchCurrentPlan(apiUrl, 2_000).catch(() => undefined);
+        if (answer?.height !== undefined && answer.height >= plan.height) {
+          metrics.switchTook((performance.now() - haltSeenAt) / 1000);
+          return;
+        }
+        await sleep(this.#parameters.config.pollIntervalMs, undefined, { signal }).catch(() => undefined);
+      }
+    };
+    void poll();
   }
 
   async #currentBinary() {

@@ -8,6 +8,7 @@ import { errorMessage } from "./errors.ts";
 import type { RetryPolicy } from "./http-fetch.ts";
 import { hasBinary, type Layout, upgradeDirName } from "./layout.ts";
 import type { Logger } from "./log.ts";
+import type { VisorMetrics } from "./metrics.ts";
 import { fetchCurrentPlan } from "./node-api.ts";
 import { resolveBinaryUrl } from "./plan-info.ts";
 import { describePlan, type UpgradePlan } from "./upgrade-info.ts";
@@ -28,6 +29,8 @@ export interface UpgradeStagerParameters {
   policy?: RetryPolicy;
   /** After a failed attempt, wait this long before trying the same plan again. */
   retryAfterMs?: number;
+  /** DAEMON_METRICS_ADDR on: told what is being staged. */
+  metrics?: VisorMetrics;
 }
 
 /** Stages the releases of scheduled plans; one download per upgrade directory at a time. */
@@ -86,8 +89,14 @@ export class UpgradeStager {
   async #stage(plan: UpgradePlan, dirName: string): Promise<StageOutcome> {
     const { config, layout, log } = this.#parameters;
     const dir = join(layout.upgradesDir, dirName);
-    if (await hasBinary(layout, dir)) return { status: "already-staged", plan, dir };
+    if (await hasBinary(layout, dir)) {
+      this.#parameters.metrics?.planStaged(plan);
+      return { status: "already-staged", plan, dir };
+    }
     log.info(`staging the release of upgrade ${describePlan(plan)} ahead of the halt`);
+    const metrics = this.#parameters.metrics;
+    metrics?.setPlan(plan);
+    if (metrics?.state !== "switching") metrics?.setState("staging");
     const source = await resolveBinaryUrl({
       info: plan.info,
       mustHaveChecksum: config.downloadMustHaveChecksum,
@@ -102,7 +111,10 @@ export class UpgradeStager {
       policy: this.#parameters.policy,
       log,
       maxBytes: config.downloadMaxBytes,
+      metrics,
     });
+    if (metrics?.state === "staging") metrics.setState("watching");
+    metrics?.planStaged(plan);
     log.info(`upgrade ${describePlan(plan)} is staged and verified in ${dir}`);
     return { status: "staged", plan, dir, url: source.url };
   }
@@ -135,6 +147,7 @@ export class UpgradeStager {
     } catch (error) {
       this.#lastFailure.set(key, Date.now());
       log.warn(`staging upgrade ${describePlan(plan)} ahead failed (will retry; not fatal): ${errorMessage(error)}`);
+      this.#parameters.metrics?.setState("failed");
     }
   }
 }

@@ -85,6 +85,8 @@ export function endpointLines(endpoints: NodeEndpoints): string[] {
     ["REST", endpoints.rest],
     ["gRPC", endpoints.grpc],
     ["Swagger", endpoints.swagger],
+    ["metrics", endpoints.metrics],
+    ["app metrics", endpoints.appMetrics],
   ];
   return rows
     .filter((row): row is [string, string] => row[1] !== undefined)

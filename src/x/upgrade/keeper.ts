@@ -75,6 +75,8 @@ export class UpgradeKeeper {
   private readonly skipHeights: ReadonlySet<bigint>;
   private readonly handlers = new Map<string, UpgradeHandler>();
   private onProtocolVersion: ((version: bigint) => void) | undefined;
+  /** Told of each upgrade applied in this process, with its handler's seconds (the node's metrics). */
+  onApplied: ((applied: { name: string; height: bigint; handlerSeconds: number }) => void) | undefined;
   /** Whether this process has run the downgrade check (done once, on the first PreBlock). */
   downgradeVerified = false;
 
@@ -199,7 +201,9 @@ export class UpgradeKeeper {
   async applyUpgrade(ctx: Context, plan: Plan): Promise<void> {
     const handler = this.handlers.get(plan.name);
     if (handler === undefined) throw new Error("ApplyUpgrade should never be called without first checking HasHandler");
+    const started = performance.now();
     const updated = await handler(ctx, plan, await this.getModuleVersionMap(ctx));
+    const handlerSeconds = (performance.now() - started) / 1000;
     await this.setModuleVersionMap(ctx, updated);
     const protocolVersion = (await this.getProtocolVersion(ctx)) + 1n;
     const store = this.store(ctx);
@@ -207,6 +211,7 @@ export class UpgradeKeeper {
     await this.clearUpgradePlan(ctx);
     store.set(doneKey(plan.name), encodeUint64(ctx.blockHeight));
     this.onProtocolVersion?.(protocolVersion);
+    this.onApplied?.({ name: plan.name, height: ctx.blockHeight, handlerSeconds });
   }
 
   /** `<home>/data/upgrade-info.json`. */
