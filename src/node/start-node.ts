@@ -83,6 +83,8 @@ export interface NodeEndpoints {
   rest?: string;
   /** Swagger UI / document URL. */
   swagger?: string;
+  /** The upgrade status page (app.toml api.upgrade-page). */
+  upgradePage?: string;
   /** gRPC host:port. */
   grpc?: string;
 }
@@ -263,6 +265,7 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
     if (servers.rest !== undefined) {
       endpoints.rest = servers.rest.url;
       if (appConfig.api.swagger) endpoints.swagger = `${servers.rest.url}/swagger`;
+      if (appConfig.api.upgradePage) endpoints.upgradePage = `${servers.rest.url}/upgrade`;
     }
     if (servers.grpc !== undefined) endpoints.grpc = servers.grpc.address;
 

@@ -106,6 +106,7 @@ export async function startServers(parameters: StartServersParameters): Promise<
         backend,
         routes,
         swagger: api.swagger,
+        upgradePage: api.upgradePage,
         cors: corsPolicy(api.enabledUnsafeCors, api.corsAllowedOrigins),
         maxBodyBytes: api.rpcMaxBodyBytes,
         maxOpenConnections: api.maxOpenConnections,

@@ -85,6 +85,7 @@ export function endpointLines(endpoints: NodeEndpoints): string[] {
     ["REST", endpoints.rest],
     ["gRPC", endpoints.grpc],
     ["Swagger", endpoints.swagger],
+    ["Upgrade page", endpoints.upgradePage],
   ];
   return rows
     .filter((row): row is [string, string] => row[1] !== undefined)
