@@ -32,6 +32,7 @@ td,th{text-align:left;padding:3px 6px;border-bottom:1px solid #eceef1;overflow-w
 .bar i{position:absolute;left:0;top:0;bottom:0;background:#2e7d32}
 .bar b{position:absolute;top:-2px;bottom:-2px;width:2px;background:#a4161a}
 code{font-size:13px;overflow-wrap:anywhere}
+.bin{margin:0 0 6px}
 `;
 
 // Plain browser script: no modules, no globals beyond `state`; every query failure becomes text in its section.
@@ -88,12 +89,13 @@ function infoHtml(info) {
   var bins = doc && doc.binaries;
   if (!bins || typeof bins !== "object") return "<code>" + esc(text) + '</code> <span class="note">(no "binaries": chainvisor needs a release installed by hand)</span>';
   var rows = "";
+  // One block per platform (not a table): long URLs and checksums wrap on a phone.
   Object.keys(bins).forEach(function (k) {
-    var url = String(bins[k]), sum = "none";
-    try { sum = new URL(url).searchParams.get("checksum") || "none"; } catch (e) { sum = "invalid URL"; }
-    rows += "<tr><td>" + esc(k) + '</td><td><a href="' + esc(url) + '">' + esc(url.split("?")[0]) + "</a></td><td><code>" + esc(sum) + "</code></td></tr>";
+    var url = String(bins[k]), sum = "none (chainvisor refuses it unless DAEMON_DOWNLOAD_MUST_HAVE_CHECKSUM=false)";
+    try { sum = new URL(url).searchParams.get("checksum") || sum; } catch (e) { sum = "invalid URL"; }
+    rows += '<p class="bin"><b>' + esc(k) + '</b> <a href="' + esc(url) + '">' + esc(url.split("?")[0]) + "</a><br>checksum <code>" + esc(sum) + "</code></p>";
   });
-  return "<table><tr><th>platform</th><th>download</th><th>checksum</th></tr>" + rows + "</table>";
+  return rows;
 }
 
 function showPlan(r, height) {
