@@ -137,7 +137,8 @@ function showReadiness(r, params) {
   if (r.error || r.status !== 200 || !r.body) return fail("readiness", "readiness", problem(r));
   var b = r.body, frac = Number(b.ready_fraction || 0);
   var threshold = params && params.status === 200 && params.body && params.body.params ? Number(params.body.params.readiness_threshold || 0) : null;
-  var html = "<p>" + (100 * frac).toFixed(1) + "% of the voting power is ready (" + esc(b.ready_power) + " of " + esc(b.total_power) + ")" +
+  var html = b.plan ? "" : '<p class="note">No plan is scheduled: validators signal for the next one.</p>';
+  html += "<p>" + (100 * frac).toFixed(1) + "% of the voting power is ready (" + esc(b.ready_power) + " of " + esc(b.total_power) + ")" +
     (threshold ? "; the threshold is " + (100 * threshold).toFixed(1) + "%" : threshold === 0 ? "; no threshold (the gate is off)" : "") + "</p>";
   html += '<div class="bar"><i style="width:' + Math.min(100, 100 * frac) + '%"></i>' + (threshold ? '<b style="left:' + Math.min(100, 100 * threshold) + '%"></b>' : "") + "</div>";
   var vs = b.validators || [];
@@ -245,6 +246,7 @@ const PAGE = `<!doctype html>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>chaind: upgrade status</title>
+<link rel="icon" href="data:,">
 <style>${STYLE}</style>
 </head>
 <body>
