@@ -23,6 +23,7 @@ const DEFAULTS: Omit<AppConfig, "file"> = {
   api: {
     enable: true,
     swagger: true,
+    upgradePage: false,
     address: { protocol: "tcp", host: "localhost", port: 1317, address: "tcp://localhost:1317" },
     maxOpenConnections: 1000,
     rpcReadTimeoutSeconds: 10,
@@ -72,6 +73,7 @@ describe("app.toml template", () => {
       "replay-releases",
       "api.enable",
       "api.swagger",
+      "api.upgrade-page",
       "api.address",
       "api.max-open-connections",
       "api.rpc-read-timeout",
@@ -230,6 +232,7 @@ describe("app.toml errors name the file, the key and what was expected", () => {
     ["replay-releases", '"yes"', 'replay-releases: expected true or false, got "yes"'],
     ["api.enable", '"yes"', 'api.enable: expected true or false, got "yes"'],
     ["api.swagger", "1", "api.swagger: expected true or false, got 1"],
+    ["api.upgrade-page", '"on"', 'api.upgrade-page: expected true or false, got "on"'],
     [
       "api.address",
       '"localhost:1317"',

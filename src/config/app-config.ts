@@ -11,6 +11,8 @@ import { parseTomlText, readSchemeAddress, readTomlFile, TomlFieldReader } from 
 export interface ApiConfig {
   enable: boolean;
   swagger: boolean;
+  /** Serve the upgrade status page at /upgrade (src/server/upgrade-page.ts). */
+  upgradePage: boolean;
   address: ListenAddress;
   /** 0 = no limit. */
   maxOpenConnections: number;
@@ -154,6 +156,7 @@ function appConfigFromTree(tree: Record<string, unknown>, file: string): AppConf
   const api: ApiConfig = {
     enable: read.boolean("api.enable", true),
     swagger: read.boolean("api.swagger", true),
+    upgradePage: read.boolean("api.upgrade-page", false),
     address: readSchemeAddress(read, "api.address", "tcp://localhost:1317"),
     maxOpenConnections: read.count("api.max-open-connections", 1000),
     rpcReadTimeoutSeconds: read.count("api.rpc-read-timeout", 10, { max: MAX_TIMEOUT_SECONDS, expected: SECONDS }),

@@ -93,6 +93,14 @@ export const APP_TOML_SECTIONS: readonly TemplateSection[] = [
       { key: "enable", value: true, comment: ["Serve the REST gateway at all."] },
       { key: "swagger", value: true, comment: ["Serve the Swagger specification and UI at /swagger."] },
       {
+        key: "upgrade-page",
+        value: false,
+        comment: [
+          "Serve the upgrade status page at /upgrade: the current plan with a countdown, readiness, migrations,",
+          "applied plans and this node's version, read from the public queries above. `chaind dev` turns it on.",
+        ],
+      },
+      {
         key: "address",
         value: "tcp://localhost:1317",
         comment: ['Where the gateway listens: "tcp://<host>:<port>" or "unix:///<path>".'],

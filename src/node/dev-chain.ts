@@ -77,7 +77,8 @@ export async function prepareDevHome(parameters: { home: string; reset?: boolean
     moniker: DEV_CHAIN.moniker,
     chainId: DEV_CHAIN.chainId,
     defaultDenom: DEV_CHAIN.denom,
-    appToml: { "minimum-gas-prices": DEV_CHAIN.minimumGasPrices },
+    // The dev chain shows the upgrade page (src/server/upgrade-page.ts); `init` leaves it off.
+    appToml: { "minimum-gas-prices": DEV_CHAIN.minimumGasPrices, "api.upgrade-page": true },
     configToml: { "consensus.timeout_commit": DEV_CHAIN.timeoutCommit },
   });
   const keys: DevKey[] = [];

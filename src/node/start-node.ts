@@ -87,6 +87,8 @@ export interface NodeEndpoints {
   rest?: string;
   /** Swagger UI / document URL. */
   swagger?: string;
+  /** The upgrade status page (app.toml api.upgrade-page). */
+  upgradePage?: string;
   /** gRPC host:port. */
   grpc?: string;
   /** The embedded engine's consensus metrics (config.toml [instrumentation]), http://host:port/metrics. */
@@ -316,6 +318,7 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
       endpoints.rest = servers.rest.url;
       if (appConfig.api.swagger) endpoints.swagger = `${servers.rest.url}/swagger`;
       if (telemetry !== undefined) endpoints.appMetrics = `${servers.rest.url}/metrics?format=prometheus`;
+      if (appConfig.api.upgradePage) endpoints.upgradePage = `${servers.rest.url}/upgrade`;
     }
     if (servers.grpc !== undefined) endpoints.grpc = servers.grpc.address;
 

@@ -18,6 +18,7 @@ import { RequestError } from "./status.ts";
 import { type SwaggerDocument, swaggerDocument } from "./swagger.ts";
 import { prefersHtml, swaggerUiAsset, swaggerUiPage } from "./swagger-ui.ts";
 import { metricsAnswer, type ServerTelemetry } from "./telemetry.ts";
+import { UPGRADE_PAGE_HTML } from "./upgrade-page.ts";
 
 /** Settings of {@link buildRestGateway}. */
 export interface RestGatewayOptions extends HttpListenerOptions {
@@ -26,6 +27,8 @@ export interface RestGatewayOptions extends HttpListenerOptions {
   routes: readonly ServedRoute[];
   /** Serve /swagger (api.swagger). */
   swagger: boolean;
+  /** Serve the upgrade status page at /upgrade (api.upgrade-page; upgrade-page.ts). */
+  upgradePage?: boolean;
   /** CORS (see cors.ts); undefined = off. */
   cors: CorsPolicy | undefined;
   /** Largest request body in bytes (api.rpc-max-body-bytes). */
@@ -135,6 +138,13 @@ export function buildRestGateway(options: RestGatewayOptions): RestGateway {
         if (options.swagger) return await serveSwagger(path, request, reply, swaggerJson);
         throw new RequestError(GrpcCode.NotFound, `unknown path ${path}: Swagger is disabled (api.swagger = false)`);
       }
+      if (path === "/upgrade" || path === "/upgrade/") {
+        if (options.upgradePage === true) return serveUpgradePage(path, request, reply);
+        throw new RequestError(
+          GrpcCode.NotFound,
+          `unknown path ${path}: the upgrade page is disabled (app.toml api.upgrade-page = false)`,
+        );
+      }
       const match = router.match(request.method, splitPath(path));
       if (match.kind === "none")
         throw new RequestError(GrpcCode.NotFound, `unknown path ${path}: no REST route matches it`);
@@ -216,6 +226,25 @@ async function serveSwagger(
     .header("content-type", asset.contentType)
     .header("cache-control", "public, max-age=3600")
     .send(asset.body);
+}
+
+function serveUpgradePage(path: string, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  if (request.method !== "GET" && request.method !== "HEAD") {
+    reply.header("allow", "GET, HEAD");
+    throw new RequestError(
+      GrpcCode.Unimplemented,
+      `method ${request.method} is not allowed on ${path}; allowed: GET, HEAD`,
+      {
+        httpStatus: 405,
+      },
+    );
+  }
+  // no-cache: a node upgraded to a new release serves that release's page.
+  return reply
+    .code(200)
+    .header("content-type", "text/html; charset=utf-8")
+    .header("cache-control", "no-cache")
+    .send(UPGRADE_PAGE_HTML);
 }
 
 /** Sends the error body for `err` with its status; 500s are logged, never shown with a stack. */

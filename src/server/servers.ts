@@ -111,6 +111,7 @@ export async function startServers(parameters: StartServersParameters): Promise<
         backend,
         routes: routesFor("rest"),
         swagger: api.swagger,
+        upgradePage: api.upgradePage,
         cors: corsPolicy(api.enabledUnsafeCors, api.corsAllowedOrigins),
         maxBodyBytes: api.rpcMaxBodyBytes,
         maxOpenConnections: api.maxOpenConnections,

@@ -87,6 +87,7 @@ export function endpointLines(endpoints: NodeEndpoints): string[] {
     ["Swagger", endpoints.swagger],
     ["metrics", endpoints.metrics],
     ["app metrics", endpoints.appMetrics],
+    ["Upgrade page", endpoints.upgradePage],
   ];
   return rows
     .filter((row): row is [string, string] => row[1] !== undefined)
