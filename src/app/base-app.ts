@@ -17,16 +17,20 @@ import { SimulationResponseSchema } from "../gen/chain/base/abci/v1beta1/abci_pb
 import {
   CheckTxType,
   type RequestCheckTx,
+  type RequestExtendVote,
   type RequestFinalizeBlock,
   type RequestInfo,
   type RequestInitChain,
   type RequestPrepareProposal,
   type RequestProcessProposal,
   type RequestQuery,
+  type RequestVerifyVoteExtension,
   type ResponseCheckTx,
   ResponseCheckTxSchema,
   type ResponseCommit,
   ResponseCommitSchema,
+  type ResponseExtendVote,
+  ResponseExtendVoteSchema,
   type ResponseFinalizeBlock,
   ResponseFinalizeBlockSchema,
   type ResponseInfo,
@@ -39,6 +43,9 @@ import {
   ResponseProcessProposal_ProposalStatus,
   ResponseProcessProposalSchema,
   type ResponseQuery,
+  type ResponseVerifyVoteExtension,
+  ResponseVerifyVoteExtension_VerifyStatus,
+  ResponseVerifyVoteExtensionSchema,
 } from "../gen/tendermint/abci/types_pb.js";
 import { ConsensusParamsSchema } from "../gen/tendermint/types/params_pb.js";
 import { FutureVersionError, InvalidVersionError } from "../store/errors.ts";
@@ -69,6 +76,7 @@ import {
 import { type TxResult, TxRunner } from "./tx-runner.ts";
 import { buildTypeRegistry } from "./type-registry.ts";
 import { branchOverView, sharedView } from "./view-branch.ts";
+import type { VoteExtensionHandler } from "./vote-extensions.ts";
 
 // Contexts outside a tx have no tx bytes; one shared empty array (a zero-length array cannot change)
 // saves a typed-array allocation per query.
@@ -118,6 +126,8 @@ export interface AppOptions {
    * needs more fails with QueryGasLimitError. 0 or absent = unbounded (upstream's default).
    */
   queryGasLimit?: bigint;
+  /** Vote extensions (ExtendVote, VerifyVoteExtension); without: empty extensions only. */
+  voteExtensions?: VoteExtensionHandler;
 }
 
 /** gas_info.gas_wanted of every simulation: MaxUint64, the limit of upstream's infinite gas meter. */
@@ -421,6 +431,30 @@ export class App {
   /** ProcessProposal: accepts (the app keeps no mempool of its own; txs are checked at execution). */
   async processProposal(_request: RequestProcessProposal): Promise<ResponseProcessProposal> {
     return create(ResponseProcessProposalSchema, { status: ResponseProcessProposal_ProposalStatus.ACCEPT });
+  }
+
+  /** ExtendVote: the vote-extension handler's extension, read against the latest committed state; else empty. */
+  async extendVote(request: RequestExtendVote): Promise<ResponseExtendVote> {
+    const handler = this.options.voteExtensions;
+    if (handler === undefined) return create(ResponseExtendVoteSchema);
+    let ctx: Context | undefined;
+    try {
+      ctx = this.latestQueryContext() ?? (await this.createQueryContext());
+    } catch {
+      ctx = undefined; // before the first block: nothing committed to read
+    }
+    return create(ResponseExtendVoteSchema, { voteExtension: await handler.extendVote(ctx, request.height) });
+  }
+
+  /** VerifyVoteExtension: the handler's verdict; without one, only an empty extension is accepted. */
+  async verifyVoteExtension(request: RequestVerifyVoteExtension): Promise<ResponseVerifyVoteExtension> {
+    const handler = this.options.voteExtensions;
+    const ok =
+      handler === undefined ? request.voteExtension.length === 0 : handler.verifyVoteExtension(request.voteExtension);
+    const status = ok
+      ? ResponseVerifyVoteExtension_VerifyStatus.ACCEPT
+      : ResponseVerifyVoteExtension_VerifyStatus.REJECT;
+    return create(ResponseVerifyVoteExtensionSchema, { status });
   }
 
   /**

@@ -23,6 +23,7 @@ import { stakingModule } from "../x/staking/module.ts";
 import { installUpgrades, type StoreLoaderSource } from "../x/upgrade/install.ts";
 import { UpgradeKeeper } from "../x/upgrade/keeper.ts";
 import { createUpgradeModule } from "../x/upgrade/module.ts";
+import { readinessVoteExtensions } from "../x/upgrade/readiness-vote-extension.ts";
 import type { StandardKeepers } from "./keepers.ts";
 import { type ChainDefinition, currentRelease, type Release } from "./release.ts";
 
@@ -58,6 +59,11 @@ export interface ChainAppOptions {
    * replay mode (src/replay) passes `"none"` or the upgrade and height it read from the chain.
    */
   storeLoader?: StoreLoaderSource;
+  /**
+   * Upgrades this binary carries besides the release's own (the replay mode passes the upgrades entering the later
+   * releases of its line): the node signals readiness for them in its vote extensions.
+   */
+  carriedUpgrades?: readonly string[];
 }
 
 /** A wired App of one release with its keepers. */
@@ -139,6 +145,14 @@ export async function buildChainApp(options: ChainAppOptions): Promise<ChainApp>
     haltTime: options.haltTime,
     queryGasLimit: options.queryGasLimit,
     readCommittedHeight: memory ? undefined : () => readLastCommittedVersion(storePath),
+    voteExtensions: readinessVoteExtensions(upgradeKeeper, {
+      carriedUpgrades: options.carriedUpgrades,
+      onError: (error) =>
+        options.logger.warn(
+          { err: error },
+          "could not read the upgrade plan for the readiness signal; signalling none",
+        ),
+    }),
   });
   gov.bind(app);
   genutil.bind(app);

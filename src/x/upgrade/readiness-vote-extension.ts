@@ -1,0 +1,56 @@
+// The upgrade module's vote extension: each precommit carries this node's readiness record for the scheduled plan
+// (readiness-record.ts, local-readiness.ts). ExtendVote is not consensus (it reads files and the environment);
+// VerifyVoteExtension is (it looks at the bytes only).
+import type { Context } from "../../app/context.ts";
+import type { VoteExtensionHandler } from "../../app/vote-extensions.ts";
+import type { UpgradeKeeper } from "./keeper.ts";
+import { localReadiness } from "./local-readiness.ts";
+import { encodeReadinessRecord, isAcceptableReadinessExtension } from "./readiness-record.ts";
+
+/** Options of {@link readinessVoteExtensions}. */
+export interface ReadinessVoteExtensionOptions {
+  /** Upgrades this binary carries beyond the keeper's handlers (the later releases of its release line). */
+  carriedUpgrades?: Iterable<string>;
+  /** The environment to read DAEMON_HOME and DAEMON_NAME from; default `process.env`. */
+  env?: Readonly<Record<string, string | undefined>>;
+  /** `<os>/<arch>` in Go's names; default this machine's. */
+  platform?: string;
+  /** Told when the plan cannot be read; the node then signals nothing rather than stopping. */
+  onError?: (error: unknown) => void;
+}
+
+/**
+ * The vote-extension handler that signals readiness for the keeper's scheduled plan.
+ *
+ * @example
+ * createApp({ ..., voteExtensions: readinessVoteExtensions(upgradeKeeper) });
+ */
+export function readinessVoteExtensions(
+  keeper: UpgradeKeeper,
+  options: ReadinessVoteExtensionOptions = {},
+): VoteExtensionHandler {
+  const carried = new Set(options.carriedUpgrades ?? []);
+  const carries = (name: string) => keeper.hasHandler(name) || carried.has(name);
+  return {
+    async extendVote(ctx: Context | undefined): Promise<Uint8Array> {
+      if (ctx === undefined) return new Uint8Array(0);
+      try {
+        const plan = await keeper.getUpgradePlan(ctx);
+        const record = await localReadiness({
+          plan: plan === undefined ? undefined : { name: plan.name, info: plan.info },
+          carries,
+          env: options.env ?? process.env,
+          platform: options.platform,
+        });
+        // Not ready: an empty extension says the same in no bytes (and is what a node without the feature sends).
+        return record.plan === "" ? new Uint8Array(0) : encodeReadinessRecord(record);
+      } catch (error) {
+        options.onError?.(error);
+        return new Uint8Array(0);
+      }
+    },
+    verifyVoteExtension(extension: Uint8Array): boolean {
+      return isAcceptableReadinessExtension(extension);
+    },
+  };
+}
