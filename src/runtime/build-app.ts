@@ -20,6 +20,7 @@ import { govModule } from "../x/gov/module.ts";
 import { genutilModule } from "../x/staking/genutil.ts";
 import { StakingKeeper } from "../x/staking/keeper.ts";
 import { stakingModule } from "../x/staking/module.ts";
+import { consensusPubKey } from "../x/staking/validator.ts";
 import { installUpgrades, type StoreLoaderSource } from "../x/upgrade/install.ts";
 import { UpgradeKeeper } from "../x/upgrade/keeper.ts";
 import { createUpgradeModule } from "../x/upgrade/module.ts";
@@ -147,6 +148,10 @@ export async function buildChainApp(options: ChainAppOptions): Promise<ChainApp>
     readCommittedHeight: memory ? undefined : () => readLastCommittedVersion(storePath),
     voteExtensions: readinessVoteExtensions(upgradeKeeper, {
       carriedUpgrades: options.carriedUpgrades,
+      consensusKeyOf: async (ctx, address) => {
+        const validator = await stakingKeeper.getValidatorByConsAddr(ctx, address);
+        return validator === undefined ? undefined : consensusPubKey(validator);
+      },
       onError: (error) =>
         options.logger.warn(
           { err: error },

@@ -1,14 +1,20 @@
 // The upgrade module's vote extension: each precommit carries this node's readiness record for the scheduled plan
 // (readiness-record.ts, local-readiness.ts). ExtendVote is not consensus (it reads files and the environment);
-// VerifyVoteExtension is (it looks at the bytes only).
+// VerifyVoteExtension is (it looks at the bytes only). In PreBlock, the previous height's extended commit, which the
+// App checked in ProcessProposal, becomes each precommitting validator's latest signal (readiness-store.ts).
 import type { Context } from "../../app/context.ts";
 import type { VoteExtensionHandler } from "../../app/vote-extensions.ts";
+import type { ExtendedCommitInfo } from "../../gen/tendermint/abci/types_pb.js";
+import { BlockIDFlag } from "../../gen/tendermint/types/validator_pb.js";
 import type { UpgradeKeeper } from "./keeper.ts";
 import { localReadiness } from "./local-readiness.ts";
-import { encodeReadinessRecord, isAcceptableReadinessExtension } from "./readiness-record.ts";
+import { decodeReadinessRecord, encodeReadinessRecord, isAcceptableReadinessExtension } from "./readiness-record.ts";
+import { setReadinessSignal, setVoteExtensionsEnableHeight, voteExtensionsEnableHeight } from "./readiness-store.ts";
 
 /** Options of {@link readinessVoteExtensions}. */
 export interface ReadinessVoteExtensionOptions {
+  /** The ed25519 consensus key of a validator by consensus address (the staking keeper knows them). */
+  consensusKeyOf: (ctx: Context, address: Uint8Array) => Promise<Uint8Array | undefined>;
   /** Upgrades this binary carries beyond the keeper's handlers (the later releases of its release line). */
   carriedUpgrades?: Iterable<string>;
   /** The environment to read DAEMON_HOME and DAEMON_NAME from; default `process.env`. */
@@ -23,11 +29,11 @@ export interface ReadinessVoteExtensionOptions {
  * The vote-extension handler that signals readiness for the keeper's scheduled plan.
  *
  * @example
- * createApp({ ..., voteExtensions: readinessVoteExtensions(upgradeKeeper) });
+ * createApp({ ..., voteExtensions: readinessVoteExtensions(upgradeKeeper, { consensusKeyOf }) });
  */
 export function readinessVoteExtensions(
   keeper: UpgradeKeeper,
-  options: ReadinessVoteExtensionOptions = {},
+  options: ReadinessVoteExtensionOptions,
 ): VoteExtensionHandler {
   const carried = new Set(options.carriedUpgrades ?? []);
   const carries = (name: string) => keeper.hasHandler(name) || carried.has(name);
@@ -51,6 +57,18 @@ export function readinessVoteExtensions(
     },
     verifyVoteExtension(extension: Uint8Array): boolean {
       return isAcceptableReadinessExtension(extension);
+    },
+    enableHeight: (ctx) => voteExtensionsEnableHeight(ctx, keeper.storeKey),
+    setEnableHeight: (ctx, height) => setVoteExtensionsEnableHeight(ctx, height, keeper.storeKey),
+    consensusKeyOf: (ctx, address) => options.consensusKeyOf(ctx, address),
+    async recordExtendedCommit(ctx: Context, commit: ExtendedCommitInfo): Promise<void> {
+      const height = ctx.blockHeight - 1n;
+      for (const vote of commit.votes) {
+        // Only a validator that precommitted the block signed an extension; the others said nothing this height.
+        if (vote.blockIdFlag !== BlockIDFlag.BLOCK_ID_FLAG_COMMIT || vote.validator === undefined) continue;
+        const record = decodeReadinessRecord(vote.voteExtension);
+        setReadinessSignal(ctx, vote.validator.address, { plan: record.plan, height }, keeper.storeKey);
+      }
     },
   };
 }
