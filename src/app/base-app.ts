@@ -481,7 +481,7 @@ export class App {
     } catch (error) {
       return error instanceof Error ? error.message : String(error);
     }
-    const ctx = await this.createQueryContext();
+    const ctx = await this.committedStateContext();
     return extendedCommitProblem(commit, request.proposedLastCommit ?? create(CommitInfoSchema), {
       height: request.height - 1n,
       chainId: this.chainId,
@@ -490,11 +490,20 @@ export class App {
     });
   }
 
+  /**
+   * A read context at the latest committed height for the App's own reads in consensus methods: not held to
+   * query-gas-limit, which bounds clients' queries, not the node's work.
+   */
+  private async committedStateContext(): Promise<Context> {
+    const ctx = this.latestQueryContext() ?? (await this.createQueryContext());
+    return ctx.with({ gasMeter: newInfiniteGasMeter() });
+  }
+
   /** Whether the block at `height` opens with the extended commit of `height − 1`, by the latest committed state. */
   private async carriesExtendedCommitAt(height: bigint): Promise<boolean> {
     const handler = this.options.voteExtensions;
     if (handler === undefined || this.store.lastCommit().version === 0n) return false;
-    const ctx = this.latestQueryContext() ?? (await this.createQueryContext());
+    const ctx = await this.committedStateContext();
     return carriesExtendedCommit(await handler.enableHeight(ctx), height);
   }
 
@@ -504,7 +513,7 @@ export class App {
     if (handler === undefined) return create(ResponseExtendVoteSchema);
     let ctx: Context | undefined;
     try {
-      ctx = this.latestQueryContext() ?? (await this.createQueryContext());
+      ctx = await this.committedStateContext();
     } catch {
       ctx = undefined; // before the first block: nothing committed to read
     }

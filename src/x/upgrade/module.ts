@@ -12,6 +12,7 @@ import { UPGRADE_MODULE_NAME } from "./keys.ts";
 import { upgradeMsgServer } from "./msg-server.ts";
 import { upgradePreBlock } from "./pre-block.ts";
 import { upgradeQueryServer } from "./query-server.ts";
+import type { BondedValidatorsReader } from "./readiness-query.ts";
 
 /** The module's consensus version. */
 export const UPGRADE_CONSENSUS_VERSION = 1n;
@@ -19,6 +20,8 @@ export const UPGRADE_CONSENSUS_VERSION = 1n;
 /** Options of {@link createUpgradeModule}. */
 export interface UpgradeModuleOptions {
   keeper: UpgradeKeeper;
+  /** The bonded validator set, for the readiness query and gate (buildChainApp reads it from staking). */
+  bondedValidators?: BondedValidatorsReader;
 }
 
 /**
@@ -56,7 +59,7 @@ export function createUpgradeModule(options: UpgradeModuleOptions): AppModule {
 
     registerServices(registrar: ServiceRegistrar): void {
       registrar.registerMsgService(Msg, upgradeMsgServer(keeper));
-      registrar.registerQueryService(Query, upgradeQueryServer(keeper));
+      registrar.registerQueryService(Query, upgradeQueryServer(keeper, options.bondedValidators));
     },
 
     preBlock(ctx: Context): Promise<void> {

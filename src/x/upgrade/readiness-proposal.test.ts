@@ -8,7 +8,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { clone, create } from "@bufbuild/protobuf";
+import { clone, create, fromBinary, toBinary } from "@bufbuild/protobuf";
 import {
   decodeExtendedCommitTx,
   encodeExtendedCommitTx,
@@ -16,6 +16,12 @@ import {
   voteExtensionSignBytes,
 } from "../../app/extended-commit.ts";
 import { ed25519KeyPairFromSeed, signEd25519 } from "../../client/crypto/ed25519.ts";
+import { packAny } from "../../client/tx/any.ts";
+import {
+  QueryUpgradeReadinessRequestSchema,
+  QueryUpgradeReadinessResponseSchema,
+} from "../../gen/chain/upgrade/v1beta1/query_pb.js";
+import { MsgSoftwareUpgradeSchema } from "../../gen/chain/upgrade/v1beta1/tx_pb.js";
 import {
   CommitInfoSchema,
   type ExtendedCommitInfo,
@@ -26,9 +32,12 @@ import {
   ResponseProcessProposal_ProposalStatus,
 } from "../../gen/tendermint/abci/types_pb.js";
 import { BlockIDFlag } from "../../gen/tendermint/types/validator_pb.js";
+import { gatewayJson } from "../../server/gateway-json.ts";
 import { startTestNode, type TestNode, VALIDATOR } from "../../testing/test-node.ts";
 import { consAddressOfKey } from "../staking/validator.ts";
+import { readinessToJson } from "./client/cli.ts";
 import { PLAN_KEY, readinessSignalKey } from "./keys.ts";
+import { newPlan } from "./plan.ts";
 import { encodeReadinessRecord } from "./readiness-record.ts";
 import { readinessSignals } from "./readiness-store.ts";
 
@@ -156,5 +165,60 @@ describe("the extended commit in a block", () => {
       undefined,
       "the seed's keys are untouched",
     );
+  });
+});
+
+describe("Query/UpgradeReadiness", () => {
+  const readiness = async () => {
+    const ctx = await node.query();
+    const bytes = await node.app.queryRouter.queryBinary(
+      "/chain.upgrade.v1beta1.Query/UpgradeReadiness",
+      toBinary(QueryUpgradeReadinessRequestSchema, create(QueryUpgradeReadinessRequestSchema)),
+      ctx,
+    );
+    const response = fromBinary(QueryUpgradeReadinessResponseSchema, bytes);
+    const rest = gatewayJson(QueryUpgradeReadinessResponseSchema, response, node.app.typeRegistry);
+    assert.deepEqual(readinessToJson(response), rest, "the CLI's -o json is REST's JSON");
+    return rest;
+  };
+  const operator = "chainvaloper";
+
+  it("shows every bonded validator not ready while no plan is scheduled, whatever it signalled", async () => {
+    const json = (await readiness()) as Record<string, unknown>;
+    const signalled = node.app.lastBlockHeight() - 1n;
+    assert.equal(json.plan, null);
+    assert.equal(json.height, signalled.toString());
+    assert.equal(json.ready_power, "0");
+    assert.equal(json.total_power, "10");
+    assert.equal(json.ready_fraction, "0.000000000000000000");
+    const validators = json.validators as Record<string, unknown>[];
+    assert.equal(validators.length, 1);
+    assert.ok(String(validators[0]?.operator_address).startsWith(`${operator}1`));
+    assert.deepEqual(
+      { ...validators[0], operator_address: undefined },
+      {
+        operator_address: undefined,
+        power: "10",
+        ready: false,
+        last_signal_height: signalled.toString(),
+      },
+    );
+  });
+
+  it("counts a validator ready once the scheduled plan is the one it signalled", async () => {
+    const plan = newPlan({ name: "v2", height: 10_000n });
+    const msg = create(MsgSoftwareUpgradeSchema, { authority: "chain10d07y265gmmuvt4z0w9aw880jnsr700j0q8wax", plan });
+    assert.equal((await node.passProposal([packAny(MsgSoftwareUpgradeSchema, msg)])).status, 3);
+    const json = (await readiness()) as Record<string, unknown>;
+    assert.deepEqual(json.plan, {
+      name: "v2",
+      time: "0001-01-01T00:00:00Z",
+      height: "10000",
+      info: "",
+      upgraded_client_state: null,
+    });
+    assert.equal(json.ready_power, "10");
+    assert.equal(json.ready_fraction, "1.000000000000000000");
+    assert.equal((json.validators as Record<string, unknown>[])[0]?.ready, true);
   });
 });
