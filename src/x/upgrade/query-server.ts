@@ -3,6 +3,7 @@ import type { ServiceHandlers } from "../../app/module.ts";
 import type { Query } from "../../gen/chain/upgrade/v1beta1/query_pb.js";
 import { ErrNoModuleVersionFound } from "./errors.ts";
 import type { UpgradeKeeper } from "./keeper.ts";
+import { getUpgradeParams, paramsToProto } from "./params.ts";
 import { type BondedValidatorsReader, fractionText, readinessOf } from "./readiness-query.ts";
 
 /**
@@ -22,6 +23,9 @@ export function upgradeQueryServer(
   bonded: BondedValidatorsReader = async () => [],
 ): ServiceHandlers<typeof Query> {
   return {
+    async params(_request, ctx) {
+      return { params: paramsToProto(await getUpgradeParams(ctx, keeper.storeKey)) };
+    },
     async upgradeReadiness(_request, ctx) {
       const readiness = await readinessOf(ctx, keeper, bonded);
       return {

@@ -423,3 +423,11 @@ test("query upgrade readiness: YAML, and -o json as REST prints it; none ready w
   );
   await commitWith((ctx) => keeper.clearUpgradePlan(ctx));
 });
+
+test("query upgrade params: the defaults, and -o json as REST prints it", async () => {
+  await run("query", "upgrade", "params", "-o", "json");
+  assert.equal(
+    out,
+    '{"params":{"readiness_threshold":"0.000000000000000000","readiness_postpone_blocks":"100","readiness_max_postponements":0}}\n',
+  );
+});

@@ -17,6 +17,8 @@ import {
   QueryCurrentPlanResponseSchema,
   QueryModuleVersionsRequestSchema,
   QueryModuleVersionsResponseSchema,
+  QueryParamsRequestSchema,
+  QueryParamsResponseSchema,
   QueryUpgradeReadinessRequestSchema,
   type QueryUpgradeReadinessResponse,
   QueryUpgradeReadinessResponseSchema,
@@ -35,6 +37,7 @@ export const UPGRADE_QUERY_PATHS = {
   moduleVersions: "/chain.upgrade.v1beta1.Query/ModuleVersions",
   authority: "/chain.upgrade.v1beta1.Query/Authority",
   readiness: "/chain.upgrade.v1beta1.Query/UpgradeReadiness",
+  params: "/chain.upgrade.v1beta1.Query/Params",
 } as const;
 
 /** A gov proposal the tx commands ask the client to sign and broadcast (or print with --generate-only). */
@@ -174,7 +177,32 @@ export function upgradeQueryCommand(options: UpgradeCliOptions): Command {
     });
   addFlags(readiness);
 
-  return upgrade.addCommand(plan).addCommand(applied).addCommand(moduleVersions).addCommand(readiness);
+  const params = new Command("params")
+    .description("Query the upgrade module's params (the readiness gate)")
+    .action(async (_flags: unknown, command: Command) => {
+      const flags = command.optsWithGlobals();
+      const client = await options.client(flags);
+      const response = await query(client, UPGRADE_QUERY_PATHS.params, flags, {
+        request: toBinary(QueryParamsRequestSchema, create(QueryParamsRequestSchema)),
+        decode: (bytes) => fromBinary(QueryParamsResponseSchema, bytes),
+      });
+      const p = response.params;
+      print(io, outputFormat(flags), {
+        params: {
+          readiness_threshold: p?.readinessThreshold ?? "0.000000000000000000",
+          readiness_postpone_blocks: (p?.readinessPostponeBlocks ?? 0n).toString(),
+          readiness_max_postponements: p?.readinessMaxPostponements ?? 0,
+        },
+      });
+    });
+  addFlags(params);
+
+  return upgrade
+    .addCommand(plan)
+    .addCommand(applied)
+    .addCommand(moduleVersions)
+    .addCommand(readiness)
+    .addCommand(params);
 }
 
 /**

@@ -6,7 +6,7 @@
 
 import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import type { Message } from "@bufbuild/protobuf";
-import type { ModuleVersion, Plan } from "./upgrade_pb.js";
+import type { ModuleVersion, Params, Plan } from "./upgrade_pb.js";
 
 /**
  * Describes the file chain/upgrade/v1beta1/query.proto.
@@ -298,6 +298,38 @@ export declare type ValidatorReadiness = Message<"chain.upgrade.v1beta1.Validato
 export declare const ValidatorReadinessSchema: GenMessage<ValidatorReadiness>;
 
 /**
+ * QueryParamsRequest is the request type for the Query/Params RPC method.
+ *
+ * @generated from message chain.upgrade.v1beta1.QueryParamsRequest
+ */
+export declare type QueryParamsRequest = Message<"chain.upgrade.v1beta1.QueryParamsRequest"> & {
+};
+
+/**
+ * Describes the message chain.upgrade.v1beta1.QueryParamsRequest.
+ * Use `create(QueryParamsRequestSchema)` to create a new message.
+ */
+export declare const QueryParamsRequestSchema: GenMessage<QueryParamsRequest>;
+
+/**
+ * QueryParamsResponse is the response type for the Query/Params RPC method.
+ *
+ * @generated from message chain.upgrade.v1beta1.QueryParamsResponse
+ */
+export declare type QueryParamsResponse = Message<"chain.upgrade.v1beta1.QueryParamsResponse"> & {
+  /**
+   * @generated from field: chain.upgrade.v1beta1.Params params = 1;
+   */
+  params?: Params | undefined;
+};
+
+/**
+ * Describes the message chain.upgrade.v1beta1.QueryParamsResponse.
+ * Use `create(QueryParamsResponseSchema)` to create a new message.
+ */
+export declare const QueryParamsResponseSchema: GenMessage<QueryParamsResponse>;
+
+/**
  * Query is the upgrade module's query service.
  *
  * @generated from service chain.upgrade.v1beta1.Query
@@ -358,6 +390,14 @@ export declare const Query: GenService<{
    * UpgradeReadiness reports which share of the voting power is ready for the scheduled plan, from the readiness
    * signals the validators' vote extensions carried (the last recorded height's).
    *
+   * @generated from rpc chain.upgrade.v1beta1.Query.Params
+   */
+  params: {
+    methodKind: "unary";
+    input: typeof QueryParamsRequestSchema;
+    output: typeof QueryParamsResponseSchema;
+  },
+  /**
    * @generated from rpc chain.upgrade.v1beta1.Query.UpgradeReadiness
    */
   upgradeReadiness: {
