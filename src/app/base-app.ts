@@ -499,6 +499,29 @@ export class App {
     return ctx.with({ gasMeter: newInfiniteGasMeter() });
   }
 
+  /**
+   * Whether the block `request` would keep its due upgrade plan from being applied (the readiness gate postpones or
+   * abandons it): evaluated on a throwaway branch of the committed state, the block's extended commit recorded
+   * first as PreBlock would. The replay mode asks before switching releases at a plan's height.
+   */
+  async holdsDuePlan(request: RequestFinalizeBlock): Promise<boolean> {
+    const handler = this.options.voteExtensions;
+    if (handler?.holdsDuePlan === undefined || this.store.lastCommit().version === 0n) return false;
+    const ctx = this.newContext(this.store.branch(), "finalize", {
+      height: request.height,
+      time: request.time ?? zeroTimestamp(),
+      chainId: this.chainId,
+      proposerAddress: request.proposerAddress,
+      lastAppHash: this.store.lastCommit().appHash,
+      hash: request.hash,
+    });
+    const first = request.txs[0];
+    if (isExtendedCommitTx(first) && carriesExtendedCommit(await handler.enableHeight(ctx), request.height)) {
+      await handler.recordExtendedCommit(ctx, decodeExtendedCommitTx(first));
+    }
+    return handler.holdsDuePlan(ctx);
+  }
+
   /** Whether the block at `height` opens with the extended commit of `height − 1`, by the latest committed state. */
   private async carriesExtendedCommitAt(height: bigint): Promise<boolean> {
     const handler = this.options.voteExtensions;

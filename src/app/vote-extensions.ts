@@ -22,6 +22,12 @@ export interface VoteExtensionHandler {
   consensusKeyOf(ctx: Context, address: Uint8Array): Promise<Uint8Array | undefined>;
   /** PreBlock: the previous height's extended commit, already checked, for the block at `ctx.blockHeight`. */
   recordExtendedCommit(ctx: Context, commit: ExtendedCommitInfo): Promise<void>;
+  /**
+   * Optional: whether the block at `ctx.blockHeight` would keep a due plan from being applied (the upgrade module's
+   * readiness gate), `ctx` being a throwaway branch of the committed state on which the block's commit, if any, was
+   * already recorded. The replay mode asks before it switches releases.
+   */
+  holdsDuePlan?(ctx: Context): Promise<boolean>;
 }
 
 /** True when the block at `height` carries the extended commit of `height − 1` (extensions on at `height − 1`). */

@@ -236,7 +236,7 @@ export class SwitchingApp<A extends SwitchableApp> implements AbciApp {
 
   async finalizeBlock(request: RequestFinalizeBlock): Promise<ResponseFinalizeBlock> {
     await this.settled();
-    await this.switchIfDue(request.height);
+    await this.switchIfDue(request);
     return this.currentApp.finalizeBlock(request);
   }
 
@@ -264,7 +264,8 @@ export class SwitchingApp<A extends SwitchableApp> implements AbciApp {
   }
 
   /** Switches to the next release when the committed plan enters it at `height` (see the file comment). */
-  private async switchIfDue(height: bigint): Promise<void> {
+  private async switchIfDue(request: RequestFinalizeBlock): Promise<void> {
+    const height = request.height;
     const next = this.line.releases[this.index + 1];
     if (next === undefined) return;
     const store = this.currentApp.store;
@@ -273,6 +274,8 @@ export class SwitchingApp<A extends SwitchableApp> implements AbciApp {
     const plan = await readPlan((await store.view()).store(this.line.upgradeStoreKey));
     if (plan === undefined || plan.name !== next.enteredBy || plan.height > height) return;
     if (this.line.isSkipHeight(height)) return;
+    // The readiness gate may postpone (or abandon) the plan in this very block: then the old rules run it.
+    if ((await this.currentApp.holdsDuePlan?.(request)) === true) return;
 
     const from = this.release.name;
     let done: () => void = () => {};

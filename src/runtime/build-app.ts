@@ -149,6 +149,7 @@ export async function buildChainApp(options: ChainAppOptions): Promise<ChainApp>
     readCommittedHeight: memory ? undefined : () => readLastCommittedVersion(storePath),
     voteExtensions: readinessVoteExtensions(upgradeKeeper, {
       carriedUpgrades: options.carriedUpgrades,
+      bondedValidators: bondedValidatorsOf(stakingKeeper),
       consensusKeyOf: async (ctx, address) => {
         const validator = await stakingKeeper.getValidatorByConsAddr(ctx, address);
         return validator === undefined ? undefined : consensusPubKey(validator);

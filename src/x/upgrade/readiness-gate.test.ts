@@ -89,6 +89,9 @@ describe("the readiness gate", () => {
     const h = node.app.lastBlockHeight() + 30n;
     await schedule("v2", h);
     await blocksUntilBefore(h);
+    // What the replay mode asks before it switches releases at h: the gate holds the plan back.
+    assert.equal(await node.app.holdsDuePlan(create(RequestFinalizeBlockSchema, { height: h })), true);
+    assert.equal(await node.app.holdsDuePlan(create(RequestFinalizeBlockSchema, { height: h - 1n })), false, "not due");
     const atH = await node.nextBlock(); // no UpgradeHaltError: the gate moved the plan
     assert.deepEqual(attributes(atH, "upgrade_postponed"), [
       { name: "v2", height: h.toString(), new_height: (h + 5n).toString(), ready_fraction: "0.000000000000000000" },
@@ -134,6 +137,7 @@ describe("the readiness gate", () => {
       }),
     );
     await node.app.commit();
+    assert.equal(await node.app.holdsDuePlan(create(RequestFinalizeBlockSchema, { height: h })), false, "ready");
     await assert.rejects(node.nextBlock(), UpgradeHaltError);
     assert.equal((await plan())?.height, h, "the plan did not move");
   });

@@ -8,11 +8,16 @@ import type { ExtendedCommitInfo } from "../../gen/tendermint/abci/types_pb.js";
 import { BlockIDFlag } from "../../gen/tendermint/types/validator_pb.js";
 import type { UpgradeKeeper } from "./keeper.ts";
 import { localReadiness } from "./local-readiness.ts";
+import { getUpgradeParams } from "./params.ts";
+import { isDue } from "./plan.ts";
+import { type BondedValidatorsReader, readinessOf } from "./readiness-query.ts";
 import { decodeReadinessRecord, encodeReadinessRecord, isAcceptableReadinessExtension } from "./readiness-record.ts";
 import { setReadinessSignal, setVoteExtensionsEnableHeight, voteExtensionsEnableHeight } from "./readiness-store.ts";
 
 /** Options of {@link readinessVoteExtensions}. */
 export interface ReadinessVoteExtensionOptions {
+  /** The bonded validator set (for the readiness gate's question from the replay mode); default none. */
+  bondedValidators?: BondedValidatorsReader;
   /** The ed25519 consensus key of a validator by consensus address (the staking keeper knows them). */
   consensusKeyOf: (ctx: Context, address: Uint8Array) => Promise<Uint8Array | undefined>;
   /** Upgrades this binary carries beyond the keeper's handlers (the later releases of its release line). */
@@ -57,6 +62,14 @@ export function readinessVoteExtensions(
     },
     verifyVoteExtension(extension: Uint8Array): boolean {
       return isAcceptableReadinessExtension(extension);
+    },
+    async holdsDuePlan(ctx: Context): Promise<boolean> {
+      const plan = await keeper.getUpgradePlan(ctx);
+      if (plan === undefined || !isDue(plan, ctx.blockHeight) || keeper.isSkipHeight(ctx.blockHeight)) return false;
+      const params = await getUpgradeParams(ctx, keeper.storeKey);
+      if (params.readinessThreshold === 0n) return false;
+      const readiness = await readinessOf(ctx, keeper, options.bondedValidators ?? (async () => []));
+      return readiness.readyFraction < params.readinessThreshold;
     },
     enableHeight: (ctx) => voteExtensionsEnableHeight(ctx, keeper.storeKey),
     setEnableHeight: (ctx, height) => setVoteExtensionsEnableHeight(ctx, height, keeper.storeKey),
