@@ -73,6 +73,18 @@ describe("local readiness", () => {
     assert.equal(await ready(good), true);
     const archive = infoWith(`https://example.com/chaind.tar.gz?checksum=sha256:${sha256("the archive")}`);
     assert.equal(await ready(archive), true, "an archive's digest says nothing of the binary in it");
+    // chainvisor's layout counts as well.
+    const other = join(root, "chainvisor-home");
+    const chainvisorPath = stagedReleasePath(
+      "V2",
+      { DAEMON_HOME: other, DAEMON_NAME: "chaind" },
+      "chainvisor",
+    ) as string;
+    assert.equal(chainvisorPath, join(other, "chainvisor", "upgrades", "v2", "bin", "chaind"));
+    await mkdir(dirname(chainvisorPath), { recursive: true });
+    await writeFile(chainvisorPath, RELEASE);
+    await chmod(chainvisorPath, 0o755);
+    assert.equal(await ready(good, { DAEMON_HOME: other, DAEMON_NAME: "chaind" }), true);
     assert.deepEqual(await localReadiness({ plan: plan(good), carries: () => true, env, platform: "linux/amd64" }), {
       plan: "V2",
       binary: true,

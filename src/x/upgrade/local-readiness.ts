@@ -1,7 +1,8 @@
 // Whether THIS node could run a plan now, for its vote extension (readiness-record.ts). Two ways to be ready:
 // (a) the binary carries the plan's upgrade (a handler for it, or a later release of its release line), or
 // (b) it runs under a supervisor (DAEMON_HOME and DAEMON_NAME set, as chainvisor and cosmovisor set them) and the
-//     plan's release is staged at $DAEMON_HOME/cosmovisor/upgrades/<plan directory>/bin/$DAEMON_NAME, executable,
+//     plan's release is staged at $DAEMON_HOME/cosmovisor/upgrades/<plan directory>/bin/$DAEMON_NAME (or, as
+//     chainvisor lays it out, under $DAEMON_HOME/chainvisor/), executable,
 //     and its digest matches the plan Info's checksum for this platform when the Info gives one for a bare binary.
 // An Info URL that names an archive carries the archive's digest, which says nothing about the extracted binary: the
 // supervisor checked it when it downloaded; here only the presence of an executable counts. The node shares no code
@@ -46,15 +47,19 @@ export async function localReadiness(input: LocalReadinessInput): Promise<Readin
   return { plan: plan.name, binary, staged };
 }
 
-/** The staged executable's path for `planName`, or undefined when the node does not run under a supervisor. */
+/**
+ * The staged executable's path for `planName` under cosmovisor's layout (`root` "cosmovisor", the default) or
+ * chainvisor's (`root` "chainvisor"), or undefined when the node does not run under a supervisor.
+ */
 export function stagedReleasePath(
   planName: string,
   env: Readonly<Record<string, string | undefined>>,
+  root: "cosmovisor" | "chainvisor" = "cosmovisor",
 ): string | undefined {
   const home = env.DAEMON_HOME;
   const name = env.DAEMON_NAME;
   if (home === undefined || home === "" || name === undefined || name === "") return undefined;
-  return join(home, "cosmovisor", "upgrades", upgradeDirectoryName(planName), "bin", name);
+  return join(home, root, "upgrades", upgradeDirectoryName(planName), "bin", name);
 }
 
 async function stagedReleaseReady(
@@ -62,8 +67,14 @@ async function stagedReleaseReady(
   env: Readonly<Record<string, string | undefined>>,
   platform: string,
 ): Promise<boolean> {
-  const path = stagedReleasePath(plan.name, env);
-  if (path === undefined) return false;
+  for (const root of ["cosmovisor", "chainvisor"] as const) {
+    const path = stagedReleasePath(plan.name, env, root);
+    if (path !== undefined && (await stagedFileReady(path, plan, platform))) return true;
+  }
+  return false;
+}
+
+async function stagedFileReady(path: string, plan: { name: string; info: string }, platform: string): Promise<boolean> {
   let size: number;
   let mtime: number;
   try {
