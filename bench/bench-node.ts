@@ -42,7 +42,12 @@ export function benchKeys(count: number, prefix = "bench-e2e"): TestKey[] {
 }
 
 /** Starts a node whose genesis funds `accounts`, with `timeout_commit` (default 1 s blocks). */
-export async function startBenchNode(options: { accounts: TestKey[]; timeoutCommit?: string }): Promise<BenchNode> {
+export async function startBenchNode(options: {
+  accounts: TestKey[];
+  timeoutCommit?: string;
+  /** Vote extensions (upgrade readiness) as `chaind dev` sets them, on from height 1 (default), or off. */
+  voteExtensions?: boolean;
+}): Promise<BenchNode> {
   const dir = await tempDir("chaind-bench-node-");
   try {
     const dev = await prepareDevHome({ home: join(dir.path, "home") });
@@ -52,7 +57,11 @@ export async function startBenchNode(options: { accounts: TestKey[]; timeoutComm
     for (const key of options.accounts) {
       appState = addGenesisAccount(appState, { address: key.bech32, coins: [{ denom: "stake", amount: 10n ** 15n }] });
     }
-    await saveGenesis(paths.genesis, { ...genesis, appState });
+    const consensusParams =
+      options.voteExtensions === false
+        ? { ...genesis.consensusParams, abci: { voteExtensionsEnableHeight: 0n } }
+        : genesis.consensusParams;
+    await saveGenesis(paths.genesis, { ...genesis, appState, consensusParams });
     await writeFile(
       paths.configToml,
       setTomlValues(await readFile(paths.configToml, "utf8"), {
