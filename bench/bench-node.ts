@@ -49,6 +49,8 @@ export async function startBenchNode(options: {
   timeoutCommit?: string;
   /** Turn on config.toml [instrumentation] (on a port picked at run time) and app.toml [telemetry]. */
   metrics?: boolean;
+  /** Vote extensions (upgrade readiness) as `chaind dev` sets them, on from height 1 (default), or off. */
+  voteExtensions?: boolean;
 }): Promise<BenchNode> {
   const dir = await tempDir("chaind-bench-node-");
   try {
@@ -59,7 +61,11 @@ export async function startBenchNode(options: {
     for (const key of options.accounts) {
       appState = addGenesisAccount(appState, { address: key.bech32, coins: [{ denom: "stake", amount: 10n ** 15n }] });
     }
-    await saveGenesis(paths.genesis, { ...genesis, appState });
+    const consensusParams =
+      options.voteExtensions === false
+        ? { ...genesis.consensusParams, abci: { voteExtensionsEnableHeight: 0n } }
+        : genesis.consensusParams;
+    await saveGenesis(paths.genesis, { ...genesis, appState, consensusParams });
     await writeFile(
       paths.configToml,
       setTomlValues(await readFile(paths.configToml, "utf8"), {

@@ -1,6 +1,6 @@
 // Turns one decoded ABCI request into its response by calling the App. The methods the App interface
-// does not carry are answered here: Echo and Flush (transport), vote extensions (disabled: we never set
-// vote_extensions_enable_height, so CometBFT should not even ask) and state-sync snapshots (unsupported).
+// does not carry are answered here: Echo and Flush (transport), vote extensions of an App without them (an empty
+// extension, and only empty ones accepted) and state-sync snapshots without a handler.
 import { create } from "@bufbuild/protobuf";
 import type { AbciApp } from "../engine/abci-app.ts";
 import {
@@ -114,10 +114,17 @@ export async function answerRequest(request: Request, context: AnswerContext): P
           value: create(ResponseQuerySchema, { ...INTERNAL_ERROR, log: `internal error: ${messageOf(error)}` }),
         });
       }
-    case "extendVote":
-      // Vote extensions are not used by this chain: an empty extension is the only valid one.
+    case "extendVote": {
+      const extend = app.extendVote?.bind(app);
+      if (extend !== undefined) return respond({ case: "extendVote", value: await exclusive(() => extend(r.value)) });
+      // An App without vote extensions: an empty extension is the only valid one.
       return respond({ case: "extendVote", value: create(ResponseExtendVoteSchema) });
+    }
     case "verifyVoteExtension": {
+      const verify = app.verifyVoteExtension?.bind(app);
+      if (verify !== undefined) {
+        return respond({ case: "verifyVoteExtension", value: await exclusive(() => verify(r.value)) });
+      }
       const status =
         r.value.voteExtension.length === 0
           ? ResponseVerifyVoteExtension_VerifyStatus.ACCEPT

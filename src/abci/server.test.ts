@@ -13,9 +13,11 @@ import {
   RequestSchema,
   ResponseApplySnapshotChunk_Result,
   ResponseCheckTxSchema,
+  ResponseExtendVoteSchema,
   ResponseOfferSnapshot_Result,
   ResponseProcessProposal_ProposalStatus,
   ResponseVerifyVoteExtension_VerifyStatus,
+  ResponseVerifyVoteExtensionSchema,
 } from "../gen/tendermint/abci/types_pb.js";
 import { AbciClient } from "./client.ts";
 import { INTERNAL_ERROR } from "./dispatch.ts";
@@ -132,6 +134,33 @@ test("every ABCI method round trips through the server", async () => {
     const offer = await c.call("offerSnapshot", { snapshot: { height: 1n, format: 1 }, appHash: finalized.appHash });
     assert.equal(offer.result, ResponseOfferSnapshot_Result.ABORT);
     assert.equal((await c.call("applySnapshotChunk", { index: 0 })).result, ResponseApplySnapshotChunk_Result.ABORT);
+  });
+});
+
+test("an App with vote extensions answers ExtendVote and VerifyVoteExtension itself", async () => {
+  // The KV app plus the two optional methods: the server must ask the App instead of answering for it.
+  const kv = new KvApp();
+  const seen: bigint[] = [];
+  const app: AbciApp = Object.assign(kv, {
+    async extendVote(request: { height: bigint }) {
+      seen.push(request.height);
+      return create(ResponseExtendVoteSchema, { voteExtension: utf8(`ext-${request.height}`) });
+    },
+    async verifyVoteExtension(request: { voteExtension: Uint8Array }) {
+      const status = text(request.voteExtension).startsWith("ext-")
+        ? ResponseVerifyVoteExtension_VerifyStatus.ACCEPT
+        : ResponseVerifyVoteExtension_VerifyStatus.REJECT;
+      return create(ResponseVerifyVoteExtensionSchema, { status });
+    },
+  });
+  await withServer(app, async ({ client }) => {
+    const c = await client();
+    assert.equal(text((await c.call("extendVote", { height: 7n })).voteExtension), "ext-7");
+    assert.deepEqual(seen, [7n]);
+    const good = await c.call("verifyVoteExtension", { height: 7n, voteExtension: utf8("ext-7") });
+    assert.equal(good.status, ResponseVerifyVoteExtension_VerifyStatus.ACCEPT);
+    const empty = await c.call("verifyVoteExtension", { height: 7n });
+    assert.equal(empty.status, ResponseVerifyVoteExtension_VerifyStatus.REJECT, "the App decides, even for empty");
   });
 });
 

@@ -16,17 +16,26 @@ import { uvarintLength } from "../bytes/varint.ts";
 import { SimulationResponseSchema } from "../gen/chain/base/abci/v1beta1/abci_pb.js";
 import {
   CheckTxType,
+  CommitInfoSchema,
+  type ExecTxResult,
+  ExecTxResultSchema,
+  type ExtendedCommitInfo,
+  ExtendedCommitInfoSchema,
   type RequestCheckTx,
+  type RequestExtendVote,
   type RequestFinalizeBlock,
   type RequestInfo,
   type RequestInitChain,
   type RequestPrepareProposal,
   type RequestProcessProposal,
   type RequestQuery,
+  type RequestVerifyVoteExtension,
   type ResponseCheckTx,
   ResponseCheckTxSchema,
   type ResponseCommit,
   ResponseCommitSchema,
+  type ResponseExtendVote,
+  ResponseExtendVoteSchema,
   type ResponseFinalizeBlock,
   ResponseFinalizeBlockSchema,
   type ResponseInfo,
@@ -39,6 +48,9 @@ import {
   ResponseProcessProposal_ProposalStatus,
   ResponseProcessProposalSchema,
   type ResponseQuery,
+  type ResponseVerifyVoteExtension,
+  ResponseVerifyVoteExtension_VerifyStatus,
+  ResponseVerifyVoteExtensionSchema,
 } from "../gen/tendermint/abci/types_pb.js";
 import { ConsensusParamsSchema } from "../gen/tendermint/types/params_pb.js";
 import { FutureVersionError, InvalidVersionError } from "../store/errors.ts";
@@ -53,6 +65,12 @@ import { Context, type ExecMode, zeroTimestamp } from "./context.ts";
 import type { DecCoin } from "./dec-coins.ts";
 import { ChainError, ErrInvalidHeight, lookupError } from "./errors.ts";
 import { type AbciEvent, appendAttributes, EventManager } from "./events.ts";
+import {
+  decodeExtendedCommitTx,
+  encodeExtendedCommitTx,
+  extendedCommitProblem,
+  isExtendedCommitTx,
+} from "./extended-commit.ts";
 import { KV_GAS_CONFIG, newInfiniteGasMeter } from "./gas.ts";
 import { checkGenesisValidators, parseAppState } from "./genesis-checks.ts";
 import { CONFIG_HALT_EXIT_CODE, HaltError } from "./halt.ts";
@@ -70,10 +88,14 @@ import {
 import { type TxResult, TxRunner } from "./tx-runner.ts";
 import { buildTypeRegistry } from "./type-registry.ts";
 import { branchOverView, sharedView } from "./view-branch.ts";
+import { carriesExtendedCommit, type VoteExtensionHandler } from "./vote-extensions.ts";
 
 // Contexts outside a tx have no tx bytes; one shared empty array (a zero-length array cannot change)
 // saves a typed-array allocation per query.
 const NO_TX_BYTES = new Uint8Array(0);
+
+// The result of a block's extended-commit tx: CometBFT wants one result per tx; this one ran nothing.
+const COMMIT_TX_RESULT: ExecTxResult = create(ExecTxResultSchema, { log: "the previous height's extended commit" });
 
 /** Reads the protocol version (ABCI Info.app_version) from state; the upgrade module provides it. */
 export type AppVersionProvider = (ctx: Context) => Promise<bigint>;
@@ -119,6 +141,8 @@ export interface AppOptions {
    * needs more fails with QueryGasLimitError. 0 or absent = unbounded (upstream's default).
    */
   queryGasLimit?: bigint;
+  /** Vote extensions (ExtendVote, VerifyVoteExtension); without: empty extensions only. */
+  voteExtensions?: VoteExtensionHandler;
 }
 
 /** gas_info.gas_wanted of every simulation: MaxUint64, the limit of upstream's infinite gas meter. */
@@ -328,6 +352,8 @@ export class App {
     });
     const validators = await this.moduleManager.initGenesis(ctx, appState);
     await this.versionMapHandler?.(ctx, this.moduleManager.getVersionMap());
+    const enableHeight = request.consensusParams?.abci?.voteExtensionsEnableHeight ?? 0n;
+    if (this.options.voteExtensions !== undefined) await this.options.voteExtensions.setEnableHeight(ctx, enableHeight);
     if (request.validators.length > 0 && validators.length > 0) checkGenesisValidators(request.validators, validators);
     // As upstream's InitChain: block `initial_height` is the store's first version, so heights,
     // versions and historical queries agree from the first block on.
@@ -411,11 +437,18 @@ export class App {
     };
   }
 
-  /** PrepareProposal: the txs in order, dropping from the end what does not fit max_tx_bytes. */
+  /**
+   * PrepareProposal: the txs in order, dropping from the end what does not fit max_tx_bytes; with vote extensions
+   * on at the previous height, the previous height's extended commit goes first (extended-commit.ts).
+   */
   async prepareProposal(request: RequestPrepareProposal): Promise<ResponsePrepareProposal> {
     const txs: Uint8Array[] = [];
     let size = 0n;
-    for (const tx of request.txs) {
+    const commitTx = (await this.carriesExtendedCommitAt(request.height))
+      ? encodeExtendedCommitTx(request.localLastCommit ?? create(ExtendedCommitInfoSchema))
+      : undefined;
+    const candidates = commitTx === undefined ? request.txs : [commitTx, ...request.txs];
+    for (const tx of candidates) {
       // Size of the tx inside the block's Data{txs} message: tag + length varint + bytes.
       const entry = 1n + BigInt(uvarintLength(tx.length)) + BigInt(tx.length);
       if (request.maxTxBytes > 0n && size + entry > request.maxTxBytes) break;
@@ -425,9 +458,107 @@ export class App {
     return create(ResponsePrepareProposalSchema, { txs });
   }
 
-  /** ProcessProposal: accepts (the app keeps no mempool of its own; txs are checked at execution). */
-  async processProposal(_request: RequestProcessProposal): Promise<ResponseProcessProposal> {
-    return create(ResponseProcessProposalSchema, { status: ResponseProcessProposal_ProposalStatus.ACCEPT });
+  /**
+   * ProcessProposal: txs are checked at execution (the app keeps no mempool of its own); with vote extensions on at
+   * the previous height, the block must open with that height's extended commit, valid (extended-commit.ts), and
+   * otherwise must not carry one.
+   */
+  async processProposal(request: RequestProcessProposal): Promise<ResponseProcessProposal> {
+    const problem = await this.proposalProblem(request);
+    if (problem === undefined) {
+      return create(ResponseProcessProposalSchema, { status: ResponseProcessProposal_ProposalStatus.ACCEPT });
+    }
+    this.logger.warn({ height: request.height.toString(), problem }, `rejecting the proposed block: ${problem}`);
+    return create(ResponseProcessProposalSchema, { status: ResponseProcessProposal_ProposalStatus.REJECT });
+  }
+
+  private async proposalProblem(request: RequestProcessProposal): Promise<string | undefined> {
+    const handler = this.options.voteExtensions;
+    const first = request.txs[0];
+    if (handler === undefined || !(await this.carriesExtendedCommitAt(request.height))) {
+      return isExtendedCommitTx(first)
+        ? "the block carries an extended commit, but vote extensions are off"
+        : undefined;
+    }
+    if (!isExtendedCommitTx(first))
+      return `the block does not open with the extended commit of height ${request.height - 1n}`;
+    let commit: ExtendedCommitInfo;
+    try {
+      commit = decodeExtendedCommitTx(first);
+    } catch (error) {
+      return error instanceof Error ? error.message : String(error);
+    }
+    const ctx = await this.committedStateContext();
+    return extendedCommitProblem(commit, request.proposedLastCommit ?? create(CommitInfoSchema), {
+      height: request.height - 1n,
+      chainId: this.chainId,
+      pubKeyOf: (address) => handler.consensusKeyOf(ctx, address),
+      acceptExtension: (extension) => handler.verifyVoteExtension(extension),
+    });
+  }
+
+  /**
+   * A read context at the latest committed height for the App's own reads in consensus methods: not held to
+   * query-gas-limit, which bounds clients' queries, not the node's work.
+   */
+  private async committedStateContext(): Promise<Context> {
+    const ctx = this.latestQueryContext() ?? (await this.createQueryContext());
+    return ctx.with({ gasMeter: newInfiniteGasMeter() });
+  }
+
+  /**
+   * Whether the block `request` would keep its due upgrade plan from being applied (the readiness gate postpones or
+   * abandons it): evaluated on a throwaway branch of the committed state, the block's extended commit recorded
+   * first as PreBlock would. The replay mode asks before switching releases at a plan's height.
+   */
+  async holdsDuePlan(request: RequestFinalizeBlock): Promise<boolean> {
+    const handler = this.options.voteExtensions;
+    if (handler?.holdsDuePlan === undefined || this.store.lastCommit().version === 0n) return false;
+    const ctx = this.newContext(this.store.branch(), "finalize", {
+      height: request.height,
+      time: request.time ?? zeroTimestamp(),
+      chainId: this.chainId,
+      proposerAddress: request.proposerAddress,
+      lastAppHash: this.store.lastCommit().appHash,
+      hash: request.hash,
+    });
+    const first = request.txs[0];
+    if (isExtendedCommitTx(first) && carriesExtendedCommit(await handler.enableHeight(ctx), request.height)) {
+      await handler.recordExtendedCommit(ctx, decodeExtendedCommitTx(first));
+    }
+    return handler.holdsDuePlan(ctx);
+  }
+
+  /** Whether the block at `height` opens with the extended commit of `height − 1`, by the latest committed state. */
+  private async carriesExtendedCommitAt(height: bigint): Promise<boolean> {
+    const handler = this.options.voteExtensions;
+    if (handler === undefined || this.store.lastCommit().version === 0n) return false;
+    const ctx = await this.committedStateContext();
+    return carriesExtendedCommit(await handler.enableHeight(ctx), height);
+  }
+
+  /** ExtendVote: the vote-extension handler's extension, read against the latest committed state; else empty. */
+  async extendVote(request: RequestExtendVote): Promise<ResponseExtendVote> {
+    const handler = this.options.voteExtensions;
+    if (handler === undefined) return create(ResponseExtendVoteSchema);
+    let ctx: Context | undefined;
+    try {
+      ctx = await this.committedStateContext();
+    } catch {
+      ctx = undefined; // before the first block: nothing committed to read
+    }
+    return create(ResponseExtendVoteSchema, { voteExtension: await handler.extendVote(ctx, request.height) });
+  }
+
+  /** VerifyVoteExtension: the handler's verdict; without one, only an empty extension is accepted. */
+  async verifyVoteExtension(request: RequestVerifyVoteExtension): Promise<ResponseVerifyVoteExtension> {
+    const handler = this.options.voteExtensions;
+    const ok =
+      handler === undefined ? request.voteExtension.length === 0 : handler.verifyVoteExtension(request.voteExtension);
+    const status = ok
+      ? ResponseVerifyVoteExtension_VerifyStatus.ACCEPT
+      : ResponseVerifyVoteExtension_VerifyStatus.REJECT;
+    return create(ResponseVerifyVoteExtensionSchema, { status });
   }
 
   /**
@@ -479,9 +610,23 @@ export class App {
       for (const event of events.events()) blockEvents.push(appendAttributes(event, { mode }));
       return result;
     };
-    await runHook("PreBlock", (ctx) => this.moduleManager.preBlock(ctx));
+    // With vote extensions on at H−1 the first tx is H−1's extended commit (checked in ProcessProposal): it is not
+    // run as a tx; the handler records it at the start of PreBlock, before any module's hook reads it.
+    const handler = this.options.voteExtensions;
+    let commit: ExtendedCommitInfo | undefined;
+    if (
+      handler !== undefined &&
+      isExtendedCommitTx(request.txs[0]) &&
+      carriesExtendedCommit(await handler.enableHeight(blockCtx), height)
+    ) {
+      commit = decodeExtendedCommitTx(request.txs[0]);
+    }
+    await runHook("PreBlock", async (ctx) => {
+      if (commit !== undefined) await handler?.recordExtendedCommit(ctx, commit);
+      await this.moduleManager.preBlock(ctx);
+    });
     await runHook("BeginBlock", (ctx) => this.moduleManager.beginBlock(ctx));
-    const txResults = await this.txRunner.runBlock(blockCtx, request.txs);
+    const txResults = await this.txRunner.runBlock(blockCtx, commit === undefined ? request.txs : request.txs.slice(1));
     const validatorUpdates = await runHook("EndBlock", (ctx) => this.moduleManager.endBlock(ctx));
     const versionAfter = await this.appVersionOf(blockCtx);
 
@@ -496,7 +641,8 @@ export class App {
     this.genesis = undefined;
     return create(ResponseFinalizeBlockSchema, {
       events: toAbciEvents(blockEvents),
-      txResults: txResults.map(toExecTxResult),
+      txResults:
+        commit === undefined ? txResults.map(toExecTxResult) : [COMMIT_TX_RESULT, ...txResults.map(toExecTxResult)],
       validatorUpdates: toAbciValidatorUpdates(validatorUpdates),
       // Only when the protocol version changed (an applied upgrade): the engine puts it in later headers.
       consensusParamUpdates:

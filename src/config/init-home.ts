@@ -5,6 +5,7 @@ import { access, readFile } from "node:fs/promises";
 import { renderAppToml } from "./app-toml-template.ts";
 import { writeFileAtomic } from "./atomic-file.ts";
 import { renderConfigToml } from "./config-toml-template.ts";
+import type { ConsensusParams } from "./consensus-params.ts";
 import { ConfigError } from "./errors.ts";
 import { type GenesisDoc, newGenesis, saveGenesis } from "./genesis.ts";
 import { ensureHome, type HomePaths } from "./home.ts";
@@ -25,6 +26,8 @@ export interface InitHomeParameters {
   overwrite?: boolean;
   genesisTime?: Timestamp;
   initialHeight?: bigint;
+  /** The genesis consensus parameters (default CometBFT v0.38's, see newGenesis). */
+  consensusParams?: ConsensusParams;
   /** Values for a new app.toml, e.g. `{ "minimum-gas-prices": "0stake" }`. */
   appToml?: TemplateOverrides;
   /** Values for a new config.toml, e.g. `{ "consensus.timeout_commit": "200ms" }`. */
@@ -105,6 +108,7 @@ export async function initHome(parameters: InitHomeParameters): Promise<InitHome
     chainId: parameters.chainId,
     genesisTime: parameters.genesisTime,
     initialHeight: parameters.initialHeight,
+    consensusParams: parameters.consensusParams,
     appState: parameters.appState,
   });
   await saveGenesis(paths.genesis, genesis);

@@ -4,20 +4,24 @@
 import type {
   RequestCheckTx,
   RequestCommit,
+  RequestExtendVote,
   RequestFinalizeBlock,
   RequestInfo,
   RequestInitChain,
   RequestPrepareProposal,
   RequestProcessProposal,
   RequestQuery,
+  RequestVerifyVoteExtension,
   ResponseCheckTx,
   ResponseCommit,
+  ResponseExtendVote,
   ResponseFinalizeBlock,
   ResponseInfo,
   ResponseInitChain,
   ResponsePrepareProposal,
   ResponseProcessProposal,
   ResponseQuery,
+  ResponseVerifyVoteExtension,
 } from "../gen/tendermint/abci/types_pb.js";
 
 /** How a caller of CheckTx uses the answer. */
@@ -39,6 +43,13 @@ export interface AbciApp {
   finalizeBlock(request: RequestFinalizeBlock): Promise<ResponseFinalizeBlock>;
   commit(request: RequestCommit): Promise<ResponseCommit>;
   query(request: RequestQuery): Promise<ResponseQuery>;
+  /**
+   * Optional: ExtendVote (CometBFT v0.38, once `abci.vote_extensions_enable_height` is reached). Without it the
+   * node extends its precommits with nothing.
+   */
+  extendVote?(request: RequestExtendVote): Promise<ResponseExtendVote>;
+  /** Optional: VerifyVoteExtension. Without it only an empty extension is accepted. */
+  verifyVoteExtension?(request: RequestVerifyVoteExtension): Promise<ResponseVerifyVoteExtension>;
   /**
    * Optional: CheckTx's state-free checks (size, decode), run WITHOUT the app lock before a tx queues
    * for CheckTx. Returns the CheckTx answer of a tx it refuses, undefined to go on to CheckTx. Must not

@@ -11,10 +11,13 @@
 // A halt requested by the app during FinalizeBlock(H) saves nothing of H and commits nothing: a restart with the
 // same binary halts at the same place, and the right binary produces H afresh.
 import { create } from "@bufbuild/protobuf";
+import { voteExtensionSignBytes } from "../app/extended-commit.ts";
 import { SIGN_STEP } from "../config/priv-validator-state.ts";
 import { UserError } from "../errors/user-error.ts";
 import {
+  type ExtendedCommitInfo,
   RequestCommitSchema,
+  RequestExtendVoteSchema,
   RequestInfoSchema,
   RequestInitChainSchema,
   RequestPrepareProposalSchema,
@@ -24,6 +27,7 @@ import {
   ResponseProcessProposal_ProposalStatus,
   ValidatorUpdateSchema,
 } from "../gen/tendermint/abci/types_pb.js";
+import { BlockIDFlag } from "../gen/tendermint/types/validator_pb.js";
 import { type AbciApp, isHaltRequest } from "./abci-app.ts";
 import {
   ConsensusRuleError,
@@ -127,6 +131,8 @@ export class Engine {
   private readonly haltTime: bigint;
   private current: EngineState;
   private lastSeenCommit: Commit;
+  /** This validator's vote extension of its latest precommit (vote extensions on), for the next proposal. */
+  private ownExtension: { height: bigint; extension: Uint8Array; signature: Uint8Array } | undefined;
   private lastHeaderAppHash: Uint8Array | undefined;
   private stopRequested = false;
   private wake: (() => void) | undefined;
@@ -344,6 +350,22 @@ export class Engine {
     return this.lastHeaderAppHash === undefined || Buffer.compare(this.lastHeaderAppHash, s.appHash) !== 0;
   }
 
+  /** Asks the app for this validator's extension of its precommit at `height` and signs it. */
+  private async extendOwnVote(
+    height: bigint,
+    round: bigint,
+    chainId: string,
+    pv: PrivValidator,
+  ): Promise<{ height: bigint; extension: Uint8Array; signature: Uint8Array }> {
+    const app = this.app;
+    const extension =
+      app.extendVote === undefined
+        ? new Uint8Array(0)
+        : (await this.lock.run(() => app.extendVote!(create(RequestExtendVoteSchema, { height })))).voteExtension;
+    const signature = pv.signVoteExtension(voteExtensionSignBytes(extension, height, round, chainId));
+    return { height, extension, signature };
+  }
+
   private async waitForNextHeight(lastCommitAt: number): Promise<boolean> {
     const s = this.current;
     if (s.lastBlockHeight + 1n === s.initialHeight) {
@@ -376,13 +398,23 @@ export class Engine {
     const maxBytes = maxDataBytes(params.block.maxBytes, state.validators.length);
     const nextValidatorsHash = validatorSetHash(state.nextValidators);
     const protoTime = toProtoTimestamp(time);
+    // With vote extensions on at H−1, the proposal carries this validator's extension of its H−1 precommit, as
+    // CometBFT hands a proposer its peers' extensions.
+    let localLastCommit = extendedCommitInfoOf(lastCommit, state.lastValidators);
+    if (height !== state.initialHeight && extensionsOn(params, height - 1n)) {
+      const own =
+        this.ownExtension?.height === height - 1n
+          ? this.ownExtension
+          : await this.extendOwnVote(height - 1n, BigInt(lastCommit.round), state.chainId, pv);
+      localLastCommit = withExtension(localLastCommit, pv.address, own);
+    }
 
     const prepared = await this.lock.run(() =>
       this.app.prepareProposal(
         create(RequestPrepareProposalSchema, {
           maxTxBytes: maxBytes,
           txs: this.mempool.reap(maxBytes, params.block.maxGas),
-          localLastCommit: extendedCommitInfoOf(lastCommit, state.lastValidators),
+          localLastCommit,
           misbehavior: [],
           height,
           time: protoTime,
@@ -416,6 +448,9 @@ export class Engine {
         `the app answered ProcessProposal(${height}) of the engine's own proposal with status ${processed.status} instead of ACCEPT`,
       );
     }
+
+    // As CometBFT: ExtendVote(H) before FinalizeBlock(H), so it reads the state of H−1.
+    if (extensionsOn(params, height)) this.ownExtension = await this.extendOwnVote(height, 0n, state.chainId, pv);
 
     let results: ResponseFinalizeBlock;
     try {
@@ -501,4 +536,25 @@ export class Engine {
     }
     return this.haltAfter(height, time.seconds);
   }
+}
+
+/** Whether vote extensions are on at `height` (CometBFT: from `abci.vote_extensions_enable_height` on, 0 = never). */
+function extensionsOn(params: EngineState["consensusParams"], height: bigint): boolean {
+  const enableHeight = params.abci.voteExtensionsEnableHeight;
+  return enableHeight > 0n && height >= enableHeight;
+}
+
+/** `commit` with `extension` on the precommit of the validator at `address` (the only one this engine signs). */
+function withExtension(
+  commit: ExtendedCommitInfo,
+  address: Uint8Array,
+  own: { extension: Uint8Array; signature: Uint8Array },
+): ExtendedCommitInfo {
+  for (const vote of commit.votes) {
+    if (vote.blockIdFlag !== BlockIDFlag.BLOCK_ID_FLAG_COMMIT) continue;
+    if (vote.validator === undefined || Buffer.compare(vote.validator.address, address) !== 0) continue;
+    vote.voteExtension = own.extension;
+    vote.extensionSignature = own.signature;
+  }
+  return commit;
 }

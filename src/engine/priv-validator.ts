@@ -109,6 +109,14 @@ export class PrivValidator {
     return signature;
   }
 
+  /**
+   * Signs a vote extension's sign bytes. No guard, as CometBFT's own validator: the extension is signed with its
+   * precommit, which the guard already covers, and signing it again (after a restart) equivocates nothing.
+   */
+  signVoteExtension(signBytes: Uint8Array): Uint8Array {
+    return ed25519Sign(this.key, signBytes);
+  }
+
   /** Persists the guard state atomically (after the signed commit has been saved). */
   async saveState(): Promise<void> {
     if (this.statePath === undefined) return;

@@ -4,7 +4,7 @@
 import { randomBytes } from "node:crypto";
 import type { JsonObject } from "@bufbuild/protobuf";
 import { isValidDenom } from "../app/coins.ts";
-import { initHome, type TemplateOverrides } from "../config/index.ts";
+import { defaultConsensusParams, initHome, type TemplateOverrides } from "../config/index.ts";
 import { UserError } from "../errors/user-error.ts";
 import { defaultAppState } from "./app-state.ts";
 
@@ -58,11 +58,16 @@ export async function initNode(parameters: InitNodeParameters): Promise<InitNode
   }
   const chainId = parameters.chainId === undefined || parameters.chainId === "" ? randomChainId() : parameters.chainId;
   const appState = await defaultAppState({ home: parameters.home, denom });
+  // Vote extensions on from the first block: every validator's precommit then carries its upgrade readiness
+  // (src/x/upgrade/README.md, "Readiness").
+  const consensusParams = defaultConsensusParams();
+  consensusParams.abci.voteExtensionsEnableHeight = parameters.initialHeight ?? 1n;
   const result = await initHome({
     home: parameters.home,
     moniker,
     chainId,
     appState,
+    consensusParams,
     overwrite: parameters.overwrite,
     initialHeight: parameters.initialHeight,
     appToml: parameters.appToml,

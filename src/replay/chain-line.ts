@@ -82,7 +82,10 @@ export function chainReleaseLine(
 ): ReleaseLine<App> {
   const top = options.release ?? currentRelease(options.chain);
   const skip = new Set(options.skipUpgradeHeights ?? []);
-  const releases: LineRelease<App>[] = chainLineSteps(options.chain, top).map(({ release, enteredBy }) => ({
+  const steps = chainLineSteps(options.chain, top);
+  // Every release of the line may signal readiness for the upgrades entering the later ones: this binary runs them.
+  const carriedUpgrades = steps.flatMap((step) => (step.enteredBy === undefined ? [] : [step.enteredBy]));
+  const releases: LineRelease<App>[] = steps.map(({ release, enteredBy }) => ({
     name: release.name,
     enteredBy,
     async open({ upgradeHeight }) {
@@ -90,6 +93,7 @@ export function chainReleaseLine(
         ...options,
         release,
         deferLoad: false,
+        carriedUpgrades,
         storeLoader:
           upgradeHeight === undefined || enteredBy === undefined
             ? "none"

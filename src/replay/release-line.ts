@@ -5,6 +5,7 @@
 
 import type { AbciApp } from "../engine/abci-app.ts";
 import { UserError } from "../errors/user-error.ts";
+import type { RequestFinalizeBlock } from "../gen/tendermint/abci/types_pb.js";
 import type { CommitMultiStore } from "../store/types.ts";
 
 /** What the replay mode needs from an App beyond ABCI: its committed store (to read the plan) and a way to close it. */
@@ -13,6 +14,8 @@ export interface SwitchableApp extends AbciApp {
   readonly store: CommitMultiStore;
   /** Closes the App's store. */
   close(): Promise<void>;
+  /** Optional: whether the readiness gate keeps the block's due plan from being applied (see App.holdsDuePlan). */
+  holdsDuePlan?(request: RequestFinalizeBlock): Promise<boolean>;
 }
 
 /** How a release opens its App in replay mode. */

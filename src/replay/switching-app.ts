@@ -9,24 +9,32 @@
 // new release committed it, where the done record picks the new release at the next start), so a restart
 // resumes correctly.
 
+import { create } from "@bufbuild/protobuf";
 import type { AbciApp, CheckTxOptions } from "../engine/abci-app.ts";
-import type {
-  RequestCheckTx,
-  RequestCommit,
-  RequestFinalizeBlock,
-  RequestInfo,
-  RequestInitChain,
-  RequestPrepareProposal,
-  RequestProcessProposal,
-  RequestQuery,
-  ResponseCheckTx,
-  ResponseCommit,
-  ResponseFinalizeBlock,
-  ResponseInfo,
-  ResponseInitChain,
-  ResponsePrepareProposal,
-  ResponseProcessProposal,
-  ResponseQuery,
+import {
+  type RequestCheckTx,
+  type RequestCommit,
+  type RequestExtendVote,
+  type RequestFinalizeBlock,
+  type RequestInfo,
+  type RequestInitChain,
+  type RequestPrepareProposal,
+  type RequestProcessProposal,
+  type RequestQuery,
+  type RequestVerifyVoteExtension,
+  type ResponseCheckTx,
+  type ResponseCommit,
+  type ResponseExtendVote,
+  ResponseExtendVoteSchema,
+  type ResponseFinalizeBlock,
+  type ResponseInfo,
+  type ResponseInitChain,
+  type ResponsePrepareProposal,
+  type ResponseProcessProposal,
+  type ResponseQuery,
+  type ResponseVerifyVoteExtension,
+  ResponseVerifyVoteExtension_VerifyStatus,
+  ResponseVerifyVoteExtensionSchema,
 } from "../gen/tendermint/abci/types_pb.js";
 import { readPlan } from "../x/upgrade/keeper.ts";
 import {
@@ -156,6 +164,8 @@ export class SwitchingApp<A extends SwitchableApp> implements AbciApp {
       checkTx: this.checkTx.bind(this),
       prepareProposal: this.prepareProposal.bind(this),
       processProposal: this.processProposal.bind(this),
+      extendVote: this.extendVote.bind(this),
+      verifyVoteExtension: this.verifyVoteExtension.bind(this),
       finalizeBlock: this.finalizeBlock.bind(this),
       commit: this.commit.bind(this),
       onCommit: this.onCommit.bind(this),
@@ -206,9 +216,27 @@ export class SwitchingApp<A extends SwitchableApp> implements AbciApp {
     return this.currentApp.processProposal(request);
   }
 
+  async extendVote(request: RequestExtendVote): Promise<ResponseExtendVote> {
+    await this.settled();
+    const app = this.currentApp;
+    if (app.extendVote !== undefined) return app.extendVote(request);
+    return create(ResponseExtendVoteSchema);
+  }
+
+  async verifyVoteExtension(request: RequestVerifyVoteExtension): Promise<ResponseVerifyVoteExtension> {
+    await this.settled();
+    const app = this.currentApp;
+    if (app.verifyVoteExtension !== undefined) return app.verifyVoteExtension(request);
+    const status =
+      request.voteExtension.length === 0
+        ? ResponseVerifyVoteExtension_VerifyStatus.ACCEPT
+        : ResponseVerifyVoteExtension_VerifyStatus.REJECT;
+    return create(ResponseVerifyVoteExtensionSchema, { status });
+  }
+
   async finalizeBlock(request: RequestFinalizeBlock): Promise<ResponseFinalizeBlock> {
     await this.settled();
-    await this.switchIfDue(request.height);
+    await this.switchIfDue(request);
     return this.currentApp.finalizeBlock(request);
   }
 
@@ -236,7 +264,8 @@ export class SwitchingApp<A extends SwitchableApp> implements AbciApp {
   }
 
   /** Switches to the next release when the committed plan enters it at `height` (see the file comment). */
-  private async switchIfDue(height: bigint): Promise<void> {
+  private async switchIfDue(request: RequestFinalizeBlock): Promise<void> {
+    const height = request.height;
     const next = this.line.releases[this.index + 1];
     if (next === undefined) return;
     const store = this.currentApp.store;
@@ -245,6 +274,8 @@ export class SwitchingApp<A extends SwitchableApp> implements AbciApp {
     const plan = await readPlan((await store.view()).store(this.line.upgradeStoreKey));
     if (plan === undefined || plan.name !== next.enteredBy || plan.height > height) return;
     if (this.line.isSkipHeight(height)) return;
+    // The readiness gate may postpone (or abandon) the plan in this very block: then the old rules run it.
+    if ((await this.currentApp.holdsDuePlan?.(request)) === true) return;
 
     const from = this.release.name;
     let done: () => void = () => {};

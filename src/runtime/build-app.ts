@@ -20,9 +20,12 @@ import { govModule } from "../x/gov/module.ts";
 import { genutilModule } from "../x/staking/genutil.ts";
 import { StakingKeeper } from "../x/staking/keeper.ts";
 import { stakingModule } from "../x/staking/module.ts";
+import { consensusAddress, consensusPubKey } from "../x/staking/validator.ts";
 import { installUpgrades, type StoreLoaderSource } from "../x/upgrade/install.ts";
 import { UpgradeKeeper } from "../x/upgrade/keeper.ts";
 import { createUpgradeModule } from "../x/upgrade/module.ts";
+import type { BondedValidator, BondedValidatorsReader } from "../x/upgrade/readiness-query.ts";
+import { readinessVoteExtensions } from "../x/upgrade/readiness-vote-extension.ts";
 import type { StandardKeepers } from "./keepers.ts";
 import { type ChainDefinition, currentRelease, type Release } from "./release.ts";
 
@@ -58,6 +61,11 @@ export interface ChainAppOptions {
    * replay mode (src/replay) passes `"none"` or the upgrade and height it read from the chain.
    */
   storeLoader?: StoreLoaderSource;
+  /**
+   * Upgrades this binary carries besides the release's own (the replay mode passes the upgrades entering the later
+   * releases of its line): the node signals readiness for them in its vote extensions.
+   */
+  carriedUpgrades?: readonly string[];
 }
 
 /** A wired App of one release with its keepers. */
@@ -98,7 +106,7 @@ export async function buildChainApp(options: ChainAppOptions): Promise<ChainApp>
     bankModule(bankKeeper),
     stakingModule(stakingKeeper),
     gov,
-    createUpgradeModule({ keeper: upgradeKeeper }),
+    createUpgradeModule({ keeper: upgradeKeeper, bondedValidators: bondedValidatorsOf(stakingKeeper) }),
   ];
   const own = release.modules?.(keepers) ?? [];
   const replaced = new Set(own.map((m) => m.name));
@@ -139,6 +147,19 @@ export async function buildChainApp(options: ChainAppOptions): Promise<ChainApp>
     haltTime: options.haltTime,
     queryGasLimit: options.queryGasLimit,
     readCommittedHeight: memory ? undefined : () => readLastCommittedVersion(storePath),
+    voteExtensions: readinessVoteExtensions(upgradeKeeper, {
+      carriedUpgrades: options.carriedUpgrades,
+      bondedValidators: bondedValidatorsOf(stakingKeeper),
+      consensusKeyOf: async (ctx, address) => {
+        const validator = await stakingKeeper.getValidatorByConsAddr(ctx, address);
+        return validator === undefined ? undefined : consensusPubKey(validator);
+      },
+      onError: (error) =>
+        options.logger.warn(
+          { err: error },
+          "could not read the upgrade plan for the readiness signal; signalling none",
+        ),
+    }),
   });
   gov.bind(app);
   genutil.bind(app);
@@ -171,4 +192,17 @@ export async function buildChainApp(options: ChainAppOptions): Promise<ChainApp>
 function orderFirst(names: string[], first: string[]): string[] {
   const head = first.filter((n) => names.includes(n));
   return [...head, ...names.filter((n) => !head.includes(n))];
+}
+
+/** The bonded set (staking's last validator powers) as the upgrade module's readiness reads it. */
+function bondedValidatorsOf(stakingKeeper: StakingKeeper): BondedValidatorsReader {
+  return async (ctx) => {
+    const out: BondedValidator[] = [];
+    for (const { operator, power } of await stakingKeeper.getLastValidatorPowers(ctx)) {
+      const validator = await stakingKeeper.getValidator(ctx, operator);
+      if (validator === undefined) continue;
+      out.push({ operatorAddress: validator.operatorAddress, consensusAddress: consensusAddress(validator), power });
+    }
+    return out;
+  };
 }

@@ -1,7 +1,9 @@
 // `chain.tx.v1beta1.Service` (docs/CONTRACT.md §4, §7; upstream's x/tx gateway routes): request checks, defaults
 // and paging here; the node's hooks submit, simulate, look up and search.
+
 import { create, fromBinary, type MessageInitShape, toBinary } from "@bufbuild/protobuf";
 import { GrpcCode } from "../app/errors.ts";
+import { isExtendedCommitTx } from "../app/extended-commit.ts";
 import { capHistoryLimit } from "../app/pagination.ts";
 import { type BroadcastMode, OrderBy, Service as TxService } from "../gen/chain/tx/v1beta1/service_pb.js";
 import { AuthInfoSchema, type Tx, TxBodySchema, TxRawSchema, TxSchema } from "../gen/chain/tx/v1beta1/tx_pb.js";
@@ -137,8 +139,13 @@ function broadcastModeOf(mode: BroadcastMode): "sync" | "async" {
   );
 }
 
-/** Decodes raw tx bytes (a TxRaw) into a Tx; undecodable bytes are InvalidArgument. */
+/**
+ * Decodes raw tx bytes (a TxRaw) into a Tx; undecodable bytes are InvalidArgument. A block's extended-commit tx
+ * (src/app/extended-commit.ts: the vote extensions, not a user's tx) reads as an empty Tx, so block and tx-search
+ * answers that list it do not fail.
+ */
 export function txFromRaw(bytes: Uint8Array): Tx {
+  if (isExtendedCommitTx(bytes)) return create(TxSchema);
   try {
     const raw = fromBinary(TxRawSchema, bytes);
     return create(TxSchema, {

@@ -78,6 +78,8 @@ export async function startTestNode(parameters: {
   home: string;
   release: TestRelease;
   skipUpgradeHeights?: bigint[];
+  /** The genesis consensus params' `abci.vote_extensions_enable_height` (default 0: off). */
+  voteExtensionsEnableHeight?: bigint;
 }): Promise<TestNode> {
   const { home } = parameters;
   // The test chain holds this one release, so the predecessors it names (`upgradesFrom`, v2's ["v1"]) are not in it
@@ -98,7 +100,9 @@ export async function startTestNode(parameters: {
   const storeLoaderInstalled = built.storeUpgradesInstalled;
   const defaultGov = moduleManager.defaultGenesis().gov as Record<string, JsonValue>;
   let time = clocks.get(home) ?? 1_700_000_000_000;
-  if (app.lastBlockHeight() === 0n) await initChain(app, defaultGov, time);
+  if (app.lastBlockHeight() === 0n) {
+    await initChain(app, defaultGov, time, parameters.voteExtensionsEnableHeight ?? 0n);
+  }
 
   const nextBlock: TestNode["nextBlock"] = async (options = {}) => {
     const blockTime = time + (options.advanceMs ?? 1000);
@@ -174,7 +178,12 @@ export async function startTestNode(parameters: {
   };
 }
 
-async function initChain(app: App, defaultGov: Record<string, JsonValue>, time: number): Promise<void> {
+async function initChain(
+  app: App,
+  defaultGov: Record<string, JsonValue>,
+  time: number,
+  voteExtensionsEnableHeight: bigint,
+): Promise<void> {
   const gentx = signTx({
     key: VALIDATOR,
     messages: [createValidatorMsg(VALIDATOR, 10_000_000n)],
@@ -207,6 +216,7 @@ async function initChain(app: App, defaultGov: Record<string, JsonValue>, time: 
       chainId: CHAIN_ID,
       time: timestampFromMs(time),
       initialHeight: 1n,
+      consensusParams: { abci: { voteExtensionsEnableHeight } },
       appStateBytes: new TextEncoder().encode(JSON.stringify(appState)),
     }),
   );

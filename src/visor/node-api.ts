@@ -100,3 +100,42 @@ export async function fetchCurrentPlan(apiUrl: string, timeoutMs = 5_000): Promi
   const info = typeof record.info === "string" ? record.info : "";
   return { plan: { name: record.name, height: BigInt(record.height), info }, height };
 }
+
+/** REST path of the upgrade module's UpgradeReadiness query. */
+export const READINESS_PATH = "/chain/upgrade/v1beta1/readiness";
+
+/** What chainvisor reads of the node's readiness answer. */
+export interface NodeReadiness {
+  /** The scheduled plan's name, or null. */
+  plan: string | null;
+  readyValidators: number;
+  validators: number;
+  /** LegacyDec text, e.g. `0.750000000000000000`. */
+  readyFraction: string;
+}
+
+/**
+ * The network's readiness as the node reports it, or undefined when it cannot be read (a node without the query,
+ * one starting or stopping): only logged information, so no error is worth reporting.
+ */
+export async function fetchReadiness(apiUrl: string, timeoutMs = 5_000): Promise<NodeReadiness | undefined> {
+  try {
+    const response = await fetch(apiUrl + READINESS_PATH, {
+      signal: AbortSignal.timeout(timeoutMs),
+      headers: { accept: "application/json" },
+    });
+    if (!response.ok) return undefined;
+    const body = (await response.json()) as Record<string, unknown>;
+    const plan = body.plan as Record<string, unknown> | null | undefined;
+    const validators = Array.isArray(body.validators) ? (body.validators as Record<string, unknown>[]) : undefined;
+    if (validators === undefined || typeof body.ready_fraction !== "string") return undefined;
+    return {
+      plan: plan !== null && typeof plan === "object" && typeof plan.name === "string" ? plan.name : null,
+      readyValidators: validators.filter((v) => v.ready === true).length,
+      validators: validators.length,
+      readyFraction: body.ready_fraction,
+    };
+  } catch {
+    return undefined;
+  }
+}

@@ -350,6 +350,19 @@ describe("chainvisor run", () => {
       );
       await visor.waitForLog("is staged and verified");
       assert.ok(await exists("chainvisor", "upgrades", "v2", "bin", "chaind"));
+      // The network's readiness, from the node's readiness query, logged each time it changes.
+      const readiness = (ready: number) => ({
+        body: JSON.stringify({
+          plan: { name: "V2", height: "130" },
+          ready_fraction: `0.${String(ready * 25).padStart(2, "0")}0000000000000000`,
+          validators: [0, 1, 2, 3].map((i) => ({ ready: i < ready })),
+        }),
+        headers: { "content-type": "application/json" },
+      });
+      server.routes.set("/chain/upgrade/v1beta1/readiness", readiness(3));
+      await visor.waitForLog("staged V2; network 3/4 ready (0.750000000000000000 of voting power)");
+      server.routes.set("/chain/upgrade/v1beta1/readiness", readiness(1));
+      await visor.waitForLog("staged V2; network 1/4 ready (0.250000000000000000 of voting power)");
       assert.equal(await current(), "genesis");
       await writeFile(home.path("halt-now"), "");
       const result = await visor.done;

@@ -9,7 +9,7 @@ import type { RetryPolicy } from "./http-fetch.ts";
 import { hasBinary, type Layout, upgradeDirName } from "./layout.ts";
 import type { Logger } from "./log.ts";
 import type { VisorMetrics } from "./metrics.ts";
-import { fetchCurrentPlan } from "./node-api.ts";
+import { fetchCurrentPlan, fetchReadiness } from "./node-api.ts";
 import { resolveBinaryUrl } from "./plan-info.ts";
 import { describePlan, type UpgradePlan } from "./upgrade-info.ts";
 
@@ -42,6 +42,8 @@ export class UpgradeStager {
   #polling: Promise<void> | undefined;
   #apiReachable: boolean | undefined;
   #announced = new Set<string>();
+  /** The last readiness line logged, so it is said again only when it changes. */
+  #lastReadiness: string | undefined;
 
   constructor(parameters: UpgradeStagerParameters) {
     this.#parameters = parameters;
@@ -119,6 +121,17 @@ export class UpgradeStager {
     return { status: "staged", plan, dir, url: source.url };
   }
 
+  // Once the release is staged this node is ready; the operator also wants to know about the others: the node's
+  // readiness query (recorded from every validator's vote extensions) says how much of the network is.
+  async #reportReadiness(plan: UpgradePlan): Promise<void> {
+    const readiness = await fetchReadiness(this.#parameters.apiUrl);
+    if (readiness === undefined || readiness.plan !== plan.name) return;
+    const line = `staged ${plan.name}; network ${readiness.readyValidators}/${readiness.validators} ready (${readiness.readyFraction} of voting power)`;
+    if (line === this.#lastReadiness) return;
+    this.#lastReadiness = line;
+    this.#parameters.log.info(line);
+  }
+
   async #backgroundPoll(): Promise<void> {
     const { log } = this.#parameters;
     let plan: UpgradePlan | null;
@@ -144,6 +157,7 @@ export class UpgradeStager {
         log.info(`upgrade ${describePlan(plan)} is already staged in ${outcome.dir}`);
       }
       this.#announced.add(key);
+      await this.#reportReadiness(plan);
     } catch (error) {
       this.#lastFailure.set(key, Date.now());
       log.warn(`staging upgrade ${describePlan(plan)} ahead failed (will retry; not fatal): ${errorMessage(error)}`);

@@ -22,4 +22,28 @@ export const allowedExtraCosmjsFields: ReadonlyMap<string, ExtraFieldsAllowance>
 ]);
 
 /** Messages of ours that cosmjs-types' corresponding module does not export, with the reason. */
-export const allowedMissingInCosmjs: ReadonlyMap<string, string> = new Map<string, string>([]);
+export const allowedMissingInCosmjs: ReadonlyMap<string, string> = new Map<string, string>([
+  [
+    "chain.upgrade.v1beta1.QueryUpgradeReadinessRequest",
+    "upgrade readiness (issue 31): chaind's own query, not upstream's",
+  ],
+  [
+    "chain.upgrade.v1beta1.QueryUpgradeReadinessResponse",
+    "upgrade readiness (issue 31): chaind's own query, not upstream's",
+  ],
+  ["chain.upgrade.v1beta1.ValidatorReadiness", "upgrade readiness (issue 31): chaind's own query, not upstream's"],
+  [
+    "chain.upgrade.v1beta1.QueryParamsRequest",
+    "the readiness gate's params (issue 31): upstream x/upgrade has no params",
+  ],
+  [
+    "chain.upgrade.v1beta1.QueryParamsResponse",
+    "the readiness gate's params (issue 31): upstream x/upgrade has no params",
+  ],
+  ["chain.upgrade.v1beta1.MsgUpdateParams", "the readiness gate's params (issue 31): upstream x/upgrade has no params"],
+  [
+    "chain.upgrade.v1beta1.MsgUpdateParamsResponse",
+    "the readiness gate's params (issue 31): upstream x/upgrade has no params",
+  ],
+  ["chain.upgrade.v1beta1.Params", "the readiness gate's params (issue 31): upstream x/upgrade has no params"],
+]);

@@ -15,6 +15,7 @@ import {
   encodeUint64,
   moduleVersionKey,
   PLAN_KEY,
+  POSTPONEMENTS_KEY,
   PROTOCOL_VERSION_KEY,
   UPGRADE_STORE_KEY,
   VERSION_MAP_PREFIX,
@@ -125,6 +126,21 @@ export class UpgradeKeeper {
       throw ErrInvalidRequest.wrap(`upgrade with name ${plan.name} has already been completed`);
     }
     this.store(ctx).set(PLAN_KEY, toBinary(PlanSchema, storedForm(plan)));
+    await this.resetPostponements(ctx);
+  }
+
+  /**
+   * Moves the scheduled plan to `height` without any other change, counting the postponement (the readiness gate;
+   * scheduleUpgrade, clearUpgradePlan and applyUpgrade reset the count).
+   */
+  async postponeUpgradePlan(ctx: Context, plan: Plan, height: bigint, count: bigint): Promise<void> {
+    this.store(ctx).set(PLAN_KEY, toBinary(PlanSchema, storedForm({ ...plan, height })));
+    this.store(ctx).set(POSTPONEMENTS_KEY, encodeUint64(count));
+  }
+
+  private async resetPostponements(ctx: Context): Promise<void> {
+    const store = this.store(ctx);
+    if (await store.has(POSTPONEMENTS_KEY)) store.delete(POSTPONEMENTS_KEY);
   }
 
   /** The scheduled plan, if any. */
@@ -136,6 +152,7 @@ export class UpgradeKeeper {
   async clearUpgradePlan(ctx: Context): Promise<void> {
     const store = this.store(ctx);
     if (await store.has(PLAN_KEY)) store.delete(PLAN_KEY);
+    await this.resetPostponements(ctx);
   }
 
   /** The height at which the plan `name` was applied; 0 when it never was. */

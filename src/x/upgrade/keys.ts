@@ -3,6 +3,11 @@
 //   0x01 ‖ name        → block height at which that plan was applied (8-byte big-endian)
 //   0x02 ‖ module name → the module's consensus version (8-byte big-endian uint64)
 //   0x03               → the protocol version (8-byte big-endian uint64), absent at genesis
+// and, added by readiness (the four keys above stay exactly as they are):
+//   0x04 ‖ consensus address → the validator's latest readiness signal: height (8-byte big-endian) ‖ plan name
+//   0x05               → the height from which vote extensions are on (8-byte big-endian), absent when off
+//   0x06               → the module's Params (binary protobuf), absent while they are the defaults
+//   0x07               → how many times the scheduled plan was postponed (8-byte big-endian), absent when never
 import { concatBytes, utf8 } from "../../store/bytes.ts";
 
 /** Module name (also its genesis key). */
@@ -18,6 +23,21 @@ export const DONE_PREFIX = new Uint8Array([0x01]);
 export const VERSION_MAP_PREFIX = new Uint8Array([0x02]);
 /** `0x03` → protocol version. */
 export const PROTOCOL_VERSION_KEY = new Uint8Array([0x03]);
+
+/** `0x04 ‖ consensus address` → the validator's latest readiness signal (height ‖ plan name). */
+export const READINESS_SIGNAL_PREFIX = new Uint8Array([0x04]);
+/** `0x05` → the vote extensions' enable height. */
+export const VOTE_EXTENSIONS_ENABLE_HEIGHT_KEY = new Uint8Array([0x05]);
+
+/** `0x06` → the module's Params. */
+export const PARAMS_KEY = new Uint8Array([0x06]);
+/** `0x07` → the scheduled plan's postponement count. */
+export const POSTPONEMENTS_KEY = new Uint8Array([0x07]);
+
+/** Store key of the readiness signal of the validator with consensus address `address`. */
+export function readinessSignalKey(address: Uint8Array): Uint8Array {
+  return concatBytes(READINESS_SIGNAL_PREFIX, address);
+}
 
 /** Store key of the done record of plan `name`. */
 export function doneKey(name: string): Uint8Array {

@@ -10,8 +10,10 @@ import { upgradeEndBlock } from "./end-block.ts";
 import type { UpgradeKeeper } from "./keeper.ts";
 import { UPGRADE_MODULE_NAME } from "./keys.ts";
 import { upgradeMsgServer } from "./msg-server.ts";
+import { getUpgradeParams, setUpgradeParams, upgradeParamsFromGenesis, upgradeParamsToGenesis } from "./params.ts";
 import { upgradePreBlock } from "./pre-block.ts";
 import { upgradeQueryServer } from "./query-server.ts";
+import type { BondedValidatorsReader } from "./readiness-query.ts";
 
 /** The module's consensus version. */
 export const UPGRADE_CONSENSUS_VERSION = 1n;
@@ -19,6 +21,8 @@ export const UPGRADE_CONSENSUS_VERSION = 1n;
 /** Options of {@link createUpgradeModule}. */
 export interface UpgradeModuleOptions {
   keeper: UpgradeKeeper;
+  /** The bonded validator set, for the readiness query and gate (buildChainApp reads it from staking). */
+  bondedValidators?: BondedValidatorsReader;
 }
 
 /**
@@ -42,25 +46,25 @@ export function createUpgradeModule(options: UpgradeModuleOptions): AppModule {
       return {};
     },
     validateGenesis(genesis: JsonValue): void {
-      if (typeof genesis !== "object" || genesis === null || Array.isArray(genesis)) {
-        throw new Error(`the upgrade module has no genesis state: expected {}, got ${JSON.stringify(genesis)}`);
-      }
+      upgradeParamsFromGenesis(genesis);
     },
-    async initGenesis(): Promise<undefined> {
-      // Nothing of its own: the full version map arrives through the App's InitChain hook (wiring.ts).
+    async initGenesis(ctx: Context, genesis: JsonValue): Promise<undefined> {
+      // Only the params (`{}` = the defaults, which store nothing); the full version map arrives through the App's
+      // InitChain hook (wiring.ts).
+      await setUpgradeParams(ctx, keeper.storeKey, upgradeParamsFromGenesis(genesis));
       return undefined;
     },
-    async exportGenesis(): Promise<JsonValue> {
-      return {};
+    async exportGenesis(ctx: Context): Promise<JsonValue> {
+      return upgradeParamsToGenesis(await getUpgradeParams(ctx, keeper.storeKey));
     },
 
     registerServices(registrar: ServiceRegistrar): void {
       registrar.registerMsgService(Msg, upgradeMsgServer(keeper));
-      registrar.registerQueryService(Query, upgradeQueryServer(keeper));
+      registrar.registerQueryService(Query, upgradeQueryServer(keeper, options.bondedValidators));
     },
 
     preBlock(ctx: Context): Promise<void> {
-      return upgradePreBlock(keeper, ctx);
+      return upgradePreBlock(keeper, ctx, options.bondedValidators);
     },
     async endBlock(ctx: Context): Promise<undefined> {
       await upgradeEndBlock(keeper, ctx);

@@ -5,6 +5,8 @@ import { UpgradeHaltError } from "./errors.ts";
 import { haltForUpgrade } from "./halt.ts";
 import type { UpgradeKeeper } from "./keeper.ts";
 import { isDue } from "./plan.ts";
+import { applyReadinessGate } from "./readiness-gate.ts";
+import type { BondedValidatorsReader } from "./readiness-query.ts";
 
 /** `wrong app version <v>, upgrade handler is missing for <name> upgrade plan`. */
 export function wrongAppVersionMessage(protocolVersion: bigint, name: string): string {
@@ -23,9 +25,14 @@ export function binaryUpdatedBeforeTriggerMessage(name: string): string {
  * 2. a plan is due, H is not skipped and there is no handler: write upgrade-info.json, log
  *    `UPGRADE "<name>" NEEDED at height: <h>: <info>` and halt (exit 20);
  * 3. a plan is not yet due but this binary has its handler: halt `BINARY UPDATED BEFORE TRIGGER! …` (exit 21).
- * A due plan with a handler, or a skipped one, is left to EndBlock.
+ * Before 2, a due plan meets the readiness gate (readiness-gate.ts): when it postpones or abandons the plan, nothing
+ * else happens. A due plan with a handler, or a skipped one, is left to EndBlock.
  */
-export async function upgradePreBlock(keeper: UpgradeKeeper, ctx: Context): Promise<void> {
+export async function upgradePreBlock(
+  keeper: UpgradeKeeper,
+  ctx: Context,
+  bonded: BondedValidatorsReader = async () => [],
+): Promise<void> {
   const height = ctx.blockHeight;
   const plan = await keeper.getUpgradePlan(ctx);
   const due = plan !== undefined && isDue(plan, height);
@@ -45,7 +52,10 @@ export async function upgradePreBlock(keeper: UpgradeKeeper, ctx: Context): Prom
 
   if (plan === undefined) return;
   if (due) {
-    if (!skipped && !keeper.hasHandler(plan.name)) await haltForUpgrade(keeper, ctx, plan);
+    if (skipped) return;
+    // The readiness gate (params readiness_*): a network not ready enough moves the plan instead of halting.
+    if (await applyReadinessGate(keeper, ctx, plan, bonded)) return;
+    if (!keeper.hasHandler(plan.name)) await haltForUpgrade(keeper, ctx, plan);
     return;
   }
   if (keeper.hasHandler(plan.name)) {

@@ -3,6 +3,8 @@ import type { ServiceHandlers } from "../../app/module.ts";
 import type { Query } from "../../gen/chain/upgrade/v1beta1/query_pb.js";
 import { ErrNoModuleVersionFound } from "./errors.ts";
 import type { UpgradeKeeper } from "./keeper.ts";
+import { getUpgradeParams, paramsToProto } from "./params.ts";
+import { type BondedValidatorsReader, fractionText, readinessOf } from "./readiness-query.ts";
 
 /**
  * The Query service handlers:
@@ -12,10 +14,29 @@ import type { UpgradeKeeper } from "./keeper.ts";
  *   `x/upgrade: QueryModuleVersions module <m> not found: module version not found` (upgrade 2, NotFound);
  * - Authority: the authority address;
  * - UpgradedConsensusState (deprecated): this chain has no IBC, so none is ever stored; upstream answers an
- *   empty response when there is none, and so do we (`{"upgraded_consensus_state":null}`).
+ *   empty response when there is none, and so do we (`{"upgraded_consensus_state":null}`);
+ * - UpgradeReadiness: the bonded validators' readiness for the scheduled plan (readiness-query.ts); without a
+ *   reader of the bonded set (a module wired without staking) the list is empty.
  */
-export function upgradeQueryServer(keeper: UpgradeKeeper): ServiceHandlers<typeof Query> {
+export function upgradeQueryServer(
+  keeper: UpgradeKeeper,
+  bonded: BondedValidatorsReader = async () => [],
+): ServiceHandlers<typeof Query> {
   return {
+    async params(_request, ctx) {
+      return { params: paramsToProto(await getUpgradeParams(ctx, keeper.storeKey)) };
+    },
+    async upgradeReadiness(_request, ctx) {
+      const readiness = await readinessOf(ctx, keeper, bonded);
+      return {
+        plan: readiness.plan,
+        height: readiness.height,
+        readyPower: readiness.readyPower,
+        totalPower: readiness.totalPower,
+        readyFraction: fractionText(readiness.readyFraction),
+        validators: readiness.validators,
+      };
+    },
     async currentPlan(_request, ctx) {
       return { plan: await keeper.getUpgradePlan(ctx) };
     },

@@ -54,14 +54,15 @@ async function query<O>(path: string, request: Uint8Array, decode: (bytes: Uint8
   return decode(await queryRouter.queryBinary(path, request, ctx));
 }
 
-test("the module: name, consensus version 1, store key, no genesis state", () => {
+test("the module: name, consensus version 1, store key, genesis only the readiness params", () => {
   const module = createUpgradeModule({ keeper });
   assert.equal(module.name, "upgrade");
   assert.equal(module.consensusVersion, 1n);
   assert.deepEqual(module.storeKeys, ["upgrade"]);
   assert.deepEqual(module.defaultGenesis(), {});
   module.validateGenesis({});
-  assert.throws(() => module.validateGenesis([]), /has no genesis state: expected \{\}/);
+  module.validateGenesis({ params: { readiness_threshold: "0.670000000000000000" } });
+  assert.throws(() => module.validateGenesis([]), /the upgrade genesis must be an object/);
   assert.equal(typeof module.preBlock, "function");
   assert.equal(typeof module.endBlock, "function");
 });

@@ -14,6 +14,7 @@ import { openTestChain, type TestChain } from "../../../testing/upgrade-context.
 import { UpgradeKeeper } from "../keeper.ts";
 import { createUpgradeModule } from "../module.ts";
 import { newPlan } from "../plan.ts";
+import { setReadinessSignal } from "../readiness-store.ts";
 import { type ProposalSubmission, type UpgradeCliClient, upgradeQueryCommand, upgradeTxCommand } from "./cli.ts";
 
 const GOV = "chain10d07y265gmmuvt4z0w9aw880jnsr700j0q8wax";
@@ -23,6 +24,15 @@ const BLOCK_META = {
   header: { version: { block: "11" }, chain_id: "test", height: "20" },
   num_txs: "0",
 };
+
+// Four bonded validators: a (power 40), b and c (30 each, sorted by operator address), d (0 signals).
+const consensus = (n: number) => new Uint8Array(20).fill(n);
+const BONDED = [
+  { operatorAddress: "chainvaloper1ccc", consensusAddress: consensus(3), power: 30n },
+  { operatorAddress: "chainvaloper1aaa", consensusAddress: consensus(1), power: 40n },
+  { operatorAddress: "chainvaloper1ddd", consensusAddress: consensus(4), power: 0n },
+  { operatorAddress: "chainvaloper1bbb", consensusAddress: consensus(2), power: 30n },
+];
 
 let home: string;
 let chain: TestChain;
@@ -38,7 +48,9 @@ before(async () => {
   home = await mkdtemp(join(tmpdir(), "upgrade-cli-"));
   chain = await openTestChain();
   keeper = new UpgradeKeeper({ home });
-  createUpgradeModule({ keeper }).registerServices(routerRegistrar(new MsgRouter(), queryRouter));
+  createUpgradeModule({ keeper, bondedValidators: async () => BONDED }).registerServices(
+    routerRegistrar(new MsgRouter(), queryRouter),
+  );
   server = createServer((_req, res) => res.writeHead(200).end("binary"));
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -370,4 +382,52 @@ test("software-upgrade: a plan name no supervisor can make a directory of is ref
     "--no-validate",
   );
   assert.equal(submitted.length, 1);
+});
+
+test("query upgrade readiness: YAML, and -o json as REST prints it; none ready without a plan", async () => {
+  await commitWith(async (ctx) => {
+    setReadinessSignal(ctx, consensus(1), { plan: "v7", height: 41n });
+    setReadinessSignal(ctx, consensus(2), { plan: "v7", height: 41n });
+    setReadinessSignal(ctx, consensus(3), { plan: "", height: 40n });
+  });
+  await run("query", "upgrade", "readiness", "-o", "json");
+  const none = JSON.parse(out);
+  assert.equal(none.plan, null);
+  assert.equal(none.ready_fraction, "0.000000000000000000");
+  assert.ok(none.validators.every((v: { ready: boolean }) => !v.ready));
+  out = "";
+  await commitWith((ctx) => keeper.scheduleUpgrade(ctx, newPlan({ name: "v7", height: 500n })));
+  await run("query", "upgrade", "readiness", "-o", "json");
+  assert.equal(
+    out,
+    `${JSON.stringify({
+      plan: { name: "v7", time: "0001-01-01T00:00:00Z", height: "500", info: "", upgraded_client_state: null },
+      height: "41",
+      ready_power: "70",
+      total_power: "100",
+      ready_fraction: "0.700000000000000000",
+      validators: [
+        { operator_address: "chainvaloper1aaa", power: "40", ready: true, last_signal_height: "41" },
+        { operator_address: "chainvaloper1bbb", power: "30", ready: true, last_signal_height: "41" },
+        { operator_address: "chainvaloper1ccc", power: "30", ready: false, last_signal_height: "40" },
+        { operator_address: "chainvaloper1ddd", power: "0", ready: false, last_signal_height: "0" },
+      ],
+    })}\n`,
+  );
+  out = "";
+  await run("query", "upgrade", "readiness");
+  assert.match(out, /^ready_fraction: "0\.700000000000000000"$/m);
+  assert.match(
+    out,
+    /^- last_signal_height: "41"\n {2}operator_address: chainvaloper1aaa\n {2}power: "40"\n {2}ready: true$/m,
+  );
+  await commitWith((ctx) => keeper.clearUpgradePlan(ctx));
+});
+
+test("query upgrade params: the defaults, and -o json as REST prints it", async () => {
+  await run("query", "upgrade", "params", "-o", "json");
+  assert.equal(
+    out,
+    '{"params":{"readiness_threshold":"0.000000000000000000","readiness_postpone_blocks":"100","readiness_max_postponements":0}}\n',
+  );
 });

@@ -17,6 +17,11 @@ import {
   QueryCurrentPlanResponseSchema,
   QueryModuleVersionsRequestSchema,
   QueryModuleVersionsResponseSchema,
+  QueryParamsRequestSchema,
+  QueryParamsResponseSchema,
+  QueryUpgradeReadinessRequestSchema,
+  type QueryUpgradeReadinessResponse,
+  QueryUpgradeReadinessResponseSchema,
 } from "../../../gen/chain/upgrade/v1beta1/query_pb.js";
 import { MsgCancelUpgradeSchema, MsgSoftwareUpgradeSchema } from "../../../gen/chain/upgrade/v1beta1/tx_pb.js";
 import { cancellationWarning, DEFAULT_SAFETY_DELTA_MS } from "../cancellation-timing.ts";
@@ -31,6 +36,8 @@ export const UPGRADE_QUERY_PATHS = {
   appliedPlan: "/chain.upgrade.v1beta1.Query/AppliedPlan",
   moduleVersions: "/chain.upgrade.v1beta1.Query/ModuleVersions",
   authority: "/chain.upgrade.v1beta1.Query/Authority",
+  readiness: "/chain.upgrade.v1beta1.Query/UpgradeReadiness",
+  params: "/chain.upgrade.v1beta1.Query/Params",
 } as const;
 
 /** A gov proposal the tx commands ask the client to sign and broadcast (or print with --generate-only). */
@@ -94,7 +101,7 @@ export interface UpgradeCliOptions {
 type OutputFormat = "text" | "json";
 
 /**
- * `query upgrade plan | applied <name> | module_versions [module]` (alias `module-versions`).
+ * `query upgrade plan | applied <name> | module_versions [module]` (alias `module-versions`) | `readiness`.
  *
  * @example program.command("query").addCommand(upgradeQueryCommand({ client: (flags) => rpcClient(flags) }))
  */
@@ -157,7 +164,45 @@ export function upgradeQueryCommand(options: UpgradeCliOptions): Command {
     });
   addFlags(moduleVersions);
 
-  return upgrade.addCommand(plan).addCommand(applied).addCommand(moduleVersions);
+  const readiness = new Command("readiness")
+    .description("Query which share of the voting power is ready for the scheduled upgrade plan")
+    .action(async (_flags: unknown, command: Command) => {
+      const flags = command.optsWithGlobals();
+      const client = await options.client(flags);
+      const response = await query(client, UPGRADE_QUERY_PATHS.readiness, flags, {
+        request: toBinary(QueryUpgradeReadinessRequestSchema, create(QueryUpgradeReadinessRequestSchema)),
+        decode: (bytes) => fromBinary(QueryUpgradeReadinessResponseSchema, bytes),
+      });
+      print(io, outputFormat(flags), readinessToJson(response));
+    });
+  addFlags(readiness);
+
+  const params = new Command("params")
+    .description("Query the upgrade module's params (the readiness gate)")
+    .action(async (_flags: unknown, command: Command) => {
+      const flags = command.optsWithGlobals();
+      const client = await options.client(flags);
+      const response = await query(client, UPGRADE_QUERY_PATHS.params, flags, {
+        request: toBinary(QueryParamsRequestSchema, create(QueryParamsRequestSchema)),
+        decode: (bytes) => fromBinary(QueryParamsResponseSchema, bytes),
+      });
+      const p = response.params;
+      print(io, outputFormat(flags), {
+        params: {
+          readiness_threshold: p?.readinessThreshold ?? "0.000000000000000000",
+          readiness_postpone_blocks: (p?.readinessPostponeBlocks ?? 0n).toString(),
+          readiness_max_postponements: p?.readinessMaxPostponements ?? 0,
+        },
+      });
+    });
+  addFlags(params);
+
+  return upgrade
+    .addCommand(plan)
+    .addCommand(applied)
+    .addCommand(moduleVersions)
+    .addCommand(readiness)
+    .addCommand(params);
 }
 
 /**
@@ -396,4 +441,21 @@ async function warnAboutCancellation(
     warning = `warning: could not check whether the upgrade stays cancellable: ${(err as Error).message}`;
   }
   if (warning !== undefined) io.stderr.write(`${warning}\n`);
+}
+
+/** The readiness as REST prints it (`GET /chain/upgrade/v1beta1/readiness`), so `-o json` gives the same JSON. */
+export function readinessToJson(response: QueryUpgradeReadinessResponse): { [key: string]: JsonValue } {
+  return {
+    plan: response.plan === undefined ? null : { ...planToJson(response.plan) },
+    height: response.height.toString(),
+    ready_power: response.readyPower.toString(),
+    total_power: response.totalPower.toString(),
+    ready_fraction: response.readyFraction,
+    validators: response.validators.map((v) => ({
+      operator_address: v.operatorAddress,
+      power: v.power.toString(),
+      ready: v.ready,
+      last_signal_height: v.lastSignalHeight.toString(),
+    })),
+  };
 }

@@ -6,7 +6,7 @@
 
 import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import type { Message } from "@bufbuild/protobuf";
-import type { ModuleVersion, Plan } from "./upgrade_pb.js";
+import type { ModuleVersion, Params, Plan } from "./upgrade_pb.js";
 
 /**
  * Describes the file chain/upgrade/v1beta1/query.proto.
@@ -192,6 +192,144 @@ export declare type QueryAuthorityResponse = Message<"chain.upgrade.v1beta1.Quer
 export declare const QueryAuthorityResponseSchema: GenMessage<QueryAuthorityResponse>;
 
 /**
+ * QueryUpgradeReadinessRequest is the request type for the Query/UpgradeReadiness RPC method.
+ *
+ * @generated from message chain.upgrade.v1beta1.QueryUpgradeReadinessRequest
+ */
+export declare type QueryUpgradeReadinessRequest = Message<"chain.upgrade.v1beta1.QueryUpgradeReadinessRequest"> & {
+};
+
+/**
+ * Describes the message chain.upgrade.v1beta1.QueryUpgradeReadinessRequest.
+ * Use `create(QueryUpgradeReadinessRequestSchema)` to create a new message.
+ */
+export declare const QueryUpgradeReadinessRequestSchema: GenMessage<QueryUpgradeReadinessRequest>;
+
+/**
+ * QueryUpgradeReadinessResponse is the response type for the Query/UpgradeReadiness RPC method.
+ *
+ * @generated from message chain.upgrade.v1beta1.QueryUpgradeReadinessResponse
+ */
+export declare type QueryUpgradeReadinessResponse = Message<"chain.upgrade.v1beta1.QueryUpgradeReadinessResponse"> & {
+  /**
+   * plan is the scheduled plan, as CurrentPlan gives it; absent when none.
+   *
+   * @generated from field: chain.upgrade.v1beta1.Plan plan = 1;
+   */
+  plan?: Plan | undefined;
+
+  /**
+   * height is the last height whose signals were recorded (0 when none was).
+   *
+   * @generated from field: int64 height = 2;
+   */
+  height: bigint;
+
+  /**
+   * ready_power is the consensus power of the bonded validators whose latest signal names the plan.
+   *
+   * @generated from field: int64 ready_power = 3;
+   */
+  readyPower: bigint;
+
+  /**
+   * total_power is the consensus power of every bonded validator.
+   *
+   * @generated from field: int64 total_power = 4;
+   */
+  totalPower: bigint;
+
+  /**
+   * ready_fraction is ready_power / total_power as LegacyDec text with 18 decimals.
+   *
+   * @generated from field: string ready_fraction = 5;
+   */
+  readyFraction: string;
+
+  /**
+   * validators lists every bonded validator, by power descending, then operator address.
+   *
+   * @generated from field: repeated chain.upgrade.v1beta1.ValidatorReadiness validators = 6;
+   */
+  validators: ValidatorReadiness[];
+};
+
+/**
+ * Describes the message chain.upgrade.v1beta1.QueryUpgradeReadinessResponse.
+ * Use `create(QueryUpgradeReadinessResponseSchema)` to create a new message.
+ */
+export declare const QueryUpgradeReadinessResponseSchema: GenMessage<QueryUpgradeReadinessResponse>;
+
+/**
+ * ValidatorReadiness is one bonded validator's readiness.
+ *
+ * @generated from message chain.upgrade.v1beta1.ValidatorReadiness
+ */
+export declare type ValidatorReadiness = Message<"chain.upgrade.v1beta1.ValidatorReadiness"> & {
+  /**
+   * @generated from field: string operator_address = 1;
+   */
+  operatorAddress: string;
+
+  /**
+   * @generated from field: int64 power = 2;
+   */
+  power: bigint;
+
+  /**
+   * ready is true when the validator's latest recorded signal names the scheduled plan.
+   *
+   * @generated from field: bool ready = 3;
+   */
+  ready: boolean;
+
+  /**
+   * last_signal_height is the height of the validator's latest recorded signal (0 when never).
+   *
+   * @generated from field: int64 last_signal_height = 4;
+   */
+  lastSignalHeight: bigint;
+};
+
+/**
+ * Describes the message chain.upgrade.v1beta1.ValidatorReadiness.
+ * Use `create(ValidatorReadinessSchema)` to create a new message.
+ */
+export declare const ValidatorReadinessSchema: GenMessage<ValidatorReadiness>;
+
+/**
+ * QueryParamsRequest is the request type for the Query/Params RPC method.
+ *
+ * @generated from message chain.upgrade.v1beta1.QueryParamsRequest
+ */
+export declare type QueryParamsRequest = Message<"chain.upgrade.v1beta1.QueryParamsRequest"> & {
+};
+
+/**
+ * Describes the message chain.upgrade.v1beta1.QueryParamsRequest.
+ * Use `create(QueryParamsRequestSchema)` to create a new message.
+ */
+export declare const QueryParamsRequestSchema: GenMessage<QueryParamsRequest>;
+
+/**
+ * QueryParamsResponse is the response type for the Query/Params RPC method.
+ *
+ * @generated from message chain.upgrade.v1beta1.QueryParamsResponse
+ */
+export declare type QueryParamsResponse = Message<"chain.upgrade.v1beta1.QueryParamsResponse"> & {
+  /**
+   * @generated from field: chain.upgrade.v1beta1.Params params = 1;
+   */
+  params?: Params | undefined;
+};
+
+/**
+ * Describes the message chain.upgrade.v1beta1.QueryParamsResponse.
+ * Use `create(QueryParamsResponseSchema)` to create a new message.
+ */
+export declare const QueryParamsResponseSchema: GenMessage<QueryParamsResponse>;
+
+/**
  * Query is the upgrade module's query service.
  *
  * @generated from service chain.upgrade.v1beta1.Query
@@ -247,6 +385,25 @@ export declare const Query: GenService<{
     methodKind: "unary";
     input: typeof QueryAuthorityRequestSchema;
     output: typeof QueryAuthorityResponseSchema;
+  },
+  /**
+   * UpgradeReadiness reports which share of the voting power is ready for the scheduled plan, from the readiness
+   * signals the validators' vote extensions carried (the last recorded height's).
+   *
+   * @generated from rpc chain.upgrade.v1beta1.Query.Params
+   */
+  params: {
+    methodKind: "unary";
+    input: typeof QueryParamsRequestSchema;
+    output: typeof QueryParamsResponseSchema;
+  },
+  /**
+   * @generated from rpc chain.upgrade.v1beta1.Query.UpgradeReadiness
+   */
+  upgradeReadiness: {
+    methodKind: "unary";
+    input: typeof QueryUpgradeReadinessRequestSchema;
+    output: typeof QueryUpgradeReadinessResponseSchema;
   },
 }>;
 

@@ -7,7 +7,7 @@
 
 import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import type { Message } from "@bufbuild/protobuf";
-import type { Plan } from "./upgrade_pb.js";
+import type { Params, Plan } from "./upgrade_pb.js";
 
 /**
  * Describes the file chain/upgrade/v1beta1/tx.proto.
@@ -88,6 +88,45 @@ export declare type MsgCancelUpgradeResponse = Message<"chain.upgrade.v1beta1.Ms
 export declare const MsgCancelUpgradeResponseSchema: GenMessage<MsgCancelUpgradeResponse>;
 
 /**
+ * MsgUpdateParams sets all upgrade params at once.
+ *
+ * @generated from message chain.upgrade.v1beta1.MsgUpdateParams
+ */
+export declare type MsgUpdateParams = Message<"chain.upgrade.v1beta1.MsgUpdateParams"> & {
+  /**
+   * authority must be the module's configured authority (the gov module account).
+   *
+   * @generated from field: string authority = 1;
+   */
+  authority: string;
+
+  /**
+   * @generated from field: chain.upgrade.v1beta1.Params params = 2;
+   */
+  params?: Params | undefined;
+};
+
+/**
+ * Describes the message chain.upgrade.v1beta1.MsgUpdateParams.
+ * Use `create(MsgUpdateParamsSchema)` to create a new message.
+ */
+export declare const MsgUpdateParamsSchema: GenMessage<MsgUpdateParams>;
+
+/**
+ * MsgUpdateParamsResponse is empty.
+ *
+ * @generated from message chain.upgrade.v1beta1.MsgUpdateParamsResponse
+ */
+export declare type MsgUpdateParamsResponse = Message<"chain.upgrade.v1beta1.MsgUpdateParamsResponse"> & {
+};
+
+/**
+ * Describes the message chain.upgrade.v1beta1.MsgUpdateParamsResponse.
+ * Use `create(MsgUpdateParamsResponseSchema)` to create a new message.
+ */
+export declare const MsgUpdateParamsResponseSchema: GenMessage<MsgUpdateParamsResponse>;
+
+/**
  * Msg is the upgrade module's transaction service.
  *
  * @generated from service chain.upgrade.v1beta1.Msg
@@ -112,6 +151,16 @@ export declare const Msg: GenService<{
     methodKind: "unary";
     input: typeof MsgCancelUpgradeSchema;
     output: typeof MsgCancelUpgradeResponseSchema;
+  },
+  /**
+   * UpdateParams sets all of the module's params at once.
+   *
+   * @generated from rpc chain.upgrade.v1beta1.Msg.UpdateParams
+   */
+  updateParams: {
+    methodKind: "unary";
+    input: typeof MsgUpdateParamsSchema;
+    output: typeof MsgUpdateParamsResponseSchema;
   },
 }>;
 

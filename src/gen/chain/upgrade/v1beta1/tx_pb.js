@@ -13,7 +13,7 @@ import { file_chain_upgrade_v1beta1_upgrade } from "./upgrade_pb.js";
  * Describes the file chain/upgrade/v1beta1/tx.proto.
  */
 export const file_chain_upgrade_v1beta1_tx = /*@__PURE__*/
-  fileDesc("Ch5jaGFpbi91cGdyYWRlL3YxYmV0YTEvdHgucHJvdG8SFWNoYWluLnVwZ3JhZGUudjFiZXRhMSJiChJNc2dTb2Z0d2FyZVVwZ3JhZGUSEQoJYXV0aG9yaXR5GAEgASgJEikKBHBsYW4YAiABKAsyGy5jaGFpbi51cGdyYWRlLnYxYmV0YTEuUGxhbjoOguewKglhdXRob3JpdHkiHAoaTXNnU29mdHdhcmVVcGdyYWRlUmVzcG9uc2UiNQoQTXNnQ2FuY2VsVXBncmFkZRIRCglhdXRob3JpdHkYASABKAk6DoLnsCoJYXV0aG9yaXR5IhoKGE1zZ0NhbmNlbFVwZ3JhZGVSZXNwb25zZTLoAQoDTXNnEm8KD1NvZnR3YXJlVXBncmFkZRIpLmNoYWluLnVwZ3JhZGUudjFiZXRhMS5Nc2dTb2Z0d2FyZVVwZ3JhZGUaMS5jaGFpbi51cGdyYWRlLnYxYmV0YTEuTXNnU29mdHdhcmVVcGdyYWRlUmVzcG9uc2USaQoNQ2FuY2VsVXBncmFkZRInLmNoYWluLnVwZ3JhZGUudjFiZXRhMS5Nc2dDYW5jZWxVcGdyYWRlGi8uY2hhaW4udXBncmFkZS52MWJldGExLk1zZ0NhbmNlbFVwZ3JhZGVSZXNwb25zZRoFgOewKgFiBnByb3RvMw", [file_chain_msg_v1_msg, file_chain_upgrade_v1beta1_upgrade]);
+  fileDesc("Ch5jaGFpbi91cGdyYWRlL3YxYmV0YTEvdHgucHJvdG8SFWNoYWluLnVwZ3JhZGUudjFiZXRhMSJiChJNc2dTb2Z0d2FyZVVwZ3JhZGUSEQoJYXV0aG9yaXR5GAEgASgJEikKBHBsYW4YAiABKAsyGy5jaGFpbi51cGdyYWRlLnYxYmV0YTEuUGxhbjoOguewKglhdXRob3JpdHkiHAoaTXNnU29mdHdhcmVVcGdyYWRlUmVzcG9uc2UiNQoQTXNnQ2FuY2VsVXBncmFkZRIRCglhdXRob3JpdHkYASABKAk6DoLnsCoJYXV0aG9yaXR5IhoKGE1zZ0NhbmNlbFVwZ3JhZGVSZXNwb25zZSJjCg9Nc2dVcGRhdGVQYXJhbXMSEQoJYXV0aG9yaXR5GAEgASgJEi0KBnBhcmFtcxgCIAEoCzIdLmNoYWluLnVwZ3JhZGUudjFiZXRhMS5QYXJhbXM6DoLnsCoJYXV0aG9yaXR5IhkKF01zZ1VwZGF0ZVBhcmFtc1Jlc3BvbnNlMtACCgNNc2cSbwoPU29mdHdhcmVVcGdyYWRlEikuY2hhaW4udXBncmFkZS52MWJldGExLk1zZ1NvZnR3YXJlVXBncmFkZRoxLmNoYWluLnVwZ3JhZGUudjFiZXRhMS5Nc2dTb2Z0d2FyZVVwZ3JhZGVSZXNwb25zZRJpCg1DYW5jZWxVcGdyYWRlEicuY2hhaW4udXBncmFkZS52MWJldGExLk1zZ0NhbmNlbFVwZ3JhZGUaLy5jaGFpbi51cGdyYWRlLnYxYmV0YTEuTXNnQ2FuY2VsVXBncmFkZVJlc3BvbnNlEmYKDFVwZGF0ZVBhcmFtcxImLmNoYWluLnVwZ3JhZGUudjFiZXRhMS5Nc2dVcGRhdGVQYXJhbXMaLi5jaGFpbi51cGdyYWRlLnYxYmV0YTEuTXNnVXBkYXRlUGFyYW1zUmVzcG9uc2UaBYDnsCoBYgZwcm90bzM", [file_chain_msg_v1_msg, file_chain_upgrade_v1beta1_upgrade]);
 
 /**
  * Describes the message chain.upgrade.v1beta1.MsgSoftwareUpgrade.
@@ -42,6 +42,20 @@ export const MsgCancelUpgradeSchema = /*@__PURE__*/
  */
 export const MsgCancelUpgradeResponseSchema = /*@__PURE__*/
   messageDesc(file_chain_upgrade_v1beta1_tx, 3);
+
+/**
+ * Describes the message chain.upgrade.v1beta1.MsgUpdateParams.
+ * Use `create(MsgUpdateParamsSchema)` to create a new message.
+ */
+export const MsgUpdateParamsSchema = /*@__PURE__*/
+  messageDesc(file_chain_upgrade_v1beta1_tx, 4);
+
+/**
+ * Describes the message chain.upgrade.v1beta1.MsgUpdateParamsResponse.
+ * Use `create(MsgUpdateParamsResponseSchema)` to create a new message.
+ */
+export const MsgUpdateParamsResponseSchema = /*@__PURE__*/
+  messageDesc(file_chain_upgrade_v1beta1_tx, 5);
 
 /**
  * Msg is the upgrade module's transaction service.

@@ -144,3 +144,38 @@ export declare type ModuleVersion = Message<"chain.upgrade.v1beta1.ModuleVersion
  */
 export declare const ModuleVersionSchema: GenMessage<ModuleVersion>;
 
+/**
+ * Params are the upgrade module's parameters: the readiness gate.
+ *
+ * @generated from message chain.upgrade.v1beta1.Params
+ */
+export declare type Params = Message<"chain.upgrade.v1beta1.Params"> & {
+  /**
+   * readiness_threshold is the ready fraction of the voting power a plan needs at its height, as LegacyDec text;
+   * "0.000000000000000000" turns the gate off.
+   *
+   * @generated from field: string readiness_threshold = 1;
+   */
+  readinessThreshold: string;
+
+  /**
+   * readiness_postpone_blocks is how many blocks a plan moves when its network is not ready.
+   *
+   * @generated from field: uint64 readiness_postpone_blocks = 2;
+   */
+  readinessPostponeBlocks: bigint;
+
+  /**
+   * readiness_max_postponements is how many times a plan may move before it is cleared (0 = no limit).
+   *
+   * @generated from field: uint32 readiness_max_postponements = 3;
+   */
+  readinessMaxPostponements: number;
+};
+
+/**
+ * Describes the message chain.upgrade.v1beta1.Params.
+ * Use `create(ParamsSchema)` to create a new message.
+ */
+export declare const ParamsSchema: GenMessage<Params>;
+
