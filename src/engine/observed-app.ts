@@ -4,6 +4,7 @@
 import { performance } from "node:perf_hooks";
 import type {
   RequestCheckTx,
+  RequestFinalizeBlock,
   RequestQuery,
   ResponseCheckTx,
   ResponseFinalizeBlock,
@@ -29,7 +30,8 @@ export interface AbciObserver {
   timing?(method: AbciMethodName, seconds: number): void;
   /** Each CheckTx answer: new txs (`recheck` false, including those refused before the app lock) and rechecks. */
   checkTx?(response: ResponseCheckTx, recheck: boolean): void;
-  finalizeBlock?(response: ResponseFinalizeBlock): void;
+  /** Each block's answer, beside the request whose txs its `txResults` follow one by one. */
+  finalizeBlock?(response: ResponseFinalizeBlock, request: RequestFinalizeBlock): void;
   query?(request: RequestQuery, response: ResponseQuery, seconds: number): void;
   /** A call that threw (e.g. FinalizeBlock's upgrade halt). */
   failed?(method: AbciMethodName, error: unknown): void;
@@ -73,7 +75,7 @@ export function observeAbci(app: AbciApp, observers: readonly AbciObserver[]): A
     processProposal: async (req) => (await timed("process_proposal", () => app.processProposal(req))).value,
     finalizeBlock: async (req) => {
       const { value } = await timed("finalize_block", () => app.finalizeBlock(req));
-      for (const o of finals) o.finalizeBlock?.(value);
+      for (const o of finals) o.finalizeBlock?.(value, req);
       return value;
     },
     commit: async (req) => (await timed("commit", () => app.commit(req))).value,

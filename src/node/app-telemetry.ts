@@ -5,6 +5,7 @@
 // ecosystem's names). Per-tx and per-query work is a cached child's inc/observe; everything the state already
 // knows (the plan, the height) is read when Prometheus scrapes, not on the hot path.
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
+import { isExtendedCommitTx } from "../app/extended-commit.ts";
 import type { AbciObserver } from "../engine/observed-app.ts";
 import type { ResponseCheckTx } from "../gen/tendermint/abci/types_pb.js";
 import type { ChainApp } from "../runtime/build-app.ts";
@@ -233,10 +234,12 @@ export class AppTelemetry {
       checkTx(response: ResponseCheckTx, recheck) {
         if (!recheck) countTx("check_tx", response.code);
       },
-      finalizeBlock(response) {
+      finalizeBlock(response, request) {
         let used = 0n;
         let wanted = 0n;
-        for (const result of response.txResults) {
+        for (const [i, result] of response.txResults.entries()) {
+          // The proposer's extended commit (readiness) rides as the block's first tx; it is no one's transaction.
+          if (i === 0 && isExtendedCommitTx(request.txs[0])) continue;
           countTx("finalize_block", result.code);
           used += result.gasUsed;
           wanted += result.gasWanted;

@@ -12,7 +12,7 @@ import type { DevHome } from "./dev-chain.ts";
 import { loadNodeSettings } from "./node-settings.ts";
 import { type RunningNode, startNode } from "./start-node.ts";
 import { fastDevHome, pollUntil, type tempDir } from "./test-support.ts";
-import { sample, scrape, sendFromAlice } from "./test-support-metrics.ts";
+import { sample, scrape, sendFromAlice, waitForCommitted } from "./test-support-metrics.ts";
 
 const PORTS = { rpcLaddr: "tcp://127.0.0.1:0", apiAddress: "tcp://127.0.0.1:0", grpcAddress: "127.0.0.1:0" };
 const logger = pino({ level: "silent" });
@@ -112,10 +112,13 @@ describe("consensus metrics of the embedded engine", () => {
 
     const hash = await sendFromAlice(node, dev, 5n);
     assert.match(hash, /^[0-9A-F]{64}$/);
+    await waitForCommitted(node, hash);
     const later = await pollUntil(
       async () => {
         const text = await scrape(url as string);
-        return (sample(text, "cometbft_consensus_total_txs", labels) ?? 0) >= 1 ? text : undefined;
+        // Past the first scrape's total: the send's block (and any since) counted.
+        const total = sample(text, "cometbft_consensus_total_txs", labels) ?? 0;
+        return total > (sample(first, "cometbft_consensus_total_txs", labels) ?? 0) ? text : undefined;
       },
       { what: "the send counted in cometbft_consensus_total_txs" },
     );

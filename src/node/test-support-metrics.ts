@@ -79,3 +79,21 @@ export async function sendFromAlice(node: RunningNode, dev: DevHome, amount: big
   if (body.result?.code !== 0) throw new Error(`the send was refused: ${JSON.stringify(body)}`);
   return body.result.hash;
 }
+
+/**
+ * Resolves once the tx `hash` is in a committed block (the consensus RPC's `/tx` finds it). Tests wait for this,
+ * not for a tx counter to move: since readiness, every block from the second carries the proposer's extended commit
+ * as a tx of its own, so counters of block txs rise without the test's send.
+ */
+export async function waitForCommitted(node: RunningNode, hash: string, timeoutMs = 120_000): Promise<void> {
+  const rpc = node.endpoints.rpc;
+  if (rpc === undefined) throw new Error("the node has no consensus RPC");
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const response = await fetch(`${rpc}/tx?hash=0x${hash}`);
+    const body = (await response.json()) as { result?: { height?: string } };
+    if (body.result?.height !== undefined) return;
+    if (Date.now() > deadline) throw new Error(`tx ${hash} was not committed within ${timeoutMs / 1000} s`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
