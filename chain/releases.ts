@@ -4,7 +4,7 @@
 // v2 release to take over. Written only against the package's exports, as a chain developer's own chain would be.
 import { type Release, withMigrations } from "chaind/runtime";
 import { bankModule } from "chaind/x/bank";
-import type { Upgrade } from "chaind/x/upgrade";
+import { enableVoteExtensions, type Upgrade } from "chaind/x/upgrade";
 import { migrateBankV1ToV2 } from "./migrations/bank-v2.ts";
 import { notesModule } from "./modules/notes.ts";
 import { upgradeV2Checks } from "./upgrade-checks.ts";
@@ -31,7 +31,14 @@ export const upgradeV2: Upgrade = {
     renamed: [{ oldKey: "notes_v1", newKey: "notes" }],
     deleted: ["legacy"],
   },
-  // No handler: the default runs every module's migrations (bank 1 → 2; `beacon` is new, so its default genesis).
+  // Every module's migrations (bank 1 → 2; `beacon` is new, so its default genesis), then vote extensions on from
+  // the next block for a chain started without them, so its validators signal readiness for the next plan; a chain
+  // made by `chaind init` has them from height 1 and this changes nothing there.
+  handler: async (ctx, _plan, fromVM, migrator) => {
+    const versions = await migrator.runMigrations(ctx, fromVM);
+    await enableVoteExtensions(ctx);
+    return versions;
+  },
   // Checks the rehearsal runs (`chaind upgrade rehearse v2`): supply unchanged, every note moved.
   checks: upgradeV2Checks,
 };

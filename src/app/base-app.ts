@@ -52,7 +52,7 @@ import {
   ResponseVerifyVoteExtension_VerifyStatus,
   ResponseVerifyVoteExtensionSchema,
 } from "../gen/tendermint/abci/types_pb.js";
-import { ConsensusParamsSchema } from "../gen/tendermint/types/params_pb.js";
+import { type ConsensusParams, ConsensusParamsSchema } from "../gen/tendermint/types/params_pb.js";
 import { FutureVersionError, InvalidVersionError } from "../store/errors.ts";
 import type { BranchMultiStore, CommitMultiStore, StoreUpgrades, VersionView } from "../store/types.ts";
 import { MAX_VERSION } from "../store/version-limit.ts";
@@ -613,12 +613,9 @@ export class App {
     // With vote extensions on at H−1 the first tx is H−1's extended commit (checked in ProcessProposal): it is not
     // run as a tx; the handler records it at the start of PreBlock, before any module's hook reads it.
     const handler = this.options.voteExtensions;
+    const enableBefore = handler === undefined ? 0n : await handler.enableHeight(blockCtx);
     let commit: ExtendedCommitInfo | undefined;
-    if (
-      handler !== undefined &&
-      isExtendedCommitTx(request.txs[0]) &&
-      carriesExtendedCommit(await handler.enableHeight(blockCtx), height)
-    ) {
+    if (handler !== undefined && isExtendedCommitTx(request.txs[0]) && carriesExtendedCommit(enableBefore, height)) {
       commit = decodeExtendedCommitTx(request.txs[0]);
     }
     await runHook("PreBlock", async (ctx) => {
@@ -629,6 +626,7 @@ export class App {
     const txResults = await this.txRunner.runBlock(blockCtx, commit === undefined ? request.txs : request.txs.slice(1));
     const validatorUpdates = await runHook("EndBlock", (ctx) => this.moduleManager.endBlock(ctx));
     const versionAfter = await this.appVersionOf(blockCtx);
+    const enableAfter = handler === undefined ? 0n : await handler.enableHeight(blockCtx);
 
     const commitInfo = await store.stage(branch);
     if (commitInfo.version !== height) {
@@ -644,9 +642,7 @@ export class App {
       txResults:
         commit === undefined ? txResults.map(toExecTxResult) : [COMMIT_TX_RESULT, ...txResults.map(toExecTxResult)],
       validatorUpdates: toAbciValidatorUpdates(validatorUpdates),
-      // Only when the protocol version changed (an applied upgrade): the engine puts it in later headers.
-      consensusParamUpdates:
-        versionAfter === versionBefore ? undefined : create(ConsensusParamsSchema, { version: { app: versionAfter } }),
+      consensusParamUpdates: consensusParamUpdatesOf(versionBefore, versionAfter, enableBefore, enableAfter),
       appHash: commitInfo.appHash,
     });
   }
@@ -857,4 +853,22 @@ function toThrowable(result: TxResult): Error {
   if (result.error instanceof Error) return result.error;
   const root = lookupError(result.codespace, result.code);
   return root === undefined ? new Error(result.log) : new ChainError(root, result.log);
+}
+
+/**
+ * FinalizeBlock's consensus-parameter update: only the sections this block changed, as the engine replaces whole
+ * sections. The protocol version (an applied upgrade: the engine puts it in later headers) and the vote extensions'
+ * enable height (an upgrade handler that turned them on, enableVoteExtensions in x/upgrade).
+ */
+function consensusParamUpdatesOf(
+  versionBefore: bigint,
+  versionAfter: bigint,
+  enableBefore: bigint,
+  enableAfter: bigint,
+): ConsensusParams | undefined {
+  if (versionAfter === versionBefore && enableAfter === enableBefore) return undefined;
+  return create(ConsensusParamsSchema, {
+    ...(versionAfter === versionBefore ? {} : { version: { app: versionAfter } }),
+    ...(enableAfter === enableBefore ? {} : { abci: { voteExtensionsEnableHeight: enableAfter } }),
+  });
 }

@@ -31,7 +31,7 @@ import {
   validatorSetHash,
 } from "./hashing/hashes.ts";
 import { merkleRoot } from "./hashing/merkle.ts";
-import { consensusParamsToProto, updateConsensusParams } from "./params.ts";
+import { consensusParamsToProto, updateConsensusParams, validateConsensusParamsUpdate } from "./params.ts";
 import type { EngineState } from "./state.ts";
 import { addMillis, compareTimestamps } from "./time.ts";
 import {
@@ -264,6 +264,7 @@ export function nextState(
           state.consensusParams.validator.pubKeyTypes,
         )
       : state.nextValidators;
+  validateConsensusParamsUpdate(state.consensusParams, results.consensusParamUpdates, block.header.height);
   const consensusParams = updateConsensusParams(state.consensusParams, results.consensusParamUpdates);
   return {
     ...state,

@@ -52,14 +52,36 @@ export function updateConsensusParams(
   }
   if (update.validator !== undefined) next.validator = { pubKeyTypes: [...update.validator.pubKeyTypes] };
   if (update.version !== undefined) next.version = { app: update.version.app };
-  if (update.abci !== undefined) {
-    const h = update.abci.voteExtensionsEnableHeight;
-    if (h !== 0n)
-      throw new ConsensusParamsError(`vote extensions are not supported by the embedded engine (enable height ${h})`);
-    next.abci = { voteExtensionsEnableHeight: h };
-  }
+  if (update.abci !== undefined) next.abci = { voteExtensionsEnableHeight: update.abci.voteExtensionsEnableHeight };
   validateConsensusParams(next);
   return next;
+}
+
+/**
+ * The rules CometBFT's `ConsensusParams.ValidateUpdate` sets on FinalizeBlock's update of block `height`: the vote
+ * extensions' enable height may be set only to a height after `height` (the precommits of `height` are already being
+ * made without them), never back to 0, and not changed once the height it named has been reached.
+ */
+export function validateConsensusParamsUpdate(
+  current: ConsensusParams,
+  update: ProtoConsensusParams | undefined,
+  height: bigint,
+): void {
+  if (update?.abci === undefined) return;
+  const was = current.abci.voteExtensionsEnableHeight;
+  const next = update.abci.voteExtensionsEnableHeight;
+  if (next === was) return;
+  if (was !== 0n && next === 0n) throw new ConsensusParamsError("vote extensions cannot be disabled once enabled");
+  if (next <= height) {
+    throw new ConsensusParamsError(
+      `VoteExtensionsEnableHeight cannot be updated to a past height, initial height: ${was}, current height ${height}, requested ${next}`,
+    );
+  }
+  if (was !== 0n && was <= height) {
+    throw new ConsensusParamsError(
+      `VoteExtensionsEnableHeight cannot be modified once the initial height has occurred, initial height: ${was}, current height ${height}`,
+    );
+  }
 }
 
 /** Checks the rules of CometBFT's `ConsensusParams.ValidateBasic` that matter to the engine. */

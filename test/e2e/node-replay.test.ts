@@ -74,7 +74,11 @@ before(async () => {
   appState.gov.params.expedited_voting_period = "10s";
   appState.notes = { notes: NOTES };
   appState.legacy = { notes: LEGACY };
-  await saveGenesis(paths.genesis, { ...genesis, appState: appState as never });
+  // A chain started before readiness (no vote extensions): v2's handler turns them on from H + 1, so the replay
+  // also goes through that consensus-parameter update and the extended commits the blocks carry after it.
+  const consensusParams = structuredClone(genesis.consensusParams);
+  consensusParams.abci.voteExtensionsEnableHeight = 0n;
+  await saveGenesis(paths.genesis, { ...genesis, consensusParams, appState: appState as never });
   await writeFile(
     paths.configToml,
     setTomlValues(await readFile(paths.configToml, "utf8"), { "consensus.timeout_commit": "500ms" }),
@@ -140,6 +144,15 @@ test("the source chain goes v1 → halt at H → v2", async () => {
   });
   const resumed = await bannerEndpoints(node);
   await waitForHeight(resumed.rpc, upgradeHeight + 5n);
+  // Vote extensions are on from H + 1: the validator's signals are recorded (the blocks the replay goes through
+  // carry extended commits from H + 2 on).
+  const readiness = (await (await fetch(`${resumed.rest}/chain/upgrade/v1beta1/readiness`)).json()) as {
+    validators: { last_signal_height: string }[];
+  };
+  assert.ok(
+    BigInt(readiness.validators[0]?.last_signal_height ?? "0") >= upgradeHeight + 1n,
+    JSON.stringify(readiness),
+  );
   node.signal("SIGTERM");
   assert.equal((await node.exited).code, 0);
   tip = await withBlocks(dev.home, async (store) => store.height);

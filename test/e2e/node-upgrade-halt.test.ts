@@ -2,7 +2,9 @@
 // schedules upgrade "v2"; the v1 node halts at its height with the upgrade-halt exit status, the NEEDED
 // line and data/upgrade-info.json; restarting v1 halts again at the same place; starting the v2 release
 // (CHAIND_RELEASE=v2) applies the upgrade at that height and carries on; the v1 release started again on the
-// upgraded state exits 21 with the downgrade line of §2.4.
+// upgraded state exits 21 with the downgrade line of §2.4. The chain is one started before readiness (genesis
+// without vote extensions): v2's handler turns them on from the block after the upgrade's, through FinalizeBlock's
+// consensus-parameter update the embedded engine applies, and the validator's signals are recorded from then on.
 import assert from "node:assert/strict";
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
@@ -14,6 +16,8 @@ import {
   killAllChaind,
   LOOPBACK_PORT_FLAGS,
   latestHeight,
+  pollUntil,
+  rpcCall,
   runChaind,
   spawnChaind,
   tempDir,
@@ -38,7 +42,10 @@ before(async () => {
   appState.gov.params.voting_period = "20s";
   appState.gov.params.max_deposit_period = "20s";
   appState.gov.params.expedited_voting_period = "10s";
-  await saveGenesis(paths.genesis, { ...genesis, appState: appState as never });
+  // As a chain made before readiness existed: no vote extensions (enable height 0).
+  const consensusParams = structuredClone(genesis.consensusParams);
+  consensusParams.abci.voteExtensionsEnableHeight = 0n;
+  await saveGenesis(paths.genesis, { ...genesis, consensusParams, appState: appState as never });
   await writeFile(
     paths.configToml,
     setTomlValues(await readFile(paths.configToml, "utf8"), { "consensus.timeout_commit": "500ms" }),
@@ -62,6 +69,21 @@ async function homeHeights(): Promise<{ latest: bigint; committed: bigint }> {
   return { latest: BigInt(syncInfo.latest_block_height), committed: BigInt(syncInfo.latest_committed_height) };
 }
 
+interface Readiness {
+  plan: { name: string } | null;
+  height: string;
+  validators: { ready: boolean; last_signal_height: string }[];
+}
+const readiness = async (rest: string): Promise<Readiness> =>
+  (await (await fetch(`${rest}/chain/upgrade/v1beta1/readiness`)).json()) as Readiness;
+/** The consensus-parameter update block `height` returned (FinalizeBlock), as `block_results` shows it. */
+const paramUpdatesAt = async (rpc: string, height: bigint) =>
+  (
+    await rpcCall<{ consensus_param_updates: Record<string, Record<string, string>> | null }>(rpc, "block_results", {
+      height: height.toString(),
+    })
+  ).consensus_param_updates;
+
 const start = (env?: Record<string, string>) =>
   spawnChaind(["--home", dev.home, "start", ...LOOPBACK_PORT_FLAGS], { userHome, env });
 
@@ -84,6 +106,20 @@ test("a v1 node halts for upgrade v2 with its exit status, halts again on restar
     title: "upgrade to v2",
     summary: "node e2e",
   });
+
+  // Without vote extensions nobody signals: the plan is there, the validator never signalled.
+  const before = await pollUntil(
+    async () => {
+      const r = await readiness(rest as string);
+      return r.plan === null ? undefined : r;
+    },
+    { what: "plan v2 in the readiness query" },
+  );
+  assert.equal(before.plan?.name, "v2");
+  assert.deepEqual(
+    before.validators.map((v) => [v.ready, v.last_signal_height]),
+    [[false, "0"]],
+  );
 
   const halted = await node.exited;
   assert.equal(halted.code, UPGRADE_EXIT_CODES.needed, halted.stderr.slice(-3000));
@@ -122,6 +158,20 @@ test("a v1 node halts for upgrade v2 with its exit status, halts again on restar
     height: string;
   };
   assert.equal(applied.height, upgradeHeight.toString());
+  // v2's handler turned vote extensions on from the next block: the precommit of upgradeHeight + 1 carries the
+  // validator's signal, recorded from the extended commit block upgradeHeight + 2 carries.
+  await waitForHeight(resumed.rpc, upgradeHeight + 3n);
+  const updates = await paramUpdatesAt(resumed.rpc, upgradeHeight);
+  assert.deepEqual(updates?.abci, { vote_extensions_enable_height: (upgradeHeight + 1n).toString() });
+  assert.ok(updates?.version !== undefined, "the protocol version's update too");
+  assert.equal(await paramUpdatesAt(resumed.rpc, upgradeHeight + 1n), null);
+  const after = await readiness(resumed.rest as string);
+  assert.equal(after.plan, null);
+  assert.equal(after.validators.length, 1);
+  assert.ok(
+    BigInt(after.validators[0]?.last_signal_height ?? "0") >= upgradeHeight + 1n,
+    `signals recorded from the enable height on: ${JSON.stringify(after)}`,
+  );
   node.signal("SIGTERM");
   assert.equal((await node.exited).code, 0);
 

@@ -1,5 +1,6 @@
 // Public entry point of the upgrade module (`chaind/x/upgrade`): the Upgrade type and `installUpgrades` (the wiring
 // every chain needs), the keeper, the module, store loaders and the halt errors with their exit statuses.
+export * from "./enable-vote-extensions.ts";
 export * from "./errors.ts";
 export * from "./install.ts";
 export * from "./keeper.ts";
