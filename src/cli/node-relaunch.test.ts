@@ -11,7 +11,12 @@ import {
   spawnChaind,
   tempDir,
 } from "../node/test-support.ts";
-import { NODE_MALLOC_ARENA_MAX, nodeRelaunch, type RelaunchProcess } from "./node-relaunch.ts";
+import {
+  NODE_MALLOC_ARENA_MAX,
+  NODE_MALLOC_MMAP_THRESHOLD,
+  nodeRelaunch,
+  type RelaunchProcess,
+} from "./node-relaunch.ts";
 
 after(killAllChaind);
 
@@ -25,14 +30,24 @@ const plain: RelaunchProcess = {
   sea: false,
 };
 
-test("start and dev relaunch with the same command line and MALLOC_ARENA_MAX", () => {
+test("start and dev relaunch with the same command line, MALLOC_ARENA_MAX and MALLOC_MMAP_THRESHOLD_", () => {
   for (const command of ["start", "dev"]) {
     assert.deepEqual(nodeRelaunch(command, plain), {
       file: "/opt/node/bin/node",
       args: ["node", "--import=./log.mjs", "/app/chain/cmd/chaind.ts", "--home", "/h", "start", "--abci"],
-      env: { PATH: "/bin", NODE_OPTIONS: "--trace-gc", MALLOC_ARENA_MAX: NODE_MALLOC_ARENA_MAX },
+      env: {
+        PATH: "/bin",
+        NODE_OPTIONS: "--trace-gc",
+        MALLOC_ARENA_MAX: NODE_MALLOC_ARENA_MAX,
+        MALLOC_MMAP_THRESHOLD_: NODE_MALLOC_MMAP_THRESHOLD,
+      },
     });
   }
+});
+
+test("a MALLOC_MMAP_THRESHOLD_ the user set is kept", () => {
+  const env = { ...plain.env, MALLOC_MMAP_THRESHOLD_: "1048576" };
+  assert.equal(nodeRelaunch("start", { ...plain, env })?.env.MALLOC_MMAP_THRESHOLD_, "1048576");
 });
 
 test("a single executable relaunches under its invoked name, without the launcher's argv[1]", () => {
@@ -79,7 +94,12 @@ test("a real `chaind start` runs as the same process with MALLOC_ARENA_MAX set, 
       const node = spawnChaind(["--home", dev.home, "start", ...LOOPBACK_PORT_FLAGS], { userHome: dir.path, env });
       await bannerEndpoints(node);
       // The pid the caller started is the node itself (execve kept it), with the variable in its environment.
-      assert.equal(environOf(node.child.pid as number).get("MALLOC_ARENA_MAX"), expected);
+      const environ = environOf(node.child.pid as number);
+      assert.equal(environ.get("MALLOC_ARENA_MAX"), expected);
+      assert.equal(
+        environ.get("MALLOC_MMAP_THRESHOLD_"),
+        preset === undefined ? NODE_MALLOC_MMAP_THRESHOLD : undefined,
+      );
       node.signal("SIGTERM");
       const result = await node.exited;
       assert.equal(result.code, 0, `signal ${result.signal}: ${result.stderr}`);
