@@ -3,6 +3,7 @@
 // succeeded on the source (code, codespace, log), and the gas used against the source's.
 
 import type { App } from "../../app/base-app.ts";
+import { isExtendedCommitTx } from "../../app/extended-commit.ts";
 import type { ExecTxResult, ResponseFinalizeBlock } from "../../gen/tendermint/abci/types_pb.js";
 import type { SourceBlocks } from "./source-blocks.ts";
 
@@ -27,15 +28,21 @@ export interface FollowedBlock {
   sourceGasUsed: bigint;
 }
 
-/** Compares the block's results here with the source's. */
+/**
+ * Compares the block's results here with the source's. `txs` are the block's transactions: when the first is the
+ * proposer's extended commit (readiness), it is no one's transaction and is left out of the counts (its index is
+ * still the block's, so `broken[].index` names the tx in the block).
+ */
 export function compareBlock(
   height: bigint,
   here: ResponseFinalizeBlock,
   source: ResponseFinalizeBlock,
+  txs: readonly Uint8Array[] = [],
 ): FollowedBlock {
+  const skipFirst = isExtendedCommitTx(txs[0]);
   const row: FollowedBlock = {
     height,
-    txs: here.txResults.length,
+    txs: here.txResults.length - (skipFirst ? 1 : 0),
     succeeded: 0,
     failedAsOnSource: 0,
     broken: [],
@@ -43,6 +50,7 @@ export function compareBlock(
     sourceGasUsed: sumGas(source.txResults),
   };
   here.txResults.forEach((result, index) => {
+    if (index === 0 && skipFirst) return;
     if (result.code === 0) row.succeeded++;
     else if ((source.txResults[index]?.code ?? 0) !== 0) row.failedAsOnSource++;
     else row.broken.push({ index, code: result.code, codespace: result.codespace, log: result.log });
@@ -59,7 +67,7 @@ export async function followBlocks(app: App, source: SourceBlocks, from: bigint,
     if (request === undefined || recorded === undefined) break;
     const here = await app.finalizeBlock(request);
     await app.commit();
-    rows.push(compareBlock(height, here, recorded));
+    rows.push(compareBlock(height, here, recorded, request.txs));
   }
   return rows;
 }

@@ -227,7 +227,7 @@ export async function rehearseUpgrade(parameters: RehearsalParameters): Promise<
           const blocks: FollowedBlock[] = [];
           const first = await source.results(height + 1n);
           if (recorded !== undefined && first !== undefined) {
-            blocks.push(compareBlock(height + 1n, run.block, first));
+            blocks.push(compareBlock(height + 1n, run.block, first, recorded.txs));
             blocks.push(...(await followBlocks(opened.app, source, height + 2n, height + BigInt(follow))));
             checks.push(...(await runInvariants(opened.moduleManager.modules(), followCtx(opened), "followed")));
           }
