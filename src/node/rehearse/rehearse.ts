@@ -3,7 +3,7 @@
 // snapshot archive), with the chain's invariants, a determinism check in a second process with another time
 // zone, locale, wall clock and Math.random, and optionally the source's next blocks under the new rules. The
 // source is only read; every work copy lives in one temporary folder, removed on every outcome.
-import { cp, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
@@ -30,6 +30,7 @@ import { firstDifference, type StateDifference } from "./compare-stores.ts";
 import { type ChildCommand, runSecondProcess, type SecondEnvironment } from "./determinism.ts";
 import { RehearsalError } from "./errors.ts";
 import { compareBlock, type FollowedBlock, followBlocks } from "./follow.ts";
+import { copyLevelDb } from "./level-copy.ts";
 import { currentEnvironment } from "./perturb.ts";
 import { stateFromHome, stateFromSnapshot } from "./prepare-state.ts";
 import { openSourceBlocks, recordedBlockTime } from "./source-blocks.ts";
@@ -59,7 +60,8 @@ export interface DeterminismReport {
   ran: boolean;
   /** Both runs gave the same app hash (and so the same contents in every store). */
   equal: boolean;
-  first: { timeZone: string; locale: string };
+  /** This process's time zone and locale (when the second run ran). */
+  first?: { timeZone: string; locale: string };
   second?: SecondEnvironment;
   appHashSecond?: string;
   /** Where the states first differ, when they do. */
@@ -94,6 +96,8 @@ export interface RehearsalReport {
     commitMs: number;
     secondRunMs: number;
     followMs: number;
+    /** The declared checks and invariants together (the chain's code; each check's own time is in `checks`). */
+    checksMs: number;
     totalMs: number;
     /** open with the store loader + handler (migrations included) + commit: the chain's pause at the height. */
     pauseEstimateMs: number;
@@ -182,7 +186,7 @@ export async function rehearseUpgrade(parameters: RehearsalParameters): Promise<
       const secondHome = join(temp, "second");
       if (determinism) {
         await mkdir(homePaths(secondHome).dataDir, { recursive: true });
-        await cp(homePaths(workHome).applicationDb, homePaths(secondHome).applicationDb, { recursive: true });
+        await copyLevelDb(homePaths(workHome).applicationDb, homePaths(secondHome).applicationDb);
       }
       const prepareMs = performance.now() - started;
 
@@ -198,7 +202,12 @@ export async function rehearseUpgrade(parameters: RehearsalParameters): Promise<
       try {
         const checks = [...run.checks];
         const secondStarted = performance.now();
-        const determinismReport: DeterminismReport = { ran: determinism, equal: true, first: currentEnvironment() };
+        // Read only when there is a second run to compare with: ICU's first date format costs ~50 ms.
+        const determinismReport: DeterminismReport = {
+          ran: determinism,
+          equal: true,
+          first: determinism ? currentEnvironment() : undefined,
+        };
         if (determinism) {
           const second = await runSecondProcess({
             command: parameters.childCommand ?? thisBinary(),
@@ -274,6 +283,7 @@ export async function rehearseUpgrade(parameters: RehearsalParameters): Promise<
             commitMs: d.commitMs,
             secondRunMs,
             followMs,
+            checksMs: checks.reduce((sum, c) => sum + c.ms, 0),
             totalMs: performance.now() - started,
             pauseEstimateMs: d.loadMs + d.handlerMs + d.commitMs,
           },
