@@ -51,6 +51,13 @@ export interface RehearsalParameters {
   determinism?: boolean;
   /** How to start this binary's CLI for the second run (default: this process's executable and entry point). */
   childCommand?: ChildCommand;
+  /**
+   * Block H+1's time (default: the source's for H+1, else one second after block H). The app hash after the upgrade
+   * depends on it (staking keeps the block's header in state): to match a real upgrade at H+1, give that block's time.
+   */
+  blockTime?: { seconds: bigint; nanos: number };
+  /** Block H+1's proposer address (default: the source's for H+1, else none); it reaches state like the time. */
+  proposer?: Uint8Array;
   chain?: ChainDefinition;
   tempRoot?: string;
 }
@@ -130,6 +137,11 @@ export async function rehearseUpgrade(parameters: RehearsalParameters): Promise<
       "--follow needs the source's blocks: give --home of a node that holds them, not --snapshot",
     );
   }
+  if (follow > 0 && (parameters.blockTime !== undefined || parameters.proposer !== undefined)) {
+    throw new RehearsalError(
+      "--block-time and --proposer set block H+1, which --follow takes from the source: give one or the other",
+    );
+  }
   const genesisFile = homePaths(parameters.home).genesis;
   const genesis = await loadGenesis(genesisFile).catch((err: unknown) => {
     throw new RehearsalError(`cannot read ${genesisFile}: ${(err as Error).message}`, { cause: err });
@@ -161,7 +173,8 @@ export async function rehearseUpgrade(parameters: RehearsalParameters): Promise<
     try {
       // Block H+1: the source's own when following (its transactions run under the new rules, then the upgrade, as
       // at the real height); otherwise an empty block with the source's time for H+1 when it has one, else one
-      // second after block H (so a home and a snapshot of the same height rehearse alike), else now.
+      // second after block H (so a home and a snapshot of the same height rehearse alike), else now. --block-time and
+      // --proposer override them, to match a network's real block H+1.
       const recorded = await source.request(height + 1n);
       const previous =
         (await source.request(height))?.time ?? (await recordedBlockTime(homePaths(workHome).blocksDb, height));
@@ -174,8 +187,11 @@ export async function rehearseUpgrade(parameters: RehearsalParameters): Promise<
           ? recorded
           : create(RequestFinalizeBlockSchema, {
               height: height + 1n,
-              time: recorded?.time ?? fallbackTime,
-              proposerAddress: recorded?.proposerAddress ?? new Uint8Array(),
+              time:
+                parameters.blockTime === undefined
+                  ? (recorded?.time ?? fallbackTime)
+                  : create(TimestampSchema, parameters.blockTime),
+              proposerAddress: parameters.proposer ?? recorded?.proposerAddress ?? new Uint8Array(),
               hash: recorded?.hash ?? new Uint8Array(),
               txs: [],
               misbehavior: [],
