@@ -5,6 +5,7 @@
 import { existsSync } from "node:fs";
 import { fromUtf8 } from "./bytes.ts";
 import { DataDirectoryCorruptError, DataDirectoryMissingError } from "./errors.ts";
+import { readAt } from "./flat-state.ts";
 import { commitKey, FORMAT_MARKER, META, metaKey } from "./keys.ts";
 import { type KVBackend, openLevelBackend } from "./kv-backend.ts";
 import {
@@ -119,6 +120,33 @@ export async function readCommittedStoreNames(path: string): Promise<string[]> {
   try {
     const state = await readCommittedState(backend);
     return state.record.stores.map((s) => s.name).sort();
+  } finally {
+    await backend.close();
+  }
+}
+
+/**
+ * The value of `key` in store `storeName` at the last committed version of the LevelDB store at `path`, read with one
+ * open of the backend and without mounting anything (undefined when the store or the key is absent, or nothing was
+ * committed). The upgrade guards ask for one record of a home's state before anything may open it for writing.
+ */
+export async function readCommittedValue(
+  path: string,
+  storeName: string,
+  key: Uint8Array,
+): Promise<Uint8Array | undefined> {
+  if (!existsSync(path)) return undefined;
+  let backend: KVBackend;
+  try {
+    backend = await openLevelBackend(path, { createIfMissing: false });
+  } catch (err) {
+    if (err instanceof DataDirectoryMissingError) return undefined;
+    throw err;
+  }
+  try {
+    const state = await readCommittedState(backend);
+    const store = state.record.stores.find((s) => s.name === storeName);
+    return store === undefined ? undefined : readAt(backend, store.sid, key, state.latest, true);
   } finally {
     await backend.close();
   }

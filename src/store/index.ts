@@ -1,6 +1,6 @@
 // Public entry point of the state store.
 
-export { readCommittedStoreNames, readLastCommittedVersion } from "./committed-state.ts";
+export { readCommittedStoreNames, readCommittedValue, readLastCommittedVersion } from "./committed-state.ts";
 export {
   DataDirectoryCorruptError,
   DataDirectoryLockedError,

@@ -57,6 +57,12 @@ export interface VersionView {
   readonly appHash?: Uint8Array;
   store(name: string): ReadableKVStore;
   storeNames(): string[];
+  /**
+   * How many keys store `name` holds at this version, without iterating them (the store helper reads it from the
+   * root of the store's tree, whose nodes carry their leaf counts). Optional: callers fall back to iterating.
+   * Errors: StoreNotFoundError like `store`.
+   */
+  keyCount?(name: string): number;
 }
 
 /** Result of hashing or committing a version. */

@@ -225,6 +225,20 @@ test("a snapshot archive of the home's latest height rehearses to the same app h
   assert.match(foreign.stderr, /is of chain "chaind-dev", but this home's genesis\.json is of chain "another-chain"/);
 });
 
+test("--block-time sets block H+1's time, which the app hash after the upgrade depends on", async () => {
+  // A real upgrade at H+1 is matched only with that block's time (staking keeps the header in state).
+  const at = (time: string, more: string[] = []) =>
+    rehearse(["--height", "2", "--no-determinism", "-o", "json", "--block-time", time, ...more]);
+  const first = await at("2030-01-02T03:04:05.123456789Z");
+  const again = await at("2030-01-02T03:04:05.123456789Z");
+  const later = await at("2030-01-02T03:04:06.123456789Z");
+  const proposed = await at("2030-01-02T03:04:05.123456789Z", ["--proposer", "AB".repeat(20)]);
+  for (const run of [first, again, later, proposed]) assert.equal(run.code, 0, run.stderr);
+  assert.equal(first.report?.applied_at, "3");
+  assert.equal(again.report?.app_hash_after, first.report?.app_hash_after);
+  assert.notEqual(later.report?.app_hash_after, first.report?.app_hash_after);
+});
+
 test("bad input is one line with status 1, and the source home is never written", async () => {
   const cases: [string[], RegExp][] = [
     [
@@ -236,6 +250,12 @@ test("bad input is one line with status 1, and the source home is never written"
       /--height 9999 is in the future: the latest committed height is \d+/,
     ],
     [["--home", home, "upgrade", "rehearse", "v2", "--height", "x"], /expected a positive whole number/],
+    [["--home", home, "upgrade", "rehearse", "v2", "--block-time", "yesterday"], /expected an RFC 3339 time/],
+    [["--home", home, "upgrade", "rehearse", "v2", "--proposer", "zz"], /expected an address of 40 hex digits/],
+    [
+      ["--home", home, "upgrade", "rehearse", "v2", "--follow", "1", "--block-time", "2030-01-01T00:00:00Z"],
+      /--block-time and --proposer set block H\+1, which --follow takes from the source/,
+    ],
     [
       ["--home", home, "upgrade", "rehearse", "v2", "--snapshot", join(dir.path, "none.tar.gz")],
       /none\.tar\.gz: no such file/,

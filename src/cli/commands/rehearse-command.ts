@@ -2,6 +2,7 @@
 // helper `upgrade rehearse-child`. Thin: src/node/rehearse does the work; rehearse-report.ts prints the report.
 // A rehearsal whose checks fail prints its report on stdout and exits 1 with one line on stderr naming the failure.
 import { type Command, InvalidArgumentError } from "commander";
+import { parseRfc3339, type Timestamp } from "../../config/index.ts";
 import { releaseForUpgrade } from "../../node/dry-run.ts";
 import { secondRunMain } from "../../node/rehearse/determinism.ts";
 import { rehearseUpgrade } from "../../node/rehearse/rehearse.ts";
@@ -29,11 +30,28 @@ export function addRehearseCommands(upgrade: Command, io: CliIo): void {
       "a snapshot archive (`chaind snapshots dump`) to rehearse on; --home gives the chain's genesis",
     )
     .option("--follow <n>", "execute the source's blocks H+1 … H+n on the upgraded state (those it holds)", whole)
+    .option(
+      "--block-time <rfc3339>",
+      "block H+1's time, e.g. 2026-11-29T09:40:00.5Z (default: the source's, else one second after block H); the app hash depends on it",
+      blockTime,
+    )
+    .option(
+      "--proposer <hex>",
+      "block H+1's proposer address, 40 hex digits (default: the source's, else none)",
+      proposer,
+    )
     .option("--no-determinism", "skip the second, perturbed run")
     .action(
       async (
         name: string,
-        flags: { height?: bigint; snapshot?: string; follow?: bigint; determinism: boolean },
+        flags: {
+          height?: bigint;
+          snapshot?: string;
+          follow?: bigint;
+          blockTime?: Timestamp;
+          proposer?: Uint8Array;
+          determinism: boolean;
+        },
         command: Command,
       ) => {
         const { home, output } = globalFlags(command);
@@ -43,6 +61,8 @@ export function addRehearseCommands(upgrade: Command, io: CliIo): void {
           height: flags.height,
           snapshot: flags.snapshot,
           follow: flags.follow === undefined ? 0 : Number(flags.follow),
+          blockTime: flags.blockTime,
+          proposer: flags.proposer,
           determinism: flags.determinism,
         });
         io.stdout.write(output === "json" ? `${JSON.stringify(rehearsalJson(report))}\n` : rehearsalText(report));
@@ -93,4 +113,15 @@ function whole(text: string): bigint {
     throw new InvalidArgumentError("expected a whole number of blocks (0 to 100000)");
   }
   return BigInt(text);
+}
+
+function blockTime(text: string): Timestamp {
+  const time = parseRfc3339(text);
+  if (time === undefined) throw new InvalidArgumentError("expected an RFC 3339 time, e.g. 2026-11-29T09:40:00.5Z");
+  return time;
+}
+
+function proposer(text: string): Uint8Array {
+  if (!/^[0-9a-fA-F]{40}$/.test(text)) throw new InvalidArgumentError("expected an address of 40 hex digits");
+  return Uint8Array.from(Buffer.from(text, "hex"));
 }

@@ -35,11 +35,15 @@ export function rehearsalJson(report: RehearsalReport): Record<string, unknown> 
       phase: c.phase,
       passed: c.passed,
       error: c.error ?? null,
+      ms: ms(c.ms),
     })),
     determinism: {
       ran: determinism.ran,
       equal: determinism.equal,
-      first: { time_zone: determinism.first.timeZone, locale: determinism.first.locale },
+      first:
+        determinism.first === undefined
+          ? null
+          : { time_zone: determinism.first.timeZone, locale: determinism.first.locale },
       second:
         determinism.second === undefined
           ? null
@@ -91,6 +95,7 @@ export function rehearsalJson(report: RehearsalReport): Record<string, unknown> 
       commit: ms(d.commitMs),
       second_run: ms(d.secondRunMs),
       follow: ms(d.followMs),
+      checks: ms(d.checksMs),
       total: ms(d.totalMs),
       pause_estimate: ms(d.pauseEstimateMs),
     },
@@ -152,7 +157,7 @@ export function rehearsalText(report: RehearsalReport): string {
     `pause estimate at the height: ${ms(d.pauseEstimateMs)} ms (open with store loader ${ms(d.loadMs)}, handler and migrations ${ms(d.handlerMs)}, commit ${ms(d.commitMs)})`,
   );
   lines.push(
-    `took ${ms(d.totalMs)} ms (prepare ${ms(d.prepareMs)}, block ${ms(d.blockMs)}, second run ${ms(d.secondRunMs)}, follow ${ms(d.followMs)}); peak RSS ${Math.round(report.peakRssBytes / 1048576)} MiB`,
+    `took ${ms(d.totalMs)} ms (prepare ${ms(d.prepareMs)}, block ${ms(d.blockMs)}, checks ${ms(d.checksMs)}, second run ${ms(d.secondRunMs)}, follow ${ms(d.followMs)}); peak RSS ${Math.round(report.peakRssBytes / 1048576)} MiB`,
   );
   lines.push(report.passed ? "PASSED" : `FAILED: ${report.failures.length} failure(s)`);
   for (const f of report.failures) lines.push(`  ${f}`);

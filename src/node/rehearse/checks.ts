@@ -2,6 +2,7 @@
 // state before and after the upgrade, and the upgrade's own UpgradeCheck (src/x/upgrade/install.ts) — `before` on
 // the state the upgrade starts from, `after` on the upgraded state with what `before` returned. A check that
 // throws is a failed check, reported by name with its message; it never stops the rehearsal.
+import { performance } from "node:perf_hooks";
 import type { Context } from "../../app/context.ts";
 import type { AppModule } from "../../app/module.ts";
 import type { UpgradeCheck } from "../../x/upgrade/install.ts";
@@ -16,6 +17,8 @@ export interface CheckResult {
   passed: boolean;
   /** The check's error message when it failed. */
   error?: string;
+  /** How long it ran: the chain's own code, reported apart from the rehearsal's work (a check may read every record). */
+  ms: number;
 }
 
 /** Runs every module's invariants against `ctx`. */
@@ -76,10 +79,12 @@ async function outcome(
   phase: CheckResult["phase"],
   run: () => Promise<void>,
 ): Promise<CheckResult> {
+  const started = performance.now();
   try {
     await run();
-    return { name, kind, phase, passed: true };
+    return { name, kind, phase, passed: true, ms: performance.now() - started };
   } catch (err) {
-    return { name, kind, phase, passed: false, error: err instanceof Error ? err.message : String(err) };
+    const error = err instanceof Error ? err.message : String(err);
+    return { name, kind, phase, passed: false, error, ms: performance.now() - started };
   }
 }

@@ -19,6 +19,7 @@ import {
 } from "../../store/index.ts";
 import { loadHomeSnapshot, restoreHomeSnapshot } from "../snapshot-home.ts";
 import { RehearsalError } from "./errors.ts";
+import { copyLevelDb } from "./level-copy.ts";
 
 /** A work home holding the state to rehearse on as its latest committed version. */
 export interface PreparedState {
@@ -37,8 +38,9 @@ export async function stateFromHome(sourceHome: string, workHome: string, height
   const work = homePaths(workHome);
   await mkdir(work.dataDir, { recursive: true });
   // Everything is read from a copy: opening LevelDB, even to read one record, takes its lock and writes its log.
+  // Its table files are shared by hard link (level-copy.ts): LevelDB never writes one after creating it.
   const copy = join(workHome, "source-application.db");
-  await cp(source.applicationDb, copy, { recursive: true });
+  await copyLevelDb(source.applicationDb, copy);
   const latest = await readLastCommittedVersion(copy);
   if (latest === 0n) throw new RehearsalError(`${source.applicationDb} holds no committed state yet`);
   if (height !== undefined && height > latest) {

@@ -3,7 +3,7 @@
 // snapshot archive), with the chain's invariants, a determinism check in a second process with another time
 // zone, locale, wall clock and Math.random, and optionally the source's next blocks under the new rules. The
 // source is only read; every work copy lives in one temporary folder, removed on every outcome.
-import { cp, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
@@ -30,6 +30,7 @@ import { firstDifference, type StateDifference } from "./compare-stores.ts";
 import { type ChildCommand, runSecondProcess, type SecondEnvironment } from "./determinism.ts";
 import { RehearsalError } from "./errors.ts";
 import { compareBlock, type FollowedBlock, followBlocks } from "./follow.ts";
+import { copyLevelDb } from "./level-copy.ts";
 import { currentEnvironment } from "./perturb.ts";
 import { stateFromHome, stateFromSnapshot } from "./prepare-state.ts";
 import { openSourceBlocks, recordedBlockTime } from "./source-blocks.ts";
@@ -50,6 +51,13 @@ export interface RehearsalParameters {
   determinism?: boolean;
   /** How to start this binary's CLI for the second run (default: this process's executable and entry point). */
   childCommand?: ChildCommand;
+  /**
+   * Block H+1's time (default: the source's for H+1, else one second after block H). The app hash after the upgrade
+   * depends on it (staking keeps the block's header in state): to match a real upgrade at H+1, give that block's time.
+   */
+  blockTime?: { seconds: bigint; nanos: number };
+  /** Block H+1's proposer address (default: the source's for H+1, else none); it reaches state like the time. */
+  proposer?: Uint8Array;
   chain?: ChainDefinition;
   tempRoot?: string;
 }
@@ -59,7 +67,8 @@ export interface DeterminismReport {
   ran: boolean;
   /** Both runs gave the same app hash (and so the same contents in every store). */
   equal: boolean;
-  first: { timeZone: string; locale: string };
+  /** This process's time zone and locale (when the second run ran). */
+  first?: { timeZone: string; locale: string };
   second?: SecondEnvironment;
   appHashSecond?: string;
   /** Where the states first differ, when they do. */
@@ -94,6 +103,8 @@ export interface RehearsalReport {
     commitMs: number;
     secondRunMs: number;
     followMs: number;
+    /** The declared checks and invariants together (the chain's code; each check's own time is in `checks`). */
+    checksMs: number;
     totalMs: number;
     /** open with the store loader + handler (migrations included) + commit: the chain's pause at the height. */
     pauseEstimateMs: number;
@@ -124,6 +135,11 @@ export async function rehearseUpgrade(parameters: RehearsalParameters): Promise<
   if (parameters.snapshot !== undefined && follow > 0) {
     throw new RehearsalError(
       "--follow needs the source's blocks: give --home of a node that holds them, not --snapshot",
+    );
+  }
+  if (follow > 0 && (parameters.blockTime !== undefined || parameters.proposer !== undefined)) {
+    throw new RehearsalError(
+      "--block-time and --proposer set block H+1, which --follow takes from the source: give one or the other",
     );
   }
   const genesisFile = homePaths(parameters.home).genesis;
@@ -157,7 +173,8 @@ export async function rehearseUpgrade(parameters: RehearsalParameters): Promise<
     try {
       // Block H+1: the source's own when following (its transactions run under the new rules, then the upgrade, as
       // at the real height); otherwise an empty block with the source's time for H+1 when it has one, else one
-      // second after block H (so a home and a snapshot of the same height rehearse alike), else now.
+      // second after block H (so a home and a snapshot of the same height rehearse alike), else now. --block-time and
+      // --proposer override them, to match a network's real block H+1.
       const recorded = await source.request(height + 1n);
       const previous =
         (await source.request(height))?.time ?? (await recordedBlockTime(homePaths(workHome).blocksDb, height));
@@ -170,8 +187,11 @@ export async function rehearseUpgrade(parameters: RehearsalParameters): Promise<
           ? recorded
           : create(RequestFinalizeBlockSchema, {
               height: height + 1n,
-              time: recorded?.time ?? fallbackTime,
-              proposerAddress: recorded?.proposerAddress ?? new Uint8Array(),
+              time:
+                parameters.blockTime === undefined
+                  ? (recorded?.time ?? fallbackTime)
+                  : create(TimestampSchema, parameters.blockTime),
+              proposerAddress: parameters.proposer ?? recorded?.proposerAddress ?? new Uint8Array(),
               hash: recorded?.hash ?? new Uint8Array(),
               txs: [],
               misbehavior: [],
@@ -182,7 +202,7 @@ export async function rehearseUpgrade(parameters: RehearsalParameters): Promise<
       const secondHome = join(temp, "second");
       if (determinism) {
         await mkdir(homePaths(secondHome).dataDir, { recursive: true });
-        await cp(homePaths(workHome).applicationDb, homePaths(secondHome).applicationDb, { recursive: true });
+        await copyLevelDb(homePaths(workHome).applicationDb, homePaths(secondHome).applicationDb);
       }
       const prepareMs = performance.now() - started;
 
@@ -198,7 +218,12 @@ export async function rehearseUpgrade(parameters: RehearsalParameters): Promise<
       try {
         const checks = [...run.checks];
         const secondStarted = performance.now();
-        const determinismReport: DeterminismReport = { ran: determinism, equal: true, first: currentEnvironment() };
+        // Read only when there is a second run to compare with: ICU's first date format costs ~50 ms.
+        const determinismReport: DeterminismReport = {
+          ran: determinism,
+          equal: true,
+          first: determinism ? currentEnvironment() : undefined,
+        };
         if (determinism) {
           const second = await runSecondProcess({
             command: parameters.childCommand ?? thisBinary(),
@@ -274,6 +299,7 @@ export async function rehearseUpgrade(parameters: RehearsalParameters): Promise<
             commitMs: d.commitMs,
             secondRunMs,
             followMs,
+            checksMs: checks.reduce((sum, c) => sum + c.ms, 0),
             totalMs: performance.now() - started,
             pauseEstimateMs: d.loadMs + d.handlerMs + d.commitMs,
           },

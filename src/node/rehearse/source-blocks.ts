@@ -2,7 +2,6 @@
 // may write its log files, and the source is never written): the header of H+1 gives the upgrade block its time
 // and proposer, and `--follow` re-executes the blocks after H with their recorded results to compare against.
 import { existsSync } from "node:fs";
-import { cp } from "node:fs/promises";
 import { join } from "node:path";
 import { create } from "@bufbuild/protobuf";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
@@ -13,6 +12,7 @@ import {
   RequestFinalizeBlockSchema,
   type ResponseFinalizeBlock,
 } from "../../gen/tendermint/abci/types_pb.js";
+import { copyLevelDb } from "./level-copy.ts";
 
 /** The source's blocks, or none (a snapshot, or a CometBFT home whose blocks live in CometBFT's own store). */
 export interface SourceBlocks {
@@ -36,7 +36,7 @@ const NONE: SourceBlocks = {
 export async function openSourceBlocks(blocksDb: string | undefined, workDir: string): Promise<SourceBlocks> {
   if (blocksDb === undefined || !existsSync(join(blocksDb, "CURRENT"))) return NONE;
   const copy = join(workDir, "source-blocks.db");
-  await cp(blocksDb, copy, { recursive: true });
+  await copyLevelDb(blocksDb, copy);
   const store = await BlockStore.open(copy, { createIfMissing: false });
   return {
     tip: store.height,

@@ -13,8 +13,8 @@ import { homePaths } from "../../config/index.ts";
 import type { RequestFinalizeBlock, ResponseFinalizeBlock } from "../../gen/tendermint/abci/types_pb.js";
 import { buildChainApp, type ChainApp } from "../../runtime/build-app.ts";
 import type { ChainDefinition, Release } from "../../runtime/release.ts";
-import type { ReadableKVStore } from "../../store/types.ts";
 import { newPlan } from "../../x/upgrade/plan.ts";
+import { storeKeyCounts } from "../store-key-counts.ts";
 import { hexUpper } from "../tx-response.ts";
 import { type CheckResult, runAfterChecks, runBeforeChecks, runInvariants } from "./checks.ts";
 import { RehearsalError } from "./errors.ts";
@@ -190,14 +190,5 @@ async function execute(
 }
 
 async function countStores(app: ChainApp["app"], version: bigint): Promise<Map<string, number>> {
-  const view = await app.store.view(version);
-  const counts = new Map<string, number>();
-  for (const name of view.storeNames()) counts.set(name, await countKeys(view.store(name)));
-  return counts;
-}
-
-async function countKeys(store: ReadableKVStore): Promise<number> {
-  let count = 0;
-  for await (const _entry of store.iterate()) count++;
-  return count;
+  return storeKeyCounts(await app.store.view(version));
 }

@@ -1,0 +1,60 @@
+// The rehearsal's work copy shares the source's LevelDB table files by hard link: whatever the copy then does
+// (writes, deletes, compactions, close), the source's files and contents stay exactly as they were.
+import assert from "node:assert/strict";
+import { createHash } from "node:crypto";
+import { mkdtemp, readdir, readFile, rm, stat } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { test } from "node:test";
+import { ClassicLevel } from "classic-level";
+import { copyLevelDb } from "./level-copy.ts";
+
+async function fileHashes(dir: string): Promise<Record<string, string>> {
+  const out: Record<string, string> = {};
+  for (const name of (await readdir(dir)).sort()) {
+    out[name] = createHash("sha256")
+      .update(await readFile(join(dir, name)))
+      .digest("hex");
+  }
+  return out;
+}
+
+test("a work copy shares the table files, and nothing it does reaches the source", async () => {
+  const root = await mkdtemp(join(tmpdir(), "chaind-level-copy-"));
+  try {
+    const source = join(root, "source");
+    const db = new ClassicLevel<string, string>(source);
+    await db.open();
+    for (let round = 0; round < 3; round++) {
+      await db.batch(Array.from({ length: 2000 }, (_, i) => ({ type: "put", key: `k${i}`, value: `v${round}-${i}` })));
+      await db.compactRange("k", "l"); // table files on disk, not only the write-ahead log
+    }
+    await db.close();
+    const before = await fileHashes(source);
+    const tables = Object.keys(before).filter((name) => name.endsWith(".ldb") || name.endsWith(".sst"));
+    assert.ok(tables.length > 0, "the source has table files");
+
+    const work = join(root, "work");
+    await copyLevelDb(source, work);
+    // Linked, not copied: the table's inode now has two names.
+    assert.equal((await stat(join(source, tables[0]))).nlink, 2);
+
+    const copy = new ClassicLevel<string, string>(work);
+    await copy.open();
+    assert.equal(await copy.get("k1999"), "v2-1999");
+    await copy.batch(Array.from({ length: 2000 }, (_, i) => ({ type: "del", key: `k${i}` })));
+    await copy.put("new", "value");
+    await copy.compactRange("a", "z"); // replaces (unlinks) the shared tables in the copy
+    await copy.close();
+    await rm(work, { recursive: true, force: true });
+
+    assert.deepEqual(await fileHashes(source), before);
+    const reopened = new ClassicLevel<string, string>(source);
+    await reopened.open();
+    assert.equal(await reopened.get("k0"), "v2-0");
+    assert.equal(await reopened.get("new"), undefined);
+    await reopened.close();
+  } finally {
+    await rm(root, { recursive: true, force: true });
+  }
+});
