@@ -130,6 +130,7 @@ describe("application metrics on the REST server", () => {
     assert.match(text, /^# TYPE devchain_query_seconds histogram$/m);
     assert.equal(sample(text, "devchain_upgrade_plan_height"), 0);
     assert.equal(sample(text, "devchain_upgrade_blocks_until"), 0);
+    assert.equal(sample(text, "devchain_upgrade_ready_fraction"), 0);
     assert.equal(sample(text, "devchain_upgrade_applied_total"), 0);
     assert.equal(sample(text, "devchain_halted"), 0);
     assert.match(text, /^# TYPE devchain_snapshot_create_total counter$/m);
@@ -164,7 +165,7 @@ describe("application metrics on the REST server", () => {
     );
   });
 
-  test("the upgrade gauges of one scrape agree: plan height, blocks until it and the plan's name", async () => {
+  test("the upgrade gauges of one scrape agree: plan height, blocks until it, the plan's name and the ready fraction", async () => {
     const running = node as RunningNode;
     const url = `${running.endpoints.rest}/metrics?format=prometheus`;
     const validator = dev.keys.find((k) => k.name === "validator");
@@ -195,5 +196,14 @@ describe("application metrics on the REST server", () => {
     assert.ok(until > 0 && until <= 2000, `blocks until: ${until}`);
     assert.ok(Math.abs(until - (Number(height) - appHeight)) <= 2, `${until} vs ${Number(height)} - ${appHeight}`);
     assert.equal(sample(text, "devchain_upgrade_plan_info", { name: "v2" }), 1);
+    // The ready fraction is Query/UpgradeReadiness' own: the dev chain's one validator has no release of v2 staged,
+    // so it does not signal the plan and the fraction is 0 (an absent gauge would read undefined here).
+    const readiness = (await (await fetch(`${running.endpoints.rest}/chain/upgrade/v1beta1/readiness`)).json()) as {
+      plan?: { name?: string };
+      ready_fraction?: string;
+    };
+    assert.equal(readiness.plan?.name, "v2");
+    assert.equal(sample(text, "devchain_upgrade_ready_fraction"), Number(readiness.ready_fraction));
+    assert.equal(sample(text, "devchain_upgrade_ready_fraction"), 0);
   });
 });

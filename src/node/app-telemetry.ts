@@ -1,6 +1,6 @@
 // The application's metrics (app.toml [telemetry]), served by the REST server at GET /metrics?format=prometheus
 // with `service-name` as the prefix: transactions by result code, gas, store commit time, queries by transport and
-// route, snapshots, the upgrade (plan height, blocks until it, upgrades applied, the last one's handler and
+// route, snapshots, the upgrade (plan height, blocks until it, the network's ready fraction, upgrades applied, the last one's handler and
 // migration seconds), whether the node is halted, and the process (prom-client's default metrics, the Node
 // ecosystem's names). Per-tx and per-query work is a cached child's inc/observe; everything the state already
 // knows (the plan, the height) is read when Prometheus scrapes, not on the hot path.
@@ -10,6 +10,7 @@ import type { AbciObserver } from "../engine/observed-app.ts";
 import type { ResponseCheckTx } from "../gen/tendermint/abci/types_pb.js";
 import type { ChainApp } from "../runtime/build-app.ts";
 import type { QueryTransport, ServerTelemetry } from "../server/telemetry.ts";
+import { type Readiness, readinessOf } from "../x/upgrade/readiness-query.ts";
 
 const SECONDS_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 const LONG_SECONDS_BUCKETS = [0.1, 0.5, 1, 5, 10, 30, 60, 300, 900, 3600];
@@ -23,7 +24,7 @@ export interface AppTelemetryOptions {
 }
 
 type Child = { inc(by?: number): void };
-type PlanView = { height: number; blocksUntil: number; name: string };
+type PlanView = { height: number; blocksUntil: number; name: string; readyFraction: number };
 type TimedChild = { observe(value: number): void };
 
 /**
@@ -163,7 +164,7 @@ export class AppTelemetry {
         this.set(self.halted ? 1 : 0);
       },
     });
-    // The three plan gauges share one read of the plan per scrape (prom-client collects them concurrently).
+    // The four plan gauges share one read of the plan per scrape (prom-client collects them concurrently).
     new Gauge({
       name: `${p}_upgrade_plan_height`,
       help: "Height of the scheduled upgrade plan, 0 when none.",
@@ -189,6 +190,14 @@ export class AppTelemetry {
         const { name } = await self.planView();
         this.reset();
         if (name !== "") this.set({ name }, 1);
+      },
+    });
+    new Gauge({
+      name: `${p}_upgrade_ready_fraction`,
+      help: "Share (0..1) of the bonded power whose vote extensions signal the scheduled plan, 0 when none.",
+      registers,
+      async collect() {
+        this.set((await self.planView()).readyFraction);
       },
     });
     const applied = new Counter({
@@ -273,23 +282,31 @@ export class AppTelemetry {
     if (this.planRead === undefined || now - this.planRead.at > 250) {
       this.planRead = {
         at: now,
-        view: this.currentPlan().then((plan) => {
-          if (plan === undefined) return { height: 0, blocksUntil: 0, name: "" };
+        view: this.currentReadiness().then((readiness) => {
+          if (readiness?.plan === undefined) return { height: 0, blocksUntil: 0, name: "", readyFraction: 0 };
+          const { plan } = readiness;
           const latest = this.chain.app.lastBlockHeight();
           const until = plan.height - latest;
-          return { height: Number(plan.height), blocksUntil: until > 0n ? Number(until) : 0, name: plan.name };
+          return {
+            height: Number(plan.height),
+            blocksUntil: until > 0n ? Number(until) : 0,
+            name: plan.name,
+            // A 10^18-scaled LegacyDec; a double keeps the 16 digits a gauge can show.
+            readyFraction: Number(readiness.readyFraction) / 1e18,
+          };
         }),
       };
     }
     return this.planRead.view;
   }
 
-  private async currentPlan(): Promise<{ name: string; height: bigint } | undefined> {
+  /** The plan and the network's readiness for it, as Query/UpgradeReadiness computes them (one read of the state). */
+  private async currentReadiness(): Promise<Readiness | undefined> {
     const app = this.chain.app;
     if (app.lastBlockHeight() === 0n) return undefined;
     try {
       const ctx = await app.createQueryContext();
-      return await this.chain.upgradeKeeper.getUpgradePlan(ctx);
+      return await readinessOf(ctx, this.chain.upgradeKeeper, this.chain.bondedValidators);
     } catch {
       // A store being swapped (a restore) or closed (a stop): no plan rather than a failed scrape.
       return undefined;

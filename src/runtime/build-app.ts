@@ -74,6 +74,8 @@ export interface ChainApp extends StandardKeepers {
   chain: ChainDefinition;
   release: Release;
   moduleManager: ModuleManager;
+  /** The bonded set as the upgrade module's readiness reads it (the app telemetry's ready fraction reads it too). */
+  bondedValidators: BondedValidatorsReader;
   /** Whether this start applies the store upgrades of an upgrade (upgrade-info.json names it and it is due now). */
   storeUpgradesInstalled: boolean;
 }
@@ -98,6 +100,7 @@ export async function buildChainApp(options: ChainAppOptions): Promise<ChainApp>
   const govKeeper = new GovKeeper({ accountKeeper, bankKeeper, stakingKeeper });
   const upgradeKeeper = new UpgradeKeeper({ home: options.home, skipUpgradeHeights: options.skipUpgradeHeights });
   const keepers: StandardKeepers = { accountKeeper, bankKeeper, stakingKeeper, govKeeper, upgradeKeeper };
+  const bondedValidators = bondedValidatorsOf(stakingKeeper);
 
   const gov = govModule(govKeeper);
   const genutil = genutilModule({ stakingKeeper });
@@ -106,7 +109,7 @@ export async function buildChainApp(options: ChainAppOptions): Promise<ChainApp>
     bankModule(bankKeeper),
     stakingModule(stakingKeeper),
     gov,
-    createUpgradeModule({ keeper: upgradeKeeper, bondedValidators: bondedValidatorsOf(stakingKeeper) }),
+    createUpgradeModule({ keeper: upgradeKeeper, bondedValidators }),
   ];
   const own = release.modules?.(keepers) ?? [];
   const replaced = new Set(own.map((m) => m.name));
@@ -149,7 +152,7 @@ export async function buildChainApp(options: ChainAppOptions): Promise<ChainApp>
     readCommittedHeight: memory ? undefined : () => readLastCommittedVersion(storePath),
     voteExtensions: readinessVoteExtensions(upgradeKeeper, {
       carriedUpgrades: options.carriedUpgrades,
-      bondedValidators: bondedValidatorsOf(stakingKeeper),
+      bondedValidators,
       consensusKeyOf: async (ctx, address) => {
         const validator = await stakingKeeper.getValidatorByConsAddr(ctx, address);
         return validator === undefined ? undefined : consensusPubKey(validator);
@@ -184,6 +187,7 @@ export async function buildChainApp(options: ChainAppOptions): Promise<ChainApp>
     release,
     ...keepers,
     moduleManager,
+    bondedValidators,
     storeUpgradesInstalled: installed.storeLoaderOf !== undefined,
   };
 }
