@@ -57,7 +57,18 @@ before(async () => {
   await engine.stop();
   await running;
   await engine.store.close();
-  // Reopening makes LevelDB move its log into a table file (.ldb), where damage is looked for.
+  // Reopening makes LevelDB move its log into a table file (.ldb), where damage is looked for. The manual compaction
+  // rewrites every table without snappy: compressed, an id stored twice within one table block (a meta and the next
+  // header's last_block_id) can be kept once plus a back reference, so a raw byte flip would miss the copy a read
+  // uses and the damage would go unseen (a CI run saw height 10 served intact after its id was "flipped").
+  const raw = new ClassicLevel<Uint8Array, Uint8Array>(chain.blocksDb, {
+    keyEncoding: "view",
+    valueEncoding: "view",
+    compression: false,
+  });
+  await raw.open();
+  await raw.compactRange(new Uint8Array([0]), new Uint8Array(64).fill(0xff));
+  await raw.close();
   await (await BlockStore.open(chain.blocksDb)).close();
   assert.ok(
     (await readdir(chain.blocksDb)).some((f) => f.endsWith(".ldb")),
