@@ -41,49 +41,72 @@ async function initNode(index: number, home: string, chainId: string): Promise<O
   };
 }
 
-/** config.toml and app.toml of one node: its ports, its peers, quick consensus, loopback-friendly p2p. */
-async function configureNode(record: NodeRecord, all: NodeRecord[], options: TestnetOptions): Promise<void> {
-  const paths = homePaths(record.home);
+/** The settings of config.toml and app.toml that name one node's ports and its peers' p2p ports. */
+function portSettings(record: NodeRecord, all: NodeRecord[]) {
   const loopback = (port: number) => `tcp://127.0.0.1:${port}`;
   const peers = all
     .filter((other) => other.index !== record.index)
     .map((other) => `${other.nodeId}@127.0.0.1:${other.ports.p2p}`)
     .join(",");
-  const timeoutCommit = options.timeoutCommit ?? "300ms";
-  const config = setTomlValues(
-    await readFile(paths.configToml, "utf8"),
-    {
-      moniker: record.moniker,
+  return {
+    config: {
       proxy_app: loopback(record.ports.abci),
-      log_level: options.cometLogLevel ?? "info",
       "rpc.laddr": loopback(record.ports.rpc),
-      "rpc.pprof_laddr": "",
       "p2p.laddr": loopback(record.ports.p2p),
       "p2p.external_address": `127.0.0.1:${record.ports.p2p}`,
       "p2p.persistent_peers": peers,
-      "p2p.addr_book_strict": false,
-      "p2p.allow_duplicate_ip": true,
-      "p2p.pex": false,
-      "consensus.timeout_propose": "1s",
-      "consensus.timeout_prevote": "200ms",
-      "consensus.timeout_precommit": "200ms",
-      "consensus.timeout_commit": timeoutCommit,
-      "instrumentation.prometheus": false,
     },
-    paths.configToml,
-  );
-  await writeFile(paths.configToml, config);
-  const app = setTomlValues(
-    await readFile(paths.appToml, "utf8"),
-    {
-      "api.enable": true,
-      "api.address": loopback(record.ports.api),
-      "grpc.enable": true,
-      "grpc.address": `127.0.0.1:${record.ports.grpc}`,
-    },
-    paths.appToml,
-  );
-  await writeFile(paths.appToml, app);
+    app: { "api.address": loopback(record.ports.api), "grpc.address": `127.0.0.1:${record.ports.grpc}` },
+  };
+}
+
+/** Sets `values` in the TOML file at `file`, keeping everything else in it. */
+async function editToml(file: string, values: Parameters<typeof setTomlValues>[1]): Promise<void> {
+  await writeFile(file, setTomlValues(await readFile(file, "utf8"), values, file));
+}
+
+/** config.toml and app.toml of one node: its ports, its peers, quick consensus, loopback-friendly p2p. */
+async function configureNode(record: NodeRecord, all: NodeRecord[], options: TestnetOptions): Promise<void> {
+  const paths = homePaths(record.home);
+  const ports = portSettings(record, all);
+  await editToml(paths.configToml, {
+    moniker: record.moniker,
+    ...ports.config,
+    log_level: options.cometLogLevel ?? "info",
+    "rpc.pprof_laddr": "",
+    "p2p.addr_book_strict": false,
+    "p2p.allow_duplicate_ip": true,
+    "p2p.pex": false,
+    "consensus.timeout_propose": "1s",
+    "consensus.timeout_prevote": "200ms",
+    "consensus.timeout_precommit": "200ms",
+    "consensus.timeout_commit": options.timeoutCommit ?? "300ms",
+    "instrumentation.prometheus": false,
+  });
+  await editToml(paths.appToml, { "api.enable": true, "grpc.enable": true, ...ports.app });
+}
+
+/**
+ * New free ports for every node of a set-up testnet (a port it had was taken): each home's config.toml and app.toml
+ * get them (the peers' p2p ports too, keeping every other setting), then the manifest. Returns the new manifest.
+ */
+export async function rewritePorts(dir: string, manifest: TestnetManifest): Promise<TestnetManifest> {
+  const ports = await allocatePorts(manifest.nodes.length);
+  const records = manifest.nodes.map((record, i) => ({ ...record, ports: ports[i] }));
+  for (const record of records) {
+    const paths = homePaths(record.home);
+    const settings = portSettings(record, records);
+    await editToml(paths.configToml, settings.config);
+    await editToml(paths.appToml, settings.app);
+  }
+  const updated = { ...manifest, nodes: records };
+  await writeManifest(dir, updated);
+  return updated;
+}
+
+/** Writes `<dir>/testnet.json` (its presence means the directory is set up). */
+async function writeManifest(dir: string, manifest: TestnetManifest): Promise<void> {
+  await writeFile(join(dir, MANIFEST_FILE), `${JSON.stringify(manifest, null, 2)}\n`);
 }
 
 /** Checks what can be checked before anything is written or started. */
@@ -120,7 +143,7 @@ export async function setUp(options: TestnetOptions, log: (line: string) => void
     for (const record of records) await installChainvisor(record, options.chainvisor);
   }
   const manifest: TestnetManifest = { chainId, nodes: records, chainvisor: options.chainvisor !== undefined };
-  await writeFile(join(options.dir, MANIFEST_FILE), `${JSON.stringify(manifest, null, 2)}\n`);
+  await writeManifest(options.dir, manifest);
   return manifest;
 }
 

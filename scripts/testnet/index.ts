@@ -8,12 +8,14 @@
 //   processes.ts   spawning, watching and stopping one process (with its group)
 //   pids.ts        <dir>/pids.json, refusing a running testnet, `stop --dir`
 //   queries.ts     CometBFT RPC, heights, ABCI Echo, log tails, and waiting on them
-//   nodes.ts       starting one node's chaind or cometbft
+//   nodes.ts       starting one node's chaind or cometbft, or a node that joins beside the testnet
+//   port-retry.ts  a port taken before a node bound it: told from the node's log, the start retried on new ports
 //   start-stop.ts  starting and stopping a whole testnet
 
 export { readManifest } from "./homes.ts";
-export { startChaind, startCometbft } from "./nodes.ts";
+export { endpoints, startChaind, startCometbft, startJoiningNode } from "./nodes.ts";
 export { stopTestnetDir } from "./pids.ts";
+export { findPortCollision, PORT_ATTEMPTS, type PortCollision, PortInUseError } from "./port-retry.ts";
 export { allocatePorts } from "./ports.ts";
 export { stopProcess } from "./processes.ts";
 export { abciAnswers, latestHeight, logTail, rpcResult, waitForHeight, waitUntil } from "./queries.ts";

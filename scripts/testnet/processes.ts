@@ -1,7 +1,7 @@
 // The processes of a testnet: spawning one detached in its own process group with its output in a log file,
 // watching it exit (as our child, or by polling a pid from pids.json), and stopping it with its group.
 import { type ChildProcess, spawn } from "node:child_process";
-import { closeSync, openSync, readFileSync } from "node:fs";
+import { closeSync, fstatSync, openSync, readFileSync } from "node:fs";
 import { type ExitStatus, type NodeProcess, PROJECT_ROOT, TestnetError } from "./types.ts";
 
 /** Whether `pid` runs (a zombie does not). */
@@ -43,7 +43,9 @@ export function spawnLogged(
 ): NodeProcess {
   const fd = openSync(logFile, "a");
   let child: ChildProcess;
+  let logStart: number;
   try {
+    logStart = fstatSync(fd).size;
     // Its own process group, so one signal reaches chainvisor and the node it runs alike.
     child = spawn(command, args, { stdio: ["ignore", fd, fd], env, detached: true, cwd: PROJECT_ROOT });
   } finally {
@@ -62,7 +64,7 @@ export function spawnLogged(
     });
   });
   if (outlive) child.unref();
-  return { kind, pid: child.pid, logFile, child, exited, hasExited: () => done };
+  return { kind, pid: child.pid, logFile, logStart, child, exited, hasExited: () => done };
 }
 
 /** Signals the process group led by `pid` (every process here leads its own), else the process alone. */

@@ -1,9 +1,11 @@
 // A whole testnet started and stopped: set up unless the directory holds one, every chaind then every CometBFT,
-// then a new block on every node; stopping ends every CometBFT first, then every chaind.
+// then a new block on every node; stopping ends every CometBFT first, then every chaind. A start whose ports were
+// taken meanwhile is retried with new ones (port-retry.ts).
 import { resolve } from "node:path";
-import { checkOptions, readManifest, setUp } from "./homes.ts";
-import { startChaind, startCometbft } from "./nodes.ts";
+import { checkOptions, readManifest, rewritePorts, setUp } from "./homes.ts";
+import { endpoints, startChaind, startCometbft } from "./nodes.ts";
 import { refuseIfRunning, writePids } from "./pids.ts";
+import { retryOnPortCollision } from "./port-retry.ts";
 import { stopProcess } from "./processes.ts";
 import { latestHeight, waitForHeight } from "./queries.ts";
 import { checkCometbft, findCometbft } from "./tools.ts";
@@ -17,17 +19,14 @@ import {
 } from "./types.ts";
 
 function toNode(record: NodeRecord): TestnetNode {
-  return {
-    ...record,
-    rpcUrl: `http://127.0.0.1:${record.ports.rpc}`,
-    apiUrl: `http://127.0.0.1:${record.ports.api}`,
-    grpcAddress: `127.0.0.1:${record.ports.grpc}`,
-  };
+  return { ...record, ...endpoints(record.ports) };
 }
 
 /**
  * Sets up (unless `dir` holds one already) and starts a local testnet: every chaind first, then every CometBFT,
- * and waits until all of them have committed `minHeight`. On failure everything started is stopped again.
+ * and waits until all of them have committed `minHeight`. On failure everything started is stopped again. When a
+ * node process exits because one of its ports was taken, every node gets new ports (homes and manifest rewritten)
+ * and the start is tried again, up to 3 times in all; with `basePort` the layout was asked for, so it fails at once.
  *
  * @example const net = await startTestnet({ dir: await mkdtemp(join(tmpdir(), "tn-")) }); ...; await stopTestnet(net);
  */
@@ -42,7 +41,7 @@ export async function startTestnet(options: TestnetOptions): Promise<Testnet> {
     throw new TestnetError(`cometbft was not found on PATH or in ~/go/bin: install it with ${COMETBFT_INSTALL_HINT}`);
   }
   await checkCometbft(cometbft);
-  const manifest = existing ?? (await setUp({ ...options, dir }, log));
+  let manifest = existing ?? (await setUp({ ...options, dir }, log));
   if (manifest.chainvisor && options.chainvisor === undefined) {
     throw new TestnetError(`${dir} was set up to run under chainvisor: pass the same chainvisor setup again`);
   }
@@ -55,21 +54,31 @@ export async function startTestnet(options: TestnetOptions): Promise<Testnet> {
     detached: options.detached ?? false,
     log,
   };
-  try {
-    log("starting chaind (ABCI) on every home");
-    await Promise.all(net.nodes.map((node) => startChaind(net, node)));
-    log("starting cometbft on every home");
-    await Promise.all(net.nodes.map((node) => startCometbft(net, node)));
-    // A block beyond whatever the nodes have already (a restarted testnet) shows that the chain is moving.
-    const restored = Math.max(...(await Promise.all(net.nodes.map((n) => latestHeight(n)))));
-    const target = Math.max(options.minHeight ?? 2, restored + 1);
-    log(`waiting for height ${target} on every node`);
-    await waitForHeight(net, target, { timeoutMs: 90_000 });
-  } catch (error) {
-    await stopTestnet(net, { graceMs: 3_000 });
-    throw error;
-  }
+  await retryOnPortCollision({
+    nodes: () => net.nodes,
+    start: () => startProcesses(net, options.minHeight ?? 2),
+    stop: () => stopTestnet(net, { graceMs: 3_000 }),
+    repick: async () => {
+      manifest = await rewritePorts(dir, manifest);
+      net.nodes = manifest.nodes.map(toNode);
+    },
+    attempts: options.basePort === undefined ? undefined : 1,
+    log,
+  });
   return net;
+}
+
+/** Every chaind, then every CometBFT, then a height of at least `minHeight` and past what the nodes had before. */
+async function startProcesses(net: Testnet, minHeight: number): Promise<void> {
+  net.log("starting chaind (ABCI) on every home");
+  await Promise.all(net.nodes.map((node) => startChaind(net, node)));
+  net.log("starting cometbft on every home");
+  await Promise.all(net.nodes.map((node) => startCometbft(net, node)));
+  // A block beyond whatever the nodes have already (a restarted testnet) shows that the chain is moving.
+  const restored = Math.max(...(await Promise.all(net.nodes.map((n) => latestHeight(n)))));
+  const target = Math.max(minHeight, restored + 1);
+  net.log(`waiting for height ${target} on every node`);
+  await waitForHeight(net, target, { timeoutMs: 90_000 });
 }
 
 /** Stops every process of the testnet: each CometBFT first, then each chaind (SIGTERM, SIGKILL after the grace). */

@@ -125,6 +125,8 @@ export interface NodeProcess {
   kind: "chaind" | "cometbft";
   pid: number;
   logFile: string;
+  /** The log's size when this process started: its own output lies after it (unknown for a pid from pids.json). */
+  logStart?: number;
   /** The handle, when this process started it. */
   child?: ChildProcess;
   /** Resolves when it has exited (polls when the process is not our child). */

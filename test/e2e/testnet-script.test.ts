@@ -1,15 +1,31 @@
-// scripts/testnet.ts without CometBFT: its command line, its port allocation and `stop`, which must end the
-// processes it recorded and never a process that merely reuses a recorded pid.
+// scripts/testnet.ts: its command line, its port allocation and `stop`, which must end the processes it recorded
+// and never a process that merely reuses a recorded pid (all without CometBFT); and, with the real CometBFT, a
+// start whose recorded ports another process holds, which moves to new ports (scripts/testnet/port-retry.ts).
 import assert from "node:assert/strict";
 import { type ChildProcess, execFile, spawn } from "node:child_process";
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
-import { createServer } from "node:net";
+import { appendFile, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { promisify } from "node:util";
 import { ephemeralRangeStart } from "../../scripts/free-ports.ts";
-import { allocatePorts, PIDS_FILE, type PidsFile, stopTestnetDir, TestnetError } from "../../scripts/testnet/index.ts";
+import {
+  allocatePorts,
+  findPortCollision,
+  MANIFEST_FILE,
+  PIDS_FILE,
+  type PidsFile,
+  PortInUseError,
+  startTestnet,
+  stopTestnet,
+  stopTestnetDir,
+  TestnetError,
+  type TestnetManifest,
+  type TestnetNode,
+} from "../../scripts/testnet/index.ts";
+import { homePaths } from "../../src/config/home.ts";
+import { testnetSkipReason } from "./testnet-support/requirements.ts";
 
 const SCRIPT = join(import.meta.dirname, "..", "..", "scripts", "testnet.ts");
 
@@ -189,5 +205,127 @@ describe("stopTestnetDir", () => {
     );
     assert.equal(await stopTestnetDir(dir, { graceMs: 300 }), 1);
     assert.equal(await exited, "SIGKILL");
+  });
+});
+
+/**
+ * A server holding `port` on 127.0.0.1, as another program beside the testnet might. It hangs up on whoever
+ * connects (a peer dialling a p2p port it took), so that closing it never waits on a connection.
+ */
+async function occupy(port: number): Promise<Server> {
+  const server = createServer((socket) => socket.destroy());
+  await new Promise<void>((done, reject) => {
+    server.once("error", reject);
+    server.listen(port, "127.0.0.1", done);
+  });
+  return server;
+}
+
+async function release(servers: Server[]): Promise<void> {
+  await Promise.all(servers.map((s) => new Promise<void>((done) => s.close(() => done()))));
+}
+
+async function manifestOf(dir: string): Promise<TestnetManifest> {
+  return JSON.parse(await readFile(join(dir, MANIFEST_FILE), "utf8")) as TestnetManifest;
+}
+
+describe("findPortCollision", () => {
+  it("reads only the process's own output, names the node's port, and ignores other failures", async () => {
+    const dir = await tempDir();
+    const logFile = join(dir, "cometbft.log");
+    const ports = { p2p: 27_101, rpc: 27_102, abci: 27_103, api: 27_104, grpc: 27_105 };
+    const earlier = "ERROR: failed to start node: listen tcp 127.0.0.1:27102: bind: address already in use\n";
+    await writeFile(logFile, earlier);
+    const exited = (logStart: number) => ({
+      kind: "cometbft" as const,
+      pid: 1,
+      logFile,
+      logStart,
+      exited: Promise.resolve(1),
+      hasExited: () => true,
+    });
+    const node = (proc: ReturnType<typeof exited>): TestnetNode =>
+      ({ moniker: "node3", ports, cometbft: proc }) as unknown as TestnetNode;
+    // A collision of an earlier run of the node, in the same (appended) log, is not this run's.
+    await appendFile(logFile, "ERROR: failed to start node: genesis doc is invalid\n");
+    assert.equal(findPortCollision([node(exited(earlier.length))]), undefined);
+    const start = (await readFile(logFile)).length;
+    await appendFile(
+      logFile,
+      "ERROR: failed to start node: failed to listen on 127.0.0.1:27102: listen tcp 127.0.0.1:27102: bind: address already in use\n",
+    );
+    const found = findPortCollision([node(exited(start))]);
+    assert.deepEqual([found?.node.moniker, found?.kind, found?.port], ["node3", "rpc", 27_102]);
+    // chaind's wording (Node's EADDRINUSE) for its REST port.
+    const chaindStart = (await readFile(logFile)).length;
+    await appendFile(
+      logFile,
+      '{"msg":"cannot start the REST API: listen EADDRINUSE: address already in use 127.0.0.1:27104"}\n',
+    );
+    const rest = findPortCollision([node(exited(chaindStart))]);
+    assert.deepEqual([rest?.kind, rest?.port], ["api", 27_104]);
+  });
+});
+
+const skipReal = await testnetSkipReason("testnet port collisions");
+
+describe("a testnet whose ports another process took", { skip: skipReal }, () => {
+  it("starts again on new ports, with the configs, the peers and the manifest rewritten", async () => {
+    const dir = await tempDir();
+    await stopTestnet(await startTestnet({ dir, validators: 2 }));
+    const before = await manifestOf(dir);
+    // node1's RPC (CometBFT's bind failed there in a busy CI run) and node0's p2p port, which node1's peers name.
+    const takenRpc = before.nodes[1].ports.rpc;
+    const takenP2p = before.nodes[0].ports.p2p;
+    const blockers = [await occupy(takenRpc), await occupy(takenP2p)];
+    const lines: string[] = [];
+    try {
+      const net = await startTestnet({ dir, log: (line) => lines.push(line) });
+      try {
+        assert.notEqual(net.nodes[1].ports.rpc, takenRpc);
+        assert.notEqual(net.nodes[0].ports.p2p, takenP2p);
+        assert.ok(
+          lines.some((l) => /was taken by another process: picking new ports \(attempt 2 of 3\)/.test(l)),
+          lines.join("\n"),
+        );
+        const after = await manifestOf(dir);
+        assert.deepEqual(
+          after.nodes.map((n) => n.ports),
+          net.nodes.map((n) => n.ports),
+        );
+        const config1 = await readFile(homePaths(net.nodes[1].home).configToml, "utf8");
+        assert.match(config1, new RegExp(`laddr = "tcp://127\\.0\\.0\\.1:${net.nodes[1].ports.rpc}"`));
+        assert.match(
+          config1,
+          new RegExp(`persistent_peers = "${net.nodes[0].nodeId}@127\\.0\\.0\\.1:${net.nodes[0].ports.p2p}"`),
+        );
+        // startTestnet waited for a new block on both validators: with 2 of 2 needed, they found each other.
+      } finally {
+        await stopTestnet(net);
+      }
+    } finally {
+      await release(blockers);
+    }
+  });
+
+  it("with --base-port fails at once, naming the node and the port, and keeps the manifest", async () => {
+    const dir = await tempDir();
+    await stopTestnet(await startTestnet({ dir, validators: 1 }));
+    const before = await manifestOf(dir);
+    const taken = before.nodes[0].ports.rpc;
+    const blockers = [await occupy(taken)];
+    try {
+      await assert.rejects(startTestnet({ dir, basePort: 27_000 }), (error: unknown) => {
+        assert.ok(error instanceof PortInUseError, String(error));
+        assert.match(
+          error.message,
+          new RegExp(`^node0's rpc port ${taken} on 127\\.0\\.0\\.1 was in use: .*address already in use`),
+        );
+        return true;
+      });
+      assert.deepEqual(await manifestOf(dir), before);
+    } finally {
+      await release(blockers);
+    }
   });
 });

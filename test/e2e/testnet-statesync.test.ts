@@ -16,10 +16,12 @@ import { referenceChain } from "../../chain/app.ts";
 import {
   abciAnswers,
   allocatePorts,
+  endpoints,
   latestHeight,
+  type NodePorts,
   rpcResult,
-  startChaind,
   startCometbft,
+  startJoiningNode,
   startTestnet,
   stopTestnet,
   type Testnet,
@@ -208,40 +210,45 @@ test("a fifth node joins by state sync after an upgrade and becomes a validator"
     const [ports] = await allocatePorts(1);
     const trustHeight = haltHeight;
     const trustHash = ((await rpcResult(proposer, `/block?height=${trustHeight}`)).block_id as { hash: string }).hash;
-    const loopback = (port: number) => `tcp://127.0.0.1:${port}`;
     const paths = homePaths(home);
-    await writeFile(
-      paths.configToml,
-      setTomlValues(await readFile(paths.configToml, "utf8"), {
-        moniker: "node4",
-        proxy_app: loopback(ports.abci),
-        "rpc.laddr": loopback(ports.rpc),
-        "rpc.pprof_laddr": "",
-        "p2p.laddr": loopback(ports.p2p),
-        "p2p.external_address": `127.0.0.1:${ports.p2p}`,
-        "p2p.persistent_peers": network.nodes.map((n) => `${n.nodeId}@127.0.0.1:${n.ports.p2p}`).join(","),
-        "p2p.addr_book_strict": false,
-        "p2p.allow_duplicate_ip": true,
-        "p2p.pex": false,
-        "consensus.timeout_propose": "1s",
-        "consensus.timeout_prevote": "200ms",
-        "consensus.timeout_precommit": "200ms",
-        "consensus.timeout_commit": "300ms",
-        "instrumentation.prometheus": false,
-        "statesync.enable": true,
-        "statesync.rpc_servers": `http://127.0.0.1:${network.nodes[0].ports.rpc},http://127.0.0.1:${network.nodes[1].ports.rpc}`,
-        "statesync.trust_height": BigInt(trustHeight),
-        "statesync.trust_hash": trustHash,
-        "statesync.discovery_time": "5s",
-      }),
-    );
-    await writeFile(
-      paths.appToml,
-      setTomlValues(await readFile(paths.appToml, "utf8"), {
-        "api.address": loopback(ports.api),
-        "grpc.address": `127.0.0.1:${ports.grpc}`,
-      }),
-    );
+    const peers = network.nodes.map((n) => `${n.nodeId}@127.0.0.1:${n.ports.p2p}`).join(",");
+    // Its ports go into its config here, and again if one is taken before its processes bind it (startJoiningNode).
+    const writePorts = async (ports: NodePorts) => {
+      const loopback = (port: number) => `tcp://127.0.0.1:${port}`;
+      await writeFile(
+        paths.configToml,
+        setTomlValues(await readFile(paths.configToml, "utf8"), {
+          moniker: "node4",
+          proxy_app: loopback(ports.abci),
+          "rpc.laddr": loopback(ports.rpc),
+          "rpc.pprof_laddr": "",
+          "p2p.laddr": loopback(ports.p2p),
+          "p2p.external_address": `127.0.0.1:${ports.p2p}`,
+          "p2p.persistent_peers": peers,
+          "p2p.addr_book_strict": false,
+          "p2p.allow_duplicate_ip": true,
+          "p2p.pex": false,
+          "consensus.timeout_propose": "1s",
+          "consensus.timeout_prevote": "200ms",
+          "consensus.timeout_precommit": "200ms",
+          "consensus.timeout_commit": "300ms",
+          "instrumentation.prometheus": false,
+          "statesync.enable": true,
+          "statesync.rpc_servers": `http://127.0.0.1:${network.nodes[0].ports.rpc},http://127.0.0.1:${network.nodes[1].ports.rpc}`,
+          "statesync.trust_height": BigInt(trustHeight),
+          "statesync.trust_hash": trustHash,
+          "statesync.discovery_time": "5s",
+        }),
+      );
+      await writeFile(
+        paths.appToml,
+        setTomlValues(await readFile(paths.appToml, "utf8"), {
+          "api.address": loopback(ports.api),
+          "grpc.address": `127.0.0.1:${ports.grpc}`,
+        }),
+      );
+    };
+    await writePorts(ports);
     const fifth: TestnetNode = {
       index: 4,
       moniker: "node4",
@@ -252,18 +259,11 @@ test("a fifth node joins by state sync after an upgrade and becomes a validator"
       operator: convertAddress(fifthKey.address, "acc", "val"),
       mnemonic: fifthKey.mnemonic,
       ports,
-      rpcUrl: `http://127.0.0.1:${ports.rpc}`,
-      apiUrl: `http://127.0.0.1:${ports.api}`,
-      grpcAddress: `127.0.0.1:${ports.grpc}`,
+      ...endpoints(ports),
     };
     network.nodes.push(fifth);
-    const plain: Testnet = { ...network, chainvisor: undefined };
     const joinStarted = Date.now();
-    process.env.CHAIND_RELEASE = "v2";
-    const chaindStarted = startChaind(plain, fifth);
-    delete process.env.CHAIND_RELEASE;
-    await chaindStarted;
-    await startCometbft(plain, fifth);
+    await startJoiningNode({ ...network, chainvisor: undefined }, fifth, writePorts, { CHAIND_RELEASE: "v2" });
     const target = await latestHeight(proposer);
     await waitUntil(
       "the fifth node to catch up",

@@ -5,8 +5,9 @@ import { copyFile, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import {
   allocatePorts,
-  startChaind,
-  startCometbft,
+  endpoints,
+  type NodePorts,
+  startJoiningNode,
   type Testnet,
   type TestnetNode,
 } from "../../../scripts/testnet/index.ts";
@@ -25,41 +26,46 @@ export async function startReplayFullNode(net: Testnet, release: string): Promis
   const paths = homePaths(home);
   const [first] = net.nodes;
   await copyFile(homePaths(first.home).genesis, paths.genesis);
-  const loopback = (port: number) => `tcp://127.0.0.1:${port}`;
-  await writeFile(
-    paths.configToml,
-    setTomlValues(
-      await readFile(paths.configToml, "utf8"),
-      {
-        moniker,
-        proxy_app: loopback(ports.abci),
-        "rpc.laddr": loopback(ports.rpc),
-        "rpc.pprof_laddr": "",
-        "p2p.laddr": loopback(ports.p2p),
-        "p2p.external_address": `127.0.0.1:${ports.p2p}`,
-        "p2p.persistent_peers": net.nodes.map((n) => `${n.nodeId}@127.0.0.1:${n.ports.p2p}`).join(","),
-        "p2p.addr_book_strict": false,
-        "p2p.allow_duplicate_ip": true,
-        "p2p.pex": false,
-        "instrumentation.prometheus": false,
-      },
+  // Its ports go into config.toml and app.toml here, and again if one was taken before its processes bound it.
+  const peers = net.nodes.map((n) => `${n.nodeId}@127.0.0.1:${n.ports.p2p}`).join(",");
+  const writePorts = async (ports: NodePorts) => {
+    const loopback = (port: number) => `tcp://127.0.0.1:${port}`;
+    await writeFile(
       paths.configToml,
-    ),
-  );
-  await writeFile(
-    paths.appToml,
-    setTomlValues(
-      await readFile(paths.appToml, "utf8"),
-      {
-        "replay-releases": true,
-        "api.enable": true,
-        "api.address": loopback(ports.api),
-        "grpc.enable": true,
-        "grpc.address": `127.0.0.1:${ports.grpc}`,
-      },
+      setTomlValues(
+        await readFile(paths.configToml, "utf8"),
+        {
+          moniker,
+          proxy_app: loopback(ports.abci),
+          "rpc.laddr": loopback(ports.rpc),
+          "rpc.pprof_laddr": "",
+          "p2p.laddr": loopback(ports.p2p),
+          "p2p.external_address": `127.0.0.1:${ports.p2p}`,
+          "p2p.persistent_peers": peers,
+          "p2p.addr_book_strict": false,
+          "p2p.allow_duplicate_ip": true,
+          "p2p.pex": false,
+          "instrumentation.prometheus": false,
+        },
+        paths.configToml,
+      ),
+    );
+    await writeFile(
       paths.appToml,
-    ),
-  );
+      setTomlValues(
+        await readFile(paths.appToml, "utf8"),
+        {
+          "replay-releases": true,
+          "api.enable": true,
+          "api.address": loopback(ports.api),
+          "grpc.enable": true,
+          "grpc.address": `127.0.0.1:${ports.grpc}`,
+        },
+        paths.appToml,
+      ),
+    );
+  };
+  await writePorts(ports);
   const node: TestnetNode = {
     index: net.nodes.length,
     moniker,
@@ -70,21 +76,10 @@ export async function startReplayFullNode(net: Testnet, release: string): Promis
     operator: "",
     mnemonic: "",
     ports,
-    rpcUrl: `http://127.0.0.1:${ports.rpc}`,
-    apiUrl: `http://127.0.0.1:${ports.api}`,
-    grpcAddress: `127.0.0.1:${ports.grpc}`,
+    ...endpoints(ports),
   };
   net.nodes.push(node);
-  // Its chaind runs this tree directly as `release`: the process environment is what startChaind hands down.
-  const direct: Testnet = { ...net, chainvisor: undefined };
-  const saved = process.env.CHAIND_RELEASE;
-  process.env.CHAIND_RELEASE = release;
-  try {
-    await startChaind(direct, node);
-  } finally {
-    if (saved === undefined) delete process.env.CHAIND_RELEASE;
-    else process.env.CHAIND_RELEASE = saved;
-  }
-  await startCometbft(direct, node);
+  // Its chaind runs this tree directly as `release`, not under chainvisor.
+  await startJoiningNode({ ...net, chainvisor: undefined }, node, writePorts, { CHAIND_RELEASE: release });
   return node;
 }
