@@ -72,6 +72,12 @@ describe("the next release is one file", () => {
     assert.deepEqual(upgradeHistory(referenceChain, v1), []);
   });
 
+  it("a test node refuses a release that is not one of the chain it is given", async () => {
+    await assert.rejects(startTestNode({ home: `${dir.path}/refused`, chain: referenceChain, release: v3 }), {
+      message: 'startTestNode: release "v3" is not one of chain "chaind"\'s releases (v1, v2)',
+    });
+  });
+
   it("a v2 chain upgrades to v3: early v3 refused, v2 halts, v3 migrates, v2 refused afterwards", async () => {
     const home = `${dir.path}/home`;
     let node = await startTestNode({ home, chain, release: v1 });
