@@ -5,22 +5,21 @@
 import { type Release, withMigrations } from "chaind/runtime";
 import { bankModule } from "chaind/x/bank";
 import { enableVoteExtensions, type Upgrade } from "chaind/x/upgrade";
+import { declaredRelease } from "./manifest.ts";
 import { migrateBankV1ToV2 } from "./migrations/bank-v2.ts";
 import { notesModule } from "./modules/notes.ts";
 import { upgradeV2Checks } from "./upgrade-checks.ts";
 
-// The release names and the default live in the light manifest the entry point reads (manifest.ts).
+// Each release's name and version are declared once, in the light manifest the entry point reads (manifest.ts).
 export { DEFAULT_RELEASE, RELEASE_NAMES, type ReleaseName } from "./manifest.ts";
 
 /** v1: the standard modules (bank at consensus version 1), `notes` in store `notes_v1`, and `legacy`. */
 export const v1: Release = {
-  name: "v1",
-  version: "1.0.0",
+  ...declaredRelease("v1"),
   modules: () => [
     notesModule({ name: "notes", storeKey: "notes_v1" }),
     notesModule({ name: "legacy", storeKey: "legacy" }),
   ],
-  upgrades: [],
 };
 
 /** Upgrade "v2": adds `beacon`, renames `notes_v1` → `notes`, deletes `legacy`, runs every module's migrations. */
@@ -43,10 +42,12 @@ export const upgradeV2: Upgrade = {
   checks: upgradeV2Checks,
 };
 
-/** v2: bank at consensus version 2 with its migration, `notes` in store `notes`, `beacon`; performs upgrade v2. */
+/**
+ * v2: bank at consensus version 2 with its migration, `notes` in store `notes`, `beacon`; entered from v1 by upgrade
+ * v2, the only upgrade it names (the handlers of any earlier ones come from its line, `upgradesFrom`).
+ */
 export const v2: Release = {
-  name: "v2",
-  version: "2.0.0",
+  ...declaredRelease("v2"),
   upgradesFrom: ["v1"],
   modules: ({ bankKeeper }) => [
     withMigrations(bankModule(bankKeeper), {
@@ -56,5 +57,5 @@ export const v2: Release = {
     notesModule({ name: "notes", storeKey: "notes" }),
     notesModule({ name: "beacon", storeKey: "beacon", defaultNotes: [{ key: "release", value: "v2" }] }),
   ],
-  upgrades: [upgradeV2],
+  upgrade: upgradeV2,
 };

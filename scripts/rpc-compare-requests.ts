@@ -1,4 +1,4 @@
-// The consensus RPC requests rpc-compare.ts sends to both nodes: every method of SPEC §5 with and without
+// The consensus RPC requests rpc-compare.ts sends to both nodes: every method of docs/CONTRACT.md §5 with and without
 // parameters, their error cases, and ABCI Query paths. Built per chain from what the txs left on it.
 import { addressFromBech32 } from "../src/client/crypto/bech32.ts";
 
@@ -300,7 +300,7 @@ export function buildRequests(facts: ChainFacts): CompareRequest[] {
     { name: "blockchain min only", method: "blockchain", query: "minHeight=2", params: { minHeight: "2" } },
     { name: "blockchain max only", method: "blockchain", query: "maxHeight=2", params: { maxHeight: "2" } },
     { name: "header height 1", method: "header", query: "height=1", params: { height: "1" } },
-    // Served beyond SPEC §5's list.
+    // Served beyond docs/CONTRACT.md §5's list.
     { name: "net_info", method: "net_info" },
     { name: "num_unconfirmed_txs", method: "num_unconfirmed_txs" },
     { name: "unconfirmed_txs", method: "unconfirmed_txs", query: "limit=5", params: { limit: "5" } },

@@ -46,7 +46,7 @@ export const v2: Release = {
   version: "2.0.0",
   upgradesFrom: ["v1"],
   modules: () => [guestbookModule({ storeKey: "guestbook", consensusVersion: 2n })],
-  upgrades: [upgradeV2],
+  upgrade: upgradeV2,
 };
 
 /** The chain: binary `guestbookd`, releases v1 and v2. */

@@ -1,6 +1,7 @@
 // Turns one decoded ABCI request into its response by calling the App. The methods the App interface
 // does not carry are answered here: Echo and Flush (transport), vote extensions of an App without them (an empty
-// extension, and only empty ones accepted) and state-sync snapshots without a handler.
+// extension, and only empty ones accepted), and the four state-sync methods: served by the snapshot handler
+// (src/snapshots) when the node has one, answered as a node without snapshots when it has none.
 import { create } from "@bufbuild/protobuf";
 import type { AbciApp } from "../engine/abci-app.ts";
 import {

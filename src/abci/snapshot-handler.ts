@@ -1,6 +1,6 @@
 // What the ABCI server needs to serve state sync: the four snapshot methods of CometBFT's
 // snapshot connection. src/snapshots implements it; without one, the server answers as a node
-// without snapshots (empty lists, ABORT), as before.
+// without snapshots (empty lists, ABORT).
 import type {
   RequestApplySnapshotChunk,
   RequestListSnapshots,

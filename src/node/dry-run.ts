@@ -85,14 +85,13 @@ export interface DryRunReport {
 }
 
 /**
- * The release of `chain` that performs the upgrade `name`: the first of its releases (in the chain's order) that
- * has the upgrade — later releases keep its handler for history but do not perform it.
+ * The release of `chain` that performs the upgrade `name`: the one whose own `upgrade` it is — later releases keep
+ * its handler for history (derived from their line) but do not perform it.
  */
 export function releaseForUpgrade(name: string, chain: ChainDefinition = currentChain()): Release {
-  for (const release of chain.releases) {
-    if ((release.upgrades ?? []).some((u) => u.name === name)) return release;
-  }
-  const known = [...new Set(chain.releases.flatMap((r) => (r.upgrades ?? []).map((u) => u.name)))];
+  const performing = chain.releases.find((release) => release.upgrade?.name === name);
+  if (performing !== undefined) return performing;
+  const known = chain.releases.flatMap((r) => (r.upgrade === undefined ? [] : [r.upgrade.name]));
   throw new DryRunError(
     `no release in this binary performs the upgrade "${name}" (it knows: ${known.length === 0 ? "none" : known.join(", ")})`,
   );
@@ -108,7 +107,7 @@ export async function dryRunUpgrade(parameters: DryRunParameters): Promise<DryRu
   const started = performance.now();
   const chainDefinition = parameters.chain ?? currentChain();
   const release = releaseForUpgrade(parameters.name, chainDefinition);
-  const releaseUpgrade = release.upgrades?.find((u) => u.name === parameters.name);
+  const releaseUpgrade = release.upgrade;
   const releaseStoreUpgrades = releaseUpgrade?.storeUpgrades ?? { added: [], renamed: [], deleted: [] };
   const paths = homePaths(parameters.home);
   const genesis = await loadGenesis(paths.genesis);

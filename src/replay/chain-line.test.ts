@@ -2,18 +2,19 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { createNodeLogger } from "../node/logger.ts";
 import { defineChain, type Release } from "../runtime/release.ts";
+import { ReleaseLineError, upgradeHistory } from "../runtime/release-history.ts";
 import { chainLineSteps, chainReleaseLine } from "./chain-line.ts";
-import { checkReleaseLine, describeLine, ReleaseLineError } from "./release-line.ts";
+import { checkReleaseLine, describeLine } from "./release-line.ts";
 
-// Chains written the way a chain developer writes theirs: releases naming their predecessors and keeping the
-// upgrades of the whole history. Nothing here opens an App.
+// Chains written the way a chain developer writes theirs: releases naming their predecessors and only the upgrade
+// each adds. Nothing here opens an App.
 const v1: Release = { name: "v1", version: "1.0.0" };
-const v2: Release = { name: "v2", version: "2.0.0", upgradesFrom: ["v1"], upgrades: [{ name: "v2" }] };
+const v2: Release = { name: "v2", version: "2.0.0", upgradesFrom: ["v1"], upgrade: { name: "v2" } };
 const v3: Release = {
   name: "v3",
   version: "3.0.0",
   upgradesFrom: ["v2"],
-  upgrades: [{ name: "v2" }, { name: "to-v3", storeUpgrades: { added: ["x"], renamed: [], deleted: [] } }],
+  upgrade: { name: "to-v3", storeUpgrades: { added: ["x"], renamed: [], deleted: [] } },
 };
 const chain = defineChain({ name: "linechaind", releases: [v1, v2, v3] });
 const names = (steps: ReturnType<typeof chainLineSteps>) => steps.map((s) => [s.release.name, s.enteredBy]);
@@ -41,36 +42,48 @@ describe("a chain's release line comes from its releases and their upgradesFrom"
     ]);
   });
 
-  test("several new upgrades: the one named like the release enters it; otherwise a clear error", () => {
-    const both: Release = { name: "v2", version: "2", upgradesFrom: ["v1"], upgrades: [{ name: "a" }, { name: "v2" }] };
-    assert.deepEqual(names(chainLineSteps(defineChain({ name: "c", releases: [v1, both] }), both)), [
-      ["v1", undefined],
-      ["v2", "v2"],
+  test("the handlers a release keeps are the upgrades of its line, derived from the same steps", () => {
+    assert.deepEqual(
+      upgradeHistory(chain, v3).map((u) => u.name),
+      ["v2", "to-v3"],
+    );
+    assert.deepEqual(
+      upgradeHistory(chain, v2).map((u) => u.name),
+      ["v2"],
+    );
+    assert.deepEqual(upgradeHistory(chain, v1), []);
+    // A release without predecessor in the chain (a test node's) keeps only the upgrade that entered it.
+    const alone: Release = { name: "solo", version: "1", upgrade: { name: "solo" } };
+    assert.deepEqual(
+      upgradeHistory(defineChain({ name: "c", releases: [alone] }), alone).map((u) => u.name),
+      ["solo"],
+    );
+    assert.deepEqual(names(chainLineSteps(defineChain({ name: "c", releases: [alone] }), alone)), [
+      ["solo", undefined],
     ]);
-    const vague: Release = { ...both, upgrades: [{ name: "a" }, { name: "b" }] };
-    assert.throws(() => chainLineSteps(defineChain({ name: "c", releases: [v1, vague] }), vague), {
-      name: "ReleaseLineError",
-      message:
-        'chain "c": release "v2" upgrades from "v1" but knows several upgrades that it does not (a, b) and none is named "v2": expected exactly one upgrade entering "v2" in its `upgrades`',
-    });
   });
 
-  test("a release that knows no upgrade beyond its predecessor's cannot be entered", () => {
+  test("a release that upgrades from another but names no upgrade cannot be entered", () => {
     const same: Release = { name: "v2", version: "2", upgradesFrom: ["v1"] };
-    assert.throws(() => chainLineSteps(defineChain({ name: "c", releases: [v1, same] }), same), {
+    assert.throws(() => chainLineSteps({ name: "c", releases: [v1, same] }, same), {
       name: "ReleaseLineError",
-      message: /release "v2" upgrades from "v1" but knows no upgrade that it does not/,
+      message:
+        'chain "c": release "v2" upgrades from "v1" but names no `upgrade`: expected the upgrade that enters "v2"',
     });
+    assert.throws(
+      () => defineChain({ name: "c", releases: [v1, same] }),
+      /release "v2" upgrades from "v1" but names no `upgrade`/,
+    );
   });
 
   test("predecessors that loop, or name no release of the chain, are errors naming them", () => {
-    const a: Release = { name: "a", version: "1", upgradesFrom: ["b"], upgrades: [{ name: "to-a" }] };
-    const b: Release = { name: "b", version: "1", upgradesFrom: ["a"], upgrades: [{ name: "to-b" }] };
+    const a: Release = { name: "a", version: "1", upgradesFrom: ["b"], upgrade: { name: "to-a" } };
+    const b: Release = { name: "b", version: "1", upgradesFrom: ["a"], upgrade: { name: "to-b" } };
     assert.throws(() => chainLineSteps({ name: "loop", releases: [a, b] }, a), {
       name: "ReleaseLineError",
       message: 'chain "loop": the predecessors (upgradesFrom) of release "a" loop back to "a"',
     });
-    const orphan: Release = { name: "v9", version: "9", upgradesFrom: ["v8"], upgrades: [{ name: "v9" }] };
+    const orphan: Release = { name: "v9", version: "9", upgradesFrom: ["v8"], upgrade: { name: "v9" } };
     assert.throws(() => chainLineSteps({ name: "c", releases: [orphan] }, orphan), ReleaseLineError);
   });
 

@@ -1,72 +1,35 @@
 // The release line of any chain built with the library, derived from its ChainDefinition: the binary's release,
-// then its predecessor (`upgradesFrom`), and so on back to a release that runs from genesis. The upgrade entering a
-// release is the one it knows that its predecessor does not (a release keeps the handlers of the whole history).
+// then its predecessor (`upgradesFrom`), and so on back to a release that runs from genesis, each entered by its own
+// `upgrade` (src/runtime/release-history.ts derives the steps once: for this line and for the handlers a release
+// keeps).
 // Every chain thereby gets the replay mode for free: `chaind start --replay-releases` (buildReplayChainApp) and
 // `chaind replay` (openChainSwitchingApp) work on the reference chain, on examples/guestbook and on a user's chain.
 import type { App } from "../app/base-app.ts";
 import { homePaths } from "../config/home.ts";
 import { buildChainApp, type ChainApp, type ChainAppOptions } from "../runtime/build-app.ts";
 import { type ChainDefinition, currentRelease, type Release } from "../runtime/release.ts";
-import { type LineRelease, type ReleaseLine, ReleaseLineError } from "./release-line.ts";
+import { ReleaseLineError, releaseSteps } from "../runtime/release-history.ts";
+import type { LineRelease, ReleaseLine } from "./release-line.ts";
 import { SwitchingApp } from "./switching-app.ts";
 import { readUpgradeRecords } from "./upgrade-records.ts";
 
-/** One release of a chain's line and the upgrade that enters it (absent for the release that runs from genesis). */
+/** One release of a chain's line and the name of the upgrade entering it (absent for the one run from genesis). */
 export interface ChainLineStep {
   release: Release;
   enteredBy?: string;
 }
 
 /**
- * The releases `top` carries, oldest first: `top`, its predecessor, that one's predecessor, … up to a release
- * without `upgradesFrom`. When a release names several predecessors, the last one (the newest path) is followed.
- * Each later release is entered by the one upgrade it knows that its predecessor does not (or, when it knows
- * several new ones, the one named like the release). Throws a ReleaseLineError naming the release when that is
- * not one upgrade, when a predecessor is unknown, or when the predecessors loop.
+ * The releases `top` carries, oldest first, as the runtime derives them (`releaseSteps`, the same steps whose
+ * upgrades buildChainApp registers): each later release is entered by its own `upgrade`. The first release runs
+ * from genesis here even when it names an upgrade (one entering it from a release the chain does not carry).
  *
  * @example
  * chainLineSteps(referenceChain, v2); // [{ release: v1 }, { release: v2, enteredBy: "v2" }]
  */
 export function chainLineSteps(chain: ChainDefinition, top: Release): ChainLineStep[] {
-  const steps: ChainLineStep[] = [];
-  const seen = new Set<string>();
-  let release: Release | undefined = top;
-  while (release !== undefined) {
-    if (seen.has(release.name)) {
-      throw new ReleaseLineError(
-        `chain "${chain.name}": the predecessors (upgradesFrom) of release "${top.name}" loop back to "${release.name}"`,
-      );
-    }
-    seen.add(release.name);
-    const fromName: string | undefined = release.upgradesFrom?.at(-1);
-    if (fromName === undefined) {
-      steps.unshift({ release });
-      break;
-    }
-    const from: Release | undefined = chain.releases.find((r) => r.name === fromName);
-    if (from === undefined) {
-      throw new ReleaseLineError(
-        `chain "${chain.name}": release "${release.name}" upgrades from "${fromName}", which is not one of its releases`,
-      );
-    }
-    steps.unshift({ release, enteredBy: enteringUpgrade(chain, release, from) });
-    release = from;
-  }
-  return steps;
-}
-
-/** The upgrade that takes a chain from `from` to `release` (see {@link chainLineSteps}). */
-function enteringUpgrade(chain: ChainDefinition, release: Release, from: Release): string {
-  const known = new Set((from.upgrades ?? []).map((u) => u.name));
-  const fresh = (release.upgrades ?? []).map((u) => u.name).filter((name) => !known.has(name));
-  if (fresh.length === 1) return fresh[0] as string;
-  if (fresh.includes(release.name)) return release.name;
-  const what =
-    fresh.length === 0
-      ? "knows no upgrade that it does not"
-      : `knows several upgrades that it does not (${fresh.join(", ")}) and none is named "${release.name}"`;
-  throw new ReleaseLineError(
-    `chain "${chain.name}": release "${release.name}" upgrades from "${from.name}" but ${what}: expected exactly one upgrade entering "${release.name}" in its \`upgrades\``,
+  return releaseSteps(chain, top).map(({ release, enteredBy }, index) =>
+    index === 0 ? { release } : { release, enteredBy: enteredBy?.name },
   );
 }
 

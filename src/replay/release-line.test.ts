@@ -1,12 +1,12 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
+import { ReleaseLineError } from "../runtime/release-history.ts";
 import {
   activeReleaseIndex,
   checkReleaseLine,
   describeLine,
   type LineRelease,
   type ReleaseLine,
-  ReleaseLineError,
   type SwitchableApp,
 } from "./release-line.ts";
 

@@ -4,8 +4,8 @@
 // chain-line.ts builds the line of any ChainDefinition from its releases and their predecessors (`upgradesFrom`).
 
 import type { AbciApp } from "../engine/abci-app.ts";
-import { UserError } from "../errors/user-error.ts";
 import type { RequestFinalizeBlock } from "../gen/tendermint/abci/types_pb.js";
+import { ReleaseLineError } from "../runtime/release-history.ts";
 import type { CommitMultiStore } from "../store/types.ts";
 
 /** What the replay mode needs from an App beyond ABCI: its committed store (to read the plan) and a way to close it. */
@@ -47,16 +47,10 @@ export interface ReleaseLine<A extends SwitchableApp> {
   isSkipHeight(height: bigint): boolean;
 }
 
-/** The line is malformed or the chain's state does not fit it. */
-export class ReleaseLineError extends UserError {
-  /** The process exit status this asks for (21, the wrong-binary status, when the chain is beyond the line). */
-  constructor(message: string, options: ErrorOptions & { exitCode?: number } = {}) {
-    super(message, options);
-    this.name = "ReleaseLineError";
-  }
-}
-
-/** Checks that a line is usable: at least one release, the first entered by nothing, every later one by a distinct upgrade. */
+/**
+ * Checks that a line is usable: at least one release, the first entered by nothing, every later one by a distinct
+ * upgrade.
+ */
 export function checkReleaseLine<A extends SwitchableApp>(line: ReleaseLine<A>): void {
   const [first, ...rest] = line.releases;
   if (first === undefined) throw new ReleaseLineError("the release line is empty: expected at least one release");

@@ -2,9 +2,10 @@
 // completed upgrade (its done record) and the protocol version (key 0x03). The store can only be opened with the
 // exact set of stores the state has, which depends on the upgrades already applied, so it is opened with the set
 // the state itself records (never with a release's); nothing is staged or committed, and it is closed again.
+
+import { ReleaseLineError } from "../runtime/release-history.ts";
 import { openMultiStore, readCommittedStoreNames, readLastCommittedVersion } from "../store/index.ts";
 import { readLastCompletedUpgrade, readProtocolVersion } from "../x/upgrade/keeper.ts";
-import { ReleaseLineError } from "./release-line.ts";
 
 /** The upgrade records of a committed state. */
 export interface UpgradeRecords {

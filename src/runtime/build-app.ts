@@ -1,6 +1,7 @@
 // The app builder the node, its tools and the testing kit share: the standard module set (auth, bank, staking,
 // gov, upgrade, genutil) plus a release's own modules, hook orders, the App over LevelDB or memory, and the upgrade
-// wiring of x/upgrade (handlers, store loader from upgrade-info.json, the exit-21 guards).
+// wiring of x/upgrade (the handlers of the release's upgrade history, store loader from upgrade-info.json, the
+// exit-21 guards).
 import type { Logger } from "pino";
 import { type App, type AppOptions, createApp } from "../app/base-app.ts";
 import { parseDecCoins } from "../app/dec-coins.ts";
@@ -28,6 +29,7 @@ import type { BondedValidator, BondedValidatorsReader } from "../x/upgrade/readi
 import { readinessVoteExtensions } from "../x/upgrade/readiness-vote-extension.ts";
 import type { StandardKeepers } from "./keepers.ts";
 import { type ChainDefinition, currentRelease, type Release } from "./release.ts";
+import { upgradeHistory } from "./release-history.ts";
 
 /** Options of {@link buildChainApp}. */
 export interface ChainAppOptions {
@@ -167,7 +169,8 @@ export async function buildChainApp(options: ChainAppOptions): Promise<ChainApp>
   gov.bind(app);
   genutil.bind(app);
 
-  const installed = await installUpgrades(app, upgradeKeeper, release.upgrades ?? [], {
+  // The release's own upgrade and those of the releases before it on its line: the guards need the last applied one.
+  const installed = await installUpgrades(app, upgradeKeeper, upgradeHistory(chain, release), {
     migrator: moduleManager,
     storeNames: moduleManager.storeKeys(),
     logger: options.logger,

@@ -20,4 +20,5 @@ export {
   ReleaseSelectionError,
   releaseNamed,
 } from "./release.ts";
+export { ReleaseLineError, type ReleaseStep, releaseSteps, upgradeHistory } from "./release-history.ts";
 export { type ModuleMigration, withMigrations } from "./with-migrations.ts";

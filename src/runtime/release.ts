@@ -1,21 +1,22 @@
-// What a chain is, for the node and the CLI: its releases, each the set of modules it runs and the upgrades it
-// knows. A chain developer writes one ChainDefinition (the reference chain's is chain/app.ts) and hands it to the
-// CLI runner; the framework builds the App of the chosen release (build-app.ts).
+// What a chain is, for the node and the CLI: its releases, each the set of modules it runs and the one upgrade that
+// enters it (the handlers of the earlier ones come from its line, release-history.ts). A chain developer writes one
+// ChainDefinition (the reference chain's is chain/app.ts) and hands it to the CLI runner; the framework builds the
+// App of the chosen release (build-app.ts).
 import type { AppModule } from "../app/module.ts";
 import { UserError } from "../errors/user-error.ts";
 import type { Upgrade } from "../x/upgrade/install.ts";
 import type { StandardKeepers } from "./keepers.ts";
 
-/** One release of a chain: a binary's module set and the upgrades it has handlers for. */
+/** One release of a chain: a binary's module set and the upgrade that takes a chain to it. */
 export interface Release {
   /** The release name (what CHAIND_RELEASE or the chain's release variable selects), e.g. "v2". */
   name: string;
   /** Software version reported by ABCI Info and `version`. */
   version: string;
   /**
-   * The release(s) this one takes a chain over from, oldest upgrade path first (v2: ["v1"]). Informational for the
-   * node; a replay across releases (one process switching rules at each upgrade height) walks this chain back to
-   * genesis.
+   * The release(s) this one takes a chain over from, oldest upgrade path first (v2: ["v1"]); the last one is this
+   * release's predecessor on its line. The line gives the upgrade handlers the release keeps (`upgradeHistory`) and
+   * the releases a replay (one process switching rules at each upgrade height) walks back to genesis.
    */
   upgradesFrom?: string[];
   /**
@@ -24,10 +25,13 @@ export interface Release {
    */
   modules?(keepers: StandardKeepers): AppModule[];
   /**
-   * Every upgrade this release has a handler for — the whole history of the chain, not only the newest: a release
-   * missing the handler of an applied upgrade halts with `wrong app version …` (exit 21).
+   * The upgrade that takes a chain from the predecessor (`upgradesFrom`) to this release: its plan name, store
+   * changes, handler and checks. Only this release's own: the handlers of the earlier upgrades, which the release
+   * must keep (a release missing the one of an applied upgrade halts with `wrong app version …`, exit 21), are
+   * derived from the releases before it (`upgradeHistory`, release-history.ts). Required when `upgradesFrom` is
+   * set; on a release without predecessor it is the upgrade that entered it from a release this chain does not carry.
    */
-  upgrades?: Upgrade[];
+  upgrade?: Upgrade;
 }
 
 /** A release as `version` and release selection see it: its name and version, nothing that loads its modules. */
@@ -93,8 +97,9 @@ export class ReleaseSelectionError extends UserError {
 }
 
 /**
- * Checks a chain definition: at least one release, distinct release names, a default that exists, and
- * predecessors (`upgradesFrom`) that name releases of the chain. Returns the chain for chaining.
+ * Checks a chain definition: at least one release, distinct release names, a default that exists, predecessors
+ * (`upgradesFrom`) that name releases of the chain, an `upgrade` on every release that has a predecessor, and
+ * distinct upgrade names. Returns the chain for chaining.
  *
  * @example export const myChain = defineChain({ name: "mychaind", releases: [v1, v2] });
  */
@@ -105,12 +110,27 @@ export function defineChain(chain: ChainDefinition): ChainDefinition {
     if (names.has(release.name)) throw new Error(`chain "${chain.name}": release "${release.name}" is listed twice`);
     names.add(release.name);
   }
+  const upgrades = new Map<string, string>();
   for (const release of chain.releases) {
     for (const from of release.upgradesFrom ?? []) {
       if (!names.has(from)) {
         throw new Error(`chain "${chain.name}": release "${release.name}" upgrades from unknown release "${from}"`);
       }
     }
+    if ((release.upgradesFrom ?? []).length > 0 && release.upgrade === undefined) {
+      throw new Error(
+        `chain "${chain.name}": release "${release.name}" upgrades from "${release.upgradesFrom?.at(-1)}" but names no \`upgrade\`: expected the upgrade that enters it`,
+      );
+    }
+    const upgrade = release.upgrade?.name;
+    if (upgrade === undefined) continue;
+    const other = upgrades.get(upgrade);
+    if (other !== undefined) {
+      throw new Error(
+        `chain "${chain.name}": releases "${other}" and "${release.name}" both name upgrade "${upgrade}": a release names only the upgrade it adds`,
+      );
+    }
+    upgrades.set(upgrade, release.name);
   }
   if (chain.defaultRelease !== undefined && !names.has(chain.defaultRelease)) {
     throw new Error(`chain "${chain.name}": default release "${chain.defaultRelease}" is not one of its releases`);

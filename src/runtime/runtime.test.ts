@@ -31,9 +31,10 @@ const v2: Release = {
     withMigrations(bankModule(bankKeeper), { consensusVersion: 2n, migrations: [{ from: 1n, run: async () => {} }] }),
     extra("notes"),
   ],
-  upgrades: [
-    { name: "v2", storeUpgrades: { added: [], renamed: [{ oldKey: "notes_v1", newKey: "notes" }], deleted: [] } },
-  ],
+  upgrade: {
+    name: "v2",
+    storeUpgrades: { added: [], renamed: [{ oldKey: "notes_v1", newKey: "notes" }], deleted: [] },
+  },
 };
 
 let home: string;
@@ -54,6 +55,18 @@ test("defineChain refuses an empty chain, a duplicate release, an unknown predec
   assert.throws(
     () => defineChain({ name: "c", releases: [v1], defaultRelease: "v9" }),
     /default release "v9" is not one of its releases/,
+  );
+});
+
+test("defineChain refuses a release with a predecessor but no upgrade, and an upgrade named by two releases", () => {
+  assert.throws(
+    () => defineChain({ name: "c", releases: [v1, { ...v2, upgrade: undefined }] }),
+    /release "v2" upgrades from "v1" but names no `upgrade`: expected the upgrade that enters it/,
+  );
+  const v3: Release = { name: "v3", version: "3.0.0", upgradesFrom: ["v2"], upgrade: { name: "v2" } };
+  assert.throws(
+    () => defineChain({ name: "c", releases: [v1, v2, v3] }),
+    /releases "v2" and "v3" both name upgrade "v2": a release names only the upgrade it adds/,
   );
 });
 

@@ -1,8 +1,9 @@
-// The upgrade page's reading of answers this release cannot produce yet, in a real headless Chromium: the
-// readiness and stepped-migrations queries of SPEC §13 (another branch adds them), a time-based plan whose Info
-// is a URL, and a query failing with an error body. A plain HTTP server on a port picked at run time serves the
-// page's bytes at /upgrade and, for each query, the JSON that SPEC §13 and docs/CONTRACT.md §7 define — the
-// contract is what is under test here, not a node. Skipped, with the reason printed, where Chromium is missing.
+// The upgrade page's reading of answers a dev node does not give on demand, in a real headless Chromium: the readiness
+// query of docs/CONTRACT.md §13 with several validators, its stepped-migrations query (which this release does not
+// serve yet), a time-based plan whose Info is a URL, and a query failing with an error body. A plain HTTP server on a
+// port picked at run time serves the page's bytes at /upgrade and, for each query, the JSON that docs/CONTRACT.md §13
+// and docs/CONTRACT.md §7 define — the contract is what is under test here, not a node. Skipped, with the reason
+// printed, where Chromium is missing.
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import { createServer, type Server } from "node:http";
@@ -107,7 +108,7 @@ after(async () => {
   if (server !== undefined) await new Promise((resolve) => server.close(resolve));
 });
 
-test("readiness, migrations, a time-based plan with an Info URL and a failing query read as SPEC §13 says", {
+test("readiness, migrations, a time-based plan with an Info URL and a failing query read as docs/CONTRACT.md §13 says", {
   skip,
 }, async () => {
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox"] });

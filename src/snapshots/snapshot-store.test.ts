@@ -1,5 +1,5 @@
-// The snapshot store's own defence (SPEC §13: nothing outside data/snapshots is touched): whatever its callers pass,
-// it builds paths only from a uint64 height above 0 and a uint32 format, and only inside its folder.
+// The snapshot store's own defence (docs/CONTRACT.md §13: nothing outside data/snapshots is touched): whatever its
+// callers pass, it builds paths only from a uint64 height above 0 and a uint32 format, and only inside its folder.
 import assert from "node:assert/strict";
 import { mkdir, readdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";

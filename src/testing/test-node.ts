@@ -41,7 +41,7 @@ export const PROPOSER = testKey("upgrade-harness-proposer");
 const ACCOUNTS = [VALIDATOR, PROPOSER];
 const MIN_DEPOSIT = 10_000_000n;
 
-/** A "binary": the modules it has besides the standard ones and the upgrades it knows (a runtime Release). */
+/** A "binary": the modules it has besides the standard ones and the upgrade that enters it (a runtime Release). */
 export type TestRelease = Omit<Release, "name" | "version"> & { name?: string; version?: string };
 
 /** A running test node. */
@@ -73,19 +73,43 @@ export interface TestNode {
 // Block time per home, so a restarted node keeps a monotonic clock.
 const clocks = new Map<string, number>();
 
+/** The release a test node runs and the chain it belongs to (see `chain` of {@link startTestNode}). */
+function testChainOf(
+  given: TestRelease,
+  chain: ChainDefinition | undefined,
+): { release: Release; chain: ChainDefinition } {
+  if (chain !== undefined) {
+    const release = chain.releases.find((r) => r.name === given.name);
+    if (release === undefined) {
+      throw new Error(
+        `startTestNode: release "${given.name}" is not one of chain "${chain.name}"'s releases (${chain.releases.map((r) => r.name).join(", ")})`,
+      );
+    }
+    // What the test overrides (e.g. its modules) wins; the name keeps it on the chain's line.
+    return { release: { ...release, ...given, name: release.name, version: given.version ?? release.version }, chain };
+  }
+  // The test chain holds this one release, so the predecessors it names (`upgradesFrom`, v2's ["v1"]) are not in it
+  // and defineChain would refuse them: the release keeps only its own upgrade.
+  const release: Release = { name: "test", version: "0.0.0", ...given, upgradesFrom: undefined };
+  return { release, chain: defineChain({ name: "chaind", releases: [release] }) };
+}
+
 /** Starts (or restarts) a node on `home` as `release`. A fresh home runs InitChain (gentx, gov periods of 20 s). */
 export async function startTestNode(parameters: {
   home: string;
   release: TestRelease;
+  /**
+   * The chain `release` is one of (a full Release then, e.g. `v2` of chain/releases.ts): the release keeps the
+   * handlers of the upgrades before it on the chain's line (`upgradesFrom`), as the node does. Without it the test
+   * chain holds `release` alone, which knows only its own `upgrade`.
+   */
+  chain?: ChainDefinition;
   skipUpgradeHeights?: bigint[];
   /** The genesis consensus params' `abci.vote_extensions_enable_height` (default 0: off). */
   voteExtensionsEnableHeight?: bigint;
 }): Promise<TestNode> {
   const { home } = parameters;
-  // The test chain holds this one release, so the predecessors it names (`upgradesFrom`, v2's ["v1"]) are not in it
-  // and defineChain would refuse them; they matter only to a replay, which a test node never runs.
-  const release: Release = { name: "test", version: "0.0.0", ...parameters.release, upgradesFrom: undefined };
-  const chain: ChainDefinition = defineChain({ name: "chaind", releases: [release] });
+  const { release, chain } = testChainOf(parameters.release, parameters.chain);
   const logs: string[] = [];
   const logger = pino({ level: "debug" }, { write: (line: string) => logs.push(JSON.parse(line).msg) });
   const built = await buildChainApp({

@@ -1,11 +1,11 @@
 // One chain run two ways — `chaind start --abci` behind a real CometBFT v0.38 node, and `chaind start` with the
 // embedded engine, from the same genesis and validator key — with the same txs driven through both; then every
-// consensus RPC method of SPEC §5 (URI GET and JSON-RPC POST, good and bad parameters) and the same WebSocket
-// session (subscriptions, their errors, the NewBlock/NewBlockHeader/NewBlockEvents/Tx events of a block with a tx)
-// go to both and the JSON shapes must agree (scripts/rpc-compare.ts; `node scripts/rpc-compare.ts` prints the whole list). The known,
-// documented departures (docs/COMPATIBILITY.md rows 16 and 18) are listed below and nothing else may differ.
-// Also: a `/store/<name>/key` proof relayed by each verifies against that engine's next header's app hash.
-// Skipped, with the reason printed, without cometbft.
+// consensus RPC method of docs/CONTRACT.md §5 (URI GET and JSON-RPC POST, good and bad parameters) and the same
+// WebSocket session (subscriptions, their errors, the NewBlock/NewBlockHeader/NewBlockEvents/Tx events of a block with
+// a tx) go to both and the JSON shapes must agree (scripts/rpc-compare.ts; `node scripts/rpc-compare.ts` prints the
+// whole list). The known, documented departures (docs/COMPATIBILITY.md rows 16 and 18) are listed below and nothing
+// else may differ. Also: a `/store/<name>/key` proof relayed by each verifies against that engine's next header's app
+// hash. Skipped, with the reason printed, without cometbft.
 import assert from "node:assert/strict";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -52,7 +52,7 @@ const KNOWN: { request: RegExp; difference: RegExp; why: string }[] = [
     why: "lenient parameters",
   },
   { request: /^GET root$/, difference: /^\$: text /, why: "the endpoint list page's HTML" },
-  // Beyond SPEC §5's list: no p2p listener in the embedded engine, and consensus_params is not served
+  // Beyond docs/CONTRACT.md §5's list: no p2p listener in the embedded engine, and consensus_params is not served
   // (COMPATIBILITY row 16).
   { request: /^net_info$/, difference: /^\$\.result\.listeners: /, why: "no p2p listener" },
   { request: /^consensus_params$/, difference: /./, why: "consensus_params not served" },

@@ -13,6 +13,7 @@ import { homePaths, loadGenesis } from "../../config/index.ts";
 import { RequestFinalizeBlockSchema } from "../../gen/tendermint/abci/types_pb.js";
 import { currentChain } from "../../runtime/current-chain.ts";
 import type { ChainDefinition, Release } from "../../runtime/release.ts";
+import { upgradeHistory } from "../../runtime/release-history.ts";
 import { openMultiStore, readCommittedStoreNames } from "../../store/index.ts";
 import type { StoreUpgrades } from "../../store/types.ts";
 import { closeVerifyPool } from "../../x/auth/verify-pool.ts";
@@ -261,7 +262,7 @@ export async function rehearseUpgrade(parameters: RehearsalParameters): Promise<
         const followMs = performance.now() - followStarted;
 
         const storeUpgrades = run.storeUpgradesInstalled
-          ? (release.upgrades?.find((u) => u.name === parameters.name)?.storeUpgrades ?? NO_STORE_UPGRADES)
+          ? (upgradeHistory(chain, release).find((u) => u.name === parameters.name)?.storeUpgrades ?? NO_STORE_UPGRADES)
           : NO_STORE_UPGRADES;
         const failures = [
           ...checks.filter((c) => !c.passed).map((c) => `check ${c.name} (${c.phase}) failed: ${c.error}`),

@@ -13,6 +13,7 @@ import { homePaths } from "../../config/index.ts";
 import type { RequestFinalizeBlock, ResponseFinalizeBlock } from "../../gen/tendermint/abci/types_pb.js";
 import { buildChainApp, type ChainApp } from "../../runtime/build-app.ts";
 import type { ChainDefinition, Release } from "../../runtime/release.ts";
+import { upgradeHistory } from "../../runtime/release-history.ts";
 import { newPlan } from "../../x/upgrade/plan.ts";
 import { storeKeyCounts } from "../store-key-counts.ts";
 import { hexUpper } from "../tx-response.ts";
@@ -91,7 +92,7 @@ async function execute(
   if (app.lastBlockHeight() !== height) {
     throw new Error(`the work state is at height ${app.lastBlockHeight()}, expected ${height}`);
   }
-  const upgrade = options.release.upgrades?.find((u) => u.name === options.name);
+  const upgrade = upgradeHistory(options.chain, options.release).find((u) => u.name === options.name);
   const checksDeclared = upgrade?.checks ?? [];
   const header = (at: bigint): Context["header"] => ({
     height: at,

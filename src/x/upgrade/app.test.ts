@@ -63,7 +63,7 @@ const v2Upgrade = {
   name: "v2",
   storeUpgrades: { added: ["fresh"], renamed: [{ oldKey: "oldstore", newKey: "renamed" }], deleted: ["doomed"] },
 };
-const v2: TestRelease = { modules: v2Modules(), upgrades: [v2Upgrade] };
+const v2: TestRelease = { modules: v2Modules(), upgrade: v2Upgrade };
 
 let root: string;
 let homes = 0;
@@ -308,7 +308,7 @@ describe("other outcomes at the upgrade height", () => {
     await node.nextBlock();
     await passes(node, [schedule("v2", 100n)]);
     await node.close();
-    node = await startTestNode({ home, release: { ...v1, upgrades: [{ name: "v2" }] } });
+    node = await startTestNode({ home, release: { ...v1, upgrade: { name: "v2" } } });
     await haltsWith(
       node,
       "wrongBinary",

@@ -25,16 +25,14 @@ const schedule = (name: string, height: bigint) =>
 
 /** A release whose upgrade "ve" runs the migrations and turns vote extensions on (`height`: an explicit one). */
 const withHandler = (height?: (blockHeight: bigint) => bigint): TestRelease => ({
-  upgrades: [
-    {
-      name: "ve",
-      handler: async (ctx, _plan, fromVM, migrator) => {
-        const versions = await migrator.runMigrations(ctx, fromVM);
-        await enableVoteExtensions(ctx, height === undefined ? {} : { height: height(ctx.blockHeight) });
-        return versions;
-      },
+  upgrade: {
+    name: "ve",
+    handler: async (ctx, _plan, fromVM, migrator) => {
+      const versions = await migrator.runMigrations(ctx, fromVM);
+      await enableVoteExtensions(ctx, height === undefined ? {} : { height: height(ctx.blockHeight) });
+      return versions;
     },
-  ],
+  },
 });
 
 let root: string;

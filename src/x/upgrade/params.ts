@@ -1,5 +1,6 @@
-// The upgrade module's params: the readiness gate (SPEC §13 "Params"). Stored under 0x06 as the binary Params, absent
-// while they are the defaults (so a chain that never sets them keeps its upgrade store, and app hash, as before).
+// The upgrade module's params: the readiness gate (docs/CONTRACT.md §13 "Params"). Stored under 0x06 as the binary
+// Params, absent while they are the defaults (so a chain that never sets them keeps its upgrade store, and app hash, as
+// before).
 import { create, fromBinary, type JsonValue, toBinary } from "@bufbuild/protobuf";
 import type { Context } from "../../app/context.ts";
 import { DEC_ONE, formatDecimal, parseDecimal } from "../../app/dec.ts";

@@ -59,8 +59,8 @@ const upgradeV2: Upgrade = {
   ],
 };
 
-const v1: Release = { name: "v1", version: "1.0.0", modules, upgrades: [] };
-const v2: Release = { name: "v2", version: "2.0.0", upgradesFrom: ["v1"], modules, upgrades: [upgradeV2] };
+const v1: Release = { name: "v1", version: "1.0.0", modules };
+const v2: Release = { name: "v2", version: "2.0.0", upgradesFrom: ["v1"], modules, upgrade: upgradeV2 };
 
 /** The chain: binary `rehearsed`, releases v1 and v2. */
 export const rehearseChain: ChainDefinition = defineChain({
