@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { Command } from "commander";
-import { ClientSession } from "./client/session.ts";
+import { ClientSession } from "../client/cli/session.ts";
 import { CHAIND_COMMANDS } from "./command-list.ts";
 import { queryCommand, querySpecs, txSpecs } from "./commands/client-commands.ts";
 import { addLazyCommands, type CommandSpec, targetCommand } from "./lazy-command.ts";

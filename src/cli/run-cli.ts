@@ -7,7 +7,7 @@
 // anything loads, with the malloc settings of a long-running node (src/cli/node-relaunch.ts).
 // A lazy chain (src/runtime/lazy-chain.ts) is loaded only for the commands that use its definition: `version`
 // reads the manifest, and `keys` and `query` serve every chain alike (the client's type registry lists the
-// generated files itself, src/cli/client/registry.ts), so their start-up skips every module of the chain.
+// generated files itself, src/client/cli/registry.ts), so their start-up skips every module of the chain.
 import { currentChainManifest, loadCurrentChain, useChain } from "../runtime/current-chain.ts";
 import type { LazyChain } from "../runtime/lazy-chain.ts";
 import type { ChainDefinition } from "../runtime/release.ts";

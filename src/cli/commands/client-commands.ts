@@ -1,11 +1,11 @@
 // The client half of `chaind`: the `query` and `tx` command trees, everything that talks to a running node
 // through `--node` (consensus RPC) or `--grpc-addr`. The module command builders (upgrade, gov, staking)
-// get their flags from src/cli/client/flags.ts so every command takes the same ones, and their clients
+// get their flags from src/client/cli/flags.ts so every command takes the same ones, and their clients
 // from src/cli/commands/module-clients.ts.
 import { Command } from "commander";
-import type { ClientIo } from "../client/context.ts";
-import { addQueryFlags, addTxFlags } from "../client/flags.ts";
-import { ClientSession } from "../client/session.ts";
+import type { ClientIo } from "../../client/cli/context.ts";
+import { addQueryFlags, addTxFlags } from "../../client/cli/flags.ts";
+import { ClientSession } from "../../client/cli/session.ts";
 import type { CliIo } from "../io.ts";
 import { addLazyCommands, type CommandSpec } from "../lazy-command.ts";
 import { ROOT_OPTION_SHAPE } from "../root-options.ts";
@@ -87,29 +87,29 @@ export function querySpecs(session: ClientSession, io: ClientCommandsIo): Comman
       name: "tx",
       description:
         'Query a tx by hash (default), by signer address and sequence (--type acc_seq <addr>/<seq>), by signatures (--type signature <sig,...>) or search by events (--type events "<query>")',
-      load: async () => (await import("../client/chain-commands.ts")).queryTxCommand(session),
+      load: async () => (await import("../../client/cli/chain-commands.ts")).queryTxCommand(session),
     },
     {
       name: "txs",
       description: "Search txs by events, e.g. --query \"message.sender='chain1…' AND tx.height>5\"",
-      load: async () => (await import("../client/chain-commands.ts")).queryTxsCommand(session),
+      load: async () => (await import("../../client/cli/chain-commands.ts")).queryTxsCommand(session),
     },
     {
       name: "block",
       description: "Query a committed block by height (default: the latest) or by hash (--type hash)",
-      load: async () => (await import("../client/chain-commands.ts")).queryBlockCommand(session),
+      load: async () => (await import("../../client/cli/chain-commands.ts")).queryBlockCommand(session),
     },
     {
       name: "blocks",
       description: 'Search blocks by their events, e.g. --query "block.height > 5"',
-      load: async () => (await import("../client/chain-commands.ts")).queryBlocksCommand(session),
+      load: async () => (await import("../../client/cli/chain-commands.ts")).queryBlocksCommand(session),
     },
   ];
 }
 
 /** The subcommands of `tx`, described lightly. */
 export function txSpecs(session: ClientSession, io: ClientCommandsIo): CommandSpec[] {
-  const txCommands = () => import("../client/tx-commands.ts");
+  const txCommands = () => import("../../client/cli/tx-commands.ts");
   return [
     {
       name: "bank",

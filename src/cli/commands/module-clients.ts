@@ -4,16 +4,16 @@
 import { create, type JsonValue } from "@bufbuild/protobuf";
 import type { Duration } from "@bufbuild/protobuf/wkt";
 import { type CoinError, coinsToProto, parseCoins } from "../../app/coins.ts";
+import type { ClientContext } from "../../client/cli/context.ts";
+import { CliError } from "../../client/cli/errors.ts";
+import { readTxFlags } from "../../client/cli/flags.ts";
+import { runTx } from "../../client/cli/tx-sender.ts";
 import type { ModuleCliClient } from "../../client/module-cli-client.ts";
 import { type RpcBlockMeta, RpcError } from "../../client/rpc/rpc-client.ts";
 import { packAny } from "../../client/tx/index.ts";
 import { Query as GovQuery } from "../../gen/chain/gov/v1/query_pb.js";
 import { MsgSubmitProposalSchema } from "../../gen/chain/gov/v1/tx_pb.js";
 import type { BlockPace, GovTimingParams, ProposalSubmission, UpgradeCliClient } from "../../x/upgrade/client/cli.ts";
-import type { ClientContext } from "../client/context.ts";
-import { readTxFlags } from "../client/flags.ts";
-import { CliError } from "../errors.ts";
-import { runTx } from "../tx-sender.ts";
 
 /** The gov and staking builders' client. */
 export function moduleCliClient(ctx: ClientContext): ModuleCliClient {

@@ -1,8 +1,8 @@
 // `chaind query auth …` (upstream v0.50's shapes): accounts, module accounts and parameters.
 import { Command } from "commander";
-import { addQueryFlags } from "../../../cli/client/flags.ts";
-import { addPagingFlags, readPageRequest } from "../../../cli/client/paging.ts";
-import type { ClientSession } from "../../../cli/client/session.ts";
+import { addQueryFlags } from "../../../client/cli/flags.ts";
+import { addPagingFlags, readPageRequest } from "../../../client/cli/paging.ts";
+import type { ClientSession } from "../../../client/cli/session.ts";
 import { Query } from "../../../gen/chain/auth/v1beta1/query_pb.js";
 
 /** `query auth account|accounts|module-account|module-accounts|params`. */

@@ -3,10 +3,10 @@
 import { create } from "@bufbuild/protobuf";
 import { Command } from "commander";
 import { type CoinError, coinsToProto, parseCoins } from "../../../app/coins.ts";
-import { addQueryFlags, addTxFlags, readTxFlags } from "../../../cli/client/flags.ts";
-import { addPagingFlags, readPageRequest } from "../../../cli/client/paging.ts";
-import type { ClientSession } from "../../../cli/client/session.ts";
-import { CliError } from "../../../cli/errors.ts";
+import { CliError } from "../../../client/cli/errors.ts";
+import { addQueryFlags, addTxFlags, readTxFlags } from "../../../client/cli/flags.ts";
+import { addPagingFlags, readPageRequest } from "../../../client/cli/paging.ts";
+import type { ClientSession } from "../../../client/cli/session.ts";
 import { addressFromBech32 } from "../../../client/crypto/bech32.ts";
 import { Query } from "../../../gen/chain/bank/v1beta1/query_pb.js";
 import { MsgSendSchema } from "../../../gen/chain/bank/v1beta1/tx_pb.js";
@@ -114,7 +114,7 @@ export function bankTxCommand(session: ClientSession): Command {
     const msg = create(MsgSendSchema, { fromAddress: sender, toAddress: to, amount: coinsToProto(coins) });
     // The tx machinery loads here, not with the file: `query bank` shares this file and needs none of it.
     const [{ runTx }, { packAny }] = await Promise.all([
-      import("../../../cli/tx-sender.ts"),
+      import("../../../client/cli/tx-sender.ts"),
       import("../../../client/tx/index.ts"),
     ]);
     ctx.print(await runTx(ctx, flags, [packAny(MsgSendSchema, msg)]));

@@ -3,14 +3,14 @@
 // decoded tx and block time, a SearchTxsResult, or CometBFT's block JSON.
 import { create, type JsonValue } from "@bufbuild/protobuf";
 import { Command, Option } from "commander";
-import { RpcError, type RpcTxResult } from "../../client/rpc/rpc-client.ts";
 import { SearchTxsResultSchema, type TxResponse, TxResponseSchema } from "../../gen/chain/base/abci/v1beta1/abci_pb.js";
-import { CliError } from "../errors.ts";
-import { blockTime, indexedTx } from "../tx-sender.ts";
+import { RpcError, type RpcTxResult } from "../rpc/rpc-client.ts";
 import type { ClientContext } from "./context.ts";
+import { CliError } from "./errors.ts";
 import { addQueryFlags, parseUint64 } from "./flags.ts";
 import type { ClientSession } from "./session.ts";
 import { txResponseFromRpc } from "./tx-response.ts";
+import { blockTime, indexedTx } from "./tx-sender.ts";
 
 const TX_LOOKUP_TYPES = ["hash", "acc_seq", "signature", "events"] as const;
 

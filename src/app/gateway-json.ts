@@ -15,9 +15,9 @@ import {
   toJson,
 } from "@bufbuild/protobuf";
 import { base64Encode } from "@bufbuild/protobuf/wire";
-import { convertAnyValues, fromWireBinary } from "../app/wire-decimals.ts";
 import { cosmosAnyTypeUrls } from "./any-type-url.ts";
 import { timestampJson } from "./timestamp-json.ts";
+import { convertAnyValues, fromWireBinary } from "./wire-decimals.ts";
 
 /** Thrown when a message cannot be printed (an Any of a type the registry does not know). */
 export class GatewayJsonError extends Error {

@@ -8,17 +8,17 @@ import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { addressFromBech32, addressToBech32 } from "../../client/crypto/index.ts";
-import { openKeyring } from "../../client/keyring/index.ts";
+import { ClientSession } from "../client/cli/session.ts";
+import { addressFromBech32, addressToBech32 } from "../client/crypto/index.ts";
+import { openKeyring } from "../client/keyring/index.ts";
 import {
   type InProcessNode,
   prepareTestChainHome,
   startInProcessNode,
   TEST_MNEMONICS,
   type TestChainHome,
-} from "../../testing/test-chain.ts";
-import { upgradeCliClient } from "../commands/module-clients.ts";
-import { ClientSession } from "./session.ts";
+} from "../testing/test-chain.ts";
+import { upgradeCliClient } from "./commands/module-clients.ts";
 import { type CliRun, runClientCli } from "./testing/run-cli.ts";
 
 const GOV = "chain10d07y265gmmuvt4z0w9aw880jnsr700j0q8wax";

@@ -6,13 +6,13 @@ import { cp, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { txResponseTimestamp } from "../../node/tx-response.ts";
+import { txResponseTimestamp } from "../app/tx-response.ts";
 import {
   type InProcessNode,
   prepareTestChainHome,
   startInProcessNode,
   type TestChainHome,
-} from "../../testing/test-chain.ts";
+} from "../testing/test-chain.ts";
 import { type CliRun, runClientCli } from "./testing/run-cli.ts";
 
 let home: string;

@@ -4,8 +4,6 @@ import { test } from "node:test";
 import { create, createRegistry, type JsonValue, toBinary } from "@bufbuild/protobuf";
 import { anyPack, timestampFromMs } from "@bufbuild/protobuf/wkt";
 import fc from "fast-check";
-import { fromProtoJson, toProtoJson } from "../app/proto-json.ts";
-import { buildTypeRegistry } from "../app/type-registry.ts";
 import { BaseAccountSchema, file_chain_auth_v1beta1_auth } from "../gen/chain/auth/v1beta1/auth_pb.js";
 import { QueryAccountResponseSchema } from "../gen/chain/auth/v1beta1/query_pb.js";
 import { QueryAllBalancesResponseSchema } from "../gen/chain/bank/v1beta1/query_pb.js";
@@ -16,6 +14,8 @@ import { file_chain_tx_v1beta1_tx, TxSchema } from "../gen/chain/tx/v1beta1/tx_p
 import { QueryCurrentPlanResponseSchema } from "../gen/chain/upgrade/v1beta1/query_pb.js";
 import { file_chain_upgrade_v1beta1_tx, MsgSoftwareUpgradeSchema } from "../gen/chain/upgrade/v1beta1/tx_pb.js";
 import { GatewayJsonError, gatewayJson, gatewayJsonString, messageFromGatewayJson } from "./gateway-json.ts";
+import { fromProtoJson, toProtoJson } from "./proto-json.ts";
+import { buildTypeRegistry } from "./type-registry.ts";
 
 const registry = createRegistry(
   file_chain_auth_v1beta1_auth,

@@ -1,7 +1,7 @@
 // Pagination flags of list queries (upstream's --page-key, --offset, --limit, --count-total, --reverse),
 // turned into a `chain.base.query.v1beta1.PageRequest`.
 import type { Command } from "commander";
-import { CliError } from "../errors.ts";
+import { CliError } from "./errors.ts";
 import { parseUint64 } from "./flags.ts";
 
 /** The PageRequest fields a list query sends. */

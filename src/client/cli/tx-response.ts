@@ -4,11 +4,11 @@
 
 import { create } from "@bufbuild/protobuf";
 import { AnySchema } from "@bufbuild/protobuf/wkt";
-import type { BroadcastResult, RpcEvent, RpcTxResult } from "../../client/rpc/rpc-client.ts";
+import { txResponseTimestamp } from "../../app/tx-response.ts";
 import { type TxResponse, TxResponseSchema } from "../../gen/chain/base/abci/v1beta1/abci_pb.js";
 import { TxSchema } from "../../gen/chain/tx/v1beta1/tx_pb.js";
 import { EventSchema } from "../../gen/tendermint/abci/types_pb.js";
-import { txResponseTimestamp } from "../../node/tx-response.ts";
+import type { BroadcastResult, RpcEvent, RpcTxResult } from "../rpc/rpc-client.ts";
 
 /** The TxResponse of a sync or async broadcast: CheckTx's code, codespace and log under the tx hash. */
 export function txResponseFromBroadcast(result: BroadcastResult): TxResponse {

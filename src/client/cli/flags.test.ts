@@ -8,12 +8,11 @@ import { test } from "node:test";
 import { create } from "@bufbuild/protobuf";
 import { Command } from "commander";
 import fc from "fast-check";
+import { blockPace } from "../../cli/commands/module-clients.ts";
 import { TxResponseSchema } from "../../gen/chain/base/abci/v1beta1/abci_pb.js";
 import { coinsArgument } from "../../x/bank/client/cli.ts";
-import { blockPace } from "../commands/module-clients.ts";
-import { CliError } from "../errors.ts";
-import { applyAdjustment, feeAmount } from "../tx-sender.ts";
 import { eventsQuery } from "./chain-commands.ts";
+import { CliError } from "./errors.ts";
 import {
   addQueryFlags,
   addTxFlags,
@@ -28,6 +27,7 @@ import {
 import { formatValue, sortKeys } from "./output.ts";
 import { readPageRequest } from "./paging.ts";
 import { txFailureMessage } from "./tx-response.ts";
+import { applyAdjustment, feeAmount } from "./tx-sender.ts";
 
 /** Parses `args` with a leaf carrying the tx flags under a root with the global flags; returns the options. */
 function parseTx(args: string[]): Record<string, unknown> {

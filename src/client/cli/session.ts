@@ -33,7 +33,7 @@ export class ClientSession {
 
   /**
    * Marks `command` and every command under it light: their actions run without the type registry and
-   * the keyring being loaded (src/cli/client/lazy-modules.ts). Only for commands that use no key and
+   * the keyring being loaded (src/client/cli/lazy-modules.ts). Only for commands that use no key and
    * print only messages holding no Any (a message with an Any still fails loudly, never prints wrong).
    */
   markLight(command: Command): Command {

@@ -5,15 +5,15 @@ import { readFile, writeFile } from "node:fs/promises";
 import { create, fromBinary, type JsonValue, toBinary } from "@bufbuild/protobuf";
 import { Command } from "commander";
 import { fromProtoJson } from "../../app/proto-json.ts";
-import { addressToBech32 } from "../../client/crypto/index.ts";
-import { KeyringError, type KeyringSigner } from "../../client/keyring/index.ts";
-import { makeAuthInfoBytes, makeTxRawBytes, secp256k1PubKeyAny, signDirect } from "../../client/tx/index.ts";
 import { AuthInfoSchema, type Tx, TxBodySchema, TxRawSchema, TxSchema } from "../../gen/chain/tx/v1beta1/tx_pb.js";
-import { CliError } from "../errors.ts";
-import { broadcastTxBytes, resolveAccount, resolveChainId } from "../tx-sender.ts";
+import { addressToBech32 } from "../crypto/index.ts";
+import { KeyringError, type KeyringSigner } from "../keyring/index.ts";
+import { makeAuthInfoBytes, makeTxRawBytes, secp256k1PubKeyAny, signDirect } from "../tx/index.ts";
 import type { ClientContext } from "./context.ts";
+import { CliError } from "./errors.ts";
 import { addQueryFlags, addTxFlags, readTxFlags } from "./flags.ts";
 import type { ClientSession } from "./session.ts";
+import { broadcastTxBytes, resolveAccount, resolveChainId } from "./tx-sender.ts";
 
 /** `tx sign <file>`: signs a tx document as `--from` (SIGN_MODE_DIRECT) and prints the signed document. */
 export function txSignCommand(session: ClientSession): Command {

@@ -11,24 +11,24 @@
 // exit status.
 import { create, fromBinary, type JsonValue } from "@bufbuild/protobuf";
 import type { Any } from "@bufbuild/protobuf/wkt";
-import { type CoinError, parseCoins } from "../app/coins.ts";
-import { DEC_ONE, parseDecCoins } from "../app/dec-coins.ts";
-import { addressToBech32 } from "../client/crypto/index.ts";
-import { KeyringError, type KeyringSigner } from "../client/keyring/index.ts";
-import { grpcQuery } from "../client/rpc/grpc-query.ts";
-import { RpcError } from "../client/rpc/rpc-client.ts";
-import { subscribeTxInclusion } from "../client/rpc/tx-subscription.ts";
-import { type CoinParameters, makeSimulationTxBytes, signTx, txHash } from "../client/tx/index.ts";
-import { BaseAccountSchema, ModuleAccountSchema } from "../gen/chain/auth/v1beta1/auth_pb.js";
-import { Query as AuthQuery } from "../gen/chain/auth/v1beta1/query_pb.js";
-import { type TxResponse, TxResponseSchema } from "../gen/chain/base/abci/v1beta1/abci_pb.js";
-import { TxSchema } from "../gen/chain/tx/v1beta1/tx_pb.js";
-import { mempoolRefusal } from "../node/tx-response.ts";
-import type { ClientContext } from "./client/context.ts";
-import type { TxFlags } from "./client/flags.ts";
-import { formatValue, messageJson } from "./client/output.ts";
-import { txFailureMessage, txResponseFromBroadcast, txResponseFromRpc } from "./client/tx-response.ts";
+import { type CoinError, parseCoins } from "../../app/coins.ts";
+import { DEC_ONE, parseDecCoins } from "../../app/dec-coins.ts";
+import { mempoolRefusal } from "../../app/tx-response.ts";
+import { BaseAccountSchema, ModuleAccountSchema } from "../../gen/chain/auth/v1beta1/auth_pb.js";
+import { Query as AuthQuery } from "../../gen/chain/auth/v1beta1/query_pb.js";
+import { type TxResponse, TxResponseSchema } from "../../gen/chain/base/abci/v1beta1/abci_pb.js";
+import { TxSchema } from "../../gen/chain/tx/v1beta1/tx_pb.js";
+import { addressToBech32 } from "../crypto/index.ts";
+import { KeyringError, type KeyringSigner } from "../keyring/index.ts";
+import { grpcQuery } from "../rpc/grpc-query.ts";
+import { RpcError } from "../rpc/rpc-client.ts";
+import { subscribeTxInclusion } from "../rpc/tx-subscription.ts";
+import { type CoinParameters, makeSimulationTxBytes, signTx, txHash } from "../tx/index.ts";
+import type { ClientContext } from "./context.ts";
 import { CliError } from "./errors.ts";
+import type { TxFlags } from "./flags.ts";
+import { formatValue, messageJson } from "./output.ts";
+import { txFailureMessage, txResponseFromBroadcast, txResponseFromRpc } from "./tx-response.ts";
 
 /** A signer's on-chain numbers. */
 export interface SignerAccount {

@@ -10,14 +10,14 @@ import {
   type Registry,
 } from "@bufbuild/protobuf";
 import type { GenMessage } from "@bufbuild/protobuf/codegenv2";
-import { addressFromBech32, addressToBech32 } from "../../client/crypto/bech32.ts";
-import { KeyringError } from "../../client/keyring/errors.ts";
-import type { Keyring } from "../../client/keyring/keyring.ts";
-import { createLineReader, envOrStdinPassphrase, type LineReader } from "../../client/keyring/passphrase.ts";
-import { grpcQuery, type QueryMethod } from "../../client/rpc/grpc-query.ts";
-import { abciQueryTransport, grpcQueryTransport, type QueryTransport } from "../../client/rpc/query-transport.ts";
-import { createRpcClient, type RpcClient } from "../../client/rpc/rpc-client.ts";
-import { CliError } from "../errors.ts";
+import { addressFromBech32, addressToBech32 } from "../crypto/bech32.ts";
+import { KeyringError } from "../keyring/errors.ts";
+import type { Keyring } from "../keyring/keyring.ts";
+import { createLineReader, envOrStdinPassphrase, type LineReader } from "../keyring/passphrase.ts";
+import { grpcQuery, type QueryMethod } from "../rpc/grpc-query.ts";
+import { abciQueryTransport, grpcQueryTransport, type QueryTransport } from "../rpc/query-transport.ts";
+import { createRpcClient, type RpcClient } from "../rpc/rpc-client.ts";
+import { CliError } from "./errors.ts";
 import type { QueryFlags } from "./flags.ts";
 import { hasAny, loadedClientModules } from "./lazy-modules.ts";
 import { messageJson, printValue } from "./output.ts";
@@ -48,7 +48,7 @@ export class ClientContext {
     this.io = io;
   }
 
-  /** The registry of every type the CLI may meet inside an Any (loaded before the action, src/cli/client/lazy-modules.ts). */
+  /** The registry of every type the CLI may meet inside an Any (loaded before the action, src/client/cli/lazy-modules.ts). */
   get registry(): Registry {
     return loadedClientModules().registry();
   }

@@ -1,10 +1,10 @@
 // The heavy halves of the client, loaded before a client command's action rather than at start-up: the type
-// registry (every module's generated schemas, src/cli/client/registry.ts) and the keyring (BIP39/BIP32 and the
+// registry (every module's generated schemas, src/client/cli/registry.ts) and the keyring (BIP39/BIP32 and the
 // curves). Importing them costs more than a whole `query bank balances`, whose answer holds no Any and needs no
 // key, so commands marked light (ClientSession.markLight) run without them. ClientSession.run loads them
 // before every other action, so ClientContext can hand them out synchronously.
 import type { DescMessage, Registry } from "@bufbuild/protobuf";
-import type { openKeyring } from "../../client/keyring/keyring.ts";
+import type { openKeyring } from "../keyring/keyring.ts";
 
 /** The lazily loaded client modules. */
 export interface ClientModules {
@@ -21,7 +21,7 @@ export async function loadClientModules(): Promise<ClientModules> {
   if (loaded === undefined) {
     const [{ cliTypeRegistry }, keyring] = await Promise.all([
       import("./registry.ts"),
-      import("../../client/keyring/keyring.ts"),
+      import("../keyring/keyring.ts"),
     ]);
     loaded = { registry: cliTypeRegistry, openKeyring: keyring.openKeyring };
   }

@@ -2,8 +2,8 @@
 // YAML with keys sorted alphabetically, the way upstream converts its JSON output to YAML, so both
 // formats always show the same fields with the same values (64-bit integers stay quoted strings).
 import type { DescMessage, JsonValue, Message, Registry } from "@bufbuild/protobuf";
-import { toYaml } from "../../client/yaml.ts";
-import { gatewayJson } from "../../server/gateway-json.ts";
+import { gatewayJson } from "../../app/gateway-json.ts";
+import { toYaml } from "../yaml.ts";
 import type { OutputFormat } from "./flags.ts";
 
 /** Where client commands write. */

@@ -1,12 +1,9 @@
-// The TxResponse a node reports for a committed tx (chain.base.abci.v1beta1.TxResponse, upstream's
-// `NewResponseResultTx`), and for a CheckTx outcome (sync broadcast), built from the consensus
-// engine's records. Shared by the embedded engine's hooks and the CometBFT (ABCI mode) hooks.
-import { create, type MessageInitShape, type Registry, toBinary } from "@bufbuild/protobuf";
-import { ErrMempoolIsFull, ErrTxInMempoolCache, ErrTxTooLarge, ROOT_CODESPACE } from "../app/errors.ts";
+// The TxResponse (chain.base.abci.v1beta1.TxResponse) of a CheckTx outcome (sync broadcast) and of a mempool
+// refusal, and its timestamp format: shared by the node's hooks (embedded engine and CometBFT) and the CLI, which
+// sits below the node (docs/ARCHITECTURE.md). A committed tx's response is src/node/committed-tx-response.ts.
+import type { MessageInitShape } from "@bufbuild/protobuf";
 import type { TxResponseSchema } from "../gen/chain/base/abci/v1beta1/abci_pb.js";
-import { TxSchema } from "../gen/chain/tx/v1beta1/tx_pb.js";
-import type { ExecTxResult } from "../gen/tendermint/abci/types_pb.js";
-import { txFromRaw } from "../server/tx-service.ts";
+import { ErrMempoolIsFull, ErrTxInMempoolCache, ErrTxTooLarge, ROOT_CODESPACE } from "./errors.ts";
 
 /** The TxResponse init shape the servers take. */
 export type TxResponseInit = MessageInitShape<typeof TxResponseSchema>;
@@ -14,48 +11,6 @@ export type TxResponseInit = MessageInitShape<typeof TxResponseSchema>;
 /** Upper-case hex. */
 export function hexUpper(bytes: Uint8Array): string {
   return Buffer.from(bytes).toString("hex").toUpperCase();
-}
-
-/**
- * The TxResponse of a committed tx: result fields, the decoded tx as an Any (when the registry can
- * print it) and the block time.
- */
-export function committedTxResponse(parameters: {
-  height: bigint;
-  txBytes: Uint8Array;
-  txhash: string;
-  result: ExecTxResult | undefined;
-  /** Block time, RFC 3339. */
-  timestamp: string;
-  registry?: Registry;
-}): TxResponseInit {
-  const { result } = parameters;
-  let tx: TxResponseInit["tx"];
-  if (parameters.registry?.getMessage(TxSchema.typeName) !== undefined) {
-    try {
-      tx = {
-        typeUrl: `/${TxSchema.typeName}`,
-        value: toBinary(TxSchema, create(TxSchema, txFromRaw(parameters.txBytes))),
-      };
-    } catch {
-      tx = undefined;
-    }
-  }
-  return {
-    height: parameters.height,
-    txhash: parameters.txhash,
-    codespace: result?.codespace ?? "",
-    code: result?.code ?? 0,
-    data: result === undefined ? "" : hexUpper(result.data),
-    rawLog: result?.log ?? "",
-    logs: [],
-    info: result?.info ?? "",
-    gasWanted: result?.gasWanted ?? 0n,
-    gasUsed: result?.gasUsed ?? 0n,
-    tx,
-    timestamp: txResponseTimestamp(parameters.timestamp),
-    events: result?.events ?? [],
-  };
 }
 
 /** What a sync broadcast reports: the CheckTx outcome, height 0, no gas and no events (v0.50). */
