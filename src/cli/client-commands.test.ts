@@ -18,7 +18,7 @@ import {
   TEST_MNEMONICS,
   type TestChainHome,
 } from "../testing/test-chain.ts";
-import { upgradeCliClient } from "./commands/module-clients.ts";
+import { upgradeCliClient } from "../x/upgrade/client/cli-client.ts";
 import { type CliRun, runClientCli } from "./testing/run-cli.ts";
 
 const GOV = "chain10d07y265gmmuvt4z0w9aw880jnsr700j0q8wax";

@@ -20,4 +20,5 @@ export {
   ReleaseSelectionError,
   releaseNamed,
 } from "./release.ts";
+export { chainModuleClis, STANDARD_MODULE_CLIS } from "./standard-module-clis.ts";
 export { type ModuleMigration, withMigrations } from "./with-migrations.ts";

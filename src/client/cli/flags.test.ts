@@ -8,9 +8,9 @@ import { test } from "node:test";
 import { create } from "@bufbuild/protobuf";
 import { Command } from "commander";
 import fc from "fast-check";
-import { blockPace } from "../../cli/commands/module-clients.ts";
 import { TxResponseSchema } from "../../gen/chain/base/abci/v1beta1/abci_pb.js";
 import { coinsArgument } from "../../x/bank/client/cli.ts";
+import { blockPace } from "../../x/upgrade/client/cli-client.ts";
 import { eventsQuery } from "./chain-commands.ts";
 import { CliError } from "./errors.ts";
 import {

@@ -1,9 +1,11 @@
 // The heavy halves of the client, loaded before a client command's action rather than at start-up: the type
-// registry (every module's generated schemas, src/client/cli/registry.ts) and the keyring (BIP39/BIP32 and the
+// registry (every module's generated schemas, each module's ModuleCliRef.types; src/client/cli/registry.ts) and
+// the keyring (BIP39/BIP32 and the
 // curves). Importing them costs more than a whole `query bank balances`, whose answer holds no Any and needs no
 // key, so commands marked light (ClientSession.markLight) run without them. ClientSession.run loads them
 // before every other action, so ClientContext can hand them out synchronously.
 import type { DescMessage, Registry } from "@bufbuild/protobuf";
+import type { ModuleCliRef } from "../../app/module-cli.ts";
 import type { openKeyring } from "../keyring/keyring.ts";
 
 /** The lazily loaded client modules. */
@@ -15,15 +17,29 @@ export interface ClientModules {
 }
 
 let loaded: ClientModules | undefined;
+let loadedFor: string | undefined;
 
-/** Loads the type registry and the keyring (once). */
-export async function loadClientModules(): Promise<ClientModules> {
-  if (loaded === undefined) {
-    const [{ cliTypeRegistry }, keyring] = await Promise.all([
+/**
+ * Loads the type registry of `modules` (the chain's module CLIs) and the keyring; again only when asked for
+ * another module set (a test process may serve several chains).
+ */
+export async function loadClientModules(modules: readonly ModuleCliRef[] = []): Promise<ClientModules> {
+  const key = modules.map((module) => module.name).join(",");
+  if (loaded === undefined || loadedFor !== key) {
+    const [{ cliTypeRegistry }, keyring, types] = await Promise.all([
       import("./registry.ts"),
       import("../keyring/keyring.ts"),
+      Promise.all(modules.map((module) => module.types())),
     ]);
-    loaded = { registry: cliTypeRegistry, openKeyring: keyring.openKeyring };
+    let registry: Registry | undefined;
+    loaded = {
+      registry: () => {
+        registry ??= cliTypeRegistry(types.flat());
+        return registry;
+      },
+      openKeyring: keyring.openKeyring,
+    };
+    loadedFor = key;
   }
   return loaded;
 }

@@ -3,6 +3,7 @@
 // Errors pass through untouched: their class says whether the user sees one line or a stack
 // (src/cli/report-error.ts).
 import type { Command } from "commander";
+import type { ModuleCliRef } from "../../app/module-cli.ts";
 import { ClientContext, type ClientIo } from "./context.ts";
 import { readQueryFlags } from "./flags.ts";
 import { loadClientModules } from "./lazy-modules.ts";
@@ -10,12 +11,15 @@ import { loadClientModules } from "./lazy-modules.ts";
 /** Opens client contexts for the running command and closes them when its action ends. */
 export class ClientSession {
   readonly io: ClientIo;
+  /** The chain's module CLIs, whose types the registry holds. */
+  readonly modules: readonly ModuleCliRef[];
   #open: ClientContext[] = [];
   #current: Command | undefined;
   #light = new WeakSet<Command>();
 
-  constructor(io: ClientIo) {
+  constructor(io: ClientIo, modules: readonly ModuleCliRef[] = []) {
     this.io = io;
+    this.modules = modules;
   }
 
   /** A context for the flags of a command (`command.optsWithGlobals()`). */
@@ -46,7 +50,7 @@ export class ClientSession {
   async run(command: Command, action: () => unknown): Promise<void> {
     this.#current = command;
     try {
-      if (!this.#light.has(command)) await loadClientModules();
+      if (!this.#light.has(command)) await loadClientModules(this.modules);
       await action();
     } finally {
       this.#current = undefined;

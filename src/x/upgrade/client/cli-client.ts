@@ -1,35 +1,17 @@
-// The clients the module command builders are written against (src/client/module-cli-client.ts: ModuleCliClient, for
-// gov and staking; src/x/upgrade/client/cli.ts: UpgradeCliClient), implemented over the
-// node's consensus RPC and query transport, the keyring and the CLI's tx flow.
+// The upgrade commands' client (UpgradeCliClient, src/x/upgrade/client/cli.ts), implemented over the CLI plumbing
+// (src/client/cli/): the node's consensus RPC and query transport, the keyring and the CLI's tx flow.
 import { create, type JsonValue } from "@bufbuild/protobuf";
 import type { Duration } from "@bufbuild/protobuf/wkt";
-import { type CoinError, coinsToProto, parseCoins } from "../../app/coins.ts";
-import type { ClientContext } from "../../client/cli/context.ts";
-import { CliError } from "../../client/cli/errors.ts";
-import { readTxFlags } from "../../client/cli/flags.ts";
-import { runTx } from "../../client/cli/tx-sender.ts";
-import type { ModuleCliClient } from "../../client/module-cli-client.ts";
-import { type RpcBlockMeta, RpcError } from "../../client/rpc/rpc-client.ts";
-import { packAny } from "../../client/tx/index.ts";
-import { Query as GovQuery } from "../../gen/chain/gov/v1/query_pb.js";
-import { MsgSubmitProposalSchema } from "../../gen/chain/gov/v1/tx_pb.js";
-import type { BlockPace, GovTimingParams, ProposalSubmission, UpgradeCliClient } from "../../x/upgrade/client/cli.ts";
-
-/** The gov and staking builders' client. */
-export function moduleCliClient(ctx: ClientContext): ModuleCliClient {
-  return {
-    broadcastMsgs: (msgs, options) => runTx(ctx, readTxFlags(options), msgs),
-    async query(methodPath, requestBytes) {
-      return (await ctx.queries.query(methodPath, requestBytes, ctx.flags.height)).value;
-    },
-    async fromAddress(options) {
-      const flags = readTxFlags(options);
-      return ctx.fromAddress(flags.from, flags.keyringBackend, flags.generateOnly);
-    },
-    print: (value) => ctx.print(value),
-    typeRegistry: ctx.registry,
-  };
-}
+import { type CoinError, coinsToProto, parseCoins } from "../../../app/coins.ts";
+import type { ClientContext } from "../../../client/cli/context.ts";
+import { CliError } from "../../../client/cli/errors.ts";
+import { readTxFlags } from "../../../client/cli/flags.ts";
+import { runTx } from "../../../client/cli/tx-sender.ts";
+import { type RpcBlockMeta, RpcError } from "../../../client/rpc/rpc-client.ts";
+import { packAny } from "../../../client/tx/index.ts";
+import { Query as GovQuery } from "../../../gen/chain/gov/v1/query_pb.js";
+import { MsgSubmitProposalSchema } from "../../../gen/chain/gov/v1/tx_pb.js";
+import type { BlockPace, GovTimingParams, ProposalSubmission, UpgradeCliClient } from "./cli.ts";
 
 /** The upgrade commands' client: queries, block metas, gov params, block pace, proposal submission. */
 export function upgradeCliClient(ctx: ClientContext): UpgradeCliClient {
