@@ -10,30 +10,39 @@ import { fileURLToPath } from "node:url";
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 
 /**
- * The layers of src/, bottom first: a file may import its own layer and the ones below, never above.
- * Each layer is a list of patterns over repo-relative paths; the highest layer with a matching pattern
- * wins. The CLI's client plumbing (`src/cli/client/`: context, flags, session, output; `tx-sender.ts`,
- * `errors.ts`, `io.ts`) sits above the node and below the modules' CLIs (`src/x/<m>/cli.ts`, `src/x/<m>/client/`), which sit
- * below the command tree that wires them (`src/cli/commands/`, the root). src/visor stands apart: it may
- * import only itself.
+ * The layers of src/, bottom first: a file may import its own layer and the ones below, never above. Each
+ * layer is a list of folder patterns over repo-relative paths; every folder under src/ is in exactly one
+ * (`filesWithoutLayer` finds any that is not). The client (`src/client/`: RPC, keyring, tx building and the
+ * CLI plumbing in `src/client/cli/`) sits below the modules, so a module's own CLI (`src/x/<m>/client/`)
+ * imports only downwards; the command tree that wires every module's CLI (`src/cli/`) sits above the node.
+ * The testing kit is the top floor: it builds whole chains. src/visor stands apart: it may import only itself.
  */
 export const LAYERS: readonly (readonly RegExp[])[] = [
   [/^src\/errors\//, /^src\/bytes\//, /^src\/gen\//],
+  // src/client/crypto sits on floor 1, below the rest of src/client (the app uses it): issue 35 moves
+  // it to its own folder at the bottom (src/crypto), after which this pattern and the lookahead below go.
   [/^src\/store\//, /^src\/config\//, /^src\/client\/crypto\//],
   [/^src\/app\//],
+  [/^src\/client\/(?!crypto\/)/],
   [/^src\/x\//],
-  [/^src\/engine\//, /^src\/abci\//, /^src\/server\//, /^src\/client\/(?!crypto\/)/],
-  [/^src\/node\//, /^src\/runtime\//],
-  [/^src\/cli\/client\//, /^src\/cli\/(tx-sender|errors|io)\.ts$/],
-  [/^src\/x\/[^/]+\/(cli\.ts|client\/)/],
-  [/^src\/cli\/(?!client\/|(tx-sender|errors|io)\.ts$)/],
+  [/^src\/engine\//, /^src\/abci\//, /^src\/server\//],
+  [/^src\/node\//, /^src\/runtime\//, /^src\/snapshots\//, /^src\/replay\//, /^src\/release\//],
+  [/^src\/cli\//],
+  [/^src\/testing\//],
 ];
 
 /**
- * Test harnesses (`testing.ts`, `testing/`, `test-support`) build whole chains for tests, so they may
- * reach up the layers; they are test code, not part of the product's graph. Cycles are still checked.
+ * Upward imports known to be wrong and being moved by another branch of issue 35 (the test helpers going into
+ * src/testing, the crypto going to the ground floor). Each is named so it can be deleted once moved; the layer
+ * test fails on any upward import not listed here, and on an entry listed here that no longer exists.
  */
-export const HARNESS = /(^|\/)(testing\.ts|testing\/|test-support)/;
+export const KNOWN_UPWARD: readonly string[] = [
+  // issue 35 item 3: these test helpers move into the testing kit (src/testing), the top floor.
+  "src/node/test-support.ts -> src/cli/root.ts",
+  "src/node/test-support.ts -> src/testing/processes.ts",
+  "src/server/test-support/gateway.ts -> src/testing/chain-fixture.ts",
+  "src/x/staking/testing.ts -> src/testing/app.ts",
+];
 
 /** A source file and the files it imports. */
 export type ImportGraph = Map<string, Set<string>>;
@@ -118,7 +127,8 @@ export function importCycles(graph: ImportGraph): string[][] {
   return cycles;
 }
 
-function layerOf(file: string): number | "visor" | undefined {
+/** The layer of `file` (an index into {@link LAYERS}), "visor", or undefined when no layer claims it. */
+export function layerOf(file: string): number | "visor" | undefined {
   if (file.startsWith("src/visor/")) return "visor";
   for (let at = LAYERS.length - 1; at >= 0; at--) {
     if ((LAYERS[at] as readonly RegExp[]).some((pattern) => pattern.test(file))) return at;
@@ -130,7 +140,6 @@ function layerOf(file: string): number | "visor" | undefined {
 export function upwardImports(graph: ImportGraph): string[] {
   const found: string[] = [];
   for (const [from, targets] of graph) {
-    if (HARNESS.test(from)) continue;
     const fromLayer = layerOf(from);
     for (const to of targets) {
       const toLayer = layerOf(to);
@@ -142,12 +151,22 @@ export function upwardImports(graph: ImportGraph): string[] {
   return found.sort();
 }
 
+/** The files of `graph` that no layer claims (each must be placed in {@link LAYERS}). */
+export function filesWithoutLayer(graph: ImportGraph): string[] {
+  return [...graph.keys()].filter((file) => layerOf(file) === undefined).sort();
+}
+
 if (import.meta.url === `file://${process.argv[1]}`) {
   const graph = readImportGraph();
   const cycles = importCycles(graph);
   const upward = upwardImports(graph);
   for (const cycle of cycles) console.log(`cycle: ${cycle.join(" <-> ")}`);
-  for (const edge of upward) console.log(`upward: ${edge}`);
-  console.log(`${graph.size} files, ${cycles.length} cycles, ${upward.length} upward imports`);
-  process.exitCode = cycles.length + upward.length === 0 ? 0 : 1;
+  const unlayered = filesWithoutLayer(graph);
+  for (const edge of upward) console.log(`upward: ${edge}${KNOWN_UPWARD.includes(edge) ? " (known, issue 35)" : ""}`);
+  for (const file of unlayered) console.log(`no layer: ${file}`);
+  const unknown = upward.filter((edge) => !KNOWN_UPWARD.includes(edge));
+  console.log(
+    `${graph.size} files, ${cycles.length} cycles, ${upward.length} upward imports (${unknown.length} not known), ${unlayered.length} files without a layer`,
+  );
+  process.exitCode = cycles.length + unknown.length + unlayered.length === 0 ? 0 : 1;
 }

@@ -3,6 +3,7 @@
 // which renames the store to `guestbook` and migrates the module to version 2. GUESTBOOK_RELEASE picks the release.
 import { type ChainDefinition, defineChain, type Release } from "chaind/runtime";
 import type { Upgrade } from "chaind/x/upgrade";
+import { guestbookCli } from "./client/cli-ref.ts";
 import { guestbookModule } from "./modules/guestbook.ts";
 
 /** v1: guestbook at version 1 in store `entries_v1`. */
@@ -55,4 +56,6 @@ export const guestbookChain: ChainDefinition = defineChain({
   releases: [v1, v2],
   defaultRelease: "v1",
   releaseEnv: "GUESTBOOK_RELEASE",
+  // The guestbook's `query`/`tx` commands and its types for the CLI (client/cli-ref.ts).
+  moduleClis: [guestbookCli],
 });

@@ -8,5 +8,6 @@ export * from "./dec-coins.ts";
 export * from "./errors.ts";
 export * from "./halt.ts";
 export * from "./module.ts";
+export * from "./module-cli.ts";
 export * from "./module-manager.ts";
 export * from "./store-loader.ts";

@@ -4,9 +4,9 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { Command } from "commander";
-import { ClientSession } from "./client/session.ts";
+import { ClientSession } from "../client/cli/session.ts";
 import { CHAIND_COMMANDS } from "./command-list.ts";
-import { queryCommand, querySpecs, txSpecs } from "./commands/client-commands.ts";
+import { queryCommand, querySpecs, servedModuleClis, txSpecs } from "./commands/client-commands.ts";
 import { addLazyCommands, type CommandSpec, targetCommand } from "./lazy-command.ts";
 import { ROOT_OPTION_SHAPE } from "./root.ts";
 
@@ -26,8 +26,17 @@ describe("command list", () => {
 describe("query and tx subcommand lists", () => {
   it("describe each subcommand as its implementation does", async () => {
     const io = { stdout: sink, stderr: sink };
-    const session = new ClientSession(io);
-    for (const spec of [...querySpecs(session, io), ...txSpecs(session, io)]) {
+    const session = new ClientSession(io, servedModuleClis());
+    const specs = [...querySpecs(session, io), ...txSpecs(session, io)];
+    // Every standard module with a CLI is listed (auth has no tx half).
+    assert.deepEqual(
+      specs.map((spec) => spec.name),
+      [
+        ...["auth", "bank", "gov", "staking", "upgrade", "tx", "txs", "block", "blocks"],
+        ...["bank", "gov", "staking", "upgrade", "sign", "broadcast", "encode", "decode"],
+      ],
+    );
+    for (const spec of specs) {
       const command = await spec.load(io, []);
       assert.equal(command.name(), spec.name);
       assert.equal(command.description(), spec.description, spec.name);
@@ -114,6 +123,46 @@ describe("addLazyCommands", () => {
         },
       );
       assert.deepEqual(loaded, ["alpha", "beta"], args.join(" "));
+    }
+  });
+});
+
+describe("a chain's own module CLI", () => {
+  it("appears in query and tx from the chain's definition, loaded only when its command runs", async () => {
+    const { STANDARD_CHAIN, defineChain, useChain } = await import("../runtime/index.ts");
+    const loaded: string[] = [];
+    const notes = {
+      name: "notes",
+      query: "Querying commands for the notes module",
+      tx: "Notes transaction subcommands",
+      types: async () => [],
+      load: async () => {
+        loaded.push("notes");
+        return {
+          queryCommand: () =>
+            new Command("notes").description("Querying commands for the notes module").addCommand(new Command("all")),
+          txCommand: () =>
+            new Command("notes").description("Notes transaction subcommands").addCommand(new Command("add")),
+        };
+      },
+    };
+    useChain(defineChain({ name: "noted", releases: [{ name: "v1", version: "1.0.0" }], moduleClis: [notes] }));
+    try {
+      const io = { stdout: sink, stderr: sink };
+      const lazy = await queryCommand(io, ["bank", "params"]);
+      assert.ok(
+        lazy.commands.some((c) => c.name() === "notes" && c.commands.length === 0),
+        "notes is a stub",
+      );
+      assert.deepEqual(loaded, []);
+      const query = await queryCommand(io, ["notes", "all"]);
+      assert.deepEqual(
+        query.commands.find((c) => c.name() === "notes")?.commands.map((c) => c.name()),
+        ["all"],
+      );
+      assert.deepEqual(loaded, ["notes"]);
+    } finally {
+      useChain(STANDARD_CHAIN);
     }
   });
 });

@@ -4,7 +4,7 @@
 // read from their placeholder (`--home <dir>`, `<file>`), so a new path flag is covered as long as it uses
 // one of PATH_PLACEHOLDERS; src/cli/empty-paths.test.ts runs every one of them with ''.
 import type { Argument, Command, Option } from "commander";
-import { CliError } from "./errors.ts";
+import { CliError } from "../client/cli/errors.ts";
 
 /** The placeholders that name a file or directory: `<dir>`, `[file]`, `<proposal-json>`, … */
 export const PATH_PLACEHOLDERS: ReadonlySet<string> = new Set([

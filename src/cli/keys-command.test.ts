@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { Readable } from "node:stream";
 import { after, before, describe, it } from "node:test";
 import { Command, CommanderError } from "commander";
-import { CliError } from "./errors.ts";
+import { CliError } from "../client/cli/errors.ts";
 import { keysCommand } from "./keys-command.ts";
 
 const FAUCET_MNEMONIC =

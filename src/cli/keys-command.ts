@@ -4,6 +4,7 @@
 // Expected failures are thrown as CliError (message for the user, exit status 1); the root prints them.
 import { readFile } from "node:fs/promises";
 import { Command, Option } from "commander";
+import { CliError } from "../client/cli/errors.ts";
 import type { AddressKind } from "../client/crypto/bech32.ts";
 import { CryptoError } from "../client/crypto/errors.ts";
 import { assertValidMnemonic } from "../client/crypto/mnemonic.ts";
@@ -20,7 +21,6 @@ import {
   openKeyring,
 } from "../client/keyring/index.ts";
 import { defaultHome } from "../config/home.ts";
-import { CliError } from "./errors.ts";
 
 /** Where a command reads and writes; defaults to the process's streams and environment. */
 export interface CommandIo {

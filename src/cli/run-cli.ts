@@ -6,8 +6,9 @@
 // is a plain `version` (src/cli/commands/version-early.ts). `start` and `dev` relaunch themselves once, before
 // anything loads, with the malloc settings of a long-running node (src/cli/node-relaunch.ts).
 // A lazy chain (src/runtime/lazy-chain.ts) is loaded only for the commands that use its definition: `version`
-// reads the manifest, and `keys` and `query` serve every chain alike (the client's type registry lists the
-// generated files itself, src/cli/client/registry.ts), so their start-up skips every module of the chain.
+// reads the manifest, `keys` serves every chain alike, and `query` reads the module CLIs from the manifest
+// (ChainManifest.moduleClis: light refs, each loading its module's CLI and types only when used; src/app/module-cli.ts),
+// so their start-up skips every module of the chain.
 import { currentChainManifest, loadCurrentChain, useChain } from "../runtime/current-chain.ts";
 import type { LazyChain } from "../runtime/lazy-chain.ts";
 import type { ChainDefinition } from "../runtime/release.ts";

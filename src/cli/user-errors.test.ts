@@ -7,6 +7,7 @@ import { cp, mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { CommanderError } from "commander";
+import { CliError } from "../client/cli/errors.ts";
 import {
   bannerEndpoints,
   type ChaindResult,
@@ -18,7 +19,6 @@ import {
   waitForHeight,
 } from "../node/test-support.ts";
 import { StoreUpgradeError } from "../store/errors.ts";
-import { CliError } from "./errors.ts";
 import { reportError } from "./report-error.ts";
 
 const STACK_FRAME = /^\s+at /m;

@@ -1,5 +1,5 @@
 // The one interface module command builders (src/x/gov/client, src/x/staking/client) are written against: what they
-// need from the CLI's plumbing, which src/cli/commands/module-clients.ts implements over the consensus RPC.
+// need from the CLI's plumbing, which src/client/cli/module-client.ts implements over the consensus RPC.
 import type { JsonValue, Registry } from "@bufbuild/protobuf";
 import type { Any } from "@bufbuild/protobuf/wkt";
 

@@ -6,6 +6,7 @@ import { createHash } from "node:crypto";
 import { create } from "@bufbuild/protobuf";
 import type { App } from "../app/base-app.ts";
 import { GrpcCode, GrpcStatusError } from "../app/errors.ts";
+import { checkTxResponse, hexUpper, mempoolRefusal } from "../app/tx-response.ts";
 import { createRpcClient, RpcError } from "../client/rpc/rpc-client.ts";
 import { dialAddress } from "../config/home-rpc-address.ts";
 import type { ListenAddress } from "../config/index.ts";
@@ -15,8 +16,8 @@ import { TxResponseSchema } from "../gen/chain/base/abci/v1beta1/abci_pb.js";
 import { type ExecTxResult, ExecTxResultSchema, RequestQuerySchema } from "../gen/tendermint/abci/types_pb.js";
 import type { NodeHooks } from "../server/query-backend.ts";
 import { txFromRaw } from "../server/tx-service.ts";
+import { committedTxResponse } from "./committed-tx-response.ts";
 import { blockWithId, validatorInfo } from "./engine-hooks.ts";
-import { checkTxResponse, committedTxResponse, hexUpper, mempoolRefusal } from "./tx-response.ts";
 
 type Json = Record<string, unknown>;
 

@@ -11,6 +11,7 @@ import { performance } from "node:perf_hooks";
 import { timestampFromMs } from "@bufbuild/protobuf/wkt";
 import { pino } from "pino";
 import type { VersionMap } from "../app/module.ts";
+import { hexUpper } from "../app/tx-response.ts";
 import { homePaths, loadGenesis } from "../config/index.ts";
 import { UserError } from "../errors/user-error.ts";
 import type { Plan } from "../gen/chain/upgrade/v1beta1/upgrade_pb.js";
@@ -24,7 +25,6 @@ import { doneKey, UPGRADE_STORE_KEY } from "../x/upgrade/keys.ts";
 import { newPlan } from "../x/upgrade/plan.ts";
 import { dumpUpgradeInfoToDisk } from "../x/upgrade/upgrade-info-file.ts";
 import { iteratedCount, storeKeyCounts } from "./store-key-counts.ts";
-import { hexUpper } from "./tx-response.ts";
 
 /** Thrown when a dry run cannot be done; the message says why and what would work. */
 export class DryRunError extends UserError {

@@ -3,6 +3,7 @@
 // the App for ABCI queries. The servers do request checks and paging; these only fetch and convert.
 import { create, fromBinary, type MessageInitShape, type Registry } from "@bufbuild/protobuf";
 import { GrpcCode, GrpcStatusError } from "../app/errors.ts";
+import { checkTxResponse, hexUpper, mempoolRefusal } from "../app/tx-response.ts";
 import { ENGINE_VERSION, type Engine } from "../engine/engine.ts";
 import { txHash } from "../engine/hashing/hashes.ts";
 import { MempoolError } from "../engine/mempool.ts";
@@ -15,7 +16,7 @@ import { RequestQuerySchema } from "../gen/tendermint/abci/types_pb.js";
 import { EvidenceSchema } from "../gen/tendermint/types/evidence_pb.js";
 import type { BlockWithId, NodeHooks, ValidatorInfo } from "../server/query-backend.ts";
 import { txFromRaw } from "../server/tx-service.ts";
-import { checkTxResponse, committedTxResponse, hexUpper, mempoolRefusal } from "./tx-response.ts";
+import { committedTxResponse } from "./committed-tx-response.ts";
 
 /** Facts about the node the engine does not own (for GetNodeInfo). */
 export interface NodeFacts {

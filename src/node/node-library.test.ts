@@ -4,6 +4,7 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import type { JsonObject } from "@bufbuild/protobuf";
 import { ErrMempoolIsFull, ErrTxInMempoolCache, ErrTxTooLarge } from "../app/errors.ts";
+import { mempoolRefusal } from "../app/tx-response.ts";
 import { parseListenAddress } from "../config/index.ts";
 import { bondDenomOf, withBondDenom } from "./app-state.ts";
 import { cometRpcAddress } from "./comet-hooks.ts";
@@ -11,7 +12,6 @@ import { shortGovPeriods } from "./dev-chain.ts";
 import { addGenesisAccount, GenesisAccountError, genesisBalanceOf } from "./genesis-accounts.ts";
 import { plainLine } from "./logger.ts";
 import { checkOverrides, FlagError } from "./node-settings.ts";
-import { mempoolRefusal } from "./tx-response.ts";
 
 const ALICE = "chain1w52f43q8m4a7e4gsa0er3l6g0wl64hwy6dw8se";
 const BOB = "chain1yhq6k9rny7pq8mvu7p7ewjd0c4dm09fa054m89";

@@ -21,4 +21,5 @@ export {
   releaseNamed,
 } from "./release.ts";
 export { ReleaseLineError, type ReleaseStep, releaseSteps, upgradeHistory } from "./release-history.ts";
+export { chainModuleClis, STANDARD_MODULE_CLIS } from "./standard-module-clis.ts";
 export { type ModuleMigration, withMigrations } from "./with-migrations.ts";

@@ -45,3 +45,15 @@ test("a definition that disagrees with its manifest is refused, naming both", as
     /chain "lazyd" does not match its manifest: the manifest says .*"1\.0\.0".*the definition .*"1\.0\.1"/,
   );
 });
+
+test("a definition whose module CLIs differ from its manifest's is refused", async () => {
+  const notes = {
+    name: "notes",
+    query: "Querying commands for the notes module",
+    types: async () => [],
+    load: async () => ({}),
+  };
+  const withCli = { ...definition, moduleClis: [notes] };
+  await assert.rejects(lazyChain(manifest, async () => withCli).load(), /"moduleClis":\[\].*"moduleClis":\["notes"\]/);
+  assert.equal(await lazyChain({ ...manifest, moduleClis: [notes] }, async () => withCli).load(), withCli);
+});

@@ -45,6 +45,7 @@ function agreeing(manifest: ChainManifest, chain: ChainDefinition): ChainDefinit
       releases: c.releases.map((r) => ({ name: r.name, version: r.version })),
       defaultRelease: c.defaultRelease ?? null,
       releaseEnv: c.releaseEnv ?? null,
+      moduleClis: (c.moduleClis ?? []).map((cli) => cli.name),
     });
   if (light(manifest) !== light(chain)) {
     throw new Error(

@@ -3,6 +3,7 @@
 // ChainDefinition (the reference chain's is chain/app.ts) and hands it to the CLI runner; the framework builds the
 // App of the chosen release (build-app.ts).
 import type { AppModule } from "../app/module.ts";
+import type { ModuleCliRef } from "../app/module-cli.ts";
 import { UserError } from "../errors/user-error.ts";
 import type { Upgrade } from "../x/upgrade/install.ts";
 import type { StandardKeepers } from "./keepers.ts";
@@ -55,6 +56,12 @@ export interface ChainManifest {
   defaultRelease?: string;
   /** The environment variable naming the release (default `CHAIND_RELEASE`). */
   releaseEnv?: string;
+  /**
+   * The CLIs of the chain's own modules (src/app/module-cli.ts): their `query`/`tx` subcommands and the types the
+   * CLI's registry learns. The standard modules' come with the framework; one here with a standard module's name
+   * replaces it. Light (each loads its module's CLI only when its command runs), so it belongs in the manifest.
+   */
+  moduleClis?: readonly ModuleCliRef[];
 }
 
 /** A chain: its binary name, its releases and how a process picks one. */

@@ -119,3 +119,19 @@ test("buildChainApp: standard modules plus the release's, a same-named module re
     /release "bad" replaces gov or genutil/,
   );
 });
+
+test("a chain's module CLIs: the standard ones, one replaced in place by name, then the chain's own", async () => {
+  const { chainModuleClis, STANDARD_MODULE_CLIS } = await import("./standard-module-clis.ts");
+  const ref = (name: string) => ({ name, types: async () => [], load: async () => ({}) });
+  assert.deepEqual(
+    chainModuleClis({ name: "c" }).map((cli) => cli.name),
+    ["auth", "bank", "gov", "staking", "upgrade"],
+  );
+  const own = chainModuleClis({ name: "c", moduleClis: [ref("notes"), ref("bank")] });
+  assert.deepEqual(
+    own.map((cli) => cli.name),
+    ["auth", "bank", "gov", "staking", "upgrade", "notes"],
+  );
+  assert.notEqual(own[1], STANDARD_MODULE_CLIS[1]);
+  assert.throws(() => chainModuleClis({ name: "c", moduleClis: [ref("notes"), ref("notes")] }), /listed twice/);
+});

@@ -6,7 +6,7 @@ import type { IncomingHttpHeaders, OutgoingHttpHeaders, ServerResponse } from "n
 import { create, type JsonValue, type Message } from "@bufbuild/protobuf";
 import type { Logger } from "pino";
 import { GrpcCode } from "../app/errors.ts";
-import { gatewayJsonString, messageFromGatewayJson } from "./gateway-json.ts";
+import { gatewayJsonString, messageFromGatewayJson } from "../app/gateway-json.ts";
 import { GATEWAY_HEIGHT_HEADER, HEIGHT_HEADER, parseHeightHeader } from "./height.ts";
 import type { QueryBackend } from "./query-backend.ts";
 import { applyQueryParameters, setFieldFromText } from "./request-mapping.ts";

@@ -3,7 +3,7 @@
 // through `--node`. Covers balances, a send with --wait, query tx, query block, the software-upgrade flow
 // through governance (tx upgrade software-upgrade → tx gov deposit → tx gov vote → query upgrade plan), the
 // "no upgrade scheduled" answer, module versions, and the wrong-sequence and insufficient-funds errors.
-// The node's home (test keys, a genesis validator, 10 s gov periods) is made by src/cli/client/testing.
+// The node's home (test keys, a genesis validator, 10 s gov periods) is made by src/testing.
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";

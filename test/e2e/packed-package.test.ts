@@ -1,8 +1,9 @@
 // The package as a chain developer outside this repository gets it (docs/BUILD-A-CHAIN.md, "0. The package"):
 // `npm run build && npm pack ./dist`, the tarball installed into a fresh project, and the guestbook example
-// (examples/guestbook: its module, its releases, its binary) copied there as the developer's own chain. It must
-// type-check with the package's shipped types (`tsc --noEmit`), resolve `chaind/...` into node_modules (where Node
-// strips no types, so the package must hold JavaScript), run its binary, start a node and dry-run its upgrade.
+// (examples/guestbook: its module, its generated protobuf code, its CLI, its releases, its binary) copied there as
+// the developer's own chain. It must type-check with the package's shipped types (`tsc --noEmit`), resolve
+// `chaind/...` into node_modules (where Node strips no types, so the package must hold JavaScript), run its binary,
+// start a node and dry-run its upgrade.
 //
 // The tarball comes from the same build the release tests pack (support/project-build.ts: dist/ when current, else
 // a private compile). Installing it is what `npm install <tarball>` does without the registry: unpacked into
@@ -56,7 +57,7 @@ before(async () => {
     await mkdir(join(link, ".."), { recursive: true });
     await symlink(join(PROJECT, "node_modules", dependency), link);
   }
-  for (const part of ["app.ts", "modules", "cmd"]) {
+  for (const part of ["app.ts", "modules", "cmd", "client", "gen"]) {
     await cp(join(PROJECT, "examples", "guestbook", part), join(app, part), { recursive: true });
   }
   // The project files as docs/BUILD-A-CHAIN.md shows them.

@@ -1,8 +1,11 @@
-// The guestbook module: signatures (name → message) filled from genesis into one store. Consensus version 1 keeps a
-// message as plain text; version 2 keeps it as JSON `{"message": …, "signedIn": "v1"}`, and the migration 1 → 2
-// rewrites every entry. Written only against the chaind package's exports.
+// The guestbook module: signatures (name → message) filled from genesis and by its Msg `Sign` into one store, read
+// by its Query `Signature` (protos in ../proto, code generated into ../gen). Consensus version 1 keeps a message as
+// plain text; version 2 keeps it as JSON `{"message": …, "signedIn": …}`, and the migration 1 → 2 rewrites every
+// entry. Written only against the chaind package's exports.
 import type { JsonValue } from "@bufbuild/protobuf";
-import type { AppModule, Context } from "chaind/app";
+import { type AppModule, type Context, GrpcCode, grpcError, registerError } from "chaind/app";
+import { file_guestbook_v1_query, Query } from "../gen/guestbook/v1/query_pb.js";
+import { file_guestbook_v1_tx, Msg } from "../gen/guestbook/v1/tx_pb.js";
 
 /** One signature. */
 export interface Signature {
@@ -36,9 +39,29 @@ function parseGenesis(genesis: JsonValue): Signature[] {
   });
 }
 
-/** The value a message is stored as at `version`. */
-function encodeMessage(message: string, version: bigint): Uint8Array {
-  return encoder.encode(version === 1n ? message : JSON.stringify({ message, signedIn: "genesis" }));
+/** The guestbook's codespace. */
+export const GUESTBOOK_CODESPACE = "guestbook";
+
+/** A `Sign` whose name or message is not acceptable. */
+export const ErrInvalidEntry = registerError(
+  GUESTBOOK_CODESPACE,
+  2,
+  "invalid guestbook entry",
+  GrpcCode.InvalidArgument,
+);
+
+/** The longest message `Sign` accepts, in characters. */
+export const MAX_MESSAGE_LENGTH = 280;
+
+/** The value a message is stored as at `version` (`signedIn`: where a v2 entry was written). */
+function encodeMessage(message: string, version: bigint, signedIn = "genesis"): Uint8Array {
+  return encoder.encode(version === 1n ? message : JSON.stringify({ message, signedIn }));
+}
+
+/** The message of a stored value at `version`. */
+function decodeMessage(value: Uint8Array, version: bigint): string {
+  const text = decoder.decode(value);
+  return version === 1n ? text : (JSON.parse(text) as { message: string }).message;
 }
 
 /**
@@ -80,13 +103,34 @@ export function guestbookModule(options: GuestbookOptions): AppModule {
     async exportGenesis(ctx) {
       const signatures: JsonValue[] = [];
       for await (const [key, value] of ctx.kvStore(storeKey).iterate()) {
-        const text = decoder.decode(value);
-        const message = consensusVersion === 1n ? text : (JSON.parse(text) as { message: string }).message;
-        signatures.push({ name: decoder.decode(key), message });
+        signatures.push({ name: decoder.decode(key), message: decodeMessage(value, consensusVersion) });
       }
       return { signatures };
     },
-    registerServices() {},
+    // The generated files, so the node's registry (tx decoding, REST and gRPC JSON) knows the module's types.
+    types: [file_guestbook_v1_tx, file_guestbook_v1_query],
+    registerServices(registrar) {
+      registrar.registerMsgService(Msg, {
+        async sign({ name, message }, ctx) {
+          if (name === "" || name.length > 64) {
+            throw ErrInvalidEntry.wrap(`name "${name}" must have 1 to 64 characters`);
+          }
+          if (message.length > MAX_MESSAGE_LENGTH) {
+            throw ErrInvalidEntry.wrap(`message of ${message.length} characters, at most ${MAX_MESSAGE_LENGTH}`);
+          }
+          ctx.kvStore(storeKey).set(encoder.encode(name), encodeMessage(message, consensusVersion, "tx"));
+          return {};
+        },
+      });
+      registrar.registerQueryService(Query, {
+        async signature({ name }, ctx) {
+          if (name === "") throw grpcError(GrpcCode.InvalidArgument, "name cannot be empty");
+          const value = await ctx.kvStore(storeKey).get(encoder.encode(name));
+          if (value === undefined) throw grpcError(GrpcCode.NotFound, `no signature of "${name}"`);
+          return { name, message: decodeMessage(value, consensusVersion) };
+        },
+      });
+    },
     // Holds at every height of this version (`guestbookd upgrade rehearse` checks it after the upgrade): each
     // entry is a message in this version's encoding.
     invariants: [

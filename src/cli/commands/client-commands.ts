@@ -1,11 +1,13 @@
 // The client half of `chaind`: the `query` and `tx` command trees, everything that talks to a running node
-// through `--node` (consensus RPC) or `--grpc-addr`. The module command builders (upgrade, gov, staking)
-// get their flags from src/cli/client/flags.ts so every command takes the same ones, and their clients
-// from src/cli/commands/module-clients.ts.
+// through `--node` (consensus RPC) or `--grpc-addr`. The module subcommands are the chain's modules' CLIs (the
+// ModuleCli contract, src/app/module-cli.ts: the standard modules' and the chain's own, from its manifest); the
+// chain-wide ones (tx lookups, blocks, tx documents) are listed here. Nothing here names a module.
 import { Command } from "commander";
-import type { ClientIo } from "../client/context.ts";
-import { addQueryFlags, addTxFlags } from "../client/flags.ts";
-import { ClientSession } from "../client/session.ts";
+import type { ModuleCliRef } from "../../app/module-cli.ts";
+import type { ClientIo } from "../../client/cli/context.ts";
+import { ClientSession } from "../../client/cli/session.ts";
+import { currentChainManifest } from "../../runtime/current-chain.ts";
+import { chainModuleClis } from "../../runtime/standard-module-clis.ts";
 import type { CliIo } from "../io.ts";
 import { addLazyCommands, type CommandSpec } from "../lazy-command.ts";
 import { ROOT_OPTION_SHAPE } from "../root-options.ts";
@@ -27,7 +29,7 @@ export type ClientCommandsIo = CliIo & Partial<Pick<ClientIo, "stdin" | "env">>;
  * the subcommand that runs: only its module's implementation is imported (src/cli/lazy-command.ts).
  */
 export async function queryCommand(io: ClientCommandsIo, args: readonly string[] = []): Promise<Command> {
-  const session = new ClientSession(io);
+  const session = new ClientSession(io, servedModuleClis());
   const query = new Command("query").alias("q").description("Querying subcommands (through --node, or --grpc-addr)");
   await addLazyCommands(query, querySpecs(session, io), args, io, ROOT_OPTION_SHAPE);
   return session.wrapActions(query);
@@ -35,7 +37,7 @@ export async function queryCommand(io: ClientCommandsIo, args: readonly string[]
 
 /** `tx`: results follow `-o` (text = YAML); lazily loaded as `query` is. */
 export async function txCommand(io: ClientCommandsIo, args: readonly string[] = []): Promise<Command> {
-  const session = new ClientSession(io);
+  const session = new ClientSession(io, servedModuleClis());
   const tx = new Command("tx").description("Transaction subcommands: build, sign and broadcast through --node");
   await addLazyCommands(tx, txSpecs(session, io), args, io, ROOT_OPTION_SHAPE);
   // Tx results follow -o like everything else (text = YAML, as upstream v0.50 with client.toml's default
@@ -43,100 +45,68 @@ export async function txCommand(io: ClientCommandsIo, args: readonly string[] = 
   return session.wrapActions(tx);
 }
 
-/** The subcommands of `query`, described lightly (checked against the loaded ones by command-list.test.ts). */
-export function querySpecs(session: ClientSession, io: ClientCommandsIo): CommandSpec[] {
+/** The module CLIs of the chain this process serves (src/runtime/standard-module-clis.ts), from its manifest. */
+export function servedModuleClis(): readonly ModuleCliRef[] {
+  return chainModuleClis(currentChainManifest());
+}
+
+/**
+ * The subcommands of `query`, described lightly (checked against the loaded ones by command-list.test.ts): one per
+ * module with a query CLI (the chain's modules, src/app/module-cli.ts), then the chain-wide lookups.
+ */
+export function querySpecs(session: ClientSession, _io: ClientCommandsIo): CommandSpec[] {
+  const chainCommands = () => import("../../client/cli/chain-commands.ts");
+  const modules: CommandSpec[] = session.modules.flatMap((cli) =>
+    cli.query === undefined
+      ? []
+      : [
+          {
+            name: cli.name,
+            description: cli.query,
+            load: async () => {
+              const built = await moduleCommand(cli, "queryCommand", session);
+              // Answers with no Any and no key: these run without the type registry and keyring.
+              return cli.lightQuery === true ? session.markLight(built) : built;
+            },
+          },
+        ],
+  );
   return [
-    {
-      name: "auth",
-      description: "Querying commands for the auth module",
-      load: async () => (await import("../../x/auth/client/cli.ts")).authQueryCommand(session),
-    },
-    {
-      name: "bank",
-      description: "Querying commands for the bank module",
-      // Bank's answers hold no Any and need no key: they run without the type registry and keyring.
-      load: async () => session.markLight((await import("../../x/bank/client/cli.ts")).bankQueryCommand(session)),
-    },
-    {
-      name: "gov",
-      description: "Querying commands for the gov module",
-      load: async () =>
-        onLeaves(
-          (await import("../../x/gov/client/cli.ts")).govQueryCommand(await moduleClientOf(session)),
-          addQueryFlags,
-        ),
-    },
-    {
-      name: "staking",
-      description: "Querying commands for the staking module",
-      load: async () =>
-        onLeaves(
-          (await import("../../x/staking/client/cli.ts")).stakingQueryCommand(await moduleClientOf(session)),
-          addQueryFlags,
-        ),
-    },
-    {
-      name: "upgrade",
-      description: "Querying commands for the upgrade module",
-      load: async () =>
-        (await import("../../x/upgrade/client/cli.ts"))
-          .upgradeQueryCommand(await upgradeOptionsOf(session, io))
-          .addCommand(upgradeAuthorityCommand(session)),
-    },
+    ...modules,
     {
       name: "tx",
       description:
         'Query a tx by hash (default), by signer address and sequence (--type acc_seq <addr>/<seq>), by signatures (--type signature <sig,...>) or search by events (--type events "<query>")',
-      load: async () => (await import("../client/chain-commands.ts")).queryTxCommand(session),
+      load: async () => (await chainCommands()).queryTxCommand(session),
     },
     {
       name: "txs",
       description: "Search txs by events, e.g. --query \"message.sender='chain1…' AND tx.height>5\"",
-      load: async () => (await import("../client/chain-commands.ts")).queryTxsCommand(session),
+      load: async () => (await chainCommands()).queryTxsCommand(session),
     },
     {
       name: "block",
       description: "Query a committed block by height (default: the latest) or by hash (--type hash)",
-      load: async () => (await import("../client/chain-commands.ts")).queryBlockCommand(session),
+      load: async () => (await chainCommands()).queryBlockCommand(session),
     },
     {
       name: "blocks",
       description: 'Search blocks by their events, e.g. --query "block.height > 5"',
-      load: async () => (await import("../client/chain-commands.ts")).queryBlocksCommand(session),
+      load: async () => (await chainCommands()).queryBlocksCommand(session),
     },
   ];
 }
 
-/** The subcommands of `tx`, described lightly. */
-export function txSpecs(session: ClientSession, io: ClientCommandsIo): CommandSpec[] {
-  const txCommands = () => import("../client/tx-commands.ts");
+/** The subcommands of `tx`, described lightly: one per module with a tx CLI, then the tx document commands. */
+export function txSpecs(session: ClientSession, _io: ClientCommandsIo): CommandSpec[] {
+  const txCommands = () => import("../../client/cli/tx-commands.ts");
+  const modules: CommandSpec[] = session.modules.flatMap((cli) =>
+    cli.tx === undefined
+      ? []
+      : [{ name: cli.name, description: cli.tx, load: () => moduleCommand(cli, "txCommand", session) }],
+  );
   return [
-    {
-      name: "bank",
-      description: "Bank transaction subcommands",
-      load: async () => (await import("../../x/bank/client/cli.ts")).bankTxCommand(session),
-    },
-    {
-      name: "gov",
-      description: "Governance transactions subcommands",
-      load: async () =>
-        onLeaves((await import("../../x/gov/client/cli.ts")).govTxCommand(await moduleClientOf(session)), addTxFlags),
-    },
-    {
-      name: "staking",
-      description: "Staking transaction subcommands",
-      load: async () =>
-        onLeaves(
-          (await import("../../x/staking/client/cli.ts")).stakingTxCommand(await moduleClientOf(session)),
-          addTxFlags,
-        ),
-    },
-    {
-      name: "upgrade",
-      description: "Upgrade transaction subcommands",
-      load: async () =>
-        (await import("../../x/upgrade/client/cli.ts")).upgradeTxCommand(await upgradeOptionsOf(session, io)),
-    },
+    ...modules,
     {
       name: "sign",
       description:
@@ -161,38 +131,14 @@ export function txSpecs(session: ClientSession, io: ClientCommandsIo): CommandSp
   ];
 }
 
-async function moduleClientOf(session: ClientSession) {
-  const { moduleCliClient } = await import("./module-clients.ts");
-  return () => moduleCliClient(session.openCurrent());
-}
-
-async function upgradeOptionsOf(session: ClientSession, io: ClientCommandsIo) {
-  const { upgradeCliClient } = await import("./module-clients.ts");
-  return {
-    client: (flags: Record<string, unknown>) => upgradeCliClient(session.open(flags)),
-    stdout: io.stdout,
-    stderr: io.stderr,
-    env: io.env,
-    addQueryFlags,
-    addTxFlags,
-  };
-}
-
-/** `query upgrade authority`: the address allowed to schedule and cancel upgrades. */
-function upgradeAuthorityCommand(session: ClientSession): Command {
-  return addQueryFlags(
-    new Command("authority").description("Query the upgrade module's authority (the gov module account)"),
-  ).action(async (_options: unknown, command: Command) => {
-    const ctx = session.open(command.optsWithGlobals());
-    // Imported here so the other query commands do not load upgrade's schemas.
-    const { Query: UpgradeQuery } = await import("../../gen/chain/upgrade/v1beta1/query_pb.js");
-    ctx.printMessage(UpgradeQuery.method.authority.output, await ctx.query(UpgradeQuery.method.authority, {}));
-  });
-}
-
-/** Applies `add` to every command under `root` that has no subcommands. */
-function onLeaves(root: Command, add: (command: Command) => unknown): Command {
-  if (root.commands.length === 0) add(root);
-  for (const sub of root.commands) onLeaves(sub, add);
-  return root;
+/** Loads `cli`'s module CLI and builds its `query` or `tx` command; a ref that promises one its CLI lacks is a bug. */
+async function moduleCommand(
+  cli: ModuleCliRef,
+  which: "queryCommand" | "txCommand",
+  session: ClientSession,
+): Promise<Command> {
+  const full = await cli.load();
+  const build = full[which];
+  if (build === undefined) throw new Error(`module CLI "${cli.name}" lists a ${which} but its CLI has none`);
+  return build(session as never);
 }

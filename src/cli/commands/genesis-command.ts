@@ -2,6 +2,7 @@
 // genesis commands, v0.50 texts). Thin: parse, call src/node, print what upstream prints.
 import { Command } from "commander";
 import { type Coin, CoinError, parseCoin, parseCoins } from "../../app/coins.ts";
+import { CliError } from "../../client/cli/errors.ts";
 import { addressFromBech32, addressToBech32 } from "../../client/crypto/index.ts";
 import { createLineReader, envOrStdinPassphrase, type Keyring, openKeyring } from "../../client/keyring/index.ts";
 import { homePaths, loadGenesis, saveGenesis } from "../../config/index.ts";
@@ -9,7 +10,6 @@ import { collectGenTxs } from "../../node/collect-gentxs.ts";
 import { addGenesisAccount } from "../../node/genesis-accounts.ts";
 import { createGenTx } from "../../node/gentx.ts";
 import { validateGenesisFile } from "../../node/validate-genesis.ts";
-import { CliError } from "../errors.ts";
 import type { CliIo } from "../io.ts";
 import { globalFlags, sortedJson } from "./cli-support.ts";
 

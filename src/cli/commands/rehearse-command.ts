@@ -2,12 +2,12 @@
 // helper `upgrade rehearse-child`. Thin: src/node/rehearse does the work; rehearse-report.ts prints the report.
 // A rehearsal whose checks fail prints its report on stdout and exits 1 with one line on stderr naming the failure.
 import { type Command, InvalidArgumentError } from "commander";
+import { CliError } from "../../client/cli/errors.ts";
 import { parseRfc3339, type Timestamp } from "../../config/index.ts";
 import { releaseForUpgrade } from "../../node/dry-run.ts";
 import { secondRunMain } from "../../node/rehearse/determinism.ts";
 import { rehearseUpgrade } from "../../node/rehearse/rehearse.ts";
 import { currentChain } from "../../runtime/current-chain.ts";
-import { CliError } from "../errors.ts";
 import type { CliIo } from "../io.ts";
 import { globalFlags } from "./cli-support.ts";
 import { rehearsalJson, rehearsalText } from "./rehearse-report.ts";

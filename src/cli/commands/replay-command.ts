@@ -4,6 +4,7 @@
 // a progress bar on a TTY (stderr), then the report: heights, heights/s and the time per release segment; `-o json`
 // prints it as JSON. A mismatch exits 1 with one line naming the height, the expected and the computed hash.
 import { Command } from "commander";
+import { CliError } from "../../client/cli/errors.ts";
 import { homePaths } from "../../config/home.ts";
 import { formatDecCoins, loadAppConfig, resolveHome } from "../../config/index.ts";
 import { loadGenesis } from "../../engine/genesis.ts";
@@ -13,7 +14,6 @@ import { createProgressPrinter, heightsPerSecond } from "../../replay/progress.t
 import { type ReplayReport, replayHome } from "../../replay/replay-home.ts";
 import { currentChain } from "../../runtime/current-chain.ts";
 import { closeVerifyPool } from "../../x/auth/verify-pool.ts";
-import { CliError } from "../errors.ts";
 import type { CliIo } from "../io.ts";
 import { globalFlags } from "./cli-support.ts";
 

@@ -2,12 +2,12 @@
 // node's status (0 on SIGINT/SIGTERM and on app.toml's halt-height/halt-time; the upgrade halt's own
 // status, see `chaind start --help`; 1 on errors). Thin: flags → src/node/start-node.ts.
 import { Command, Option } from "commander";
+import { CliError } from "../../client/cli/errors.ts";
 import { governHeap } from "../../node/heap-governor.ts";
 import { createNodeLogger } from "../../node/logger.ts";
 import type { NodeOverrides } from "../../node/node-settings.ts";
 import { type NodeEndpoints, type RunningNode, startNode } from "../../node/start-node.ts";
 import { UPGRADE_EXIT_CODES } from "../../x/upgrade/errors.ts";
-import { CliError } from "../errors.ts";
 import type { CliIo } from "../io.ts";
 import { globalFlags } from "./cli-support.ts";
 

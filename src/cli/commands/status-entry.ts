@@ -1,7 +1,7 @@
 // `status` in the command tree, so `chaind --help` lists it and in-process runs reach it. A real `chaind status` never
 // gets here: src/cli/run-cli.ts answers it before the tree is loaded (status-command.ts says why).
 import { Command } from "commander";
-import { CliError } from "../errors.ts";
+import { CliError } from "../../client/cli/errors.ts";
 import type { CliIo } from "../io.ts";
 import { runStatusCommand } from "./status-command.ts";
 

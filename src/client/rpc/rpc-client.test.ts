@@ -1,6 +1,6 @@
 // The consensus-RPC client and the query transports against real sockets: a small JSON-RPC server that
 // answers as CometBFT does (results, error objects with `data`, garbage), a closed port, and the typed
-// query helper's decoding. The client against the real node is covered by src/cli/client's tests.
+// query helper's decoding. The client against the real node is covered by src/client/cli's and src/cli's tests.
 import assert from "node:assert/strict";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";

@@ -1,7 +1,8 @@
 // The first difference between two states of the same version: the store and the first key (in key order) whose
 // value differs or that only one side has. Used when the determinism run's app hash is not the first run's.
+
+import { hexUpper } from "../../app/tx-response.ts";
 import type { CommitMultiStore, ReadableKVStore } from "../../store/types.ts";
-import { hexUpper } from "../tx-response.ts";
 
 /** Where two states first differ. */
 export interface StateDifference {

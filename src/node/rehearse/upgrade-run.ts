@@ -9,6 +9,7 @@ import { timestampFromMs } from "@bufbuild/protobuf/wkt";
 import { pino } from "pino";
 import type { Context } from "../../app/context.ts";
 import type { VersionMap } from "../../app/module.ts";
+import { hexUpper } from "../../app/tx-response.ts";
 import { homePaths } from "../../config/index.ts";
 import type { RequestFinalizeBlock, ResponseFinalizeBlock } from "../../gen/tendermint/abci/types_pb.js";
 import { buildChainApp, type ChainApp } from "../../runtime/build-app.ts";
@@ -16,7 +17,6 @@ import type { ChainDefinition, Release } from "../../runtime/release.ts";
 import { upgradeHistory } from "../../runtime/release-history.ts";
 import { newPlan } from "../../x/upgrade/plan.ts";
 import { storeKeyCounts } from "../store-key-counts.ts";
-import { hexUpper } from "../tx-response.ts";
 import { type CheckResult, runAfterChecks, runBeforeChecks, runInvariants } from "./checks.ts";
 import { RehearsalError } from "./errors.ts";
 

@@ -15,6 +15,7 @@ import {
   isExtendedCommitTx,
   voteExtensionSignBytes,
 } from "../../app/extended-commit.ts";
+import { gatewayJson } from "../../app/gateway-json.ts";
 import { ed25519KeyPairFromSeed, signEd25519 } from "../../client/crypto/ed25519.ts";
 import { packAny } from "../../client/tx/any.ts";
 import {
@@ -32,7 +33,6 @@ import {
   ResponseProcessProposal_ProposalStatus,
 } from "../../gen/tendermint/abci/types_pb.js";
 import { BlockIDFlag } from "../../gen/tendermint/types/validator_pb.js";
-import { gatewayJson } from "../../server/gateway-json.ts";
 import { startTestNode, type TestNode, VALIDATOR } from "../../testing/test-node.ts";
 import { consAddressOfKey } from "../staking/validator.ts";
 import { readinessToJson } from "./client/cli.ts";

@@ -1,57 +1,32 @@
-// `chaind query auth …` (upstream v0.50's shapes): accounts, module accounts and parameters.
+// `chaind query auth …` (upstream v0.50's shapes): accounts, module accounts and parameters. Every command is
+// plain, so each is generated from the Query service's descriptor (src/client/cli/query-commands.ts); this file
+// only names them and writes their help.
 import { Command } from "commander";
-import { addQueryFlags } from "../../../cli/client/flags.ts";
-import { addPagingFlags, readPageRequest } from "../../../cli/client/paging.ts";
-import type { ClientSession } from "../../../cli/client/session.ts";
+import type { ModuleCli } from "../../../app/module-cli.ts";
+import { queryServiceCommands } from "../../../client/cli/query-commands.ts";
+import type { ClientSession } from "../../../client/cli/session.ts";
 import { Query } from "../../../gen/chain/auth/v1beta1/query_pb.js";
 
 /** `query auth account|accounts|module-account|module-accounts|params`. */
 export function authQueryCommand(session: ClientSession): Command {
-  const auth = new Command("auth").description("Querying commands for the auth module");
-
-  addQueryFlags(
-    auth
-      .command("account")
-      .description("Query an account by its address")
-      .argument("<address>", "the account's bech32 address"),
-  ).action(async (address: string, _options: unknown, command: Command) => {
-    const ctx = session.open(command.optsWithGlobals());
-    ctx.printMessage(Query.method.account.output, await ctx.query(Query.method.account, { address }));
-  });
-
-  addPagingFlags(addQueryFlags(auth.command("accounts").description("Query all the accounts"))).action(
-    async (options: Record<string, unknown>, command: Command) => {
-      const ctx = session.open(command.optsWithGlobals());
-      const response = await ctx.query(Query.method.accounts, { pagination: readPageRequest(options) });
-      ctx.printMessage(Query.method.accounts.output, response);
+  return queryServiceCommands(
+    new Command("auth").description("Querying commands for the auth module"),
+    session,
+    Query,
+    {
+      Account: { description: "Query an account by its address", args: { address: "the account's bech32 address" } },
+      Accounts: { description: "Query all the accounts" },
+      ModuleAccountByName: {
+        name: "module-account",
+        aliases: ["module-account-by-name"],
+        description: "Query a module account by its module's name",
+        args: { name: "the module's name, e.g. gov" },
+      },
+      ModuleAccounts: { description: "Query all the module accounts" },
+      Params: { description: "Query the auth module's parameters" },
     },
   );
-
-  addQueryFlags(
-    auth
-      .command("module-account")
-      .alias("module-account-by-name")
-      .description("Query a module account by its module's name")
-      .argument("<name>", "the module's name, e.g. gov"),
-  ).action(async (name: string, _options: unknown, command: Command) => {
-    const ctx = session.open(command.optsWithGlobals());
-    const response = await ctx.query(Query.method.moduleAccountByName, { name });
-    ctx.printMessage(Query.method.moduleAccountByName.output, response);
-  });
-
-  addQueryFlags(auth.command("module-accounts").description("Query all the module accounts")).action(
-    async (_options: unknown, command: Command) => {
-      const ctx = session.open(command.optsWithGlobals());
-      ctx.printMessage(Query.method.moduleAccounts.output, await ctx.query(Query.method.moduleAccounts, {}));
-    },
-  );
-
-  addQueryFlags(auth.command("params").description("Query the auth module's parameters")).action(
-    async (_options: unknown, command: Command) => {
-      const ctx = session.open(command.optsWithGlobals());
-      ctx.printMessage(Query.method.params.output, await ctx.query(Query.method.params, {}));
-    },
-  );
-
-  return auth;
 }
+
+/** The auth module's CLI (src/app/module-cli.ts): queries only. */
+export const authModuleCli: ModuleCli = { queryCommand: authQueryCommand };

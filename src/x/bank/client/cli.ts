@@ -1,12 +1,15 @@
 // `chaind query bank …` and `chaind tx bank send` (upstream v0.50's shapes). Thin: parse, query or
-// build the Msg, print.
+// build the Msg, print. `balance` and `params` are plain and generated from the Query service's descriptor
+// (src/client/cli/query-commands.ts); the others take a `--denom` that switches the method, so are written here.
 import { create } from "@bufbuild/protobuf";
 import { Command } from "commander";
 import { type CoinError, coinsToProto, parseCoins } from "../../../app/coins.ts";
-import { addQueryFlags, addTxFlags, readTxFlags } from "../../../cli/client/flags.ts";
-import { addPagingFlags, readPageRequest } from "../../../cli/client/paging.ts";
-import type { ClientSession } from "../../../cli/client/session.ts";
-import { CliError } from "../../../cli/errors.ts";
+import type { ModuleCli } from "../../../app/module-cli.ts";
+import { CliError } from "../../../client/cli/errors.ts";
+import { addQueryFlags, addTxFlags, readTxFlags } from "../../../client/cli/flags.ts";
+import { addPagingFlags, readPageRequest } from "../../../client/cli/paging.ts";
+import { queryMethodCommand } from "../../../client/cli/query-commands.ts";
+import type { ClientSession } from "../../../client/cli/session.ts";
 import { addressFromBech32 } from "../../../client/crypto/bech32.ts";
 import { Query } from "../../../gen/chain/bank/v1beta1/query_pb.js";
 import { MsgSendSchema } from "../../../gen/chain/bank/v1beta1/tx_pb.js";
@@ -36,16 +39,12 @@ export function bankQueryCommand(session: ClientSession): Command {
     ctx.printMessage(Query.method.allBalances.output, response);
   });
 
-  addQueryFlags(
-    bank
-      .command("balance")
-      .description("Query one denom's balance of an account")
-      .argument("<address>", "the account's bech32 address")
-      .argument("<denom>", "the denom"),
-  ).action(async (address: string, denom: string, _options: unknown, command: Command) => {
-    const ctx = session.open(command.optsWithGlobals());
-    ctx.printMessage(Query.method.balance.output, await ctx.query(Query.method.balance, { address, denom }));
-  });
+  bank.addCommand(
+    queryMethodCommand(session, Query.method.balance, {
+      description: "Query one denom's balance of an account",
+      args: { address: "the account's bech32 address", denom: "the denom" },
+    }),
+  );
 
   addPagingFlags(
     addQueryFlags(
@@ -84,11 +83,8 @@ export function bankQueryCommand(session: ClientSession): Command {
     ctx.printMessage(Query.method.denomsMetadata.output, response);
   });
 
-  addQueryFlags(bank.command("params").description("Query the bank module's parameters")).action(
-    async (_options: unknown, command: Command) => {
-      const ctx = session.open(command.optsWithGlobals());
-      ctx.printMessage(Query.method.params.output, await ctx.query(Query.method.params, {}));
-    },
+  bank.addCommand(
+    queryMethodCommand(session, Query.method.params, { description: "Query the bank module's parameters" }),
   );
 
   return bank;
@@ -114,7 +110,7 @@ export function bankTxCommand(session: ClientSession): Command {
     const msg = create(MsgSendSchema, { fromAddress: sender, toAddress: to, amount: coinsToProto(coins) });
     // The tx machinery loads here, not with the file: `query bank` shares this file and needs none of it.
     const [{ runTx }, { packAny }] = await Promise.all([
-      import("../../../cli/tx-sender.ts"),
+      import("../../../client/cli/tx-sender.ts"),
       import("../../../client/tx/index.ts"),
     ]);
     ctx.print(await runTx(ctx, flags, [packAny(MsgSendSchema, msg)]));
@@ -146,3 +142,6 @@ function checkAddress(address: string, what: string): void {
     throw new CliError(`invalid ${what} address "${address}": ${(err as Error).message}`, { cause: err });
   }
 }
+
+/** The bank module's CLI (src/app/module-cli.ts). */
+export const bankModuleCli: ModuleCli = { queryCommand: bankQueryCommand, txCommand: bankTxCommand };

@@ -20,7 +20,7 @@ import { DecimalError, formatDecimal, parseDecimal } from "../../../app/dec.ts";
 import { fromProtoJson } from "../../../app/proto-json.ts";
 import { methodPath } from "../../../app/router.ts";
 import { fromWireBinary, toWireBinary } from "../../../app/wire-decimals.ts";
-import { messageJson } from "../../../cli/client/output.ts";
+import { messageJson } from "../../../client/cli/output.ts";
 import type { ModuleCliClient } from "../../../client/module-cli-client.ts";
 import { UserError } from "../../../errors/user-error.ts";
 import { ProposalStatus, ProposalStatusSchema, type VoteOption } from "../../../gen/chain/gov/v1/gov_pb.js";

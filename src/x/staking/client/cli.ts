@@ -17,7 +17,7 @@ import { DecimalError, formatDecimal, parseDecimal } from "../../../app/dec.ts";
 
 import { methodPath } from "../../../app/router.ts";
 import { fromWireBinary, toWireBinary } from "../../../app/wire-decimals.ts";
-import { messageJson } from "../../../cli/client/output.ts";
+import { messageJson } from "../../../client/cli/output.ts";
 import {
   addressFromBech32,
   addressToBech32,
