@@ -106,10 +106,12 @@ export function repositoryView(root: string): RepositoryView {
  */
 export function isMissing(view: RepositoryView, file: string, path: string): boolean | undefined {
   const first = path.split("/")[0] as string;
-  if (view.topLevel.has(first)) return !view.exists(path);
+  if (view.topLevel.has(first) && view.exists(path)) return false;
   const folder = dirname(file);
   const local = normalize(join(folder, path));
   if (!local.startsWith("..") && view.exists(local)) return false;
+  // A first segment that is a top-level entry (`proto/…`) anchors it at the root unless it exists in the folder.
+  if (view.topLevel.has(first)) return true;
   if (path.startsWith("../")) return true;
   // Anchored in the folder when its first segment is an entry there (`client/cli.ts` in src/x/bank).
   if (path.includes("/") && view.exists(join(folder, first))) return true;
