@@ -18,11 +18,11 @@ export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
  * import only itself.
  */
 export const LAYERS: readonly (readonly RegExp[])[] = [
-  [/^src\/errors\//, /^src\/bytes\//, /^src\/gen\//],
-  [/^src\/store\//, /^src\/config\//, /^src\/client\/crypto\//],
+  [/^src\/errors\//, /^src\/bytes\//, /^src\/gen\//, /^src\/crypto\//],
+  [/^src\/store\//, /^src\/config\//],
   [/^src\/app\//],
   [/^src\/x\//],
-  [/^src\/engine\//, /^src\/abci\//, /^src\/server\//, /^src\/client\/(?!crypto\/)/],
+  [/^src\/engine\//, /^src\/abci\//, /^src\/server\//, /^src\/client\//],
   [/^src\/node\//, /^src\/runtime\//],
   [/^src\/cli\/client\//, /^src\/cli\/(tx-sender|errors|io)\.ts$/],
   [/^src\/x\/[^/]+\/(cli\.ts|client\/)/],

@@ -4,10 +4,6 @@
 // Expected failures are thrown as CliError (message for the user, exit status 1); the root prints them.
 import { readFile } from "node:fs/promises";
 import { Command, Option } from "commander";
-import type { AddressKind } from "../client/crypto/bech32.ts";
-import { CryptoError } from "../client/crypto/errors.ts";
-import { assertValidMnemonic } from "../client/crypto/mnemonic.ts";
-import { pubKeyToJson } from "../client/crypto/pubkey.ts";
 import {
   createLineReader,
   envOrStdinPassphrase,
@@ -20,6 +16,10 @@ import {
   openKeyring,
 } from "../client/keyring/index.ts";
 import { defaultHome } from "../config/home.ts";
+import type { AddressKind } from "../crypto/bech32.ts";
+import { CryptoError } from "../crypto/errors.ts";
+import { assertValidMnemonic } from "../crypto/mnemonic.ts";
+import { pubKeyToJson } from "../crypto/pubkey.ts";
 import { CliError } from "./errors.ts";
 
 /** Where a command reads and writes; defaults to the process's streams and environment. */

@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { after, describe, it } from "node:test";
 import { create } from "@bufbuild/protobuf";
 import { voteExtensionSignBytes } from "../app/extended-commit.ts";
-import { verifyEd25519 } from "../client/crypto/ed25519.ts";
+import { verifyEd25519 } from "../crypto/ed25519.ts";
 import {
   type ExtendedCommitInfo,
   type RequestExtendVote,

@@ -12,7 +12,6 @@ import { amountOf, type Coin, coinToString } from "../app/coins.ts";
 import { DecimalError, formatDecimal, parseDecimal } from "../app/dec.ts";
 import { toProtoJson } from "../app/proto-json.ts";
 import { toWireBinary } from "../app/wire-decimals.ts";
-import { addressToBech32 } from "../client/crypto/index.ts";
 import type { Keyring } from "../client/keyring/index.ts";
 import { signTx } from "../client/tx/index.ts";
 import {
@@ -23,6 +22,7 @@ import {
   loadPrivValidatorKey,
   writeFileAtomic,
 } from "../config/index.ts";
+import { addressToBech32 } from "../crypto/index.ts";
 import { UserError } from "../errors/user-error.ts";
 import { MsgCreateValidatorSchema } from "../gen/chain/staking/v1beta1/tx_pb.js";
 import { AuthInfoSchema, TxBodySchema, TxRawSchema, TxSchema } from "../gen/chain/tx/v1beta1/tx_pb.js";

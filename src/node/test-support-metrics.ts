@@ -1,9 +1,9 @@
 // Helpers for the metrics tests: scrape an endpoint over real HTTP, read one sample out of Prometheus' text
 // format, and make a bank send on a dev chain started in process. Not used by the node.
 import { create } from "@bufbuild/protobuf";
-import { addressFromBech32 } from "../client/crypto/index.ts";
 import { openKeyring } from "../client/keyring/index.ts";
 import { packAny, signTx } from "../client/tx/index.ts";
+import { addressFromBech32 } from "../crypto/index.ts";
 import { MsgSendSchema } from "../gen/chain/bank/v1beta1/tx_pb.js";
 import type { DevHome } from "./dev-chain.ts";
 import type { RunningNode } from "./start-node.ts";

@@ -5,10 +5,10 @@
 import { create, fromBinary, type JsonObject, type JsonValue } from "@bufbuild/protobuf";
 import { pino } from "pino";
 import { toProtoJson } from "../app/proto-json.ts";
-import { addressToBech32 } from "../client/crypto/index.ts";
 import { openKeyring } from "../client/keyring/index.ts";
 import { packAny, signTx } from "../client/tx/index.ts";
 import { initHome, loadAppConfig } from "../config/index.ts";
+import { addressToBech32 } from "../crypto/index.ts";
 import { type EmbeddedNode, startEmbeddedNode } from "../engine/embedded-node.ts";
 import { MsgCreateValidatorSchema } from "../gen/chain/staking/v1beta1/tx_pb.js";
 import { AuthInfoSchema, TxBodySchema, TxRawSchema, TxSchema } from "../gen/chain/tx/v1beta1/tx_pb.js";

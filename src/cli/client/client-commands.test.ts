@@ -8,8 +8,8 @@ import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { addressFromBech32, addressToBech32 } from "../../client/crypto/index.ts";
 import { openKeyring } from "../../client/keyring/index.ts";
+import { addressFromBech32, addressToBech32 } from "../../crypto/index.ts";
 import {
   type InProcessNode,
   prepareTestChainHome,

@@ -10,13 +10,13 @@ import {
   type Registry,
 } from "@bufbuild/protobuf";
 import type { GenMessage } from "@bufbuild/protobuf/codegenv2";
-import { addressFromBech32, addressToBech32 } from "../../client/crypto/bech32.ts";
 import { KeyringError } from "../../client/keyring/errors.ts";
 import type { Keyring } from "../../client/keyring/keyring.ts";
 import { createLineReader, envOrStdinPassphrase, type LineReader } from "../../client/keyring/passphrase.ts";
 import { grpcQuery, type QueryMethod } from "../../client/rpc/grpc-query.ts";
 import { abciQueryTransport, grpcQueryTransport, type QueryTransport } from "../../client/rpc/query-transport.ts";
 import { createRpcClient, type RpcClient } from "../../client/rpc/rpc-client.ts";
+import { addressFromBech32, addressToBech32 } from "../../crypto/bech32.ts";
 import { CliError } from "../errors.ts";
 import type { QueryFlags } from "./flags.ts";
 import { hasAny, loadedClientModules } from "./lazy-modules.ts";

@@ -4,10 +4,10 @@
 // checked values and throw CliError naming the flag and the expected form. Global flags (--home,
 // --log_level, --log_format, -o/--output) belong to the root command and are read from there.
 import { type Command, InvalidArgumentError } from "commander";
-import { addressFromBech32 } from "../../client/crypto/bech32.ts";
 import { DURATION_EXPECTED, parseDurationMs } from "../../config/duration.ts";
 import { resolveHome } from "../../config/home.ts";
 import { DEFAULT_CLIENT_NODE, homeRpcAddress } from "../../config/home-rpc-address.ts";
+import { addressFromBech32 } from "../../crypto/bech32.ts";
 import { CliError } from "../errors.ts";
 
 /** The consensus RPC address used when `--node` is not given and the home names none (see {@link nodeOfHome}). */

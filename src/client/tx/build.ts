@@ -2,6 +2,7 @@
 // TxRaw bytes. What is signed is always the exact bytes built here; nothing is re-encoded afterwards.
 import { create, toBinary } from "@bufbuild/protobuf";
 import type { Any } from "@bufbuild/protobuf/wkt";
+import { sha256, toHex } from "../../crypto/hash.ts";
 import { CoinSchema } from "../../gen/chain/base/v1beta1/coin_pb.js";
 import { SignMode } from "../../gen/chain/tx/signing/v1beta1/signing_pb.js";
 import {
@@ -13,7 +14,6 @@ import {
   TxBodySchema,
   TxRawSchema,
 } from "../../gen/chain/tx/v1beta1/tx_pb.js";
-import { sha256, toHex } from "../crypto/hash.ts";
 import { TxClientError } from "./errors.ts";
 import { secp256k1PubKeyAny } from "./pubkey-any.ts";
 

@@ -4,6 +4,8 @@
 
 import { create, fromBinary, type JsonValue, type Registry, toJson } from "@bufbuild/protobuf";
 import { convertAnyValues } from "../../app/wire-decimals.ts";
+import type { PublicKey } from "../../crypto/pubkey.ts";
+import { verifySecp256k1 } from "../../crypto/secp256k1.ts";
 import {
   type AuthInfo,
   AuthInfoSchema,
@@ -13,8 +15,6 @@ import {
   TxRawSchema,
   TxSchema,
 } from "../../gen/chain/tx/v1beta1/tx_pb.js";
-import type { PublicKey } from "../crypto/pubkey.ts";
-import { verifySecp256k1 } from "../crypto/secp256k1.ts";
 import { makeSignDocBytes } from "./build.ts";
 import { TxClientError } from "./errors.ts";
 import { pubKeyFromAny } from "./pubkey-any.ts";

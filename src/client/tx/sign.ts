@@ -1,5 +1,5 @@
 // SIGN_MODE_DIRECT signing: sign SHA-256(SignDoc bytes) with secp256k1 and assemble the TxRaw.
-import { secp256k1PublicKey, signSecp256k1 } from "../crypto/secp256k1.ts";
+import { secp256k1PublicKey, signSecp256k1 } from "../../crypto/secp256k1.ts";
 import {
   type FeeParameters,
   makeAuthInfoBytes,

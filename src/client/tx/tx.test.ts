@@ -7,15 +7,15 @@ import { create, createRegistry, fromBinary } from "@bufbuild/protobuf";
 import { DirectSecp256k1HdWallet, makeSignBytes, makeSignDoc } from "@cosmjs/proto-signing";
 import { SigningStargateClient } from "@cosmjs/stargate";
 import { TxRaw as CosmjsTxRaw } from "cosmjs-types/cosmos/tx/v1beta1/tx";
+import { accAddressFromPubKey } from "../../crypto/address.ts";
+import { addressToBech32 } from "../../crypto/bech32.ts";
+import { fromBase64, fromHex, toHex } from "../../crypto/hash.ts";
+import { COSMOS_SECP256K1_PUBKEY_TYPE_URL } from "../../crypto/pubkey.ts";
+import { privateKeyFromMnemonic } from "../../crypto/secp256k1.ts";
 import { file_chain_bank_v1beta1_tx, MsgSendSchema } from "../../gen/chain/bank/v1beta1/tx_pb.js";
 import { file_chain_crypto_secp256k1_keys } from "../../gen/chain/crypto/secp256k1/keys_pb.js";
 import { SignMode } from "../../gen/chain/tx/signing/v1beta1/signing_pb.js";
 import { file_chain_tx_v1beta1_tx } from "../../gen/chain/tx/v1beta1/tx_pb.js";
-import { accAddressFromPubKey } from "../crypto/address.ts";
-import { addressToBech32 } from "../crypto/bech32.ts";
-import { fromBase64, fromHex, toHex } from "../crypto/hash.ts";
-import { COSMOS_SECP256K1_PUBKEY_TYPE_URL } from "../crypto/pubkey.ts";
-import { privateKeyFromMnemonic } from "../crypto/secp256k1.ts";
 import { openKeyring } from "../keyring/keyring.ts";
 import {
   decodeTx,

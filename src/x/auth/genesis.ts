@@ -4,7 +4,7 @@
 import { create, createRegistry, type JsonValue, toJson } from "@bufbuild/protobuf";
 import type { Context } from "../../app/context.ts";
 import { fromProtoJson } from "../../app/proto-json.ts";
-import { addressToBech32, moduleAddress } from "../../client/crypto/index.ts";
+import { addressToBech32, moduleAddress } from "../../crypto/index.ts";
 import { file_chain_auth_v1beta1_auth } from "../../gen/chain/auth/v1beta1/auth_pb.js";
 import { type GenesisState, GenesisStateSchema } from "../../gen/chain/auth/v1beta1/genesis_pb.js";
 import { file_chain_crypto_ed25519_keys } from "../../gen/chain/crypto/ed25519/keys_pb.js";

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { create, fromBinary } from "@bufbuild/protobuf";
-import { addressToBech32 } from "../../client/crypto/index.ts";
+import { addressToBech32 } from "../../crypto/index.ts";
 import { BaseAccountSchema } from "../../gen/chain/auth/v1beta1/auth_pb.js";
 import { Query as AuthQuery } from "../../gen/chain/auth/v1beta1/query_pb.js";
 import { Query } from "../../gen/chain/staking/v1beta1/query_pb.js";

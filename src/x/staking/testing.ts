@@ -19,7 +19,7 @@ import type { Coin } from "../../app/coins.ts";
 import { toProtoJson } from "../../app/proto-json.ts";
 import { methodPath } from "../../app/router.ts";
 import { fromWireBinary, toWireBinary } from "../../app/wire-decimals.ts";
-import { addressToBech32, ed25519KeyPairFromSeed } from "../../client/crypto/index.ts";
+import { addressToBech32, ed25519KeyPairFromSeed } from "../../crypto/index.ts";
 import { MsgCreateValidatorSchema } from "../../gen/chain/staking/v1beta1/tx_pb.js";
 import { AuthInfoSchema, TxBodySchema, TxRawSchema, TxSchema } from "../../gen/chain/tx/v1beta1/tx_pb.js";
 import {

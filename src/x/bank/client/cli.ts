@@ -7,7 +7,7 @@ import { addQueryFlags, addTxFlags, readTxFlags } from "../../../cli/client/flag
 import { addPagingFlags, readPageRequest } from "../../../cli/client/paging.ts";
 import type { ClientSession } from "../../../cli/client/session.ts";
 import { CliError } from "../../../cli/errors.ts";
-import { addressFromBech32 } from "../../../client/crypto/bech32.ts";
+import { addressFromBech32 } from "../../../crypto/bech32.ts";
 import { Query } from "../../../gen/chain/bank/v1beta1/query_pb.js";
 import { MsgSendSchema } from "../../../gen/chain/bank/v1beta1/tx_pb.js";
 

@@ -18,13 +18,8 @@ import { DecimalError, formatDecimal, parseDecimal } from "../../../app/dec.ts";
 import { methodPath } from "../../../app/router.ts";
 import { fromWireBinary, toWireBinary } from "../../../app/wire-decimals.ts";
 import { messageJson } from "../../../cli/client/output.ts";
-import {
-  addressFromBech32,
-  addressToBech32,
-  fromBase64,
-  pubKeyAlgorithmOfTypeUrl,
-} from "../../../client/crypto/index.ts";
 import type { ModuleCliClient } from "../../../client/module-cli-client.ts";
+import { addressFromBech32, addressToBech32, fromBase64, pubKeyAlgorithmOfTypeUrl } from "../../../crypto/index.ts";
 import { UserError } from "../../../errors/user-error.ts";
 import { Query } from "../../../gen/chain/staking/v1beta1/query_pb.js";
 import { MsgCreateValidatorSchema, MsgDelegateSchema } from "../../../gen/chain/staking/v1beta1/tx_pb.js";

@@ -5,10 +5,10 @@ import { create, fromBinary, type JsonValue, toBinary } from "@bufbuild/protobuf
 import type { Any } from "@bufbuild/protobuf/wkt";
 import { Command, Option } from "commander";
 import { parseCoins } from "../../../app/coins.ts";
-import { addressFromBech32 } from "../../../client/crypto/index.ts";
 import { packAny } from "../../../client/tx/any.ts";
 import { toYaml } from "../../../client/yaml.ts";
 import { DURATION_EXPECTED, parseDurationNanos } from "../../../config/duration.ts";
+import { addressFromBech32 } from "../../../crypto/index.ts";
 import { UserError } from "../../../errors/user-error.ts";
 import {
   QueryAppliedPlanRequestSchema,

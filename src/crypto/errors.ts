@@ -1,6 +1,6 @@
 // Errors raised by the client-side crypto helpers. Each carries a stable `code` that callers and tests
 // match on, and a `details` record with the values that made the input wrong.
-import { UserError } from "../../errors/user-error.ts";
+import { UserError } from "../errors/user-error.ts";
 
 /** Stable identifiers of the crypto error kinds. */
 export type CryptoErrorCode =
@@ -13,7 +13,7 @@ export type CryptoErrorCode =
   | "private-key-invalid"
   | "public-key-invalid";
 
-/** Base class of every error thrown by `src/client/crypto`. */
+/** Base class of every error thrown by `src/crypto`. */
 export class CryptoError extends UserError {
   readonly code: CryptoErrorCode;
   readonly details: Readonly<Record<string, unknown>>;
