@@ -2,10 +2,10 @@
 // these tests check the reshaping into the engine's forms and that config's errors come through unchanged.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { seedOf } from "../../test/support/engine/fixtures.ts";
 import { ConfigError } from "../config/errors.ts";
 import { parseGenesis } from "./genesis.ts";
 import { PrivValidator } from "./priv-validator.ts";
-import { seedOf } from "./test-support/fixtures.ts";
 
 const pv = PrivValidator.fromSeed(seedOf("genesis-test"));
 const validator = {

@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { create, toBinary } from "@bufbuild/protobuf";
 import { pino } from "pino";
+import { fastDevHome, pollUntil, type tempDir } from "../../test/support/node/chaind.ts";
 import { openKeyring } from "../client/keyring/index.ts";
 import { packAny, signTx } from "../client/tx/index.ts";
 import { addressFromBech32 } from "../crypto/index.ts";
@@ -19,7 +20,6 @@ import type { DevHome } from "./dev-chain.ts";
 import { engineNodeHooks } from "./engine-hooks.ts";
 import { FlagError, loadNodeSettings } from "./node-settings.ts";
 import { type RunningNode, startNode } from "./start-node.ts";
-import { fastDevHome, pollUntil, type tempDir } from "./test-support.ts";
 
 const PORTS = { rpcLaddr: "tcp://127.0.0.1:0", apiAddress: "tcp://127.0.0.1:0", grpcAddress: "127.0.0.1:0" };
 const logger = pino({ level: "silent" });

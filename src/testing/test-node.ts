@@ -24,9 +24,9 @@ import {
 import { buildChainApp } from "../runtime/build-app.ts";
 import { type ChainDefinition, defineChain, type Release } from "../runtime/release.ts";
 import type { GovKeeper } from "../x/gov/keeper.ts";
-import { createValidatorMsg } from "../x/staking/testing.ts";
 import type { UpgradeKeeper } from "../x/upgrade/keeper.ts";
 import { genesisFor, packAny, signTx, type TestKey, testKey } from "./app.ts";
+import { createValidatorMsg } from "./staking.ts";
 
 const CHAIN_ID = "upgrade-test";
 

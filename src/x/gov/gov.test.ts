@@ -22,8 +22,8 @@ import {
 } from "../../gen/chain/staking/v1beta1/tx_pb.js";
 import type { ExecTxResult } from "../../gen/tendermint/abci/types_pb.js";
 import { packAny, type TestKey } from "../../testing/app.ts";
+import { createStakingTestChain, key, type StakingTestChain } from "../../testing/staking.ts";
 import { captureLogger } from "../../testing/upgrade-context.ts";
-import { createStakingTestChain, key, type StakingTestChain } from "../staking/testing.ts";
 
 const GOV = addressToBech32(moduleAddress("gov"));
 const val1 = key("gov-val-1");

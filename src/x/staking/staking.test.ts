@@ -13,7 +13,7 @@ import {
   MsgUpdateParamsSchema,
 } from "../../gen/chain/staking/v1beta1/tx_pb.js";
 import { packAny } from "../../testing/app.ts";
-import { consensusKeyOf, createStakingTestChain, createValidatorMsg, key } from "./testing.ts";
+import { consensusKeyOf, createStakingTestChain, createValidatorMsg, key } from "../../testing/staking.ts";
 import { ed25519PubKeyAny } from "./validator.ts";
 
 const val1 = key("staking-val-1");

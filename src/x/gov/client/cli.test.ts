@@ -10,8 +10,8 @@ import { buildTypeRegistry } from "../../../app/type-registry.ts";
 import { addressToBech32, moduleAddress } from "../../../crypto/index.ts";
 import { file_chain_upgrade_v1beta1_tx, type MsgSoftwareUpgrade } from "../../../gen/chain/upgrade/v1beta1/tx_pb.js";
 import type { TestKey } from "../../../testing/app.ts";
+import { consensusKeyOf, createStakingTestChain, key, type StakingTestChain } from "../../../testing/staking.ts";
 import { stakingQueryCommand, stakingTxCommand } from "../../staking/client/cli.ts";
-import { consensusKeyOf, createStakingTestChain, key, type StakingTestChain } from "../../staking/testing.ts";
 import { govQueryCommand, govTxCommand, type ModuleCliClient, parseProposalJson, parseWeightedOptions } from "./cli.ts";
 
 const val1 = key("cli-val-1");

@@ -1,12 +1,12 @@
 // Helpers for the metrics tests: scrape an endpoint over real HTTP, read one sample out of Prometheus' text
 // format, and make a bank send on a dev chain started in process. Not used by the node.
 import { create } from "@bufbuild/protobuf";
-import { openKeyring } from "../client/keyring/index.ts";
-import { packAny, signTx } from "../client/tx/index.ts";
-import { addressFromBech32 } from "../crypto/index.ts";
-import { MsgSendSchema } from "../gen/chain/bank/v1beta1/tx_pb.js";
-import type { DevHome } from "./dev-chain.ts";
-import type { RunningNode } from "./start-node.ts";
+import { openKeyring } from "../../../src/client/keyring/index.ts";
+import { packAny, signTx } from "../../../src/client/tx/index.ts";
+import { addressFromBech32 } from "../../../src/crypto/index.ts";
+import { MsgSendSchema } from "../../../src/gen/chain/bank/v1beta1/tx_pb.js";
+import type { DevHome } from "../../../src/node/dev-chain.ts";
+import type { RunningNode } from "../../../src/node/start-node.ts";
 
 /** GET `url`, the body as text; throws on a status other than 200. */
 export async function scrape(url: string): Promise<string> {

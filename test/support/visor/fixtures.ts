@@ -11,7 +11,7 @@ import { fileURLToPath } from "node:url";
 
 const here = dirname(fileURLToPath(import.meta.url));
 /** The chainvisor entry point. */
-export const CHAINVISOR = join(here, "..", "chainvisor.ts");
+export const CHAINVISOR = join(here, "..", "..", "..", "src", "visor", "chainvisor.ts");
 /** The Node 24 binary of the project (the system one may be older). */
 export const NODE = process.execPath;
 

@@ -9,7 +9,9 @@
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { create } from "@bufbuild/protobuf";
-import { writeFileAtomic } from "../../config/atomic-file.ts";
+import { writeFileAtomic } from "../../../src/config/atomic-file.ts";
+import type { AbciApp } from "../../../src/engine/abci-app.ts";
+import { txProtoSize } from "../../../src/engine/mempool.ts";
 import {
   CheckTxType,
   EventSchema,
@@ -41,9 +43,7 @@ import {
   ResponseQuerySchema,
   type ValidatorUpdate,
   ValidatorUpdateSchema,
-} from "../../gen/tendermint/abci/types_pb.js";
-import type { AbciApp } from "../abci-app.ts";
-import { txProtoSize } from "../mempool.ts";
+} from "../../../src/gen/tendermint/abci/types_pb.js";
 
 /** The error the KV app throws to halt: duck-typed `exitCode`, as the real App's halt errors. */
 export class KvHaltError extends Error {

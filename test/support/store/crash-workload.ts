@@ -1,6 +1,6 @@
 // The deterministic writes of the crash test: version v's writes depend only on v, so a parent
 // process can recompute exactly what any committed version must contain.
-import type { BranchMultiStore, PruningOptions } from "./types.ts";
+import type { BranchMultiStore, PruningOptions } from "../../../src/store/types.ts";
 
 /** Stores of the crash test. */
 export const CRASH_STORES = ["bank", "auth"];

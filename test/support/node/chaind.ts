@@ -3,8 +3,9 @@
 import { readFile, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { homePaths } from "../config/home.ts";
-import { setTomlValues } from "../config/toml-template.ts";
+import { homePaths } from "../../../src/config/home.ts";
+import { setTomlValues } from "../../../src/config/toml-template.ts";
+import { type DevHome, prepareDevHome } from "../../../src/node/dev-chain.ts";
 import {
   type ChainBinary,
   type ChaindProcess,
@@ -13,8 +14,7 @@ import {
   type SpawnOptions,
   spawnChainBinary,
   tempDir,
-} from "../testing/processes.ts";
-import { type DevHome, prepareDevHome } from "./dev-chain.ts";
+} from "../../../src/testing/processes.ts";
 
 export {
   type BannerEndpoints,
@@ -27,7 +27,7 @@ export {
   rpcCall,
   tempDir,
   waitForHeight,
-} from "../testing/processes.ts";
+} from "../../../src/testing/processes.ts";
 
 /**
  * A dev home (`chaind dev`'s chain: funded test keys, one validator) in a new temporary folder, whose blocks
@@ -46,7 +46,7 @@ export async function fastDevHome(
 }
 
 /** The project root (absolute). */
-export const PROJECT_ROOT = resolve(fileURLToPath(new URL("../..", import.meta.url)));
+export const PROJECT_ROOT = resolve(fileURLToPath(new URL("../../..", import.meta.url)));
 /** The pinned Node 24 and the chaind entry point, absolute. */
 export const NODE_BIN = join(PROJECT_ROOT, "node_modules", ".bin", "node");
 // The JavaScript launcher: the compile cache is on before any TypeScript loads (see chain/cmd/chaind.mjs).
@@ -74,7 +74,7 @@ export const killAllChaind = killAllStarted;
  * status is what chain/cmd/chaind.ts (src/cli/run-cli.ts) would exit with: the thrown error's `exitCode` (1 by default).
  */
 export async function runChaindInProcess(args: string[]): Promise<ChaindResult> {
-  const { rootCommand } = await import("../cli/root.ts");
+  const { rootCommand } = await import("../../../src/cli/root.ts");
   let stdout = "";
   let stderr = "";
   const program = await rootCommand({

@@ -1,7 +1,7 @@
 // A real engine driving the KV test app, with its consensus RPC on a loopback port picked at run time:
 // the setup every RPC-level test (WebSocket, connection limits, the client's tx subscription) starts from.
-import { Engine } from "../engine.ts";
-import { RpcServer, type RpcServerOptions } from "../rpc/rpc-server.ts";
+import { Engine } from "../../../src/engine/engine.ts";
+import { RpcServer, type RpcServerOptions } from "../../../src/engine/rpc/rpc-server.ts";
 import { makeTestChain, type TestChain } from "./fixtures.ts";
 import { KvApp } from "./kv-app.ts";
 

@@ -6,9 +6,9 @@
 //   node kv-server.ts --address tcp://127.0.0.1:0 --state-file <file>
 //        [--halt-height H] [--halt-exit-code N] [--crash-in-commit-at H]
 import { parseArgs } from "node:util";
-import type { AbciApp } from "../../engine/abci-app.ts";
-import { KvApp } from "../../engine/test-support/kv-app.ts";
-import { AbciServer } from "../server.ts";
+import { AbciServer } from "../../../src/abci/server.ts";
+import type { AbciApp } from "../../../src/engine/abci-app.ts";
+import { KvApp } from "../engine/kv-app.ts";
 
 const { values } = parseArgs({
   options: {

@@ -4,10 +4,10 @@ import { createHash } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { BlockStore } from "../block-store.ts";
-import type { Engine } from "../engine.ts";
-import { type GenesisDoc, parseGenesis } from "../genesis.ts";
-import { PrivValidator } from "../priv-validator.ts";
+import { BlockStore } from "../../../src/engine/block-store.ts";
+import type { Engine } from "../../../src/engine/engine.ts";
+import { type GenesisDoc, parseGenesis } from "../../../src/engine/genesis.ts";
+import { PrivValidator } from "../../../src/engine/priv-validator.ts";
 
 /** A deterministic 32-byte seed from a label. */
 export function seedOf(label: string): Uint8Array {

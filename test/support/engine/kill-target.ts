@@ -1,7 +1,7 @@
 // Child process for the SIGKILL test: runs the embedded node on a home with the persistent KV app and prints
 // its RPC URL as one JSON line. The parent kills it at random moments.
 import { join } from "node:path";
-import { startEmbeddedNode, stopOnSignals } from "../embedded-node.ts";
+import { startEmbeddedNode, stopOnSignals } from "../../../src/engine/embedded-node.ts";
 import { KvApp } from "./kv-app.ts";
 
 const home = process.argv[2];

@@ -2,7 +2,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { PruningOptions } from "./types.ts";
+import type { PruningOptions } from "../../../src/store/types.ts";
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();

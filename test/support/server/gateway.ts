@@ -1,8 +1,8 @@
 // Builds an in-process REST gateway (fastify inject, no socket) over a chain fixture.
-import { parseAppConfig } from "../../config/app-config.ts";
-import { type ChainFixture, openChainFixture, schedule } from "../../testing/chain-fixture.ts";
-import { buildRestGateway, type RestGateway, type RestGatewayOptions } from "../rest-gateway.ts";
-import { servedRoutes } from "../servers.ts";
+import { parseAppConfig } from "../../../src/config/app-config.ts";
+import { buildRestGateway, type RestGateway, type RestGatewayOptions } from "../../../src/server/rest-gateway.ts";
+import { servedRoutes } from "../../../src/server/servers.ts";
+import { type ChainFixture, openChainFixture, schedule } from "../../../src/testing/chain-fixture.ts";
 
 /** The default app.toml, as `chaind init` leaves it. */
 export const DEFAULT_CONFIG = parseAppConfig("");

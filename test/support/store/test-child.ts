@@ -4,9 +4,9 @@
 //                  test kills it at random moments once it has seen progress)
 
 import { setTimeout as sleep } from "node:timers/promises";
+import type { KVBatch } from "../../../src/store/kv-backend.ts";
+import { openMultiStore } from "../../../src/store/multistore.ts";
 import { CRASH_PRUNING, CRASH_STORES, crashWorkload } from "./crash-workload.ts";
-import type { KVBatch } from "./kv-backend.ts";
-import { openMultiStore } from "./multistore.ts";
 
 const [mode, dir] = process.argv.slice(2);
 

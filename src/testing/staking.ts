@@ -1,6 +1,6 @@
-// Test wiring for staking and gov: the framework's test app plus staking, gov and genutil, with
-// validators created from real gentxs at InitChain, and helpers to sign and deliver txs block by
-// block. Used by this folder's and gov's tests; not used by the node.
+// Testing kit: the framework's test app plus staking, gov and genutil, with validators created from real gentxs at
+// InitChain, and helpers to sign and deliver txs block by block (staking's and gov's tests, a chain's tests of its
+// own staking-aware module). test-node.ts builds its gentx with createValidatorMsg.
 
 import { createHash } from "node:crypto";
 import {
@@ -15,25 +15,25 @@ import {
 import type { Any } from "@bufbuild/protobuf/wkt";
 import { timestampFromMs } from "@bufbuild/protobuf/wkt";
 import type { Logger } from "pino";
-import type { Coin } from "../../app/coins.ts";
-import { toProtoJson } from "../../app/proto-json.ts";
-import { methodPath } from "../../app/router.ts";
-import { fromWireBinary, toWireBinary } from "../../app/wire-decimals.ts";
-import { addressToBech32, ed25519KeyPairFromSeed } from "../../crypto/index.ts";
-import { MsgCreateValidatorSchema } from "../../gen/chain/staking/v1beta1/tx_pb.js";
-import { AuthInfoSchema, TxBodySchema, TxRawSchema, TxSchema } from "../../gen/chain/tx/v1beta1/tx_pb.js";
+import type { Coin } from "../app/coins.ts";
+import { toProtoJson } from "../app/proto-json.ts";
+import { methodPath } from "../app/router.ts";
+import { fromWireBinary, toWireBinary } from "../app/wire-decimals.ts";
+import { addressToBech32, ed25519KeyPairFromSeed } from "../crypto/index.ts";
+import { MsgCreateValidatorSchema } from "../gen/chain/staking/v1beta1/tx_pb.js";
+import { AuthInfoSchema, TxBodySchema, TxRawSchema, TxSchema } from "../gen/chain/tx/v1beta1/tx_pb.js";
 import {
   type ExecTxResult,
   RequestInitChainSchema,
   type ResponseFinalizeBlock,
-} from "../../gen/tendermint/abci/types_pb.js";
-import { createTestApp, genesisFor, packAny, signTx, type TestApp, type TestKey, testKey } from "../../testing/app.ts";
-import { GovKeeper } from "../gov/keeper.ts";
-import { govModule } from "../gov/module.ts";
-import { genutilModule } from "./genutil.ts";
-import { StakingKeeper } from "./keeper.ts";
-import { stakingModule } from "./module.ts";
-import { ed25519PubKeyAny } from "./validator.ts";
+} from "../gen/tendermint/abci/types_pb.js";
+import { GovKeeper } from "../x/gov/keeper.ts";
+import { govModule } from "../x/gov/module.ts";
+import { genutilModule } from "../x/staking/genutil.ts";
+import { StakingKeeper } from "../x/staking/keeper.ts";
+import { stakingModule } from "../x/staking/module.ts";
+import { ed25519PubKeyAny } from "../x/staking/validator.ts";
+import { createTestApp, genesisFor, packAny, signTx, type TestApp, type TestKey, testKey } from "./app.ts";
 
 /** A validator to create at genesis with a gentx. */
 export interface GenesisValidator {
