@@ -1,7 +1,7 @@
 // Pagination that counts only the entries a filter accepts (upstream query.FilteredPaginate), for
 // list queries with filters (gov: status, voter, depositor; staking: status). The framework's `paginate` counts every entry.
 
-import { concatBytes } from "../store/bytes.ts";
+import { concatBytes } from "../bytes/concat.ts";
 import type { ReadableKVStore } from "../store/types.ts";
 import { GrpcCode, GrpcStatusError } from "./errors.ts";
 import { DEFAULT_PAGE_LIMIT, type Page, type PageRequestLike } from "./pagination.ts";

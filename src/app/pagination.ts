@@ -1,7 +1,7 @@
 // Pagination of store ranges for list queries, with upstream's rules (types/query/pagination.go):
 // either a key or an offset (not both); limit 0 means the default 100 and counts the total; the
 // response's next_key is the key (relative to the prefix) where the next page starts.
-import { concatBytes } from "../store/bytes.ts";
+import { concatBytes } from "../bytes/concat.ts";
 import { readRangeOf } from "../store/entry-iterators.ts";
 import type { IterateOptions, ReadableKVStore } from "../store/types.ts";
 import { GrpcCode, GrpcStatusError } from "./errors.ts";

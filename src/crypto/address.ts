@@ -1,7 +1,9 @@
 // Address derivation: account addresses from secp256k1 keys, consensus addresses from ed25519 keys,
 // module account addresses from module names.
+
+import { sha256 } from "../bytes/sha256.ts";
 import { KeyError } from "./errors.ts";
-import { ripemd160, sha256 } from "./hash.ts";
+import { ripemd160 } from "./hash.ts";
 import { SECP256K1_PUBKEY_LENGTH } from "./secp256k1.ts";
 
 /** Length of every address derived here. */

@@ -1,14 +1,11 @@
-// Hashes used for addresses, sign bytes and tx hashes, computed by the platform's native crypto.
+// The hashes and encodings only addresses and keys need (RIPEMD-160, base64), by the platform's native crypto.
+// SHA-256 and hex are src/bytes' one copy.
 import { createHash } from "node:crypto";
-
-export { sha256 } from "../bytes/sha256.ts";
 
 /** RIPEMD-160 of `data` (20 bytes). */
 export function ripemd160(data: Uint8Array): Uint8Array {
   return new Uint8Array(createHash("ripemd160").update(data).digest());
 }
-
-export { fromHex, toHex } from "../bytes/hex.ts";
 
 /** Standard base64 (with padding) of `bytes`. */
 export function toBase64(bytes: Uint8Array): string {

@@ -8,7 +8,7 @@ import { randomBytes } from "node:crypto";
 import { describe, it } from "node:test";
 import { Worker } from "node:worker_threads";
 import { secp256k1 } from "@noble/curves/secp256k1";
-import { sha256 } from "./hash.ts";
+import { sha256 } from "../bytes/sha256.ts";
 import { nativeSecp256k1Problem, SECP256K1_ENV } from "./native-secp256k1.ts";
 import { signSecp256k1, verifySecp256k1, verifySecp256k1WithOpenSsl } from "./secp256k1.ts";
 

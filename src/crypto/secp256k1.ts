@@ -5,8 +5,8 @@
 import { createPublicKey, hash, type KeyObject, verify as nodeVerify } from "node:crypto";
 import { secp256k1 } from "@noble/curves/secp256k1";
 import { HDKey } from "@scure/bip32";
+import { sha256 } from "../bytes/sha256.ts";
 import { KeyError } from "./errors.ts";
-import { sha256 } from "./hash.ts";
 import { type HdPathParameters, hdPath, mnemonicToSeed } from "./mnemonic.ts";
 import { nativeSecp256k1Verify } from "./native-secp256k1.ts";
 

@@ -3,6 +3,7 @@
 // and derive the next state from FinalizeBlock's answer.
 import { create } from "@bufbuild/protobuf";
 import { type Timestamp as ProtoTimestamp, TimestampSchema } from "@bufbuild/protobuf/wkt";
+import { merkleRoot } from "../crypto/merkle.ts";
 import { UserError } from "../errors/user-error.ts";
 import {
   type CommitInfo,
@@ -30,7 +31,6 @@ import {
   partSetHeaderOf,
   validatorSetHash,
 } from "./hashing/hashes.ts";
-import { merkleRoot } from "./hashing/merkle.ts";
 import { consensusParamsToProto, updateConsensusParams, validateConsensusParamsUpdate } from "./params.ts";
 import type { EngineState } from "./state.ts";
 import { addMillis, compareTimestamps } from "./time.ts";

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { b, KEEP_ALL, s, tempDir } from "../../test/support/store/helpers.ts";
-import { toHex } from "./bytes.ts";
+import { toHex } from "../bytes/hex.ts";
 import type { KVBackend } from "./kv-backend.ts";
 import { type MultiStore, openMultiStore } from "./multistore.ts";
 import { verifyStoreProof } from "./proofs.ts";

@@ -9,7 +9,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { CRASH_PRUNING, CRASH_STORES, crashWorkload } from "../../test/support/store/crash-workload.ts";
 import { tempDir } from "../../test/support/store/helpers.ts";
-import { toHex } from "./bytes.ts";
+import { toHex } from "../bytes/hex.ts";
 import { type MultiStore, openMultiStore } from "./multistore.ts";
 import { verifyStoreProof } from "./proofs.ts";
 import type { ReadableKVStore } from "./types.ts";

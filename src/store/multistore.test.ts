@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { b, entries, KEEP_ALL, s, tempDir } from "../../test/support/store/helpers.ts";
-import { toHex } from "./bytes.ts";
+import { toHex } from "../bytes/hex.ts";
 import {
   FutureVersionError,
   InvalidVersionError,

@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { b, KEEP_ALL, s, tempDir } from "../../test/support/store/helpers.ts";
-import { toHex } from "./bytes.ts";
+import { toHex } from "../bytes/hex.ts";
 import { storeKey, TABLE } from "./keys.ts";
 import { type KVBackend, type KVBatch, openLevelBackend } from "./kv-backend.ts";
 import { type MultiStore, type OpenMultiStoreOptions, openMultiStore } from "./multistore.ts";

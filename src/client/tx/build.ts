@@ -2,7 +2,8 @@
 // TxRaw bytes. What is signed is always the exact bytes built here; nothing is re-encoded afterwards.
 import { create, toBinary } from "@bufbuild/protobuf";
 import type { Any } from "@bufbuild/protobuf/wkt";
-import { sha256, toHex } from "../../crypto/hash.ts";
+import { toHex } from "../../bytes/hex.ts";
+import { sha256 } from "../../bytes/sha256.ts";
 import { CoinSchema } from "../../gen/chain/base/v1beta1/coin_pb.js";
 import { SignMode } from "../../gen/chain/tx/signing/v1beta1/signing_pb.js";
 import {

@@ -4,9 +4,9 @@ import { fromBinary, toBinary } from "@bufbuild/protobuf";
 import type { Context } from "../../app/context.ts";
 import { ErrInvalidRequest } from "../../app/errors.ts";
 import type { VersionMap } from "../../app/module.ts";
+import { fromUtf8 } from "../../bytes/text.ts";
 import { addressToBech32, moduleAddress } from "../../crypto/index.ts";
 import { type ModuleVersion, type Plan, PlanSchema } from "../../gen/chain/upgrade/v1beta1/upgrade_pb.js";
-import { fromUtf8 } from "../../store/bytes.ts";
 import type { KVStore, ReadableKVStore } from "../../store/types.ts";
 import {
   DONE_PREFIX,

@@ -1,12 +1,12 @@
 // RFC 6962 Merkle tree with SHA-256, as CometBFT's crypto/merkle builds it: leaves and inner nodes carry domain
 // prefixes 0x00 and 0x01, the split point is the largest power of two strictly below n, and the root of an
-// empty list is SHA-256 of nothing (no prefix).
-import { sha256 } from "../../bytes/sha256.ts";
+// empty list is SHA-256 of nothing (no prefix). The one implementation: the engine's block hashes and proofs and the
+// store's app hash and ICS-23 paths all use it.
+import { concatBytes } from "../bytes/concat.ts";
+import { sha256 } from "../bytes/sha256.ts";
 
 const LEAF_PREFIX = Uint8Array.of(0);
 const INNER_PREFIX = Uint8Array.of(1);
-
-export { sha256 };
 
 /** The hash of one leaf: SHA-256(0x00 ‖ item). */
 export function leafHash(item: Uint8Array): Uint8Array {
@@ -37,6 +37,30 @@ function rootOfRange(items: readonly Uint8Array[], start: number, end: number): 
 export function merkleRoot(items: readonly Uint8Array[]): Uint8Array {
   if (items.length === 0) return sha256();
   return rootOfRange(items, 0, items.length);
+}
+
+/** One step of a merkle path, as an ICS-23 inner op: hash(prefix ‖ child ‖ suffix). */
+export interface MerkleStep {
+  prefix: Uint8Array;
+  suffix: Uint8Array;
+}
+
+/** The steps from item `index` up to the root, leaf side first (the store's ICS-23 proofs of a store's root). */
+export function merklePath(items: readonly Uint8Array[], index: number): MerkleStep[] {
+  const stack: MerkleStep[] = [];
+  let from = 0;
+  let to = items.length;
+  while (to - from > 1) {
+    const k = splitPoint(to - from);
+    if (index < from + k) {
+      stack.push({ prefix: INNER_PREFIX, suffix: rootOfRange(items, from + k, to) });
+      to = from + k;
+    } else {
+      stack.push({ prefix: concatBytes(INNER_PREFIX, rootOfRange(items, from, from + k)), suffix: new Uint8Array(0) });
+      from = from + k;
+    }
+  }
+  return stack.reverse();
 }
 
 /** A Merkle inclusion proof in CometBFT's shape (`merkle.Proof`): sibling hashes from the leaf up. */
