@@ -17,7 +17,7 @@ import { KeyringError, type KeyringSigner } from "../client/keyring/index.ts";
 import { grpcQuery } from "../client/rpc/grpc-query.ts";
 import { RpcError } from "../client/rpc/rpc-client.ts";
 import { subscribeTxInclusion } from "../client/rpc/tx-subscription.ts";
-import { type CoinParameters, makeSimulationTxBytes, signTx, txHash } from "../client/tx/index.ts";
+import { type CoinParameters, makeSimulationTxBytes, signTx, txHashHex } from "../client/tx/index.ts";
 import { addressToBech32 } from "../crypto/index.ts";
 import { BaseAccountSchema, ModuleAccountSchema } from "../gen/chain/auth/v1beta1/auth_pb.js";
 import { Query as AuthQuery } from "../gen/chain/auth/v1beta1/query_pb.js";
@@ -119,7 +119,7 @@ export async function broadcastTxBytes(ctx: ClientContext, flags: TxFlags, txByt
   } catch (err) {
     // Upstream's CheckCometError: a refusal by the node's mempool (already in its cache, full, too large) is a
     // TxResponse with the sdk code for it (19, 20, 21), printed like any failed tx; other errors stay errors.
-    const refusal = err instanceof RpcError ? mempoolRefusal(txHash(txBytes), err.message) : undefined;
+    const refusal = err instanceof RpcError ? mempoolRefusal(txHashHex(txBytes), err.message) : undefined;
     if (refusal === undefined) throw err;
     failTx(ctx, create(TxResponseSchema, refusal));
   }

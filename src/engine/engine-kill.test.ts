@@ -13,7 +13,7 @@ import { KvApp } from "../../test/support/engine/kv-app.ts";
 import { renderConfigToml } from "../config/config-toml-template.ts";
 import { BlockStore } from "./block-store.ts";
 import { Engine } from "./engine.ts";
-import { loadGenesis } from "./genesis.ts";
+import { loadEngineGenesis } from "./genesis.ts";
 import { headerHash, lastResultsHash, txHash } from "./hashing/hashes.ts";
 import { PrivValidator } from "./priv-validator.ts";
 
@@ -167,7 +167,7 @@ describe("embedded engine under SIGKILL", () => {
     const engine = await Engine.start({
       app,
       store,
-      genesis: await loadGenesis(join(home, "config", "genesis.json")),
+      genesis: await loadEngineGenesis(join(home, "config", "genesis.json")),
       privValidator: await PrivValidator.withStateFile(chain.seed, join(home, "data", "priv_validator_state.json")),
     });
     const top = store.height;

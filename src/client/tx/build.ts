@@ -113,7 +113,7 @@ export function makeTxRawBytes(parameters: TxRawParameters): Uint8Array {
 }
 
 /** The tx hash: upper-case hex SHA-256 of the TxRaw bytes. */
-export function txHash(txRawBytes: Uint8Array): string {
+export function txHashHex(txRawBytes: Uint8Array): string {
   return toHex(sha256(txRawBytes)).toUpperCase();
 }
 

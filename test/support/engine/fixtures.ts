@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BlockStore } from "../../../src/engine/block-store.ts";
 import type { Engine } from "../../../src/engine/engine.ts";
-import { type GenesisDoc, parseGenesis } from "../../../src/engine/genesis.ts";
+import { type EngineGenesis, parseEngineGenesis } from "../../../src/engine/genesis.ts";
 import { PrivValidator } from "../../../src/engine/priv-validator.ts";
 
 /** A deterministic 32-byte seed from a label. */
@@ -18,7 +18,7 @@ export function seedOf(label: string): Uint8Array {
 export interface TestChain {
   dir: string;
   genesisJson: string;
-  genesis: GenesisDoc;
+  genesis: EngineGenesis;
   seed: Uint8Array;
   blocksDb: string;
   appFile: string;
@@ -62,7 +62,7 @@ export async function makeTestChain(
   return {
     dir,
     genesisJson,
-    genesis: parseGenesis(genesisJson),
+    genesis: parseEngineGenesis(genesisJson),
     seed,
     blocksDb: join(dir, "blocks.db"),
     appFile: join(dir, "app.json"),
