@@ -9,6 +9,7 @@ import type { VersionMap } from "../../app/module.ts";
 import type { StoreLoader } from "../../app/store-loader.ts";
 import type { Plan } from "../../gen/chain/upgrade/v1beta1/upgrade_pb.js";
 import type { CommitMultiStore, StoreUpgrades } from "../../store/types.ts";
+import { UpgradeDefinitionError } from "./errors.ts";
 import { readLastCompletedUpgrade, readPlan, readProtocolVersion, type UpgradeKeeper } from "./keeper.ts";
 import { wrongBinaryHalt } from "./pre-block.ts";
 import { releaseStoreLoader, upgradeStoreLoader } from "./store-loader.ts";
@@ -102,8 +103,8 @@ export interface InstalledUpgrades {
 function assertDistinct(upgrades: readonly Upgrade[]): void {
   const seen = new Set<string>();
   for (const upgrade of upgrades) {
-    if (upgrade.name === "") throw new Error("an upgrade needs a name: got an empty one");
-    if (seen.has(upgrade.name)) throw new Error(`upgrade "${upgrade.name}" is listed twice`);
+    if (upgrade.name === "") throw new UpgradeDefinitionError("an upgrade needs a name: got an empty one");
+    if (seen.has(upgrade.name)) throw new UpgradeDefinitionError(`upgrade "${upgrade.name}" is listed twice`);
     seen.add(upgrade.name);
   }
 }
@@ -161,7 +162,7 @@ export async function installUpgrades(
   } else if (source !== "none") {
     const named = upgrades.find((u) => u.name === source.upgrade);
     if (named === undefined) {
-      throw new Error(
+      throw new UpgradeDefinitionError(
         `cannot install the store loader of upgrade "${source.upgrade}": this release knows ${upgrades.length === 0 ? "no upgrade" : `only ${upgrades.map((u) => `"${u.name}"`).join(", ")}`}`,
       );
     }
