@@ -7,7 +7,6 @@ import {
   create,
   type DescMessage,
   type DescMethod,
-  fromBinary,
   type JsonValue,
   type MessageInitShape,
   type MessageShape,
@@ -19,9 +18,10 @@ import type { Coin } from "../app/coins.ts";
 import { toProtoJson } from "../app/proto-json.ts";
 import { methodPath } from "../app/router.ts";
 import { fromWireBinary, toWireBinary } from "../app/wire-decimals.ts";
+import { txFromTxRaw } from "../client/tx/tx-raw.ts";
 import { addressToBech32, ed25519KeyPairFromSeed } from "../crypto/index.ts";
 import { MsgCreateValidatorSchema } from "../gen/chain/staking/v1beta1/tx_pb.js";
-import { AuthInfoSchema, TxBodySchema, TxRawSchema, TxSchema } from "../gen/chain/tx/v1beta1/tx_pb.js";
+import { TxSchema } from "../gen/chain/tx/v1beta1/tx_pb.js";
 import {
   type ExecTxResult,
   RequestInitChainSchema,
@@ -142,12 +142,7 @@ export async function createStakingTestChain(options: StakingTestChainOptions): 
       sequence: 0n,
     });
     sequences.set(validator.key.bech32, 1n);
-    const raw = fromBinary(TxRawSchema, bytes);
-    const tx = create(TxSchema, {
-      body: fromBinary(TxBodySchema, raw.bodyBytes),
-      authInfo: fromBinary(AuthInfoSchema, raw.authInfoBytes),
-      signatures: raw.signatures,
-    });
+    const tx = txFromTxRaw(bytes);
     genTxs.push(toProtoJson(TxSchema, tx, chain.app.typeRegistry));
   }
 
