@@ -3,6 +3,8 @@
 // own staking-aware module). test-node.ts builds its gentx with createValidatorMsg.
 
 import { createHash } from "node:crypto";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import {
   create,
   type DescMessage,
@@ -13,7 +15,7 @@ import {
 } from "@bufbuild/protobuf";
 import type { Any } from "@bufbuild/protobuf/wkt";
 import { timestampFromMs } from "@bufbuild/protobuf/wkt";
-import type { Logger } from "pino";
+import { type Logger, pino } from "pino";
 import type { Coin } from "../app/coins.ts";
 import { toProtoJson } from "../app/proto-json.ts";
 import { methodPath } from "../app/router.ts";
@@ -24,16 +26,16 @@ import { MsgCreateValidatorSchema } from "../gen/chain/staking/v1beta1/tx_pb.js"
 import { TxSchema } from "../gen/chain/tx/v1beta1/tx_pb.js";
 import {
   type ExecTxResult,
+  RequestFinalizeBlockSchema,
   RequestInitChainSchema,
   type ResponseFinalizeBlock,
 } from "../gen/tendermint/abci/types_pb.js";
-import { GovKeeper } from "../x/gov/keeper.ts";
-import { govModule } from "../x/gov/module.ts";
-import { genutilModule } from "../x/staking/genutil.ts";
-import { StakingKeeper } from "../x/staking/keeper.ts";
-import { stakingModule } from "../x/staking/module.ts";
+import { buildChainApp } from "../runtime/build-app.ts";
+import { defineChain } from "../runtime/release.ts";
+import type { GovKeeper } from "../x/gov/keeper.ts";
+import type { StakingKeeper } from "../x/staking/keeper.ts";
 import { ed25519PubKeyAny } from "../x/staking/validator.ts";
-import { createTestApp, genesisFor, packAny, signTx, type TestApp, type TestKey, testKey } from "./app.ts";
+import { genesisFor, packAny, signTx, type TestApp, type TestKey, testKey } from "./app.ts";
 
 /** A validator to create at genesis with a gentx. */
 export interface GenesisValidator {
@@ -105,28 +107,41 @@ export function createValidatorMsg(key: TestKey, amount: bigint, moniker = "vali
   );
 }
 
-/** A chain with auth, bank, staking, gov and genutil whose validators come from gentxs. */
+/** The one-release chain the staking test chain runs (the standard modules only). */
+const STAKING_TEST_CHAIN = defineChain({ name: "staking-test", releases: [{ name: "v1", version: "v1" }] });
+
+/** A chain with the standard modules (auth, bank, staking, gov, genutil, upgrade) whose validators come from gentxs. */
 export async function createStakingTestChain(options: StakingTestChainOptions): Promise<StakingTestChain> {
-  let stakingKeeper: StakingKeeper | undefined;
-  let govKeeper: GovKeeper | undefined;
-  let gov: ReturnType<typeof govModule> | undefined;
-  let genutil: ReturnType<typeof genutilModule> | undefined;
   const balances: Record<string, Coin[]> = {};
   for (const { key, stake } of options.accounts) balances[key.bech32] = [{ denom: "stake", amount: stake }];
 
-  const chain = await createTestApp({
-    skipInitChain: true,
-    logger: options.logger,
-    extraModules: ({ accountKeeper, bankKeeper }) => {
-      stakingKeeper = new StakingKeeper({ accountKeeper, bankKeeper });
-      govKeeper = new GovKeeper({ accountKeeper, bankKeeper, stakingKeeper });
-      gov = govModule(govKeeper);
-      genutil = genutilModule({ stakingKeeper });
-      return [stakingModule(stakingKeeper), gov, genutil];
-    },
+  // The node's own builder over a memory store: the standard modules (auth, bank, staking, gov, genutil and upgrade)
+  // wired and ordered as every chain built on the framework has them. The home is never written: no upgrade halts.
+  const built = await buildChainApp({
+    chain: STAKING_TEST_CHAIN,
+    home: join(tmpdir(), "chaind-staking-test-chain"),
+    chainId: "test-chain",
+    logger: options.logger ?? pino({ level: "silent" }),
+    backend: "memory",
   });
-  gov!.bind(chain.app);
-  genutil!.bind(chain.app);
+  const { stakingKeeper, govKeeper } = built;
+  let time = 1_700_000_000_000;
+  const chain: TestApp = {
+    app: built.app,
+    accountKeeper: built.accountKeeper,
+    bankKeeper: built.bankKeeper,
+    moduleManager: built.moduleManager,
+    chainId: "test-chain",
+    async nextBlock(txs = [], timeMs) {
+      const height = built.app.lastBlockHeight() + 1n;
+      time = timeMs ?? time + 1000;
+      const response = await built.app.finalizeBlock(
+        create(RequestFinalizeBlockSchema, { height, time: timestampFromMs(time), txs }),
+      );
+      await built.app.commit();
+      return response;
+    },
+  };
 
   const accountNumbers = new Map<string, bigint>();
   for (const [index, { key }] of options.accounts.entries()) accountNumbers.set(key.bech32, BigInt(index));
@@ -146,7 +161,7 @@ export async function createStakingTestChain(options: StakingTestChainOptions): 
     genTxs.push(toProtoJson(TxSchema, tx, chain.app.typeRegistry));
   }
 
-  const defaultGov = gov!.defaultGenesis() as Record<string, JsonValue>;
+  const defaultGov = built.moduleManager.defaultGenesis().gov as Record<string, JsonValue>;
   const appState: Record<string, JsonValue> = options.fullAppState ?? {
     ...genesisFor(balances),
     gov: {
@@ -156,7 +171,6 @@ export async function createStakingTestChain(options: StakingTestChainOptions): 
     genutil: { gen_txs: genTxs },
     ...(options.appState ?? {}),
   };
-  let time = 1_700_000_000_000;
   const init = await chain.app.initChain(
     create(RequestInitChainSchema, {
       chainId: chain.chainId,
@@ -188,8 +202,8 @@ export async function createStakingTestChain(options: StakingTestChainOptions): 
 
   return {
     ...chain,
-    stakingKeeper: stakingKeeper!,
-    govKeeper: govKeeper!,
+    stakingKeeper,
+    govKeeper,
     genesisValidators,
     sign,
     async nextBlock(txs = [], timeMs) {
