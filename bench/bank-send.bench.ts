@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { create, toBinary } from "@bufbuild/protobuf";
 import { timestampFromMs } from "@bufbuild/protobuf/wkt";
-import { sha256, signSecp256k1, verifySecp256k1 } from "../src/client/crypto/index.ts";
+import { sha256, signSecp256k1, verifySecp256k1 } from "../src/crypto/index.ts";
 import { MsgSendSchema } from "../src/gen/chain/bank/v1beta1/tx_pb.js";
 import { RequestFinalizeBlockSchema } from "../src/gen/tendermint/abci/types_pb.js";
 import { openMultiStore } from "../src/store/index.ts";

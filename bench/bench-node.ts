@@ -10,6 +10,7 @@ import { homePaths, loadGenesis, saveGenesis, setTomlValues } from "../src/confi
 import { MsgSendSchema } from "../src/gen/chain/bank/v1beta1/tx_pb.js";
 import { prepareDevHome } from "../src/node/dev-chain.ts";
 import { addGenesisAccount } from "../src/node/genesis-accounts.ts";
+import { packAny, signTx, type TestKey, testKey } from "../src/testing/app.ts";
 import {
   bannerEndpoints,
   type ChaindProcess,
@@ -17,8 +18,7 @@ import {
   pollUntil,
   spawnChaind,
   tempDir,
-} from "../src/node/test-support.ts";
-import { packAny, signTx, type TestKey, testKey } from "../src/testing/app.ts";
+} from "../test/support/node/chaind.ts";
 
 /** A running bench node. */
 export interface BenchNode {

@@ -17,7 +17,7 @@ import {
   spawnChaind,
   tempDir,
   waitForHeight,
-} from "../src/node/test-support.ts";
+} from "../test/support/node/chaind.ts";
 import type { BenchRow } from "./harness.ts";
 
 const RUNS = 9;

@@ -14,10 +14,10 @@ import { MsgSendSchema } from "../src/gen/chain/bank/v1beta1/tx_pb.js";
 import { DEV_CHAIN, prepareDevHome } from "../src/node/dev-chain.ts";
 import { createNodeLogger } from "../src/node/logger.ts";
 import { startNode } from "../src/node/start-node.ts";
-import { latestHeight, rpcCall, tempDir, waitForHeight } from "../src/node/test-support.ts";
 import { openChainSwitchingApp } from "../src/replay/chain-line.ts";
 import { replayHome } from "../src/replay/replay-home.ts";
 import { closeVerifyPool } from "../src/x/auth/verify-pool.ts";
+import { latestHeight, rpcCall, tempDir, waitForHeight } from "../test/support/node/chaind.ts";
 import type { BenchRow } from "./harness.ts";
 
 const BLOCKS = 200n;

@@ -1,6 +1,6 @@
 // The consensus RPC requests rpc-compare.ts sends to both nodes: every method of docs/CONTRACT.md §5 with and without
 // parameters, their error cases, and ABCI Query paths. Built per chain from what the txs left on it.
-import { addressFromBech32 } from "../src/client/crypto/bech32.ts";
+import { addressFromBech32 } from "../src/crypto/bech32.ts";
 
 /** What a chain's requests refer to: a tx it included and the account that sent it. */
 export interface ChainFacts {

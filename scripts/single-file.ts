@@ -16,7 +16,7 @@ import {
 } from "node:fs";
 import { dirname, join, relative, sep } from "node:path";
 import { build } from "esbuild";
-import { BUNDLED_ADDON } from "../src/client/crypto/native-secp256k1.ts";
+import { BUNDLED_ADDON } from "../src/crypto/native-secp256k1.ts";
 import { type PayloadFile, packPayload } from "../src/release/payload.ts";
 
 /** The compiled entry points inside the project: chaind's comes from release.ts (one constant, ENTRY). */
@@ -105,7 +105,7 @@ export async function buildSingleFile(input: SingleFileInput): Promise<{ payload
   for (const name of readdirSync(prebuilds)) {
     copyFileSync(join(prebuilds, name), join(app, "prebuilds", "linux-x64", name));
   }
-  // The libsecp256k1 addon is loaded by its path (src/client/crypto/native-secp256k1.ts), not by node-gyp-build,
+  // The libsecp256k1 addon is loaded by its path (src/crypto/native-secp256k1.ts), not by node-gyp-build,
   // which would take LevelDB's addon above for it.
   const secp256k1Addon = join(root, "node_modules", "secp256k1", "prebuilds", "linux-x64", "secp256k1.glibc.node");
   mkdirSync(join(app, dirname(BUNDLED_ADDON)), { recursive: true });

@@ -3,10 +3,10 @@
 import { existsSync } from "node:fs";
 import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { convertAddress } from "../../src/client/crypto/bech32.ts";
 import { homePaths } from "../../src/config/home.ts";
 import { loadNodeKey } from "../../src/config/node-keys.ts";
 import { setTomlValues } from "../../src/config/toml-template.ts";
+import { convertAddress } from "../../src/crypto/bech32.ts";
 import { installChainvisor } from "./chainvisor.ts";
 import { buildGenesis, votingPeriodSeconds } from "./genesis.ts";
 import { allocatePorts } from "./ports.ts";

@@ -5,7 +5,7 @@ import { promisify } from "node:util";
 import { CHAIND_ENTRY, COMETBFT_INSTALL_HINT, COMETBFT_VERSION_PREFIX, PROJECT_ROOT, TestnetError } from "./types.ts";
 
 // The lookup is shared with the real-CometBFT tests of src/abci.
-export { findCometbft } from "../../src/abci/testing/processes.ts";
+export { findCometbft } from "../../test/support/abci/processes.ts";
 
 const execFileAsync = promisify(execFile);
 

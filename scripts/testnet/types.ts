@@ -12,7 +12,7 @@ export const CHAIND_ENTRY = join(PROJECT_ROOT, "chain", "cmd", "chaind.mjs");
 export const CHAINVISOR_ENTRY = join(PROJECT_ROOT, "src", "visor", "chainvisor.ts");
 
 // How to install the CometBFT binary the testnet needs: the same hint as the real-CometBFT tests of src/abci.
-export { COMETBFT_INSTALL_HINT } from "../../src/abci/testing/processes.ts";
+export { COMETBFT_INSTALL_HINT } from "../../test/support/abci/processes.ts";
 
 /** The CometBFT release line the ABCI server speaks. */
 export const COMETBFT_VERSION_PREFIX = "0.38.";

@@ -6,7 +6,6 @@ import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
-import { kvAppHash } from "../engine/test-support/kv-app.ts";
 import {
   type Child,
   COMETBFT_INSTALL_HINT,
@@ -22,7 +21,8 @@ import {
   startKvServer,
   stopAll,
   waitFor,
-} from "./testing/processes.ts";
+} from "../../test/support/abci/processes.ts";
+import { kvAppHash } from "../../test/support/engine/kv-app.ts";
 
 const cometbft = findCometbft();
 const skipReason = cometbft === undefined ? `cometbft not found: install with ${COMETBFT_INSTALL_HINT}` : undefined;

@@ -6,8 +6,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
 import { create, toBinary } from "@bufbuild/protobuf";
+import { KvApp, kvAppHash } from "../../test/support/engine/kv-app.ts";
 import type { AbciApp } from "../engine/abci-app.ts";
-import { KvApp, kvAppHash } from "../engine/test-support/kv-app.ts";
 import {
   CheckTxType,
   RequestSchema,

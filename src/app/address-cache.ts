@@ -1,7 +1,7 @@
 // Bech32 encoding and decoding of the same few addresses happens many times per tx (events, signer
 // checks, keeper calls); these memoised forms keep that off the hot path. Bounded; oldest go first.
 // Returned byte arrays are shared: callers must not modify them.
-import { addressToBech32, BECH32_PREFIXES, decodeBech32 } from "../client/crypto/index.ts";
+import { addressToBech32, BECH32_PREFIXES, decodeBech32 } from "../crypto/index.ts";
 
 const LIMIT = 20_000;
 const encoded = new Map<string, string>();

@@ -6,7 +6,7 @@
 // order, power and vote flags: nothing left out, added, duplicated or altered), more than 2/3 of the power present.
 import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
 import { encodeUvarint } from "../bytes/varint.ts";
-import { verifyEd25519 } from "../client/crypto/ed25519.ts";
+import { verifyEd25519 } from "../crypto/ed25519.ts";
 import { type CommitInfo, type ExtendedCommitInfo, ExtendedCommitInfoSchema } from "../gen/tendermint/abci/types_pb.js";
 import { CanonicalVoteExtensionSchema } from "../gen/tendermint/types/canonical_pb.js";
 import { BlockIDFlag } from "../gen/tendermint/types/validator_pb.js";

@@ -1,10 +1,9 @@
 // Pagination that counts only the entries a filter accepts (upstream query.FilteredPaginate), for
 // list queries with filters (gov: status, voter, depositor; staking: status). The framework's `paginate` counts every entry.
 
-import { concatBytes } from "../store/bytes.ts";
+import { concatBytes } from "../bytes/concat.ts";
 import type { ReadableKVStore } from "../store/types.ts";
-import { GrpcCode, GrpcStatusError } from "./errors.ts";
-import { DEFAULT_PAGE_LIMIT, type Page, type PageRequestLike } from "./pagination.ts";
+import { normalizePageRequest, type Page, type PageRequestLike } from "./pagination.ts";
 
 /**
  * Pages through `store` under `prefix`, keeping entries for which `accept` returns a value.
@@ -17,18 +16,7 @@ export async function filteredPaginate<T>(
   request: PageRequestLike | undefined,
   accept: (key: Uint8Array, value: Uint8Array) => Promise<T | undefined>,
 ): Promise<Page<T>> {
-  const key = request?.key ?? new Uint8Array();
-  const offset = request?.offset ?? 0n;
-  let limit = request?.limit ?? 0n;
-  let countTotal = request?.countTotal ?? false;
-  const reverse = request?.reverse ?? false;
-  if (offset > 0n && key.length > 0) {
-    throw new GrpcStatusError(GrpcCode.InvalidArgument, "invalid request, either offset or key is expected, got both");
-  }
-  if (limit === 0n) {
-    limit = DEFAULT_PAGE_LIMIT;
-    countTotal = true;
-  }
+  const { key, offset, limit, countTotal, reverse } = normalizePageRequest(request);
   const items: T[] = [];
   let nextKey = new Uint8Array();
 

@@ -1,7 +1,7 @@
 // Pagination of store ranges for list queries, with upstream's rules (types/query/pagination.go):
 // either a key or an offset (not both); limit 0 means the default 100 and counts the total; the
 // response's next_key is the key (relative to the prefix) where the next page starts.
-import { concatBytes } from "../store/bytes.ts";
+import { concatBytes } from "../bytes/concat.ts";
 import { readRangeOf } from "../store/entry-iterators.ts";
 import type { IterateOptions, ReadableKVStore } from "../store/types.ts";
 import { GrpcCode, GrpcStatusError } from "./errors.ts";
@@ -53,6 +53,32 @@ export interface Page<T> {
   pagination: PageResponseLike;
 }
 
+/** A page request with upstream's defaults applied: no limit means DEFAULT_PAGE_LIMIT and a counted total. */
+export interface NormalizedPageRequest {
+  key: Uint8Array;
+  offset: bigint;
+  limit: bigint;
+  countTotal: boolean;
+  reverse: boolean;
+}
+
+/**
+ * The one reading of a page request (`paginate`, `filteredPaginate`): absent fields take their zero values, a zero
+ * limit becomes DEFAULT_PAGE_LIMIT with the total counted, and a request with both an offset and a key is an
+ * InvalidArgument GrpcStatusError.
+ */
+export function normalizePageRequest(request: PageRequestLike | undefined): NormalizedPageRequest {
+  const key = request?.key ?? NO_BYTES;
+  const offset = request?.offset ?? 0n;
+  if (offset > 0n && key.length > 0) {
+    throw new GrpcStatusError(GrpcCode.InvalidArgument, "invalid request, either offset or key is expected, got both");
+  }
+  const limit = request?.limit ?? 0n;
+  if (limit === 0n)
+    return { key, offset, limit: DEFAULT_PAGE_LIMIT, countTotal: true, reverse: request?.reverse ?? false };
+  return { key, offset, limit, countTotal: request?.countTotal ?? false, reverse: request?.reverse ?? false };
+}
+
 /**
  * Pages through the entries of `store` under `prefix`. `decode` gets the key without the prefix and
  * the value. Errors are InvalidArgument GrpcStatusErrors.
@@ -63,18 +89,7 @@ export async function paginate<T>(
   request: PageRequestLike | undefined,
   decode: (key: Uint8Array, value: Uint8Array) => T | Promise<T>,
 ): Promise<Page<T>> {
-  const key = request?.key ?? NO_BYTES;
-  const offset = request?.offset ?? 0n;
-  let limit = request?.limit ?? 0n;
-  let countTotal = request?.countTotal ?? false;
-  const reverse = request?.reverse ?? false;
-  if (offset > 0n && key.length > 0) {
-    throw new GrpcStatusError(GrpcCode.InvalidArgument, "invalid request, either offset or key is expected, got both");
-  }
-  if (limit === 0n) {
-    limit = DEFAULT_PAGE_LIMIT;
-    countTotal = true;
-  }
+  const { key, offset, limit, countTotal, reverse } = normalizePageRequest(request);
 
   const items: T[] = [];
   let nextKey = NO_BYTES;

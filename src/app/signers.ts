@@ -2,7 +2,7 @@
 // is a bech32 address string (or a list of them), or a message (or list of messages) whose own
 // signer option names its address field, as MsgMultiSend's inputs do.
 import { type DescField, type DescMessage, getOption, hasOption, type Message } from "@bufbuild/protobuf";
-import { BECH32_PREFIXES } from "../client/crypto/index.ts";
+import { BECH32_PREFIXES } from "../crypto/index.ts";
 import { signer as signerOption } from "../gen/chain/msg/v1/msg_pb.js";
 import { decodeBech32Cached } from "./address-cache.ts";
 

@@ -1,7 +1,9 @@
 // A writable branch over a read-only committed version, for query contexts. Queries may write (a
 // query that creates a module account on the fly, a tally that deletes votes as it counts): the
 // writes land in this overlay, are visible to the same query, and vanish with it.
-import { bytesToBinaryString, compareBytes, hasPrefix } from "../store/bytes.ts";
+
+import { compareBytes, hasPrefix } from "../bytes/compare.ts";
+import { bytesToBinaryString } from "../bytes/text.ts";
 import { collectEntries, type RangeReader, readRangeOf } from "../store/entry-iterators.ts";
 import type { BranchMultiStore, IterateOptions, KVStore, ReadableKVStore, VersionView } from "../store/types.ts";
 

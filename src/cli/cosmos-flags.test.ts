@@ -13,7 +13,7 @@ import {
   startInProcessNode,
   type TestChainHome,
 } from "../testing/test-chain.ts";
-import { type CliRun, runClientCli } from "./testing/run-cli.ts";
+import { type CliRun, runClientCli } from "../../test/support/cli/run-cli.ts";
 
 let home: string;
 let chain: TestChainHome;

@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import type { Argument, Command, Option } from "commander";
-import { runChaind as runChaindProcess } from "../node/test-support.ts";
+import { runChaind as runChaindProcess } from "../../test/support/node/chaind.ts";
 import { emptyPathMessage, optionPlaceholder, takesPath } from "./empty-paths.ts";
 import { runChaind } from "./main.ts";
 import { rootCommand } from "./root.ts";

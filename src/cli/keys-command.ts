@@ -5,10 +5,10 @@
 import { readFile } from "node:fs/promises";
 import { Command, Option } from "commander";
 import { CliError } from "../client/cli/errors.ts";
-import type { AddressKind } from "../client/crypto/bech32.ts";
-import { CryptoError } from "../client/crypto/errors.ts";
-import { assertValidMnemonic } from "../client/crypto/mnemonic.ts";
-import { pubKeyToJson } from "../client/crypto/pubkey.ts";
+import type { AddressKind } from "../crypto/bech32.ts";
+import { CryptoError } from "../crypto/errors.ts";
+import { assertValidMnemonic } from "../crypto/mnemonic.ts";
+import { pubKeyToJson } from "../crypto/pubkey.ts";
 import {
   createLineReader,
   envOrStdinPassphrase,

@@ -2,7 +2,6 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, test } from "node:test";
-import { prepareDevHome } from "../node/dev-chain.ts";
 import {
   bannerEndpoints,
   killAllChaind,
@@ -10,7 +9,8 @@ import {
   runChaind,
   spawnChaind,
   tempDir,
-} from "../node/test-support.ts";
+} from "../../test/support/node/chaind.ts";
+import { prepareDevHome } from "../node/dev-chain.ts";
 import {
   NODE_MALLOC_ARENA_MAX,
   NODE_MALLOC_MMAP_THRESHOLD,

@@ -1,5 +1,5 @@
 // docs/CONTRACT.md §12 "No stack traces for user mistakes", end to end: each mistake below runs `chaind` as a real
-// process (through src/node/test-support.ts) and must print exactly one `Error: …` line on stderr, no
+// process (through test/support/node/chaind.ts) and must print exactly one `Error: …` line on stderr, no
 // stack frame, and exit non-zero. The classification itself (src/cli/report-error.ts) is also tested
 // directly, including that a bug still prints its stack.
 import assert from "node:assert/strict";
@@ -17,7 +17,7 @@ import {
   spawnChaind,
   tempDir,
   waitForHeight,
-} from "../node/test-support.ts";
+} from "../../test/support/node/chaind.ts";
 import { StoreUpgradeError } from "../store/errors.ts";
 import { reportError } from "./report-error.ts";
 

@@ -1,7 +1,7 @@
 // Loading app.toml into a typed AppConfig (docs/CONTRACT.md §7). Every problem names the file, the dotted key and
 // what was expected, and all of them are reported at once, before anything starts.
 import type { PruningOptions } from "../store/types.ts";
-import { DEC_COINS_EXPECTED, type DecCoin, parseDecCoins } from "./dec-coins.ts";
+import { DEC_COINS_EXPECTED, type GasPrice, parseDecCoins } from "./dec-coins.ts";
 import { currentBinaryName, homePaths } from "./home.ts";
 import { HOST_PORT_EXPECTED, type HostPort, type ListenAddress, parseHostPort } from "./listen-address.ts";
 import { PRUNING_STRATEGIES, resolvePruning } from "./pruning.ts";
@@ -53,7 +53,7 @@ export interface AppConfig {
   /** The file it came from. */
   file: string;
   /** Parsed `minimum-gas-prices`, sorted by denom ([] when the key is ""). */
-  minimumGasPrices: DecCoin[];
+  minimumGasPrices: GasPrice[];
   pruning: PruningOptions;
   /**
    * `pruning-keep-recent` and `pruning-interval` as the file gives them (0 when absent), whatever the strategy:
@@ -135,7 +135,7 @@ function appConfigFromTree(tree: Record<string, unknown>, file: string): AppConf
 
   const gasText = read.string("minimum-gas-prices", "", { expected: DEC_COINS_EXPECTED });
   const gas = parseDecCoins(gasText);
-  let minimumGasPrices: DecCoin[] = [];
+  let minimumGasPrices: GasPrice[] = [];
   if (Array.isArray(gas)) minimumGasPrices = gas;
   else read.problem("minimum-gas-prices", DEC_COINS_EXPECTED, gasText, gas.reason);
 

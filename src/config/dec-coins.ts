@@ -1,7 +1,7 @@
 // The `minimum-gas-prices` value: decimal coins such as "0.025stake" or "0.25token1,0.0001token2".
 
 /** One decimal coin: the amount stays a canonical decimal string so no precision is lost. */
-export interface DecCoin {
+export interface GasPrice {
   denom: string;
   /** Canonical decimal: no leading zeros, no trailing fractional zeros ("0.25", "1", "0"). */
   amount: string;
@@ -21,10 +21,10 @@ const MAX_FRACTION_DIGITS = 18;
  * own app.toml comment shows). "" is the empty list. The result is sorted by denom; zero amounts are
  * kept (they name a denom accepted for free). Returns a reason string instead when malformed.
  */
-export function parseDecCoins(text: string): DecCoin[] | { reason: string } {
+export function parseDecCoins(text: string): GasPrice[] | { reason: string } {
   const trimmed = text.trim();
   if (trimmed === "") return [];
-  const coins: DecCoin[] = [];
+  const coins: GasPrice[] = [];
   for (const part of trimmed.split(/[,;]/)) {
     const item = part.trim();
     const match = DEC_COIN.exec(item);
@@ -50,6 +50,6 @@ function canonicalDecimal(text: string): string {
 }
 
 /** Formats coins back into the app.toml form ("0.25token1,0.0001token2"). */
-export function formatDecCoins(coins: readonly DecCoin[]): string {
+export function formatDecCoins(coins: readonly GasPrice[]): string {
   return coins.map((coin) => `${coin.amount}${coin.denom}`).join(",");
 }

@@ -3,6 +3,7 @@
 // and derive the next state from FinalizeBlock's answer.
 import { create } from "@bufbuild/protobuf";
 import { type Timestamp as ProtoTimestamp, TimestampSchema } from "@bufbuild/protobuf/wkt";
+import { merkleRoot } from "../crypto/merkle.ts";
 import { UserError } from "../errors/user-error.ts";
 import {
   type CommitInfo,
@@ -18,7 +19,7 @@ import {
   ValidatorUpdateSchema,
 } from "../gen/tendermint/abci/types_pb.js";
 import { BlockIDFlag } from "../gen/tendermint/types/validator_pb.js";
-import type { GenesisDoc } from "./genesis.ts";
+import type { EngineGenesis } from "./genesis.ts";
 import { encodeBlock } from "./hashing/encode.ts";
 import {
   commitHash,
@@ -30,7 +31,6 @@ import {
   partSetHeaderOf,
   validatorSetHash,
 } from "./hashing/hashes.ts";
-import { merkleRoot } from "./hashing/merkle.ts";
 import { consensusParamsToProto, updateConsensusParams, validateConsensusParamsUpdate } from "./params.ts";
 import type { EngineState } from "./state.ts";
 import { addMillis, compareTimestamps } from "./time.ts";
@@ -67,7 +67,11 @@ export function toProtoTimestamp(t: Timestamp): ProtoTimestamp {
 }
 
 /** The state before the first block: genesis, overridden by what InitChain returned (CometBFT handshake rules). */
-export function genesisState(genesis: GenesisDoc, initChain: ResponseInitChain, infoAppVersion: bigint): EngineState {
+export function genesisState(
+  genesis: EngineGenesis,
+  initChain: ResponseInitChain,
+  infoAppVersion: bigint,
+): EngineState {
   let validators: Validator[];
   if (initChain.validators.length > 0) {
     validators = applyValidatorUpdates([], initChain.validators, genesis.consensusParams.validator.pubKeyTypes);
@@ -213,7 +217,7 @@ export function extendedCommitInfoOf(lastCommit: Commit, lastValidators: readonl
 }
 
 /** The InitChain request for a genesis document (what the engine's handshake sends to a fresh app). */
-export function initChainRequestOf(genesis: GenesisDoc): RequestInitChain {
+export function initChainRequestOf(genesis: EngineGenesis): RequestInitChain {
   return create(RequestInitChainSchema, {
     time: toProtoTimestamp(genesis.genesisTime),
     chainId: genesis.chainId,

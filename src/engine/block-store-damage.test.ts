@@ -11,14 +11,14 @@ import { cp, readdir, readFile, rm, stat, truncate, writeFile } from "node:fs/pr
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { ClassicLevel } from "classic-level";
+import { makeTestChain, type TestChain, waitForHeight } from "../../test/support/engine/fixtures.ts";
+import { KvApp } from "../../test/support/engine/kv-app.ts";
 import { NotALevelStoreError } from "../store/errors.ts";
 import { BlockStore, BlockStoreCorruptError, VERIFIED_AT_START } from "./block-store.ts";
 import { PREFIX, prefixedKey, u64 } from "./block-store-keys.ts";
 import { Engine } from "./engine.ts";
 import { txHash } from "./hashing/hashes.ts";
 import { RpcServer } from "./rpc/rpc-server.ts";
-import { makeTestChain, type TestChain, waitForHeight } from "./test-support/fixtures.ts";
-import { KvApp } from "./test-support/kv-app.ts";
 
 const HEIGHT = VERIFIED_AT_START + 30n;
 const DAMAGED = 10n; // below the heights verified at start: only a read finds it

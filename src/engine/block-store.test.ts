@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { after, describe, it } from "node:test";
 import { create, toBinary } from "@bufbuild/protobuf";
 import { ClassicLevel } from "classic-level";
+import { makeTestChain, type TestChain } from "../../test/support/engine/fixtures.ts";
 import {
   EventSchema,
   ExecTxResultSchema,
@@ -13,7 +14,6 @@ import { type BlockStore, BlockStoreError } from "./block-store.ts";
 import { txHash } from "./hashing/hashes.ts";
 import { PrivValidator } from "./priv-validator.ts";
 import type { EngineState } from "./state.ts";
-import { makeTestChain, type TestChain } from "./test-support/fixtures.ts";
 import { parseTxQuery, TxQueryError } from "./tx-query.ts";
 import { BlockIdFlag, type Commit } from "./types.ts";
 

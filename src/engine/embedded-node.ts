@@ -8,7 +8,7 @@ import { loadNodeKey, nodeIdFromPublicKey } from "../config/node-keys.ts";
 import type { AbciApp } from "./abci-app.ts";
 import { BlockStore } from "./block-store.ts";
 import { Engine, type EngineExit, type EngineLogger } from "./engine.ts";
-import { loadGenesis } from "./genesis.ts";
+import { loadEngineGenesis } from "./genesis.ts";
 import { PrivValidator } from "./priv-validator.ts";
 import { rpcWriteTimeoutMs } from "./rpc/connection-limits.ts";
 import { RpcServer } from "./rpc/rpc-server.ts";
@@ -68,7 +68,7 @@ async function nodeIdOf(nodeKeyFile: string, validatorPubKey: Uint8Array): Promi
  */
 export async function startEmbeddedNode(options: EmbeddedNodeOptions): Promise<EmbeddedNode> {
   const config = options.nodeConfig ?? (await loadNodeConfig(options.home));
-  const genesis = await loadGenesis(config.genesisFile);
+  const genesis = await loadEngineGenesis(config.genesisFile);
   const privValidator = await PrivValidator.load(config.privValidatorKeyFile, config.privValidatorStateFile);
   const store = await BlockStore.open(join(config.dbDir, "blocks.db"));
   let engine: Engine;

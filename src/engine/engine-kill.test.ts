@@ -8,21 +8,21 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { after, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
+import { makeTestChain, type TestChain } from "../../test/support/engine/fixtures.ts";
+import { KvApp } from "../../test/support/engine/kv-app.ts";
 import { renderConfigToml } from "../config/config-toml-template.ts";
 import { BlockStore } from "./block-store.ts";
 import { Engine } from "./engine.ts";
-import { loadGenesis } from "./genesis.ts";
+import { loadEngineGenesis } from "./genesis.ts";
 import { headerHash, lastResultsHash, txHash } from "./hashing/hashes.ts";
 import { PrivValidator } from "./priv-validator.ts";
-import { makeTestChain, type TestChain } from "./test-support/fixtures.ts";
-import { KvApp } from "./test-support/kv-app.ts";
 
 const ITERATIONS = 12;
 // After each restart the newest blocks (where a kill lands) are checked over RPC, plus a random sample of older
 // ones; the final in-process pass checks every block the client ever saw.
 const CHECK_NEWEST = 15;
 const CHECK_SAMPLE = 10;
-const target = fileURLToPath(new URL("./test-support/kill-target.ts", import.meta.url));
+const target = fileURLToPath(new URL("../../test/support/engine/kill-target.ts", import.meta.url));
 const hex = (b: Uint8Array) => Buffer.from(b).toString("hex").toUpperCase();
 
 async function writeHome(chain: TestChain): Promise<string> {
@@ -167,7 +167,7 @@ describe("embedded engine under SIGKILL", () => {
     const engine = await Engine.start({
       app,
       store,
-      genesis: await loadGenesis(join(home, "config", "genesis.json")),
+      genesis: await loadEngineGenesis(join(home, "config", "genesis.json")),
       privValidator: await PrivValidator.withStateFile(chain.seed, join(home, "data", "priv_validator_state.json")),
     });
     const top = store.height;

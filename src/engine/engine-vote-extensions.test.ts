@@ -4,8 +4,10 @@
 import assert from "node:assert/strict";
 import { after, describe, it } from "node:test";
 import { create } from "@bufbuild/protobuf";
+import { makeTestChain, type TestChain, waitForHeight } from "../../test/support/engine/fixtures.ts";
+import { KvApp } from "../../test/support/engine/kv-app.ts";
 import { voteExtensionSignBytes } from "../app/extended-commit.ts";
-import { verifyEd25519 } from "../client/crypto/ed25519.ts";
+import { verifyEd25519 } from "../crypto/ed25519.ts";
 import {
   type ExtendedCommitInfo,
   type RequestExtendVote,
@@ -16,8 +18,6 @@ import {
 } from "../gen/tendermint/abci/types_pb.js";
 import { BlockIDFlag } from "../gen/tendermint/types/validator_pb.js";
 import { Engine } from "./engine.ts";
-import { makeTestChain, type TestChain, waitForHeight } from "./test-support/fixtures.ts";
-import { KvApp } from "./test-support/kv-app.ts";
 
 const text = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
 

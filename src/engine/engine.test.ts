@@ -2,14 +2,14 @@ import assert from "node:assert/strict";
 import { createHash, createPublicKey, verify as edVerify } from "node:crypto";
 import { rm } from "node:fs/promises";
 import { after, describe, it } from "node:test";
+import { makeTestChain, seedOf, type TestChain, waitForHeight } from "../../test/support/engine/fixtures.ts";
+import { KvApp, kvAppHash } from "../../test/support/engine/kv-app.ts";
 import { Engine, EngineStartError } from "./engine.ts";
-import { parseGenesis } from "./genesis.ts";
+import { parseEngineGenesis } from "./genesis.ts";
 import { SignedMsgType, voteSignBytes } from "./hashing/encode.ts";
 import { commitHash, dataHash, headerHash, lastResultsHash, validatorSetHash } from "./hashing/hashes.ts";
 import { MempoolError } from "./mempool.ts";
 import { PrivValidator } from "./priv-validator.ts";
-import { makeTestChain, seedOf, type TestChain, waitForHeight } from "./test-support/fixtures.ts";
-import { KvApp, kvAppHash } from "./test-support/kv-app.ts";
 import { compareTimestamps } from "./time.ts";
 import { BlockIdFlag } from "./types.ts";
 
@@ -383,7 +383,10 @@ describe("engine: halts, restarts and crash recovery", () => {
     const engine2 = await startEngine(other, new KvApp(), { haltHeight: 1n });
     await engine2.run();
     await engine2.store.close();
-    const foreign = { ...other, genesis: parseGenesis(other.genesisJson.replace('"test-chain"', '"another-chain"')) };
+    const foreign = {
+      ...other,
+      genesis: parseEngineGenesis(other.genesisJson.replace('"test-chain"', '"another-chain"')),
+    };
     await assert.rejects(startEngine(foreign, new KvApp()), {
       message: "the block store belongs to chain test-chain but genesis.json says another-chain",
     });

@@ -44,7 +44,7 @@ import {
   voteTime,
 } from "./block-execution.ts";
 import type { BlockStore } from "./block-store.ts";
-import type { GenesisDoc } from "./genesis.ts";
+import type { EngineGenesis } from "./genesis.ts";
 import { SignedMsgType, voteSignBytes } from "./hashing/encode.ts";
 import { validatorSetHash } from "./hashing/hashes.ts";
 import { DEFAULT_MEMPOOL_LIMITS, Mempool, type MempoolLimits, txProtoSize } from "./mempool.ts";
@@ -82,7 +82,7 @@ export interface EngineConsensusConfig {
 export interface EngineOptions {
   app: AbciApp;
   store: BlockStore;
-  genesis: GenesisDoc;
+  genesis: EngineGenesis;
   privValidator: PrivValidator;
   consensus?: Partial<EngineConsensusConfig>;
   mempool?: Partial<MempoolLimits>;
@@ -119,7 +119,7 @@ const hex = (b: Uint8Array) => Buffer.from(b).toString("hex").toUpperCase();
 export class Engine {
   readonly app: AbciApp;
   readonly store: BlockStore;
-  readonly genesis: GenesisDoc;
+  readonly genesis: EngineGenesis;
   readonly privValidator: PrivValidator;
   readonly mempool: Mempool;
   readonly consensus: EngineConsensusConfig;

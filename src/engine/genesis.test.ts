@@ -2,10 +2,10 @@
 // these tests check the reshaping into the engine's forms and that config's errors come through unchanged.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { seedOf } from "../../test/support/engine/fixtures.ts";
 import { ConfigError } from "../config/errors.ts";
-import { parseGenesis } from "./genesis.ts";
+import { parseEngineGenesis } from "./genesis.ts";
 import { PrivValidator } from "./priv-validator.ts";
-import { seedOf } from "./test-support/fixtures.ts";
 
 const pv = PrivValidator.fromSeed(seedOf("genesis-test"));
 const validator = {
@@ -22,7 +22,7 @@ const base = {
   app_hash: "",
   app_state: { a: 1 },
 };
-const parse = (doc: Record<string, unknown>) => parseGenesis(JSON.stringify(doc), "genesis.json");
+const parse = (doc: Record<string, unknown>) => parseEngineGenesis(JSON.stringify(doc), "genesis.json");
 
 describe("genesis.json (engine view)", () => {
   it("reshapes CometBFT's format: validators as {type, key}, evidence age as {seconds, nanos}, app_state bytes", () => {
@@ -63,7 +63,7 @@ describe("genesis.json (engine view)", () => {
         /^genesis\.json: validators\[0\]\.power: expected a positive voting power/.test(e.message),
     );
     assert.throws(
-      () => parseGenesis("{", "genesis.json"),
+      () => parseEngineGenesis("{", "genesis.json"),
       (e: unknown) => e instanceof ConfigError && /^genesis\.json: line 1, column 2: invalid JSON/.test(e.message),
     );
   });

@@ -19,7 +19,7 @@ export interface GenesisValidator {
 }
 
 /** The genesis document as the engine uses it. */
-export interface GenesisDoc {
+export interface EngineGenesis {
   genesisTime: Timestamp;
   chainId: string;
   initialHeight: bigint;
@@ -35,7 +35,7 @@ export interface GenesisDoc {
 const NANOS_PER_SECOND = 1_000_000_000n;
 
 /** Reshapes a document checked by src/config into the engine's view. */
-export function engineGenesisOf(doc: ConfigGenesisDoc): GenesisDoc {
+export function engineGenesisOf(doc: ConfigGenesisDoc): EngineGenesis {
   const params = doc.consensusParams;
   const maxAge = params.evidence.maxAgeDuration;
   return {
@@ -67,11 +67,11 @@ export function engineGenesisOf(doc: ConfigGenesisDoc): GenesisDoc {
 }
 
 /** Parses and checks genesis JSON text (src/config's rules); `file` names the source in error messages. */
-export function parseGenesis(text: string, file = "genesis.json"): GenesisDoc {
+export function parseEngineGenesis(text: string, file = "genesis.json"): EngineGenesis {
   return engineGenesisOf(parseConfigGenesis(text, file));
 }
 
 /** Reads and checks a genesis file (src/config's rules and errors). */
-export async function loadGenesis(path: string): Promise<GenesisDoc> {
+export async function loadEngineGenesis(path: string): Promise<EngineGenesis> {
   return engineGenesisOf(await loadConfigGenesis(path));
 }

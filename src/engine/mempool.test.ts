@@ -4,10 +4,10 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { create } from "@bufbuild/protobuf";
+import { KvApp } from "../../test/support/engine/kv-app.ts";
 import { type ResponseCheckTx, ResponseCheckTxSchema } from "../gen/tendermint/abci/types_pb.js";
 import { DEFAULT_MEMPOOL_LIMITS, Mempool, MempoolError } from "./mempool.ts";
 import { Mutex } from "./mutex.ts";
-import { KvApp } from "./test-support/kv-app.ts";
 
 const enc = (text: string) => new TextEncoder().encode(text);
 

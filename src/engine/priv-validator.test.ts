@@ -3,10 +3,10 @@ import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
+import { seedOf } from "../../test/support/engine/fixtures.ts";
 import { ConfigError } from "../config/errors.ts";
 import { SIGN_STEP } from "../config/priv-validator-state.ts";
 import { PrivValidator, PrivValidatorError } from "./priv-validator.ts";
-import { seedOf } from "./test-support/fixtures.ts";
 
 const dirs: string[] = [];
 after(async () => {

@@ -3,11 +3,11 @@
 
 import { createHash } from "node:crypto";
 import { create } from "@bufbuild/protobuf";
+import { sha256 } from "../bytes/sha256.ts";
 import { UserError } from "../errors/user-error.ts";
 import type { ValidatorUpdate } from "../gen/tendermint/abci/types_pb.js";
 import { type PublicKey as ProtoPublicKey, PublicKeySchema } from "../gen/tendermint/crypto/keys_pb.js";
 import { ed25519Address } from "./hashing/hashes.ts";
-import { sha256 } from "./hashing/merkle.ts";
 import type { PublicKey, Validator } from "./types.ts";
 
 /** Raised for validator updates CometBFT would refuse (consensus stops on them). */

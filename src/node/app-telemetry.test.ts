@@ -7,6 +7,8 @@ import { after, before, describe, test } from "node:test";
 import { fromBinary, toBinary } from "@bufbuild/protobuf";
 import { Client, credentials, Metadata, type ServiceError } from "@grpc/grpc-js";
 import { pino } from "pino";
+import { fastDevHome, pollUntil, type tempDir } from "../../test/support/node/chaind.ts";
+import { sample, scrape, sendFromAlice, waitForCommitted } from "../../test/support/node/metrics.ts";
 import { homePaths } from "../config/home.ts";
 import { loadGenesis, saveGenesis } from "../config/index.ts";
 import { setTomlValues } from "../config/toml-template.ts";
@@ -17,8 +19,6 @@ import {
 import { scheduleUpgradeByVote } from "../testing/governance.ts";
 import type { DevHome } from "./dev-chain.ts";
 import { type RunningNode, startNode } from "./start-node.ts";
-import { fastDevHome, pollUntil, type tempDir } from "./test-support.ts";
-import { sample, scrape, sendFromAlice, waitForCommitted } from "./test-support-metrics.ts";
 
 const PORTS = { rpcLaddr: "tcp://127.0.0.1:0", apiAddress: "tcp://127.0.0.1:0", grpcAddress: "127.0.0.1:0" };
 const logger = pino({ level: "silent" });

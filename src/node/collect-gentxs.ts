@@ -9,7 +9,6 @@ import type { JsonObject, JsonValue } from "@bufbuild/protobuf";
 import { amountOf } from "../app/coins.ts";
 import { fromProtoJson } from "../app/proto-json.ts";
 import { fromWireBinary } from "../app/wire-decimals.ts";
-import { addressFromBech32, addressToBech32 } from "../client/crypto/index.ts";
 import {
   homePaths,
   loadGenesis,
@@ -19,6 +18,7 @@ import {
   setTomlValues,
   writeFileAtomic,
 } from "../config/index.ts";
+import { addressFromBech32, addressToBech32 } from "../crypto/index.ts";
 import { UserError } from "../errors/user-error.ts";
 import { MsgCreateValidatorSchema } from "../gen/chain/staking/v1beta1/tx_pb.js";
 import { TxSchema } from "../gen/chain/tx/v1beta1/tx_pb.js";

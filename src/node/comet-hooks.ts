@@ -13,7 +13,8 @@ import type { ListenAddress } from "../config/index.ts";
 import { parseRfc3339 } from "../engine/time.ts";
 import type { Block, BlockId, Commit, Header, Timestamp, Validator } from "../engine/types.ts";
 import { TxResponseSchema } from "../gen/chain/base/abci/v1beta1/abci_pb.js";
-import { type ExecTxResult, ExecTxResultSchema, RequestQuerySchema } from "../gen/tendermint/abci/types_pb.js";
+import { type ExecTxResult, ExecTxResultSchema } from "../gen/tendermint/abci/types_pb.js";
+import { abciQueryHook } from "../server/abci-query-hook.ts";
 import type { NodeHooks } from "../server/query-backend.ts";
 import { txFromRaw } from "../server/tx-service.ts";
 import { committedTxResponse } from "./committed-tx-response.ts";
@@ -164,23 +165,7 @@ export function cometNodeHooks(app: App, rpcAddress: string): NodeHooks {
       const status = await rpc.call<{ sync_info: Json }>("status");
       return status.sync_info.catching_up === true;
     },
-    async abciQuery(request) {
-      const response = await app.query(create(RequestQuerySchema, request));
-      return {
-        code: response.code,
-        log: response.log,
-        info: response.info,
-        index: response.index,
-        key: response.key,
-        value: response.value,
-        proofOps:
-          response.proofOps === undefined
-            ? undefined
-            : { ops: response.proofOps.ops.map((op) => ({ type: op.type, key: op.key, data: op.data })) },
-        height: response.height,
-        codespace: response.codespace,
-      };
-    },
+    abciQuery: abciQueryHook({ query: (request) => app.query(request) }),
     async blockStatus(height) {
       try {
         const header = await rpc.call<{ header: Json | null }>("header", { height: height.toString() });

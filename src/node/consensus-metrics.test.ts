@@ -6,13 +6,13 @@ import { readFile, writeFile } from "node:fs/promises";
 import { createServer } from "node:net";
 import { after, before, describe, test } from "node:test";
 import { pino } from "pino";
+import { fastDevHome, pollUntil, type tempDir } from "../../test/support/node/chaind.ts";
+import { sample, scrape, sendFromAlice, waitForCommitted } from "../../test/support/node/metrics.ts";
 import { homePaths } from "../config/home.ts";
 import { setTomlValues } from "../config/toml-template.ts";
 import type { DevHome } from "./dev-chain.ts";
 import { loadNodeSettings } from "./node-settings.ts";
 import { type RunningNode, startNode } from "./start-node.ts";
-import { fastDevHome, pollUntil, type tempDir } from "./test-support.ts";
-import { sample, scrape, sendFromAlice, waitForCommitted } from "./test-support-metrics.ts";
 
 const PORTS = { rpcLaddr: "tcp://127.0.0.1:0", apiAddress: "tcp://127.0.0.1:0", grpcAddress: "127.0.0.1:0" };
 const logger = pino({ level: "silent" });

@@ -5,9 +5,9 @@
 import { existsSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import type { JsonObject } from "@bufbuild/protobuf";
-import { addressToBech32 } from "../client/crypto/index.ts";
 import { type Keyring, KeyringError, openKeyring } from "../client/keyring/index.ts";
 import { homePaths, loadGenesis, saveGenesis } from "../config/index.ts";
+import { addressToBech32 } from "../crypto/index.ts";
 import { UserError } from "../errors/user-error.ts";
 import { isObject } from "./app-state.ts";
 import { collectGenTxs } from "./collect-gentxs.ts";

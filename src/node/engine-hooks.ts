@@ -12,8 +12,8 @@ import { parseTxQuery, TxQueryError } from "../engine/tx-query.ts";
 import type { Block, BlockId, Commit, Validator } from "../engine/types.ts";
 import { TxResponseSchema } from "../gen/chain/base/abci/v1beta1/abci_pb.js";
 import type { GetNodeInfoResponseSchema } from "../gen/chain/base/tendermint/v1beta1/query_pb.js";
-import { RequestQuerySchema } from "../gen/tendermint/abci/types_pb.js";
 import { EvidenceSchema } from "../gen/tendermint/types/evidence_pb.js";
+import { abciQueryHook } from "../server/abci-query-hook.ts";
 import type { BlockWithId, NodeHooks, ValidatorInfo } from "../server/query-backend.ts";
 import { txFromRaw } from "../server/tx-service.ts";
 import { committedTxResponse } from "./committed-tx-response.ts";
@@ -119,23 +119,7 @@ export function engineNodeHooks(engine: Engine, facts: NodeFacts, registry?: Reg
     },
     nodeInfo: async () => nodeInfo(engine, facts),
     syncing: async () => false,
-    async abciQuery(request) {
-      const response = await engine.app.query(create(RequestQuerySchema, request));
-      return {
-        code: response.code,
-        log: response.log,
-        info: response.info,
-        index: response.index,
-        key: response.key,
-        value: response.value,
-        proofOps:
-          response.proofOps === undefined
-            ? undefined
-            : { ops: response.proofOps.ops.map((op) => ({ type: op.type, key: op.key, data: op.data })) },
-        height: response.height,
-        codespace: response.codespace,
-      };
-    },
+    abciQuery: abciQueryHook({ query: (request) => engine.app.query(request) }),
     async blockStatus(height) {
       const meta = await store.blockMeta(height);
       const results = await store.results(height);

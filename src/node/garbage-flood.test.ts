@@ -8,13 +8,13 @@ import { Agent, request } from "node:http";
 import { after, before, describe, test } from "node:test";
 import { create } from "@bufbuild/protobuf";
 import { pino } from "pino";
-import { addressFromBech32 } from "../client/crypto/index.ts";
+import { fastDevHome, pollUntil, type tempDir } from "../../test/support/node/chaind.ts";
 import { openKeyring } from "../client/keyring/index.ts";
 import { packAny, signTx } from "../client/tx/index.ts";
+import { addressFromBech32 } from "../crypto/index.ts";
 import { MsgSendSchema } from "../gen/chain/bank/v1beta1/tx_pb.js";
 import type { DevHome } from "./dev-chain.ts";
 import { type RunningNode, startNode } from "./start-node.ts";
-import { fastDevHome, pollUntil, type tempDir } from "./test-support.ts";
 
 const PORTS = { rpcLaddr: "tcp://127.0.0.1:0", apiAddress: "tcp://127.0.0.1:0", grpcAddress: "127.0.0.1:0" };
 const logger = pino({ level: "silent" });

@@ -6,15 +6,15 @@
 import { mkdir } from "node:fs/promises";
 import { networkInterfaces } from "node:os";
 import { join } from "node:path";
-import { create, fromBinary, type JsonObject, type JsonValue } from "@bufbuild/protobuf";
+import { create, type JsonObject, type JsonValue } from "@bufbuild/protobuf";
 import type { Any } from "@bufbuild/protobuf/wkt";
 import { amountOf, type Coin, coinToString } from "../app/coins.ts";
 import { DecimalError, formatDecimal, parseDecimal } from "../app/dec.ts";
 import { toProtoJson } from "../app/proto-json.ts";
 import { toWireBinary } from "../app/wire-decimals.ts";
-import { addressToBech32 } from "../client/crypto/index.ts";
 import type { Keyring } from "../client/keyring/index.ts";
 import { signTx } from "../client/tx/index.ts";
+import { txFromTxRaw } from "../client/tx/tx-raw.ts";
 import {
   homePaths,
   loadGenesis,
@@ -23,9 +23,10 @@ import {
   loadPrivValidatorKey,
   writeFileAtomic,
 } from "../config/index.ts";
+import { addressToBech32 } from "../crypto/index.ts";
 import { UserError } from "../errors/user-error.ts";
 import { MsgCreateValidatorSchema } from "../gen/chain/staking/v1beta1/tx_pb.js";
-import { AuthInfoSchema, TxBodySchema, TxRawSchema, TxSchema } from "../gen/chain/tx/v1beta1/tx_pb.js";
+import { TxSchema } from "../gen/chain/tx/v1beta1/tx_pb.js";
 import { ed25519PubKeyAny } from "../x/staking/validator.ts";
 import { bondDenomOf, offlineChainApp } from "./app-state.ts";
 import { genesisBalanceOf } from "./genesis-accounts.ts";
@@ -213,12 +214,7 @@ function decimalFlag(text: string, flag: string): string {
 
 /** The tx JSON of TxRaw bytes, as gentx files and `genutil.gen_txs` hold it. */
 export function genTxJson(txBytes: Uint8Array, registry: Parameters<typeof toProtoJson>[2]): JsonValue {
-  const raw = fromBinary(TxRawSchema, txBytes);
-  const tx = create(TxSchema, {
-    body: fromBinary(TxBodySchema, raw.bodyBytes),
-    authInfo: fromBinary(AuthInfoSchema, raw.authInfoBytes),
-    signatures: raw.signatures,
-  });
+  const tx = txFromTxRaw(txBytes);
   return toProtoJson(TxSchema, tx, registry);
 }
 

@@ -8,11 +8,11 @@ import { after, before, describe, test } from "node:test";
 import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
 import { Client, credentials, type ServiceError, status } from "@grpc/grpc-js";
 import { pino } from "pino";
+import { fastDevHome, pollUntil, type tempDir } from "../../test/support/node/chaind.ts";
 import { homePaths, setTomlValues } from "../config/index.ts";
 import { QueryAllBalancesRequestSchema, QueryAllBalancesResponseSchema } from "../gen/chain/bank/v1beta1/query_pb.js";
 import type { DevHome } from "./dev-chain.ts";
 import { type RunningNode, startNode } from "./start-node.ts";
-import { fastDevHome, pollUntil, type tempDir } from "./test-support.ts";
 
 const PORTS = { rpcLaddr: "tcp://127.0.0.1:0", apiAddress: "tcp://127.0.0.1:0", grpcAddress: "127.0.0.1:0" };
 const logger = pino({ level: "silent" });

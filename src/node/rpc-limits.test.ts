@@ -7,10 +7,10 @@ import { connect, type Socket } from "node:net";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { pino } from "pino";
+import { pollUntil, tempDir } from "../../test/support/node/chaind.ts";
 import { homePaths, setTomlValues } from "../config/index.ts";
 import { type DevHome, prepareDevHome } from "./dev-chain.ts";
 import { type RunningNode, startNode } from "./start-node.ts";
-import { pollUntil, tempDir } from "./test-support.ts";
 
 const PORTS = { rpcLaddr: "tcp://127.0.0.1:0", apiAddress: "tcp://127.0.0.1:0", grpcAddress: "127.0.0.1:0" };
 

@@ -11,6 +11,7 @@ import { after, before, test } from "node:test";
 import { gzipSync } from "node:zlib";
 import { pino } from "pino";
 import { create as createTar } from "tar";
+import { fastDevHome, type tempDir, waitForHeight } from "../../test/support/node/chaind.ts";
 import { homePaths } from "../config/index.ts";
 import { UserError } from "../errors/user-error.ts";
 import { SnapshotError } from "../snapshots/index.ts";
@@ -22,7 +23,6 @@ import {
   restoreHomeSnapshot,
 } from "./snapshot-home.ts";
 import { startNode } from "./start-node.ts";
-import { fastDevHome, type tempDir, waitForHeight } from "./test-support.ts";
 
 const PORTS = { rpcLaddr: "tcp://127.0.0.1:0", apiAddress: "tcp://127.0.0.1:0", grpcAddress: "127.0.0.1:0" };
 

@@ -7,11 +7,11 @@ import { mkdir, readdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { pino } from "pino";
+import { tempDir } from "../../test/support/node/chaind.ts";
 import { homePaths } from "../config/index.ts";
 import { removeStaleTemporaries } from "../config/stale-temporaries.ts";
 import { type DevHome, prepareDevHome } from "./dev-chain.ts";
 import { type RunningNode, startNode } from "./start-node.ts";
-import { tempDir } from "./test-support.ts";
 
 const PORTS = { rpcLaddr: "tcp://127.0.0.1:0", apiAddress: "tcp://127.0.0.1:0", grpcAddress: "127.0.0.1:0" };
 

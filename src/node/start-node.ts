@@ -7,9 +7,9 @@
 // and the signature-verification workers.
 import type { Logger } from "pino";
 import { AbciServer } from "../abci/server.ts";
-import { nativeSecp256k1Problem, SECP256K1_ENV } from "../client/crypto/native-secp256k1.ts";
 import { formatDecCoins, homePaths, loadNodeKey } from "../config/index.ts";
 import { removeStaleTemporaries } from "../config/stale-temporaries.ts";
+import { nativeSecp256k1Problem, SECP256K1_ENV } from "../crypto/native-secp256k1.ts";
 import { ConsensusMetrics } from "../engine/consensus-metrics.ts";
 import { type EmbeddedNode, startEmbeddedNode } from "../engine/embedded-node.ts";
 import { type AbciObserver, observeAbci } from "../engine/observed-app.ts";

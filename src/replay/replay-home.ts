@@ -17,7 +17,7 @@ import { isHaltRequest } from "../engine/abci-app.ts";
 import { finalizeRequestOf, genesisState, initChainRequestOf, nextState } from "../engine/block-execution.ts";
 import { BlockStore, BlockStoreCorruptError } from "../engine/block-store.ts";
 import { ENGINE_VERSION } from "../engine/engine.ts";
-import { type GenesisDoc, loadGenesis } from "../engine/genesis.ts";
+import { type EngineGenesis, loadEngineGenesis } from "../engine/genesis.ts";
 import { encodeBlock } from "../engine/hashing/encode.ts";
 import { lastResultsHash } from "../engine/hashing/hashes.ts";
 import type { EngineState } from "../engine/state.ts";
@@ -173,7 +173,7 @@ async function replayInto<A extends SwitchableApp>(
         `the source's block store starts at height ${base}, not at the genesis initial height ${sourceState.initialHeight}: a replay needs every block from genesis`,
       );
     }
-    const genesis = await loadGenesis(target.genesis);
+    const genesis = await loadEngineGenesis(target.genesis);
     if (genesis.chainId !== sourceState.chainId) {
       throw new ReplayError(
         `the source's block store belongs to chain ${sourceState.chainId} but its genesis.json says ${genesis.chainId}`,
@@ -229,7 +229,7 @@ async function replayBlocks<A extends SwitchableApp>(
   switching: SwitchingApp<A>,
   source: BlockStore,
   target: BlockStore,
-  genesis: GenesisDoc,
+  genesis: EngineGenesis,
   options: Pick<ReplayHomeOptions<A>, "onProgress" | "sourceHome">,
 ): Promise<ReplayReport> {
   const { onProgress, sourceHome } = options;

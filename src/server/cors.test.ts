@@ -2,10 +2,10 @@
 // enabled-unsafe-cors, only the listed ones with cors-allowed-origins, nothing for the others.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
+import { gatewayFor } from "../../test/support/server/gateway.ts";
 import { type ChainFixture, openChainFixture } from "../testing/chain-fixture.ts";
 import { corsDecision, corsPolicy } from "./cors.ts";
 import type { RestGateway } from "./rest-gateway.ts";
-import { gatewayFor } from "./test-support/gateway.ts";
 
 let chain: ChainFixture;
 const gateways: RestGateway[] = [];

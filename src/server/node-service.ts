@@ -1,7 +1,7 @@
 // `chain.base.node.v1beta1.Service`: the node's configuration and status, including the earliest and
 // latest queryable heights (docs/CONTRACT.md §6), so a client can find the oldest height it may ask for.
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
-import type { DecCoin } from "../config/dec-coins.ts";
+import type { GasPrice } from "../config/dec-coins.ts";
 import { Service as NodeService } from "../gen/chain/base/node/v1beta1/query_pb.js";
 import type { NodeHooks, QueryBackend } from "./query-backend.ts";
 import type { ServedRoute } from "./served-routes.ts";
@@ -9,7 +9,7 @@ import { serviceRoutes } from "./service-routes.ts";
 
 /** The app.toml facts the Config method reports. */
 export interface NodeConfigFacts {
-  minimumGasPrices: readonly DecCoin[];
+  minimumGasPrices: readonly GasPrice[];
   /** `pruning-keep-recent` / `pruning-interval` as written (upstream echoes them, even for "default"). */
   pruningSettings: { keepRecent: bigint; interval: bigint };
   haltHeight: bigint;

@@ -5,6 +5,7 @@ import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
 import { Client, credentials } from "@grpc/grpc-js";
+import { gatewayFor } from "../../test/support/server/gateway.ts";
 import { parseAppConfig } from "../config/app-config.ts";
 import {
   GetTxsEventRequestSchema,
@@ -14,7 +15,6 @@ import {
 import { type ChainFixture, openChainFixture } from "../testing/chain-fixture.ts";
 import type { RestGateway } from "./rest-gateway.ts";
 import { startServers } from "./servers.ts";
-import { gatewayFor } from "./test-support/gateway.ts";
 
 const TX_COUNT = 130;
 let chain: ChainFixture;

@@ -5,12 +5,12 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { create, toBinary } from "@bufbuild/protobuf";
 import type { LightMyRequestResponse } from "fastify";
-import { BECH32_PREFIXES, encodeBech32 } from "../client/crypto/bech32.ts";
+import { gatewayFor } from "../../test/support/server/gateway.ts";
+import { BECH32_PREFIXES, encodeBech32 } from "../crypto/bech32.ts";
 import { TxRawSchema } from "../gen/chain/tx/v1beta1/tx_pb.js";
 import { type ChainFixture, openChainFixture, schedule } from "../testing/chain-fixture.ts";
 import { newPlan } from "../x/upgrade/plan.ts";
 import type { RestGateway } from "./rest-gateway.ts";
-import { gatewayFor } from "./test-support/gateway.ts";
 
 let chain: ChainFixture;
 let gw: RestGateway;

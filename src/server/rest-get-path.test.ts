@@ -6,13 +6,13 @@ import { once } from "node:events";
 import { createServer, request as httpRequest, type IncomingMessage, type RequestListener } from "node:http";
 import type { AddressInfo } from "node:net";
 import { after, before, describe, test } from "node:test";
+import { DEFAULT_CONFIG, gatewayFor, openQueriedChain } from "../../test/support/server/gateway.ts";
 import type { ChainFixture } from "../testing/chain-fixture.ts";
 import { corsPolicy } from "./cors.ts";
 import type { RestGateway } from "./rest-gateway.ts";
 import { getPathListener } from "./rest-get-path.ts";
 import { RestRouter } from "./rest-router.ts";
 import { servedRoutes } from "./servers.ts";
-import { DEFAULT_CONFIG, gatewayFor, openQueriedChain } from "./test-support/gateway.ts";
 
 let chain: ChainFixture;
 let gw: RestGateway;

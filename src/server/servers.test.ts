@@ -13,6 +13,7 @@ import { promisify } from "node:util";
 import { create, type DescMessage, fromBinary, type Message, type MessageShape, toBinary } from "@bufbuild/protobuf";
 import { FileDescriptorProtoSchema } from "@bufbuild/protobuf/wkt";
 import { Client, credentials, Metadata, type ServiceError, status } from "@grpc/grpc-js";
+import { openQueriedChain } from "../../test/support/server/gateway.ts";
 import { parseAppConfig } from "../config/app-config.ts";
 import { QueryAllBalancesRequestSchema, QueryAllBalancesResponseSchema } from "../gen/chain/bank/v1beta1/query_pb.js";
 import {
@@ -28,7 +29,6 @@ import {
 } from "../gen/grpc/reflection/v1/reflection_pb.js";
 import type { ChainFixture } from "../testing/chain-fixture.ts";
 import { type RunningServers, startServers } from "./servers.ts";
-import { openQueriedChain } from "./test-support/gateway.ts";
 
 const TOML = `
 [api]

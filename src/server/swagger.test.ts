@@ -4,10 +4,10 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import SwaggerParser from "@apidevtools/swagger-parser";
+import { gatewayFor } from "../../test/support/server/gateway.ts";
 import { type ChainFixture, openChainFixture } from "../testing/chain-fixture.ts";
 import type { RestGateway } from "./rest-gateway.ts";
 import { prefersHtml } from "./swagger-ui.ts";
-import { gatewayFor } from "./test-support/gateway.ts";
 
 let chain: ChainFixture;
 let gw: RestGateway;

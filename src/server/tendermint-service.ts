@@ -4,7 +4,7 @@
 import { create, type MessageInitShape } from "@bufbuild/protobuf";
 import { anyPack } from "@bufbuild/protobuf/wkt";
 import { GrpcCode } from "../app/errors.ts";
-import { BECH32_PREFIXES, encodeBech32 } from "../client/crypto/bech32.ts";
+import { BECH32_PREFIXES, encodeBech32 } from "../crypto/bech32.ts";
 import { Service as TendermintService, type ValidatorSchema } from "../gen/chain/base/tendermint/v1beta1/query_pb.js";
 import type {
   BlockSchema as SdkBlockSchema,

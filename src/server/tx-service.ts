@@ -1,10 +1,11 @@
 // `chain.tx.v1beta1.Service` (docs/CONTRACT.md §4, §7; upstream's x/tx gateway routes): request checks, defaults
 // and paging here; the node's hooks submit, simulate, look up and search.
 
-import { create, fromBinary, type MessageInitShape, toBinary } from "@bufbuild/protobuf";
+import { create, type MessageInitShape, toBinary } from "@bufbuild/protobuf";
 import { GrpcCode } from "../app/errors.ts";
 import { isExtendedCommitTx } from "../app/extended-commit.ts";
 import { capHistoryLimit } from "../app/pagination.ts";
+import { txFromTxRaw } from "../client/tx/tx-raw.ts";
 import { type BroadcastMode, OrderBy, Service as TxService } from "../gen/chain/tx/v1beta1/service_pb.js";
 import { AuthInfoSchema, type Tx, TxBodySchema, TxRawSchema, TxSchema } from "../gen/chain/tx/v1beta1/tx_pb.js";
 import type { NodeHooks } from "./query-backend.ts";
@@ -147,12 +148,7 @@ function broadcastModeOf(mode: BroadcastMode): "sync" | "async" {
 export function txFromRaw(bytes: Uint8Array): Tx {
   if (isExtendedCommitTx(bytes)) return create(TxSchema);
   try {
-    const raw = fromBinary(TxRawSchema, bytes);
-    return create(TxSchema, {
-      body: fromBinary(TxBodySchema, raw.bodyBytes),
-      authInfo: fromBinary(AuthInfoSchema, raw.authInfoBytes),
-      signatures: raw.signatures,
-    });
+    return txFromTxRaw(bytes);
   } catch (err) {
     throw new RequestError(GrpcCode.InvalidArgument, `tx parse error: ${(err as Error).message}`, { cause: err });
   }

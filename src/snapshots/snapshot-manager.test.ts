@@ -3,7 +3,7 @@ import { readdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { test } from "node:test";
 import { pino } from "pino";
-import { pollUntil, tempDir } from "../node/test-support.ts";
+import { pollUntil, tempDir } from "../../test/support/node/chaind.ts";
 import { openMultiStore } from "../store/index.ts";
 import { SnapshotManager } from "./snapshot-manager.ts";
 import { SnapshotStore } from "./snapshot-store.ts";

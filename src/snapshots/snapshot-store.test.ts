@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { mkdir, readdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { test } from "node:test";
-import { tempDir } from "../node/test-support.ts";
+import { tempDir } from "../../test/support/node/chaind.ts";
 import { SnapshotError } from "./errors.ts";
 import { SnapshotStore } from "./snapshot-store.ts";
 

@@ -8,13 +8,13 @@ import { createHash } from "node:crypto";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { pino } from "pino";
+import { tempDir } from "../../test/support/node/chaind.ts";
 import { AbciClient } from "../abci/client.ts";
 import { AbciServer } from "../abci/server.ts";
 import {
   ResponseApplySnapshotChunk_Result as Apply,
   ResponseOfferSnapshot_Result as Offer,
 } from "../gen/tendermint/abci/types_pb.js";
-import { tempDir } from "../node/test-support.ts";
 import { buildChainApp, type ChainApp } from "../runtime/build-app.ts";
 import { STANDARD_CHAIN } from "../runtime/current-chain.ts";
 import { type MultiStore, openMultiStore } from "../store/index.ts";

@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { compareBytes } from "../bytes/compare.ts";
+import { toHex } from "../bytes/hex.ts";
 import { hashNewNodes, type NodeLoader, persistInOrder, rootHash, TreeWriter } from "./avl-tree.ts";
-import { compareBytes, toHex } from "./bytes.ts";
 import type { InnerNode, StubNode, TreeNode } from "./tree-node.ts";
 
 const EMPTY = new Uint8Array(32);

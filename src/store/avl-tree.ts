@@ -2,7 +2,7 @@
 // copied into the working version (its old record becomes an "orphan" of that version), so all
 // older versions stay intact on disk; a commit then writes only the new nodes. Cost per change:
 // O(log n) node visits and hashes, never proportional to the tree size.
-import { compareBytes, equalBytes } from "./bytes.ts";
+import { compareBytes, equalBytes } from "../bytes/compare.ts";
 import {
   type Digest,
   digestBytes,

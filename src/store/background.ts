@@ -3,7 +3,8 @@
 // batch deletes is readable any more: pruned versions are refused before their rows go, and a
 // deleted store's history is refused from the commit that deleted it.
 import { setImmediate as nextTick } from "node:timers/promises";
-import { ByteReader, ByteWriter, bytesToBinaryString } from "./bytes.ts";
+import { bytesToBinaryString } from "../bytes/text.ts";
+import { ByteReader, ByteWriter } from "./byte-records.ts";
 import { decodeLatestRow } from "./flat-state.ts";
 import {
   changelogVersionPrefix,

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
+import { b, entries, KEEP_ALL, s } from "../../test/support/store/helpers.ts";
 import { StoreNotFoundError, StoreUsageError } from "./errors.ts";
 import { type MultiStore, openMultiStore } from "./multistore.ts";
-import { b, entries, KEEP_ALL, s } from "./test-support.ts";
 
 describe("branches", () => {
   let store: MultiStore;

@@ -3,7 +3,7 @@
 // became plain Uint8Arrays).
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { prefixEnd } from "./bytes.ts";
+import { prefixEnd } from "../bytes/compare.ts";
 
 test("prefixEnd increments the last byte below 0xff and leaves the prefix untouched, Buffer or not", () => {
   for (const make of [(bytes: number[]) => Uint8Array.from(bytes), (bytes: number[]) => Buffer.from(bytes)]) {

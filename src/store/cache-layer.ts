@@ -1,7 +1,9 @@
 // One cache-wrapped layer of a store: pending sets and deletes over a parent layer. Reads see the
 // pending writes first; iteration merges the pending writes (kept sorted incrementally) with the
 // parent's scan, in order, hiding deleted keys. `flushInto` hands the writes to the parent as a whole.
-import { bytesToBinaryString, compareBytes } from "./bytes.ts";
+
+import { compareBytes } from "../bytes/compare.ts";
+import { bytesToBinaryString } from "../bytes/text.ts";
 import { sortByBinaryKey } from "./key-sort.ts";
 import {
   assertKey,

@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { toHex } from "./bytes.ts";
+import { b, KEEP_ALL, s, tempDir } from "../../test/support/store/helpers.ts";
+import { toHex } from "../bytes/hex.ts";
 import type { KVBackend } from "./kv-backend.ts";
 import { type MultiStore, openMultiStore } from "./multistore.ts";
 import { verifyStoreProof } from "./proofs.ts";
-import { b, KEEP_ALL, s, tempDir } from "./test-support.ts";
 
 /** Block `n` of a fixed workload: updates and inserts (and a delete) into "bank". */
 async function block(store: MultiStore, n: number): Promise<string> {

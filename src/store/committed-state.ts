@@ -3,7 +3,7 @@
 // waiting to be reclaimed. The multistore reads it when it opens; the node, the upgrade guards and replay read the
 // last version and the store names of a home without opening the store for writing.
 import { existsSync } from "node:fs";
-import { fromUtf8 } from "./bytes.ts";
+import { fromUtf8 } from "../bytes/text.ts";
 import { DataDirectoryCorruptError, DataDirectoryMissingError } from "./errors.ts";
 import { readAt } from "./flat-state.ts";
 import { commitKey, FORMAT_MARKER, META, metaKey } from "./keys.ts";

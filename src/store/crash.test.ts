@@ -7,14 +7,14 @@ import { once } from "node:events";
 import { describe, test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
-import { toHex } from "./bytes.ts";
-import { CRASH_PRUNING, CRASH_STORES, crashWorkload } from "./crash-workload.ts";
+import { CRASH_PRUNING, CRASH_STORES, crashWorkload } from "../../test/support/store/crash-workload.ts";
+import { tempDir } from "../../test/support/store/helpers.ts";
+import { toHex } from "../bytes/hex.ts";
 import { type MultiStore, openMultiStore } from "./multistore.ts";
 import { verifyStoreProof } from "./proofs.ts";
-import { tempDir } from "./test-support.ts";
 import type { ReadableKVStore } from "./types.ts";
 
-const child = fileURLToPath(new URL("./test-child.ts", import.meta.url));
+const child = fileURLToPath(new URL("../../test/support/store/test-child.ts", import.meta.url));
 const KILLS = 24;
 const encoder = new TextEncoder();
 

@@ -6,12 +6,12 @@ import { join } from "node:path";
 import { describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { ClassicLevel } from "classic-level";
+import { b, tempDir } from "../../test/support/store/helpers.ts";
 import { DataDirectoryCorruptError, DataDirectoryLockedError, DataDirectoryMissingError } from "./errors.ts";
 import { commitKey } from "./keys.ts";
 import { openMultiStore } from "./multistore.ts";
-import { b, tempDir } from "./test-support.ts";
 
-const child = fileURLToPath(new URL("./test-child.ts", import.meta.url));
+const child = fileURLToPath(new URL("../../test/support/store/test-child.ts", import.meta.url));
 
 async function readLine(proc: ChildProcess): Promise<string> {
   let text = "";

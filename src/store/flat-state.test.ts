@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import fc from "fast-check";
+import { b, KEEP_ALL, s } from "../../test/support/store/helpers.ts";
 import { readRangeOf } from "./entry-iterators.ts";
 import { PrunedVersionError } from "./errors.ts";
 import { openMultiStore } from "./multistore.ts";
-import { b, KEEP_ALL, s } from "./test-support.ts";
 
 describe("history search", () => {
   test("a key written at irregular versions reads right at every version", async () => {

@@ -11,7 +11,10 @@
 // interpolation search (bisection when it stalls) finds it with point reads only — never a scan,
 // never a tree walk. Each probed row also tells its predecessor's version, which often ends the
 // search one step early.
-import { type Arena, ByteReader, compareBytes, equalBytes, uvarintLength } from "./bytes.ts";
+
+import { compareBytes, equalBytes } from "../bytes/compare.ts";
+import { uvarintLength } from "../bytes/varint.ts";
+import { type Arena, ByteReader } from "./byte-records.ts";
 import { collectEntries, LazyEntries } from "./entry-iterators.ts";
 import { StoreError } from "./errors.ts";
 import { historyKey, storeKey, storePrefix, TABLE } from "./keys.ts";

@@ -2,8 +2,10 @@
 // the store produces (existence and non-existence proofs) and a verifier for the two specs it
 // uses — IAVL for a key inside a module store, Tendermint (RFC 6962 simple merkle) for a store
 // root inside the app hash. Field numbers and enum values follow cosmos/ics23 proofs.proto.
-import { ByteReader, ByteWriter, compareBytes, DecodeError, equalBytes } from "./bytes.ts";
-import { sha256 } from "./hash.ts";
+
+import { compareBytes, equalBytes } from "../bytes/compare.ts";
+import { sha256 } from "../bytes/sha256.ts";
+import { ByteReader, ByteWriter, DecodeError } from "./byte-records.ts";
 
 /** HashOp values used here. */
 export const HASH_OP = { NO_HASH: 0, SHA256: 1 } as const;

@@ -1,5 +1,6 @@
 // Public entry point of the state store.
 
+export { merkleRoot } from "../crypto/merkle.ts";
 export { readCommittedStoreNames, readCommittedValue, readLastCommittedVersion } from "./committed-state.ts";
 export {
   DataDirectoryCorruptError,
@@ -25,7 +26,7 @@ export {
   type NonExistenceProof,
   TENDERMINT_SPEC,
 } from "./ics23.ts";
-export { appHash, merkleRoot } from "./merkle.ts";
+export { appHash } from "./merkle.ts";
 export { MultiStore, type OpenMultiStoreOptions, openMultiStore } from "./multistore.ts";
 export { PROOF_OP_IAVL, PROOF_OP_SIMPLE, verifyStoreProof } from "./proofs.ts";
 export { PRUNING_PRESETS, type ResolvedPruning, resolvePruning } from "./pruning.ts";

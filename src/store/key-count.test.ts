@@ -2,9 +2,9 @@
 // iterating the store at that version finds (the rehearsal and the dry run report it per store).
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { b, KEEP_ALL, tempDir } from "../../test/support/store/helpers.ts";
 import { StoreNotFoundError } from "./errors.ts";
 import { openMultiStore } from "./multistore.ts";
-import { b, KEEP_ALL, tempDir } from "./test-support.ts";
 import type { CommitMultiStore, VersionView } from "./types.ts";
 
 async function iterated(view: VersionView, name: string): Promise<number> {

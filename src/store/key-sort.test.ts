@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { test } from "node:test";
-import { bytesToBinaryString } from "./bytes.ts";
+import { bytesToBinaryString } from "../bytes/text.ts";
 import { sortByBinaryKey } from "./key-sort.ts";
 
 function keyed(keys: Uint8Array[]): { sk: string; n: number }[] {

@@ -5,7 +5,7 @@ import { existsSync, mkdirSync, statSync } from "node:fs";
 import type { AbstractLevel } from "abstract-level";
 import { ClassicLevel } from "classic-level";
 import { MemoryLevel } from "memory-level";
-import { copyBytes } from "./bytes.ts";
+import { copyBytes } from "./byte-records.ts";
 import { LevelEntries } from "./entry-iterators.ts";
 import {
   DataDirectoryCorruptError,

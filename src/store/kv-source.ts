@@ -1,7 +1,7 @@
 // The internal read contract shared by every layer of a store (cache layers, the staged working
 // set, committed versions): synchronous point reads and ordered async range scans. The public
 // KVStore/ReadableKVStore interfaces of types.ts are thin async wrappers over it.
-import { compareBytes, prefixEnd } from "./bytes.ts";
+import { compareBytes, prefixEnd } from "../bytes/compare.ts";
 import type { IterateOptions } from "./types.ts";
 
 /** A normalised scan: keys in [lo, hi) (either side open when undefined). */

@@ -2,9 +2,9 @@ import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
+import { KEEP_ALL } from "../../test/support/store/helpers.ts";
 import { LeafHasher, MIN_PARALLEL_LEAVES } from "./leaf-hasher.ts";
 import { openMultiStore } from "./multistore.ts";
-import { KEEP_ALL } from "./test-support.ts";
 import { type LeafNode, leafHashOfValue } from "./tree-node.ts";
 
 interface Write {

@@ -9,8 +9,8 @@ import { availableParallelism } from "node:os";
 import { extname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
+import { binaryStringAt } from "../bytes/text.ts";
 import { putUvarint } from "../bytes/varint.ts";
-import { binaryStringAt } from "./bytes.ts";
 import {
   allocateLeafHashBuffers,
   BASE,

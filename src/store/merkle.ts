@@ -1,57 +1,10 @@
-// RFC 6962 merkle root as CometBFT computes it (leaf = sha256(0x00‖item), inner =
-// sha256(0x01‖left‖right), split at the largest power of two below n), and the app hash over
-// (store name, store root) pairs encoded as CometBFT's simple-map KV pairs.
-import { ByteWriter, concatBytes, utf8 } from "./bytes.ts";
-import { EMPTY_HASH, sha256 } from "./hash.ts";
+// The app hash over (store name, store root) pairs encoded as CometBFT's simple-map KV pairs, as the RFC 6962 root
+// (src/crypto/merkle.ts, the one merkle implementation) of those items.
 
-const LEAF_PREFIX = new Uint8Array([0]);
-const INNER_PREFIX = new Uint8Array([1]);
-
-/** Largest power of two strictly below n (n ≥ 2). */
-function splitPoint(n: number): number {
-  let k = 1;
-  while (k * 2 < n) k *= 2;
-  return k;
-}
-
-/** The RFC 6962 root of `items` (sha256 of nothing for no items). */
-export function merkleRoot(items: Uint8Array[]): Uint8Array {
-  return rootOf(items, 0, items.length);
-}
-
-function rootOf(items: Uint8Array[], from: number, to: number): Uint8Array {
-  const n = to - from;
-  if (n === 0) return EMPTY_HASH;
-  if (n === 1) return sha256(concatBytes(LEAF_PREFIX, items[from]));
-  const k = splitPoint(n);
-  return sha256(concatBytes(INNER_PREFIX, rootOf(items, from, from + k), rootOf(items, from + k, to)));
-}
-
-/** One step of a merkle path, as an ICS-23 inner op: hash(prefix ‖ child ‖ suffix). */
-export interface MerkleStep {
-  prefix: Uint8Array;
-  suffix: Uint8Array;
-}
-
-/** The steps from item `index` up to the root, leaf side first. */
-export function merklePath(items: Uint8Array[], index: number): MerkleStep[] {
-  const steps: MerkleStep[] = [];
-  let from = 0;
-  let to = items.length;
-  const stack: MerkleStep[] = [];
-  while (to - from > 1) {
-    const k = splitPoint(to - from);
-    if (index < from + k) {
-      stack.push({ prefix: INNER_PREFIX, suffix: rootOf(items, from + k, to) });
-      to = from + k;
-    } else {
-      stack.push({ prefix: concatBytes(INNER_PREFIX, rootOf(items, from, from + k)), suffix: new Uint8Array(0) });
-      from = from + k;
-    }
-  }
-  for (let i = stack.length - 1; i >= 0; i--) steps.push(stack[i]);
-  return steps;
-}
+import { sha256 } from "../bytes/sha256.ts";
+import { utf8 } from "../bytes/text.ts";
+import { merkleRoot } from "../crypto/merkle.ts";
+import { ByteWriter } from "./byte-records.ts";
 
 /**
  * The simple-map item of one store: uvarint(len name) name uvarint(32) sha256(storeRoot). Its

@@ -7,13 +7,13 @@ import assert from "node:assert/strict";
 import { cp, mkdir, readdir, rm, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
+import { b, KEEP_ALL, tempDir } from "../../test/support/store/helpers.ts";
 import { readCommittedStoreNames, readLastCommittedVersion } from "./committed-state.ts";
 import { DataDirectoryLockedError, NotALevelStoreError, StoreError } from "./errors.ts";
 import { levelDirectoryState } from "./level-directory.ts";
 import { repairLevelStore } from "./level-repair.ts";
 import { openMultiStore } from "./multistore.ts";
 import { importState } from "./state-import.ts";
-import { b, KEEP_ALL, tempDir } from "./test-support.ts";
 
 let dir: Awaited<ReturnType<typeof tempDir>>;
 let path: string;

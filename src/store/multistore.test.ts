@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { toHex } from "./bytes.ts";
+import { b, entries, KEEP_ALL, s, tempDir } from "../../test/support/store/helpers.ts";
+import { toHex } from "../bytes/hex.ts";
 import {
   FutureVersionError,
   InvalidVersionError,
@@ -10,7 +11,6 @@ import {
   VersionLimitError,
 } from "./errors.ts";
 import { type MultiStore, openMultiStore } from "./multistore.ts";
-import { b, entries, KEEP_ALL, s, tempDir } from "./test-support.ts";
 import { MAX_VERSION } from "./version-limit.ts";
 
 /** A fixed workload: the same writes must give the same app hashes everywhere. */

@@ -1,9 +1,11 @@
 // The versioned multistore: named module stores over one KV backend, with per-version
 // commitments, historical reads, proofs, pruning and store upgrades. README.md explains the design.
+
+import { utf8 } from "../bytes/text.ts";
+import { merklePath } from "../crypto/merkle.ts";
 import { committedRoot, hashNewNodes, type PersistedTree, persistInOrder, rootHash, TreeWriter } from "./avl-tree.ts";
 import { BackgroundWork } from "./background.ts";
 import { Branch, type BranchOwner } from "./branch.ts";
-import { utf8 } from "./bytes.ts";
 import { CacheLayer } from "./cache-layer.ts";
 import { type FlatChange, putChangeRows } from "./commit-rows.ts";
 import { readCommittedState } from "./committed-state.ts";
@@ -22,7 +24,7 @@ import { EMPTY_HASH } from "./hash.ts";
 import { changelogKey, commitKey, FORMAT_MARKER, META, metaKey, nodeKey, storeKey, TABLE } from "./keys.ts";
 import { type KVBackend, type KVBatch, openLevelBackend, openMemoryBackend } from "./kv-backend.ts";
 import { LeafHasher } from "./leaf-hasher.ts";
-import { appHash, appHashItems, merklePath } from "./merkle.ts";
+import { appHash, appHashItems } from "./merkle.ts";
 import { NodeStore } from "./node-store.ts";
 import { repairLatestPages } from "./page-repair.ts";
 import { proveMultistore } from "./proofs.ts";

@@ -4,8 +4,9 @@
 // The tree is deterministic for the same writes at the same version (node versions, write numbers,
 // shape), so applying that version's writes to the previous version's tree gives the same nodes,
 // checked against the root hash the commit info holds.
+
+import { compareBytes, equalBytes } from "../bytes/compare.ts";
 import { hashNewNodes, persistTree, rootHash, TreeWriter } from "./avl-tree.ts";
-import { compareBytes, equalBytes } from "./bytes.ts";
 import { DataDirectoryCorruptError } from "./errors.ts";
 import { decodeLatestRow } from "./flat-state.ts";
 import { EMPTY_HASH } from "./hash.ts";

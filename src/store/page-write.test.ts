@@ -4,12 +4,12 @@
 // next commit) and after a restart (the pages rebuilt from the previous version's tree).
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { toHex } from "./bytes.ts";
+import { b, KEEP_ALL, s, tempDir } from "../../test/support/store/helpers.ts";
+import { toHex } from "../bytes/hex.ts";
 import { storeKey, TABLE } from "./keys.ts";
 import { type KVBackend, type KVBatch, openLevelBackend } from "./kv-backend.ts";
 import { type MultiStore, type OpenMultiStoreOptions, openMultiStore } from "./multistore.ts";
 import { verifyStoreProof } from "./proofs.ts";
-import { b, KEEP_ALL, s, tempDir } from "./test-support.ts";
 import type { StoreUpgrades } from "./types.ts";
 
 /** Version `n`'s writes: updates, inserts and a delete in "bank", one key in every other store. */

@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { CommitmentProof as CosmjsCommitmentProof } from "cosmjs-types/cosmos/ics23/v1/proofs";
+import { b, KEEP_ALL } from "../../test/support/store/helpers.ts";
 import { decodeCommitmentProof, encodeCommitmentProof } from "./ics23.ts";
 import { type MultiStore, openMultiStore } from "./multistore.ts";
 import { PROOF_OP_IAVL, PROOF_OP_SIMPLE, verifyStoreProof } from "./proofs.ts";
-import { b, KEEP_ALL } from "./test-support.ts";
 import type { StoreProof } from "./types.ts";
 
 function flip(bytes: Uint8Array, index: number): Uint8Array {

@@ -1,8 +1,11 @@
 // Store proofs in upstream's ProofOps form: [ics23:iavl (the key in its module store),
 // ics23:simple (the store's root in the app hash)], each op's data a CommitmentProof, and a
 // verifier that recomputes the app hash from them and rejects anything that does not match.
+
+import { equalBytes } from "../bytes/compare.ts";
+import { fromUtf8, utf8 } from "../bytes/text.ts";
+import type { MerkleStep } from "../crypto/merkle.ts";
 import type { NodeLoader } from "./avl-tree.ts";
-import { equalBytes, fromUtf8, utf8 } from "./bytes.ts";
 import { EMPTY_HASH } from "./hash.ts";
 import {
   type CommitmentProof,
@@ -15,7 +18,6 @@ import {
   TENDERMINT_SPEC,
   verifyExistence,
 } from "./ics23.ts";
-import type { MerkleStep } from "./merkle.ts";
 import type { TreeNode } from "./tree-node.ts";
 import { proveKey } from "./tree-proof.ts";
 import type { ProofOpLike, StoreProof } from "./types.ts";

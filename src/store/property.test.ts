@@ -4,11 +4,12 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import fc from "fast-check";
-import { bytesToBinaryString, toHex } from "./bytes.ts";
+import { KEEP_ALL, tempDir } from "../../test/support/store/helpers.ts";
+import { toHex } from "../bytes/hex.ts";
+import { bytesToBinaryString } from "../bytes/text.ts";
 import { PrunedVersionError } from "./errors.ts";
 import { type MultiStore, openMultiStore } from "./multistore.ts";
 import { verifyStoreProof } from "./proofs.ts";
-import { KEEP_ALL, tempDir } from "./test-support.ts";
 import type { KVStore, PruningOptions, ReadableKVStore } from "./types.ts";
 
 const STORES = ["alpha", "beta"];

@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
+import { b, s, tempDir } from "../../test/support/store/helpers.ts";
 import { FutureVersionError, PrunedVersionError } from "./errors.ts";
 import { TABLE } from "./keys.ts";
 import { type MultiStore, openMultiStore } from "./multistore.ts";
 import { earliestAfterCommit, resolvePruning } from "./pruning.ts";
-import { b, s, tempDir } from "./test-support.ts";
 import type { PruningOptions } from "./types.ts";
 
 /** Commits versions up to `to`: 20 keys rewritten every version, one key created and one deleted. */

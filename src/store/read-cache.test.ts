@@ -4,8 +4,8 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { ClassicLevel } from "classic-level";
+import { b, KEEP_ALL, s, tempDir } from "../../test/support/store/helpers.ts";
 import { type MultiStore, openMultiStore } from "./multistore.ts";
-import { b, KEEP_ALL, s, tempDir } from "./test-support.ts";
 
 // Counts LevelDB point reads (the real database's, wrapped for the test).
 const proto = ClassicLevel.prototype as unknown as { getSync: (...args: unknown[]) => unknown };

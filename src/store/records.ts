@@ -1,6 +1,8 @@
 // Encodings of the store's own metadata records: the store registry, commit infos and the
 // pruning changelog. Every record starts with a format number so later layouts can be told apart.
-import { ByteReader, ByteWriter, fromUtf8, utf8 } from "./bytes.ts";
+
+import { fromUtf8, utf8 } from "../bytes/text.ts";
+import { ByteReader, ByteWriter } from "./byte-records.ts";
 import { readRoot, type TreeNode, writeRoot } from "./tree-node.ts";
 
 const RECORD_FORMAT = 1;

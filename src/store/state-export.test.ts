@@ -1,12 +1,12 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { describe, test } from "node:test";
-import { toHex } from "./bytes.ts";
+import { b, entries, tempDir } from "../../test/support/store/helpers.ts";
+import { toHex } from "../bytes/hex.ts";
 import { PrunedVersionError } from "./errors.ts";
 import { type MultiStore, openMultiStore } from "./multistore.ts";
 import { type ExportItem, exportState } from "./state-export.ts";
 import { importState, StateImportError } from "./state-import.ts";
-import { b, entries, tempDir } from "./test-support.ts";
 
 const NAMES = ["acc", "bank", "empty", "gov"];
 

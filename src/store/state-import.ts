@@ -3,11 +3,16 @@
 // hash over them — comes out exactly as on the exporting machine, and the flat rows (latest and
 // history) are written so every read and later commit works as on a store that was never
 // imported. The result is a store whose only (and earliest) version is the imported one.
+
+import { compareBytes, equalBytes } from "../bytes/compare.ts";
+import { toHex } from "../bytes/hex.ts";
+import { sha256 } from "../bytes/sha256.ts";
+import { utf8 } from "../bytes/text.ts";
 import { persistTree, rootHash } from "./avl-tree.ts";
-import { Arena, compareBytes, equalBytes, toHex, utf8 } from "./bytes.ts";
+import { Arena } from "./byte-records.ts";
 import { StoreError } from "./errors.ts";
 import { encodeHistoryRow, encodeLatestRow } from "./flat-state.ts";
-import { EMPTY_HASH, sha256 } from "./hash.ts";
+import { EMPTY_HASH } from "./hash.ts";
 import { commitKey, FORMAT_MARKER, historyKey, META, metaKey, nodeKey, storeKey, TABLE } from "./keys.ts";
 import { type BatchOp, type KVBackend, openLevelBackend } from "./kv-backend.ts";
 import { appHash } from "./merkle.ts";

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { test } from "node:test";
-import { compareBytes } from "./bytes.ts";
+import { compareBytes } from "../bytes/compare.ts";
 import { keyPrefix } from "./tree-node.ts";
 
 test("keyPrefix: a smaller prefix means a smaller key, and it stays a 32-bit integer", () => {

@@ -17,16 +17,10 @@
 // copies per commit. Bytes go to and from disk and proofs through digestBytes / digestAt.
 
 import { hash } from "node:crypto";
-import { putUvarint } from "../bytes/varint.ts";
-import {
-  type Arena,
-  ByteReader,
-  type ByteWriter,
-  binaryStringAt,
-  copyBytes,
-  equalBytes,
-  uvarintLength,
-} from "./bytes.ts";
+import { equalBytes } from "../bytes/compare.ts";
+import { binaryStringAt } from "../bytes/text.ts";
+import { putUvarint, uvarintLength } from "../bytes/varint.ts";
+import { type Arena, ByteReader, type ByteWriter, copyBytes } from "./byte-records.ts";
 
 /** A SHA-256 digest as a 32-char binary string (one char per byte, each < 256). */
 export type Digest = string;

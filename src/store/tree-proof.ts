@@ -1,7 +1,9 @@
 // Reading one version of the commitment tree: lookups by key and by index, and ICS-23 existence
 // and non-existence proofs in IAVL's encoding.
+
+import { compareBytes, equalBytes } from "../bytes/compare.ts";
 import { type NodeLoader, resolve } from "./avl-tree.ts";
-import { ByteWriter, compareBytes, equalBytes } from "./bytes.ts";
+import { ByteWriter } from "./byte-records.ts";
 import { type CommitmentProof, type ExistenceProof, HASH_OP, IAVL_SPEC, type InnerOp } from "./ics23.ts";
 import { digestBytes, hashOf, type InnerNode, type LeafNode, sizeOf, type TreeNode } from "./tree-node.ts";
 

@@ -1,13 +1,13 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { toHex } from "./bytes.ts";
+import { b, KEEP_ALL, s, tempDir } from "../../test/support/store/helpers.ts";
+import { toHex } from "../bytes/hex.ts";
 import { readLastCommittedVersion } from "./committed-state.ts";
 import { DataDirectoryLockedError, StoreNotFoundError, StoreUpgradeError } from "./errors.ts";
 import { storePrefix, TABLE } from "./keys.ts";
 import { appHash } from "./merkle.ts";
 import { type MultiStore, openMultiStore } from "./multistore.ts";
 import { verifyStoreProof } from "./proofs.ts";
-import { b, KEEP_ALL, s, tempDir } from "./test-support.ts";
 import type { StoreUpgrades } from "./types.ts";
 
 async function fill(store: MultiStore, name: string, count: number, tag: string): Promise<void> {

@@ -19,7 +19,7 @@ import {
   privateKeyFromMnemonic,
   secp256k1PublicKey,
   signSecp256k1,
-} from "../client/crypto/index.ts";
+} from "../crypto/index.ts";
 import { PubKeySchema } from "../gen/chain/crypto/secp256k1/keys_pb.js";
 import { SignMode } from "../gen/chain/tx/signing/v1beta1/signing_pb.js";
 import { AuthInfoSchema, SignDocSchema, TxBodySchema, TxRawSchema } from "../gen/chain/tx/v1beta1/tx_pb.js";

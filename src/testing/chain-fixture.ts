@@ -14,7 +14,8 @@ import { GrpcCode, GrpcStatusError } from "../app/errors.ts";
 import type { AppModule } from "../app/module.ts";
 import { MsgSendSchema } from "../gen/chain/bank/v1beta1/tx_pb.js";
 import type { TxResponseSchema } from "../gen/chain/base/abci/v1beta1/abci_pb.js";
-import { RequestCheckTxSchema, RequestQuerySchema } from "../gen/tendermint/abci/types_pb.js";
+import { RequestCheckTxSchema } from "../gen/tendermint/abci/types_pb.js";
+import { abciQueryHook } from "../server/abci-query-hook.ts";
 import { appNodeHooks, appQueryBackend } from "../server/app-backend.ts";
 import type { BlockWithId, NodeHooks, QueryBackend, ValidatorInfo } from "../server/query-backend.ts";
 import { txFromRaw } from "../server/tx-service.ts";
@@ -158,19 +159,7 @@ export async function openChainFixture(options: ChainFixtureOptions = {}): Promi
       applicationVersion: { name: "chaind", appName: "chaind", version: "test" },
     }),
     syncing: async () => false,
-    abciQuery: async (request) => {
-      const response = await app.query(create(RequestQuerySchema, request));
-      return {
-        code: response.code,
-        log: response.log,
-        info: response.info,
-        index: response.index,
-        key: response.key,
-        value: response.value,
-        height: response.height,
-        codespace: response.codespace,
-      };
-    },
+    abciQuery: abciQueryHook({ query: (request) => app.query(request) }),
     blockStatus: async (height) => {
       const found = blocks.get(height);
       return found === undefined

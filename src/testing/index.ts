@@ -10,11 +10,21 @@
 // - processes.ts: a chain's binary as a real child process, JSON-RPC calls, waiting for heights.
 // - broadcast.ts: sign with a test-keyring key, broadcast over the RPC and wait for the tx to commit.
 // - governance.ts: schedule an upgrade by a gov proposal and a yes vote.
+// - staking.ts: a chain with staking, gov and genutil whose validators come from real gentxs, block by block.
+// Private helpers of this repository's own tests are not here: they live under test/ (test/support/<area>/).
 export * from "./app.ts";
 export * from "./broadcast.ts";
 export * from "./chain-fixture.ts";
 export * from "./governance.ts";
 export * from "./processes.ts";
+export {
+  consensusKeyOf,
+  createStakingTestChain,
+  createValidatorMsg,
+  type GenesisValidator,
+  type StakingTestChain,
+  type StakingTestChainOptions,
+} from "./staking.ts";
 export * from "./test-chain.ts";
 export * from "./test-node.ts";
 export * from "./upgrade-context.ts";

@@ -1,6 +1,6 @@
 // Testing kit: run a chain's binary as a real child process, watch its output, talk JSON-RPC to it, and clean up
 // whatever was started. Generic over the binary's entry point (chain/cmd/chaind.ts, a chain developer's own
-// cmd/<name>.ts); src/node/test-support.ts binds it to chaind.
+// cmd/<name>.ts); test/support/node/chaind.ts binds it to chaind.
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";

@@ -2,16 +2,18 @@
 // (made from a real gentx signed with the node's own consensus key), short gov periods, and a way to run
 // the node in the test process (the embedded engine, its consensus RPC and the gRPC server, all on ports
 // picked at run time). Used by the client commands' tests and the CLI end-to-end tests; not by the node.
-import { create, fromBinary, type JsonObject, type JsonValue } from "@bufbuild/protobuf";
+
+import { create, type JsonObject, type JsonValue } from "@bufbuild/protobuf";
 import { pino } from "pino";
 import { toProtoJson } from "../app/proto-json.ts";
-import { addressToBech32 } from "../client/crypto/index.ts";
 import { openKeyring } from "../client/keyring/index.ts";
 import { packAny, signTx } from "../client/tx/index.ts";
+import { txFromTxRaw } from "../client/tx/tx-raw.ts";
 import { initHome, loadAppConfig } from "../config/index.ts";
+import { addressToBech32 } from "../crypto/index.ts";
 import { type EmbeddedNode, startEmbeddedNode } from "../engine/embedded-node.ts";
 import { MsgCreateValidatorSchema } from "../gen/chain/staking/v1beta1/tx_pb.js";
-import { AuthInfoSchema, TxBodySchema, TxRawSchema, TxSchema } from "../gen/chain/tx/v1beta1/tx_pb.js";
+import { TxSchema } from "../gen/chain/tx/v1beta1/tx_pb.js";
 import { buildChainApp, type ChainApp } from "../runtime/build-app.ts";
 import { currentChain } from "../runtime/current-chain.ts";
 import { appNodeHooks, appQueryBackend } from "../server/app-backend.ts";
@@ -117,16 +119,7 @@ export async function prepareTestChainHome(options: PrepareTestChainHomeOptions)
     sequence: 0n,
     signer: await keyring.signer("validator"),
   });
-  const raw = fromBinary(TxRawSchema, gentx.txBytes);
-  const gentxJson = toProtoJson(
-    TxSchema,
-    create(TxSchema, {
-      body: fromBinary(TxBodySchema, raw.bodyBytes),
-      authInfo: fromBinary(AuthInfoSchema, raw.authInfoBytes),
-      signatures: raw.signatures,
-    }),
-    offline.app.typeRegistry,
-  );
+  const gentxJson = toProtoJson(TxSchema, txFromTxRaw(gentx.txBytes), offline.app.typeRegistry);
   const period = options.govPeriod ?? "3s";
   const gov = defaults.gov as JsonObject;
   const appState: JsonObject = {

@@ -3,6 +3,7 @@
 // and restarted as a different "binary" (release). Proposals go through real gov: submitted with the full deposit by
 // a funded account, voted YES by the validator, executed by gov's EndBlock when the voting period ends. The
 // counterpart of the SDK's simapp test helpers; not part of the runtime bundle.
+
 import { create, fromBinary, type JsonValue } from "@bufbuild/protobuf";
 import { type Any, timestampFromMs } from "@bufbuild/protobuf/wkt";
 import { pino } from "pino";
@@ -11,10 +12,11 @@ import type { Context } from "../app/context.ts";
 import type { AppModule, MigrationHandler } from "../app/module.ts";
 import type { ModuleManager } from "../app/module-manager.ts";
 import { toProtoJson } from "../app/proto-json.ts";
+import { txFromTxRaw } from "../client/tx/tx-raw.ts";
 import { TxMsgDataSchema } from "../gen/chain/base/abci/v1beta1/abci_pb.js";
 import { type Proposal, VoteOption } from "../gen/chain/gov/v1/gov_pb.js";
 import { MsgSubmitProposalResponseSchema, MsgSubmitProposalSchema, MsgVoteSchema } from "../gen/chain/gov/v1/tx_pb.js";
-import { AuthInfoSchema, TxBodySchema, TxRawSchema, TxSchema } from "../gen/chain/tx/v1beta1/tx_pb.js";
+import { TxSchema } from "../gen/chain/tx/v1beta1/tx_pb.js";
 import {
   type ExecTxResult,
   RequestFinalizeBlockSchema,
@@ -24,9 +26,9 @@ import {
 import { buildChainApp } from "../runtime/build-app.ts";
 import { type ChainDefinition, defineChain, type Release } from "../runtime/release.ts";
 import type { GovKeeper } from "../x/gov/keeper.ts";
-import { createValidatorMsg } from "../x/staking/testing.ts";
 import type { UpgradeKeeper } from "../x/upgrade/keeper.ts";
 import { genesisFor, packAny, signTx, type TestKey, testKey } from "./app.ts";
+import { createValidatorMsg } from "./staking.ts";
 
 const CHAIN_ID = "upgrade-test";
 
@@ -215,12 +217,7 @@ async function initChain(
     accountNumber: 0n,
     sequence: 0n,
   });
-  const raw = fromBinary(TxRawSchema, gentx);
-  const tx = create(TxSchema, {
-    body: fromBinary(TxBodySchema, raw.bodyBytes),
-    authInfo: fromBinary(AuthInfoSchema, raw.authInfoBytes),
-    signatures: raw.signatures,
-  });
+  const tx = txFromTxRaw(gentx);
   const balances = Object.fromEntries(ACCOUNTS.map((key) => [key.bech32, [{ denom: "stake", amount: 100_000_000n }]]));
   const appState = {
     ...genesisFor(balances),

@@ -6,7 +6,7 @@ import { prepareUpgradeCommand } from "./commands/prepare-upgrade.ts";
 import { collectStatus, formatStatus } from "./commands/status.ts";
 import { versionCommand } from "./commands/version.ts";
 import { type Env, loadConfig } from "./config.ts";
-import { ConfigError, describeError, VisorError } from "./errors.ts";
+import { describeError, VisorConfigError, VisorError } from "./errors.ts";
 import { createLogger, type Logger } from "./log.ts";
 import { runNode } from "./run-loop.ts";
 
@@ -107,7 +107,7 @@ export async function main(parameters: MainParameters): Promise<number> {
     return exitCode;
   } catch (error) {
     if (error instanceof CommanderError) return error.exitCode;
-    if (error instanceof ConfigError) {
+    if (error instanceof VisorConfigError) {
       log.error(`invalid configuration:\n${error.problems.map((problem) => `  ${problem}`).join("\n")}`);
       return 1;
     }

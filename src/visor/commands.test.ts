@@ -3,7 +3,6 @@ import assert from "node:assert/strict";
 import { mkdir, readdir, readFile, readlink, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, afterEach, before, beforeEach, describe, it } from "node:test";
-import { visorVersion } from "./commands/version.ts";
 import {
   createTestHome,
   currentPlanRoute,
@@ -17,7 +16,8 @@ import {
   type TestServer,
   writeFakeNode,
   writesPlan,
-} from "./testing/fixtures.ts";
+} from "../../test/support/visor/fixtures.ts";
+import { visorVersion } from "./commands/version.ts";
 
 let home: TestHome;
 let server: TestServer;

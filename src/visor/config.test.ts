@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { loadConfig } from "./config.ts";
-import { ConfigError } from "./errors.ts";
+import { VisorConfigError } from "./errors.ts";
 
 let home: string;
 before(async () => {
@@ -20,11 +20,11 @@ function problemsOf(env: Record<string, string>, check: "full" | "init" = "full"
   try {
     loadConfig(env, check);
   } catch (error) {
-    assert.ok(error instanceof ConfigError);
+    assert.ok(error instanceof VisorConfigError);
     assert.equal(error.message, error.problems.join("\n"));
     return error.problems;
   }
-  assert.fail("expected a ConfigError");
+  assert.fail("expected a VisorConfigError");
 }
 
 describe("loadConfig", () => {

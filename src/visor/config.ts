@@ -2,7 +2,7 @@
 // operator can move a cosmovisor setup over unchanged. Every problem is collected and reported together.
 import { statSync } from "node:fs";
 import { isAbsolute, join } from "node:path";
-import { ConfigError, goPathError } from "./errors.ts";
+import { goPathError, VisorConfigError } from "./errors.ts";
 import { parseGoDuration } from "./go-duration.ts";
 
 /** The environment (or a test's stand-in for it). */
@@ -65,7 +65,7 @@ const DEFAULT_PLAN_POLL_INTERVAL_MS = 5_000;
 export const DEFAULT_DOWNLOAD_MAX_BYTES = 1024 ** 3;
 
 /**
- * Reads and validates the configuration; throws a {@link ConfigError} listing every problem.
+ * Reads and validates the configuration; throws a {@link VisorConfigError} listing every problem.
  * `check: "init"` checks DAEMON_HOME and DAEMON_NAME only, as cosmovisor's init: not the chainvisor and backup
  * directories, which need an initialised home, nor the variables only the other commands use.
  * @example const config = loadConfig(process.env);
@@ -137,7 +137,7 @@ export function loadConfig(env: Env, check: ConfigCheck = "full"): VisorConfig {
       else if (!stat.isDirectory()) problems.push(`"${dataBackupDir}" must be a valid directory`);
     }
   }
-  if (problems.length > 0) throw new ConfigError(problems);
+  if (problems.length > 0) throw new VisorConfigError(problems);
   return {
     home,
     name,

@@ -5,10 +5,17 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, afterEach, before, beforeEach, describe, it } from "node:test";
 import { gzipSync } from "node:zlib";
+import {
+  makeTarGz,
+  makeZip,
+  sha256,
+  sha512,
+  startTestServer,
+  type TestServer,
+} from "../../test/support/visor/fixtures.ts";
 import { downloadUpgrade, workDirStem } from "./download-upgrade.ts";
 import { type Layout, MAX_DIR_NAME_BYTES, upgradeDirName, visorLayout } from "./layout.ts";
 import { silentLogger } from "./log.ts";
-import { makeTarGz, makeZip, sha256, sha512, startTestServer, type TestServer } from "./testing/fixtures.ts";
 
 const BINARY = "#!/bin/sh\necho v2\n";
 const policy = { attempts: 3, delayMs: 5, timeoutMs: 5_000 };

@@ -16,12 +16,12 @@ export class VisorError extends Error {
 }
 
 /** Every configuration problem found at once, one per line (cosmovisor joins its errors the same way). */
-export class ConfigError extends VisorError {
+export class VisorConfigError extends VisorError {
   readonly problems: string[];
 
   constructor(problems: string[]) {
     super(problems.join("\n"));
-    this.name = "ConfigError";
+    this.name = "VisorConfigError";
     this.problems = problems;
   }
 }

@@ -7,11 +7,6 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, afterEach, before, beforeEach, describe, it } from "node:test";
-import { DEFAULT_DOWNLOAD_MAX_BYTES, parseByteSize } from "./config.ts";
-import { downloadUpgrade } from "./download-upgrade.ts";
-import { redactUrl } from "./http-fetch.ts";
-import { type Layout, upgradeDirName, visorLayout } from "./layout.ts";
-import { silentLogger } from "./log.ts";
 import {
   createTestHome,
   makeZip,
@@ -23,7 +18,12 @@ import {
   touches,
   writeFakeNode,
   writesPlan,
-} from "./testing/fixtures.ts";
+} from "../../test/support/visor/fixtures.ts";
+import { DEFAULT_DOWNLOAD_MAX_BYTES, parseByteSize } from "./config.ts";
+import { downloadUpgrade } from "./download-upgrade.ts";
+import { redactUrl } from "./http-fetch.ts";
+import { type Layout, upgradeDirName, visorLayout } from "./layout.ts";
+import { silentLogger } from "./log.ts";
 
 /** A port on 127.0.0.1 that nothing listens on: bound by the system, then released. */
 async function closedPort(): Promise<number> {

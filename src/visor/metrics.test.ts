@@ -5,8 +5,15 @@ import assert from "node:assert/strict";
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, it } from "node:test";
+import {
+  createTestHome,
+  runVisor,
+  startVisor,
+  type TestHome,
+  writeFakeNode,
+  writesPlan,
+} from "../../test/support/visor/fixtures.ts";
 import { loadConfig } from "./config.ts";
-import { createTestHome, runVisor, startVisor, type TestHome, writeFakeNode, writesPlan } from "./testing/fixtures.ts";
 
 let home: TestHome;
 beforeEach(async () => {

@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
+import { sha256, startTestServer, type TestServer } from "../../test/support/visor/fixtures.ts";
 import { parseChecksum } from "./checksum.ts";
 import { silentLogger } from "./log.ts";
 import { resolveBinaryUrl } from "./plan-info.ts";
 import { goPlatform } from "./platform.ts";
-import { sha256, startTestServer, type TestServer } from "./testing/fixtures.ts";
 
 const HEX64 = "a".repeat(64);
 const policy = { attempts: 2, delayMs: 5, timeoutMs: 5_000 };

@@ -4,7 +4,6 @@ import assert from "node:assert/strict";
 import { readdir, readlink, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, afterEach, before, beforeEach, describe, it } from "node:test";
-import { skipHeights } from "./run-loop.ts";
 import {
   createTestHome,
   currentPlanRoute,
@@ -21,7 +20,8 @@ import {
   touches,
   writeFakeNode,
   writesPlan,
-} from "./testing/fixtures.ts";
+} from "../../test/support/visor/fixtures.ts";
+import { skipHeights } from "./run-loop.ts";
 
 // A node that runs until `$DAEMON_HOME/<file>` appears (bounded, so nothing outlives a failed test).
 const waitsFor = (file: string) =>

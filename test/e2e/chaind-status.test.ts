@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { homePaths, setTomlValues } from "../../src/config/index.ts";
 import { type DevHome, prepareDevHome } from "../../src/node/dev-chain.ts";
+import { dumpUpgradeInfoToDisk } from "../../src/x/upgrade/upgrade-info-file.ts";
 import {
   bannerEndpoints,
   killAllChaind,
@@ -20,8 +21,7 @@ import {
   spawnChaind,
   tempDir,
   waitForHeight,
-} from "../../src/node/test-support.ts";
-import { dumpUpgradeInfoToDisk } from "../../src/x/upgrade/upgrade-info-file.ts";
+} from "../support/node/chaind.ts";
 
 interface Status {
   node_info: { network: string; id: string; moniker: string; protocol_version: Record<string, string> };

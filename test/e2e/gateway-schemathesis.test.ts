@@ -14,7 +14,7 @@ import {
   spawnChaind,
   tempDir,
   waitForHeight,
-} from "../../src/node/test-support.ts";
+} from "../support/node/chaind.ts";
 
 const found = spawnSync("schemathesis", ["--version"], { encoding: "utf8" });
 const skip =

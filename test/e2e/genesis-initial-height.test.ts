@@ -18,7 +18,7 @@ import {
   spawnChaind,
   tempDir,
   waitForHeight,
-} from "../../src/node/test-support.ts";
+} from "../support/node/chaind.ts";
 
 const CHAIN_ID = "initial-height-e2e";
 const INITIAL_HEIGHT = 5n;

@@ -22,7 +22,7 @@ import {
   spawnChaind,
   tempDir,
   waitForHeight,
-} from "../../src/node/test-support.ts";
+} from "../support/node/chaind.ts";
 
 const KILLS = 10;
 let dir: Awaited<ReturnType<typeof tempDir>>;

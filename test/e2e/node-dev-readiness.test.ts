@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { homePaths, loadGenesis, saveGenesis, setTomlValues } from "../../src/config/index.ts";
 import { type DevHome, prepareDevHome } from "../../src/node/dev-chain.ts";
+import { scheduleUpgradeByVote } from "../../src/testing/governance.ts";
 import {
   bannerEndpoints,
   killAllChaind,
@@ -20,8 +21,7 @@ import {
   spawnChaind,
   tempDir,
   waitForHeight,
-} from "../../src/node/test-support.ts";
-import { scheduleUpgradeByVote } from "../../src/testing/governance.ts";
+} from "../support/node/chaind.ts";
 
 const POSTPONE_BLOCKS = 20n;
 

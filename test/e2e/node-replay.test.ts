@@ -20,6 +20,14 @@ import { BlockStore } from "../../src/engine/block-store.ts";
 import { MetadataSchema } from "../../src/gen/chain/bank/v1beta1/bank_pb.js";
 import { type DevHome, prepareDevHome } from "../../src/node/dev-chain.ts";
 import { createNodeLogger } from "../../src/node/logger.ts";
+import { openChainSwitchingApp } from "../../src/replay/chain-line.ts";
+import { ReplayMismatchError, replayHome } from "../../src/replay/replay-home.ts";
+import { buildChainApp, type Release, withMigrations } from "../../src/runtime/index.ts";
+import { openMultiStore } from "../../src/store/index.ts";
+import { scheduleUpgradeByVote } from "../../src/testing/governance.ts";
+import { closeVerifyPool } from "../../src/x/auth/verify-pool.ts";
+import { bankModule } from "../../src/x/bank/module.ts";
+import { UPGRADE_EXIT_CODES } from "../../src/x/upgrade/errors.ts";
 import {
   bannerEndpoints,
   killAllChaind,
@@ -32,15 +40,7 @@ import {
   spawnChaind,
   tempDir,
   waitForHeight,
-} from "../../src/node/test-support.ts";
-import { openChainSwitchingApp } from "../../src/replay/chain-line.ts";
-import { ReplayMismatchError, replayHome } from "../../src/replay/replay-home.ts";
-import { buildChainApp, type Release, withMigrations } from "../../src/runtime/index.ts";
-import { openMultiStore } from "../../src/store/index.ts";
-import { scheduleUpgradeByVote } from "../../src/testing/governance.ts";
-import { closeVerifyPool } from "../../src/x/auth/verify-pool.ts";
-import { bankModule } from "../../src/x/bank/module.ts";
-import { UPGRADE_EXIT_CODES } from "../../src/x/upgrade/errors.ts";
+} from "../support/node/chaind.ts";
 import { hashTree } from "./support/tree-hash.ts";
 
 const NOTES = [

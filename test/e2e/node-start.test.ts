@@ -10,11 +10,12 @@ import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { create } from "@bufbuild/protobuf";
 import { referenceChain } from "../../chain/app.ts";
-import { addressToBech32 } from "../../src/client/crypto/index.ts";
 import { openKeyring } from "../../src/client/keyring/index.ts";
 import { packAny, signTx } from "../../src/client/tx/index.ts";
 import { homePaths, setTomlValues } from "../../src/config/index.ts";
+import { addressToBech32 } from "../../src/crypto/index.ts";
 import { MsgSendSchema } from "../../src/gen/chain/bank/v1beta1/tx_pb.js";
+import { useChain } from "../../src/runtime/current-chain.ts";
 import {
   bannerEndpoints,
   type ChaindProcess,
@@ -28,8 +29,7 @@ import {
   spawnChaind,
   tempDir,
   waitForHeight,
-} from "../../src/node/test-support.ts";
-import { useChain } from "../../src/runtime/current-chain.ts";
+} from "../support/node/chaind.ts";
 
 // runChaindInProcess runs the command tree in this process: serve the reference chain, as chain/cmd/chaind.ts does.
 useChain(referenceChain);

@@ -11,6 +11,8 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { homePaths, loadGenesis, saveGenesis, setTomlValues } from "../../src/config/index.ts";
 import { type DevHome, prepareDevHome } from "../../src/node/dev-chain.ts";
+import { scheduleUpgradeByVote } from "../../src/testing/governance.ts";
+import { UPGRADE_EXIT_CODES } from "../../src/x/upgrade/errors.ts";
 import {
   bannerEndpoints,
   killAllChaind,
@@ -22,9 +24,7 @@ import {
   spawnChaind,
   tempDir,
   waitForHeight,
-} from "../../src/node/test-support.ts";
-import { scheduleUpgradeByVote } from "../../src/testing/governance.ts";
-import { UPGRADE_EXIT_CODES } from "../../src/x/upgrade/errors.ts";
+} from "../support/node/chaind.ts";
 
 let dir: Awaited<ReturnType<typeof tempDir>>;
 let dev: DevHome;

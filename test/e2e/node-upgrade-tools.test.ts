@@ -10,16 +10,10 @@ import { join, relative } from "node:path";
 import { after, before, test } from "node:test";
 import { referenceChain } from "../../chain/app.ts";
 import { homePaths } from "../../src/config/index.ts";
-import {
-  killAllChaind,
-  LOOPBACK_PORT_FLAGS,
-  runChaind,
-  runChaindInProcess,
-  tempDir,
-} from "../../src/node/test-support.ts";
 import { useChain } from "../../src/runtime/current-chain.ts";
 import { openMultiStore, readCommittedStoreNames } from "../../src/store/index.ts";
 import { doneKey, UPGRADE_STORE_KEY } from "../../src/x/upgrade/keys.ts";
+import { killAllChaind, LOOPBACK_PORT_FLAGS, runChaind, runChaindInProcess, tempDir } from "../support/node/chaind.ts";
 
 // runChaindInProcess runs the command tree in this process: serve the reference chain, as chain/cmd/chaind.ts does.
 useChain(referenceChain);

@@ -24,7 +24,7 @@ import {
   stopPair,
 } from "../../scripts/rpc-compare.ts";
 import { waitUntil } from "../../scripts/testnet/index.ts";
-import { addressFromBech32 } from "../../src/client/crypto/bech32.ts";
+import { addressFromBech32 } from "../../src/crypto/bech32.ts";
 import { verifyStoreProof } from "../../src/store/index.ts";
 import { testnetSkipReason } from "./testnet-support/requirements.ts";
 

@@ -20,7 +20,7 @@ import {
   spawnChaind,
   tempDir,
   waitForHeight,
-} from "../../src/node/test-support.ts";
+} from "../support/node/chaind.ts";
 
 let dir: Awaited<ReturnType<typeof tempDir>>;
 let a: DevHome;

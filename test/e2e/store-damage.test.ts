@@ -14,6 +14,7 @@ import { after, before, test } from "node:test";
 import { homePaths, setTomlValues } from "../../src/config/index.ts";
 import { BlockStore } from "../../src/engine/block-store.ts";
 import { type DevHome, prepareDevHome } from "../../src/node/dev-chain.ts";
+import { openLevelBackend } from "../../src/store/kv-backend.ts";
 import {
   bannerEndpoints,
   type ChaindResult,
@@ -25,8 +26,7 @@ import {
   spawnChaind,
   tempDir,
   waitForHeight,
-} from "../../src/node/test-support.ts";
-import { openLevelBackend } from "../../src/store/kv-backend.ts";
+} from "../support/node/chaind.ts";
 
 let dir: Awaited<ReturnType<typeof tempDir>>;
 let dev: DevHome;

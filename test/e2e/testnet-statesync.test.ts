@@ -29,10 +29,10 @@ import {
   waitForHeight,
   waitUntil,
 } from "../../scripts/testnet/index.ts";
-import { convertAddress } from "../../src/client/crypto/bech32.ts";
 import { homePaths } from "../../src/config/home.ts";
 import { loadNodeKey } from "../../src/config/node-keys.ts";
 import { setTomlValues } from "../../src/config/toml-template.ts";
+import { convertAddress } from "../../src/crypto/bech32.ts";
 import { loadHomeSnapshot, restoreHomeSnapshot } from "../../src/node/snapshot-home.ts";
 import { releaseNamed } from "../../src/runtime/release.ts";
 import { SnapshotStore } from "../../src/snapshots/index.ts";

@@ -12,9 +12,12 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { type Browser, chromium, type Page } from "playwright-core";
-import { freePort } from "../../src/abci/testing/processes.ts";
 import { homePaths, setTomlValues } from "../../src/config/index.ts";
 import { type DevHome, prepareDevHome } from "../../src/node/dev-chain.ts";
+import { UPGRADE_PAGE_MAX_REQUESTS_PER_ROUND } from "../../src/server/upgrade-page.ts";
+import { scheduleUpgradeByVote } from "../../src/testing/governance.ts";
+import { UPGRADE_EXIT_CODES } from "../../src/x/upgrade/errors.ts";
+import { freePort } from "../support/abci/processes.ts";
 import {
   bannerEndpoints,
   type ChaindProcess,
@@ -24,10 +27,7 @@ import {
   spawnChaind,
   tempDir,
   waitForHeight,
-} from "../../src/node/test-support.ts";
-import { UPGRADE_PAGE_MAX_REQUESTS_PER_ROUND } from "../../src/server/upgrade-page.ts";
-import { scheduleUpgradeByVote } from "../../src/testing/governance.ts";
-import { UPGRADE_EXIT_CODES } from "../../src/x/upgrade/errors.ts";
+} from "../support/node/chaind.ts";
 
 const CHROMIUM = "/usr/bin/chromium";
 const skip = existsSync(CHROMIUM) ? false : `${CHROMIUM} is not installed (CI installs Debian's chromium package)`;

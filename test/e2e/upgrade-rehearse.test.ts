@@ -11,7 +11,6 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { homePaths } from "../../src/config/index.ts";
 import { dumpHomeSnapshot, exportHomeSnapshot } from "../../src/node/snapshot-home.ts";
-import { PROJECT_ROOT } from "../../src/node/test-support.ts";
 import {
   bannerEndpoints,
   type ChainBinary,
@@ -21,6 +20,7 @@ import {
   tempDir,
   waitForHeight,
 } from "../../src/testing/index.ts";
+import { PROJECT_ROOT } from "../support/node/chaind.ts";
 import { rehearseChain } from "./support/rehearse-chain.ts";
 import { hashTree } from "./support/tree-hash.ts";
 

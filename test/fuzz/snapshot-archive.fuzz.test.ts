@@ -12,8 +12,8 @@ import { gzipSync } from "node:zlib";
 import fc from "fast-check";
 import { UserError } from "../../src/errors/user-error.ts";
 import { loadHomeSnapshot } from "../../src/node/snapshot-home.ts";
-import { tempDir } from "../../src/node/test-support.ts";
 import { parseDescriptor, SnapshotFormatError } from "../../src/snapshots/index.ts";
+import { tempDir } from "../support/node/chaind.ts";
 import { fuzzParameters } from "./settings.ts";
 
 let sandbox: Awaited<ReturnType<typeof tempDir>>;

@@ -14,7 +14,7 @@ import { ChainError, ErrTxDecode } from "../../src/app/errors.ts";
 import { MsgRouter } from "../../src/app/router.ts";
 import { type DecodedTx, decodeTx } from "../../src/app/tx-decode.ts";
 import { buildTypeRegistry } from "../../src/app/type-registry.ts";
-import { decodeTx as clientDecodeTx } from "../../src/client/tx/decode.ts";
+import { unpackTx as clientDecodeTx } from "../../src/client/tx/decode.ts";
 import { TxClientError } from "../../src/client/tx/errors.ts";
 import { file_chain_bank_v1beta1_tx, MsgSendSchema } from "../../src/gen/chain/bank/v1beta1/tx_pb.js";
 import { PubKeySchema as Secp256k1PubKeySchema } from "../../src/gen/chain/crypto/secp256k1/keys_pb.js";

@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { describe, it } from "node:test";
 import fc from "fast-check";
-import { RpcCode, RpcError } from "../../src/engine/rpc/rpc-error.ts";
+import { RpcCode, RpcErrorReply } from "../../src/engine/rpc/rpc-error.ts";
 import { RPC_METHODS } from "../../src/engine/rpc/rpc-methods.ts";
 import { argsFromJsonRpc, argsFromUri } from "../../src/engine/rpc/rpc-params.ts";
 import {
@@ -176,7 +176,7 @@ function resultOrRpcError(read: () => unknown): void {
   try {
     read();
   } catch (error) {
-    if (!(error instanceof RpcError)) throw error;
+    if (!(error instanceof RpcErrorReply)) throw error;
     assert.equal(error.code, RpcCode.invalidParams);
   }
 }

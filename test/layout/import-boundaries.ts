@@ -2,7 +2,7 @@
 // - src/ (the framework) never imports chain/ or examples/ (the chains built on it), nor `chaind/...` (itself);
 // - chain/ and examples/ reach the framework only through the package's exports (`chaind/...`), never by a
 //   relative path into src/;
-// - runtime code under src/ (what `npm run build` ships) never imports the testing kit or a test helper.
+// - runtime code under src/ (what `npm run build` ships) never imports the testing kit or a test helper (test/).
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
 
@@ -13,16 +13,19 @@ export interface ImportViolation {
   rule: string;
 }
 
-/** Test helpers and the testing kit: never shipped, never imported by runtime code. */
+/**
+ * Test code: the tests, the public testing kit (`src/testing/`, `chaind/testing`) and the private helpers, which live
+ * under `test/` (`test/support/<area>/`, `test/e2e/support/`), never under src/. Runtime code imports none of it.
+ */
 export function isTestHelper(path: string): boolean {
   const p = path.split(sep).join("/");
-  return (
-    p.endsWith(".test.ts") ||
-    p.startsWith("src/testing/") ||
-    /(^|\/)test-support(\.ts$|\/)/.test(p) ||
-    /(^|\/)testing(\.ts$|\/)/.test(p) ||
-    /(^|\/)(test-child|crash-workload)\.ts$/.test(p)
-  );
+  return p.endsWith(".test.ts") || p.startsWith("src/testing/") || p.startsWith("test/") || isPrivateHelperInSrc(p);
+}
+
+/** A private helper filed under src/ (none is: they live under test/support/; this rule keeps it so). */
+export function isPrivateHelperInSrc(path: string): boolean {
+  const p = path.split(sep).join("/");
+  return p.startsWith("src/") && !p.startsWith("src/testing/") && /(^|\/)(testing|test-support)(\.ts$|\/)/.test(p);
 }
 
 function tsFiles(root: string, dir: string): string[] {

@@ -3,9 +3,9 @@
 import { Command } from "commander";
 import { type Coin, CoinError, parseCoin, parseCoins } from "../../app/coins.ts";
 import { CliError } from "../../client/cli/errors.ts";
-import { addressFromBech32, addressToBech32 } from "../../client/crypto/index.ts";
 import { createLineReader, envOrStdinPassphrase, type Keyring, openKeyring } from "../../client/keyring/index.ts";
 import { homePaths, loadGenesis, saveGenesis } from "../../config/index.ts";
+import { addressFromBech32, addressToBech32 } from "../../crypto/index.ts";
 import { collectGenTxs } from "../../node/collect-gentxs.ts";
 import { addGenesisAccount } from "../../node/genesis-accounts.ts";
 import { createGenTx } from "../../node/gentx.ts";

@@ -7,7 +7,7 @@ import { Command } from "commander";
 import { CliError } from "../../client/cli/errors.ts";
 import { homePaths } from "../../config/home.ts";
 import { formatDecCoins, loadAppConfig, resolveHome } from "../../config/index.ts";
-import { loadGenesis } from "../../engine/genesis.ts";
+import { loadEngineGenesis } from "../../engine/genesis.ts";
 import { createNodeLogger } from "../../node/logger.ts";
 import { openChainSwitchingApp } from "../../replay/chain-line.ts";
 import { createProgressPrinter, heightsPerSecond } from "../../replay/progress.ts";
@@ -37,7 +37,7 @@ export function replayCommand(io: CliIo): Command {
           home,
           openApp: async (target) => {
             const appConfig = await loadAppConfig(target);
-            const genesis = await loadGenesis(homePaths(target).genesis);
+            const genesis = await loadEngineGenesis(homePaths(target).genesis);
             return openChainSwitchingApp({
               chain: currentChain(),
               home: target,

@@ -12,8 +12,8 @@ import { parseArgs } from "node:util";
 import { currentBinaryName, resolveHome } from "../../config/home.ts";
 import { DEFAULT_CLIENT_NODE, homeRpcAddress } from "../../config/home-rpc-address.ts";
 import { fetchFailureCause } from "../../errors/fetch-failure.ts";
-import { UserError } from "../../errors/user-error.ts";
 import { emptyPathMessage } from "../empty-paths.ts";
+import { CliError } from "../../client/cli/errors.ts";
 
 /** Where the command writes; tests pass buffers. */
 export interface StatusIo {
@@ -41,14 +41,6 @@ Options:
   -o, --output <format> json (the only format; text is accepted and prints JSON as well)
   -h, --help            display help for command
 `;
-
-/** Why no status could be printed: one line for the operator. */
-export class StatusCliError extends UserError {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = "StatusCliError";
-  }
-}
 
 /**
  * Runs `chaind status` with the arguments that follow the program name (global flags may come before `status`).
@@ -117,7 +109,7 @@ export async function nodeStatus(nodeFlag: string | undefined, homeFlag: string 
     unreachable = error.message;
   }
   if (homeFlag === undefined) {
-    throw new StatusCliError(
+    throw new CliError(
       `no node answers at ${node} (${unreachable}); to read a stopped node's height from its home, give --home <dir>`,
     );
   }
@@ -125,7 +117,7 @@ export async function nodeStatus(nodeFlag: string | undefined, homeFlag: string 
   try {
     return await readHomeStatus(resolveHome(homeFlag));
   } catch (error) {
-    throw new StatusCliError(`no node answers at ${node} (${unreachable}) and ${(error as Error).message}`, {
+    throw new CliError(`no node answers at ${node} (${unreachable}) and ${(error as Error).message}`, {
       cause: error,
     });
   }
@@ -136,7 +128,7 @@ function nodeOfHome(homeFlag: string | undefined): string {
   try {
     return homeRpcAddress(resolveHome(homeFlag)) ?? DEFAULT_NODE;
   } catch (error) {
-    throw new StatusCliError(`cannot tell which node to ask (give --node): ${(error as Error).message}`, {
+    throw new CliError(`cannot tell which node to ask (give --node): ${(error as Error).message}`, {
       cause: error,
     });
   }
@@ -154,10 +146,10 @@ function rpcUrl(node: string, method: string): string {
   try {
     url = new URL(withScheme.replace(/^tcp:/i, "http:"));
   } catch {
-    throw new StatusCliError(`invalid --node "${node}": expected an address such as ${DEFAULT_NODE}`);
+    throw new CliError(`invalid --node "${node}": expected an address such as ${DEFAULT_NODE}`);
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") {
-    throw new StatusCliError(`invalid --node "${node}": expected tcp://, http:// or https://`);
+    throw new CliError(`invalid --node "${node}": expected tcp://, http:// or https://`);
   }
   url.pathname = `${url.pathname.replace(/\/+$/, "")}/${method}`;
   return url.href;
@@ -202,13 +194,13 @@ async function rpcResult(url: string): Promise<unknown> {
     body = null;
   }
   if (typeof body !== "object" || body === null) {
-    throw new StatusCliError(`the node at ${url} answered ${response.status} with something that is not JSON-RPC`);
+    throw new CliError(`the node at ${url} answered ${response.status} with something that is not JSON-RPC`);
   }
   if (body.result === undefined || body.result === null || typeof body.result !== "object") {
     const reason = body.error
       ? `${body.error.message ?? ""} ${body.error.data ?? ""}`.trim()
       : `HTTP ${response.status}`;
-    throw new StatusCliError(`the node at ${url} answered with an error: ${reason}`);
+    throw new CliError(`the node at ${url} answered with an error: ${reason}`);
   }
   return body.result;
 }

@@ -10,7 +10,7 @@ import {
   type Registry,
 } from "@bufbuild/protobuf";
 import type { GenMessage } from "@bufbuild/protobuf/codegenv2";
-import { addressFromBech32, addressToBech32 } from "../crypto/bech32.ts";
+import { addressFromBech32, addressToBech32 } from "../../crypto/bech32.ts";
 import { KeyringError } from "../keyring/errors.ts";
 import type { Keyring } from "../keyring/keyring.ts";
 import { createLineReader, envOrStdinPassphrase, type LineReader } from "../keyring/passphrase.ts";

@@ -7,7 +7,7 @@ import { type Command, InvalidArgumentError } from "commander";
 import { DURATION_EXPECTED, parseDurationMs } from "../../config/duration.ts";
 import { resolveHome } from "../../config/home.ts";
 import { DEFAULT_CLIENT_NODE, homeRpcAddress } from "../../config/home-rpc-address.ts";
-import { addressFromBech32 } from "../crypto/bech32.ts";
+import { addressFromBech32 } from "../../crypto/bech32.ts";
 import { CliError } from "./errors.ts";
 
 /** The consensus RPC address used when `--node` is not given and the home names none (see {@link nodeOfHome}). */

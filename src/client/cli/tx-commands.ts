@@ -2,13 +2,20 @@
 // offline and online. Tx documents are always written as one line of JSON, whatever `-o` says, so that
 // `tx sign` output can be fed to `tx broadcast`.
 import { readFile, writeFile } from "node:fs/promises";
-import { create, fromBinary, type JsonValue, toBinary } from "@bufbuild/protobuf";
+import { create, type JsonValue, toBinary } from "@bufbuild/protobuf";
 import { Command } from "commander";
 import { fromProtoJson } from "../../app/proto-json.ts";
 import { AuthInfoSchema, type Tx, TxBodySchema, TxRawSchema, TxSchema } from "../../gen/chain/tx/v1beta1/tx_pb.js";
-import { addressToBech32 } from "../crypto/index.ts";
+import { addressToBech32 } from "../../crypto/index.ts";
 import { KeyringError, type KeyringSigner } from "../keyring/index.ts";
-import { makeAuthInfoBytes, makeTxRawBytes, secp256k1PubKeyAny, signDirect } from "../tx/index.ts";
+import {
+  makeAuthInfoBytes,
+  makeTxRawBytes,
+  secp256k1PubKeyAny,
+  signDirect,
+  txFromTxRaw,
+  txRawFromTx,
+} from "../tx/index.ts";
 import type { ClientContext } from "./context.ts";
 import { CliError } from "./errors.ts";
 import { addQueryFlags, addTxFlags, readTxFlags } from "./flags.ts";
@@ -146,12 +153,7 @@ export function txDecodeCommand(session: ClientSession): Command {
 /** A Tx from TxRaw bytes; CliError `malformed tx bytes: …` when they are not a tx. */
 export function txFromRawBytes(bytes: Uint8Array): Tx {
   try {
-    const raw = fromBinary(TxRawSchema, bytes);
-    return create(TxSchema, {
-      body: fromBinary(TxBodySchema, raw.bodyBytes),
-      authInfo: fromBinary(AuthInfoSchema, raw.authInfoBytes),
-      signatures: raw.signatures,
-    });
+    return txFromTxRaw(bytes);
   } catch (err) {
     throw new CliError(`malformed tx bytes: ${(err as Error).message}`, { cause: err });
   }
@@ -159,11 +161,7 @@ export function txFromRawBytes(bytes: Uint8Array): Tx {
 
 /** The TxRaw bytes of a Tx (body and auth info encoded as they are in the document). */
 export function rawBytesOf(tx: Tx): Uint8Array {
-  return makeTxRawBytes({
-    bodyBytes: toBinary(TxBodySchema, tx.body ?? create(TxBodySchema)),
-    authInfoBytes: toBinary(AuthInfoSchema, tx.authInfo ?? create(AuthInfoSchema)),
-    signatures: tx.signatures,
-  });
+  return txRawFromTx(tx);
 }
 
 /** Reads and parses a tx document (`-` = stdin); errors name the file and what is wrong. */

@@ -18,12 +18,12 @@ import { BaseAccountSchema, ModuleAccountSchema } from "../../gen/chain/auth/v1b
 import { Query as AuthQuery } from "../../gen/chain/auth/v1beta1/query_pb.js";
 import { type TxResponse, TxResponseSchema } from "../../gen/chain/base/abci/v1beta1/abci_pb.js";
 import { TxSchema } from "../../gen/chain/tx/v1beta1/tx_pb.js";
-import { addressToBech32 } from "../crypto/index.ts";
+import { addressToBech32 } from "../../crypto/index.ts";
 import { KeyringError, type KeyringSigner } from "../keyring/index.ts";
 import { grpcQuery } from "../rpc/grpc-query.ts";
 import { RpcError } from "../rpc/rpc-client.ts";
 import { subscribeTxInclusion } from "../rpc/tx-subscription.ts";
-import { type CoinParameters, makeSimulationTxBytes, signTx, txHash } from "../tx/index.ts";
+import { type CoinParameters, makeSimulationTxBytes, signTx, txHashHex } from "../tx/index.ts";
 import type { ClientContext } from "./context.ts";
 import { CliError } from "./errors.ts";
 import type { TxFlags } from "./flags.ts";
@@ -119,7 +119,7 @@ export async function broadcastTxBytes(ctx: ClientContext, flags: TxFlags, txByt
   } catch (err) {
     // Upstream's CheckCometError: a refusal by the node's mempool (already in its cache, full, too large) is a
     // TxResponse with the sdk code for it (19, 20, 21), printed like any failed tx; other errors stay errors.
-    const refusal = err instanceof RpcError ? mempoolRefusal(txHash(txBytes), err.message) : undefined;
+    const refusal = err instanceof RpcError ? mempoolRefusal(txHashHex(txBytes), err.message) : undefined;
     if (refusal === undefined) throw err;
     failTx(ctx, create(TxResponseSchema, refusal));
   }

@@ -1,7 +1,7 @@
 // How keys are printed: the same fields as upstream's key output (name, type, address, pubkey as a JSON
 // string), as one JSON line or as YAML with the keys sorted (upstream's text mode).
-import { type AddressKind, addressToBech32 } from "../crypto/bech32.ts";
-import { pubKeyToJson } from "../crypto/pubkey.ts";
+import { type AddressKind, addressToBech32 } from "../../crypto/bech32.ts";
+import { pubKeyToJson } from "../../crypto/pubkey.ts";
 import type { KeyInfo } from "./record.ts";
 
 /** One key as printed by `keys add|list|show`. Field order is upstream's JSON order. */

@@ -4,9 +4,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Readable } from "node:stream";
 import { after, before, describe, it } from "node:test";
-import { addressToBech32 } from "../crypto/bech32.ts";
-import { toHex } from "../crypto/hash.ts";
-import { privateKeyFromMnemonic, verifySecp256k1 } from "../crypto/secp256k1.ts";
+import { toHex } from "../../bytes/hex.ts";
+import { addressToBech32 } from "../../crypto/bech32.ts";
+import { privateKeyFromMnemonic, verifySecp256k1 } from "../../crypto/secp256k1.ts";
 import {
   armorPrivateKey,
   createLineReader,

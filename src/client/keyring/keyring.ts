@@ -7,15 +7,15 @@
 import { mkdir, readdir, readFile, unlink } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { writeFileAtomic } from "../../config/atomic-file.ts";
-import { accAddressFromPubKey } from "../crypto/address.ts";
-import { type AddressKind, addressToBech32, decodeBech32 } from "../crypto/bech32.ts";
-import { generateMnemonic, hdPath as makeHdPath } from "../crypto/mnemonic.ts";
+import { accAddressFromPubKey } from "../../crypto/address.ts";
+import { type AddressKind, addressToBech32, decodeBech32 } from "../../crypto/bech32.ts";
+import { generateMnemonic, hdPath as makeHdPath } from "../../crypto/mnemonic.ts";
 import {
   type DeriveKeyParameters,
   privateKeyFromMnemonic,
   secp256k1PublicKey,
   signSecp256k1,
-} from "../crypto/secp256k1.ts";
+} from "../../crypto/secp256k1.ts";
 import { armorPrivateKey, unarmorPrivateKey } from "./armor.ts";
 import {
   DEFAULT_SCRYPT,

@@ -1,7 +1,7 @@
 // The on-disk form of one key (`<name>.info`, JSON). The public half is stored in the clear so that
 // list/show work without a passphrase; the private key is in the clear (test backend) or encrypted
 // (file backend). Upstream stores a protobuf Record; bit-compatibility with Go keyrings is not a goal.
-import { fromBase64, toBase64 } from "../crypto/hash.ts";
+import { fromBase64, toBase64 } from "../../crypto/hash.ts";
 import { type EncryptedSecret, isEncryptedSecret } from "./encryption.ts";
 import { KeyringError } from "./errors.ts";
 

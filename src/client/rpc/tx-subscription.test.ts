@@ -4,8 +4,8 @@ import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { createServer } from "node:http";
 import { after, before, describe, it } from "node:test";
+import { type KvRpcNode, startKvRpcNode } from "../../../test/support/engine/kv-rpc-node.ts";
 import type { RpcServer } from "../../engine/rpc/rpc-server.ts";
-import { type KvRpcNode, startKvRpcNode } from "../../engine/test-support/kv-rpc-node.ts";
 import { subscribeTxInclusion, websocketUrlOf } from "./tx-subscription.ts";
 
 describe("waiting for a tx over the WebSocket", { timeout: 60_000 }, () => {

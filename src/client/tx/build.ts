@@ -2,6 +2,8 @@
 // TxRaw bytes. What is signed is always the exact bytes built here; nothing is re-encoded afterwards.
 import { create, toBinary } from "@bufbuild/protobuf";
 import type { Any } from "@bufbuild/protobuf/wkt";
+import { toHex } from "../../bytes/hex.ts";
+import { sha256 } from "../../bytes/sha256.ts";
 import { CoinSchema } from "../../gen/chain/base/v1beta1/coin_pb.js";
 import { SignMode } from "../../gen/chain/tx/signing/v1beta1/signing_pb.js";
 import {
@@ -13,7 +15,6 @@ import {
   TxBodySchema,
   TxRawSchema,
 } from "../../gen/chain/tx/v1beta1/tx_pb.js";
-import { sha256, toHex } from "../crypto/hash.ts";
 import { TxClientError } from "./errors.ts";
 import { secp256k1PubKeyAny } from "./pubkey-any.ts";
 
@@ -112,7 +113,7 @@ export function makeTxRawBytes(parameters: TxRawParameters): Uint8Array {
 }
 
 /** The tx hash: upper-case hex SHA-256 of the TxRaw bytes. */
-export function txHash(txRawBytes: Uint8Array): string {
+export function txHashHex(txRawBytes: Uint8Array): string {
   return toHex(sha256(txRawBytes)).toUpperCase();
 }
 

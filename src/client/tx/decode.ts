@@ -4,6 +4,8 @@
 
 import { create, fromBinary, type JsonValue, type Registry, toJson } from "@bufbuild/protobuf";
 import { convertAnyValues } from "../../app/wire-decimals.ts";
+import type { PublicKey } from "../../crypto/pubkey.ts";
+import { verifySecp256k1 } from "../../crypto/secp256k1.ts";
 import {
   type AuthInfo,
   AuthInfoSchema,
@@ -13,14 +15,12 @@ import {
   TxRawSchema,
   TxSchema,
 } from "../../gen/chain/tx/v1beta1/tx_pb.js";
-import type { PublicKey } from "../crypto/pubkey.ts";
-import { verifySecp256k1 } from "../crypto/secp256k1.ts";
 import { makeSignDocBytes } from "./build.ts";
 import { TxClientError } from "./errors.ts";
 import { pubKeyFromAny } from "./pubkey-any.ts";
 
 /** A decoded tx with the raw bytes its signatures cover. */
-export interface DecodedTx {
+export interface UnpackedTx {
   raw: TxRaw;
   body: TxBody;
   authInfo: AuthInfo;
@@ -32,7 +32,7 @@ export function decodeTxRaw(bytes: Uint8Array): TxRaw {
 }
 
 /** Decodes TxRaw bytes and the body and auth info inside them. */
-export function decodeTx(bytes: Uint8Array): DecodedTx {
+export function unpackTx(bytes: Uint8Array): UnpackedTx {
   const raw = decodeTxRaw(bytes);
   return {
     raw,
@@ -47,7 +47,7 @@ export function signerPubKeys(authInfo: AuthInfo): (PublicKey | undefined)[] {
 }
 
 /** The SIGN_MODE_DIRECT sign bytes of a decoded tx, from its received body and auth info bytes. */
-export function signBytesOf(tx: DecodedTx, chainId: string, accountNumber: bigint): Uint8Array {
+export function signBytesOf(tx: UnpackedTx, chainId: string, accountNumber: bigint): Uint8Array {
   return makeSignDocBytes({
     bodyBytes: tx.raw.bodyBytes,
     authInfoBytes: tx.raw.authInfoBytes,
@@ -67,7 +67,7 @@ export interface VerifyDirectParameters {
 }
 
 /** True when signature `index` is a valid secp256k1 SIGN_MODE_DIRECT signature of the tx. */
-export function verifyDirectSignature(tx: DecodedTx, parameters: VerifyDirectParameters): boolean {
+export function verifyDirectSignature(tx: UnpackedTx, parameters: VerifyDirectParameters): boolean {
   const index = parameters.index ?? 0;
   const signature = tx.raw.signatures[index];
   if (signature === undefined) return false;
@@ -84,7 +84,7 @@ export function verifyDirectSignature(tx: DecodedTx, parameters: VerifyDirectPar
  * The tx as upstream prints it (`tx decode`, `--generate-only`): proto3 JSON with proto field names and
  * defaults shown. Every Any's type must be in `registry`.
  */
-export function txToJson(tx: DecodedTx, registry: Registry): JsonValue {
+export function txToJson(tx: UnpackedTx, registry: Registry): JsonValue {
   const message = create(TxSchema, { body: tx.body, authInfo: tx.authInfo, signatures: tx.raw.signatures });
   try {
     // Any values hold upstream's binary form (LegacyDec as scaled integers); the JSON shows decimal text.

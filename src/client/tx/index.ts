@@ -6,3 +6,4 @@ export * from "./errors.ts";
 export * from "./pubkey-any.ts";
 export * from "./sign.ts";
 export * from "./simulate.ts";
+export * from "./tx-raw.ts";

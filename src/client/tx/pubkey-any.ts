@@ -7,7 +7,7 @@ import {
   type PublicKey,
   pubKeyAlgorithmOfTypeUrl,
   SECP256K1_PUBKEY_TYPE_URL,
-} from "../crypto/pubkey.ts";
+} from "../../crypto/pubkey.ts";
 import { rawAny } from "./any.ts";
 import { TxClientError } from "./errors.ts";
 

@@ -1,5 +1,5 @@
 // SIGN_MODE_DIRECT signing: sign SHA-256(SignDoc bytes) with secp256k1 and assemble the TxRaw.
-import { secp256k1PublicKey, signSecp256k1 } from "../crypto/secp256k1.ts";
+import { secp256k1PublicKey, signSecp256k1 } from "../../crypto/secp256k1.ts";
 import {
   type FeeParameters,
   makeAuthInfoBytes,
@@ -8,7 +8,7 @@ import {
   makeTxRawBytes,
   type SignDocParameters,
   type TxBodyParameters,
-  txHash,
+  txHashHex,
 } from "./build.ts";
 
 /** Anything that can sign sign-bytes with a secp256k1 key (a raw key, a keyring key, a hardware wallet). */
@@ -84,5 +84,5 @@ export async function signTx(parameters: SignTxParameters): Promise<SignedTx> {
     accountNumber: parameters.accountNumber,
   });
   const txBytes = makeTxRawBytes({ bodyBytes, authInfoBytes, signatures: [signature] });
-  return { bodyBytes, authInfoBytes, signBytes, signature, txBytes, txHash: txHash(txBytes) };
+  return { bodyBytes, authInfoBytes, signBytes, signature, txBytes, txHash: txHashHex(txBytes) };
 }

@@ -7,18 +7,18 @@ import { create, createRegistry, fromBinary } from "@bufbuild/protobuf";
 import { DirectSecp256k1HdWallet, makeSignBytes, makeSignDoc } from "@cosmjs/proto-signing";
 import { SigningStargateClient } from "@cosmjs/stargate";
 import { TxRaw as CosmjsTxRaw } from "cosmjs-types/cosmos/tx/v1beta1/tx";
+import { fromHex, toHex } from "../../bytes/hex.ts";
+import { accAddressFromPubKey } from "../../crypto/address.ts";
+import { addressToBech32 } from "../../crypto/bech32.ts";
+import { fromBase64 } from "../../crypto/hash.ts";
+import { COSMOS_SECP256K1_PUBKEY_TYPE_URL } from "../../crypto/pubkey.ts";
+import { privateKeyFromMnemonic } from "../../crypto/secp256k1.ts";
 import { file_chain_bank_v1beta1_tx, MsgSendSchema } from "../../gen/chain/bank/v1beta1/tx_pb.js";
 import { file_chain_crypto_secp256k1_keys } from "../../gen/chain/crypto/secp256k1/keys_pb.js";
 import { SignMode } from "../../gen/chain/tx/signing/v1beta1/signing_pb.js";
 import { file_chain_tx_v1beta1_tx } from "../../gen/chain/tx/v1beta1/tx_pb.js";
-import { accAddressFromPubKey } from "../crypto/address.ts";
-import { addressToBech32 } from "../crypto/bech32.ts";
-import { fromBase64, fromHex, toHex } from "../crypto/hash.ts";
-import { COSMOS_SECP256K1_PUBKEY_TYPE_URL } from "../crypto/pubkey.ts";
-import { privateKeyFromMnemonic } from "../crypto/secp256k1.ts";
 import { openKeyring } from "../keyring/keyring.ts";
 import {
-  decodeTx,
   makeAuthInfoBytes,
   makeSignDocBytes,
   makeSimulationTxBytes,
@@ -33,8 +33,9 @@ import {
   signerPubKeys,
   signTx,
   TxClientError,
-  txHash,
+  txHashHex,
   txToJson,
+  unpackTx,
   verifyDirectSignature,
 } from "./index.ts";
 
@@ -147,7 +148,7 @@ describe("SIGN_MODE_DIRECT against CosmJS with chain types", () => {
     assert.equal(toHex(signed.signature), toHex(fromBase64(cosmjs.signature.signature)));
     assert.equal(cosmjs.signature.pub_key.value, Buffer.from(signer.pubKey).toString("base64"));
 
-    const decoded = decodeTx(signed.txBytes);
+    const decoded = unpackTx(signed.txBytes);
     assert.equal(decoded.body.memo, "hello");
     assert.equal(decoded.body.timeoutHeight, 99n);
     assert.equal(decoded.authInfo.signerInfos[0].sequence, 3n);
@@ -155,7 +156,7 @@ describe("SIGN_MODE_DIRECT against CosmJS with chain types", () => {
     assert.ok(verifyDirectSignature(decoded, { chainId: "chaind-test", accountNumber: 7n }));
     assert.equal(verifyDirectSignature(decoded, { chainId: "chaind-test", accountNumber: 8n }), false);
     assert.equal(verifyDirectSignature(decoded, { chainId: "other", accountNumber: 7n }), false);
-    assert.equal(txHash(signed.txBytes), signed.txHash);
+    assert.equal(txHashHex(signed.txBytes), signed.txHash);
     assert.match(signed.txHash, /^[0-9A-F]{64}$/);
   });
 
@@ -175,7 +176,7 @@ describe("SIGN_MODE_DIRECT against CosmJS with chain types", () => {
       { accountNumber: 4n, sequence: 0, chainId: "chaind-test" },
     );
     const bytes = CosmjsTxRaw.encode(txRaw).finish();
-    const decoded = decodeTx(bytes);
+    const decoded = unpackTx(bytes);
     assert.equal(decoded.authInfo.signerInfos[0].publicKey?.typeUrl, "/cosmos.crypto.secp256k1.PubKey");
     const [pubKey] = signerPubKeys(decoded.authInfo);
     assert.deepEqual(pubKey, { algorithm: "secp256k1", key: signer.pubKey });
@@ -215,7 +216,7 @@ describe("keyring keys as signers", () => {
 
 describe("building and decoding", () => {
   it("leaves the pubkey out on request and builds multi-signer auth info in order", () => {
-    const authInfo = decodeTx(
+    const authInfo = unpackTx(
       makeTxRawBytes({
         bodyBytes: makeTxBodyBytes({ messages: [chainSend()] }),
         authInfoBytes: makeAuthInfoBytes({
@@ -235,7 +236,7 @@ describe("building and decoding", () => {
   });
 
   it("builds the simulation tx CosmJS sends: mode UNSPECIFIED, empty fee, one empty signature", () => {
-    const decoded = decodeTx(
+    const decoded = unpackTx(
       makeSimulationTxBytes({ messages: [chainSend()], signers: [{ pubKey: signer.pubKey, sequence: 2n }] }),
     );
     const mode = decoded.authInfo.signerInfos[0].modeInfo?.sum;
@@ -259,7 +260,7 @@ describe("building and decoding", () => {
       file_chain_bank_v1beta1_tx,
       file_chain_crypto_secp256k1_keys,
     );
-    const json = txToJson(decodeTx(signed.txBytes), registry) as {
+    const json = txToJson(unpackTx(signed.txBytes), registry) as {
       body: { messages: { "@type": string; from_address: string }[]; memo: string; timeout_height: string };
       auth_info: {
         signer_infos: { public_key: { "@type": string }; mode_info: unknown; sequence: string }[];
@@ -277,7 +278,7 @@ describe("building and decoding", () => {
     assert.equal(json.auth_info.fee.gas_limit, "200000");
     assert.equal(json.signatures[0], Buffer.from(signed.signature).toString("base64"));
     assert.throws(
-      () => txToJson(decodeTx(signed.txBytes), createRegistry()),
+      () => txToJson(unpackTx(signed.txBytes), createRegistry()),
       (error: unknown) => {
         assert.ok(error instanceof TxClientError);
         assert.match(error.message, /cannot print tx as JSON/);
@@ -288,7 +289,7 @@ describe("building and decoding", () => {
 
   it("rejects malformed bytes, unknown pubkey types and bad fee amounts clearly", () => {
     assert.throws(
-      () => decodeTx(Uint8Array.of(0x0a, 0x05, 0x01)),
+      () => unpackTx(Uint8Array.of(0x0a, 0x05, 0x01)),
       (error: unknown) => {
         assert.ok(error instanceof TxClientError);
         assert.equal(error.code, "tx-decode");
@@ -301,7 +302,7 @@ describe("building and decoding", () => {
       authInfoBytes: new Uint8Array(0),
       signatures: [],
     });
-    assert.throws(() => decodeTx(badBody), /cannot decode TxBody/);
+    assert.throws(() => unpackTx(badBody), /cannot decode TxBody/);
     assert.throws(
       () => pubKeyFromAny(rawAny("/chain.crypto.multisig.LegacyAminoPubKey", new Uint8Array(0))),
       /unsupported public key type "\/chain\.crypto\.multisig\.LegacyAminoPubKey"/,
@@ -315,7 +316,7 @@ describe("building and decoding", () => {
       /invalid fee amount "-1stake": expected a non-negative integer/,
     );
     // A signature index that does not exist, or a tx without a pubkey, does not verify.
-    const unsigned = decodeTx(
+    const unsigned = unpackTx(
       makeTxRawBytes({ bodyBytes: new Uint8Array(0), authInfoBytes: new Uint8Array(0), signatures: [] }),
     );
     assert.equal(verifyDirectSignature(unsigned, { chainId: "c", accountNumber: 0n }), false);

@@ -1,4 +1,7 @@
 // Every hash a CometBFT v0.38 header carries, computed the way CometBFT computes it (CometBFT v0.38 types/block.go, crypto/merkle).
+
+import { sha256 } from "../../bytes/sha256.ts";
+import { merkleRoot } from "../../crypto/merkle.ts";
 import type { Block, BlockId, Commit, ConsensusParams, Header, PartSetHeader, PublicKey } from "../types.ts";
 import {
   encodeBlock,
@@ -10,7 +13,6 @@ import {
   encodeSimpleValidator,
   encodeTimestamp,
 } from "./encode.ts";
-import { merkleRoot, sha256 } from "./merkle.ts";
 import { ProtoWriter } from "./proto-writer.ts";
 
 /** CometBFT's block part size (`types.BlockPartSizeBytes`). */

@@ -3,6 +3,8 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import fc from "fast-check";
+import { sha256 } from "../../bytes/sha256.ts";
+import { innerHash, leafHash, merkleProof, merkleRoot, rootFromProof, splitPoint } from "../../crypto/merkle.ts";
 import { BlockIdFlag, defaultConsensusParams, type Header } from "../types.ts";
 import { encodeBlock, encodeCommitSig, encodeDeterministicTxResult, SignedMsgType, voteSignBytes } from "./encode.ts";
 import {
@@ -14,7 +16,6 @@ import {
   partSetHeaderOf,
   validatorSetHash,
 } from "./hashes.ts";
-import { innerHash, leafHash, merkleProof, merkleRoot, rootFromProof, sha256, splitPoint } from "./merkle.ts";
 import { ProtoWriter } from "./proto-writer.ts";
 
 const hex = (b: Uint8Array) => Buffer.from(b).toString("hex");

@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { connect, type Socket } from "node:net";
 import { after, before, test } from "node:test";
-import { type KvRpcNode, startKvRpcNode } from "../test-support/kv-rpc-node.ts";
+import { type KvRpcNode, startKvRpcNode } from "../../../test/support/engine/kv-rpc-node.ts";
 import { createLimitedRpcServer, RPC_READ_TIMEOUT_MS, rpcWriteTimeoutMs } from "./connection-limits.ts";
 import type { RpcServer } from "./rpc-server.ts";
 

@@ -20,8 +20,8 @@ const MESSAGES: Record<number, string> = {
 };
 
 /** An error answered as a JSON-RPC error object. */
-export class RpcError extends Error {
-  override name = "RpcError";
+export class RpcErrorReply extends Error {
+  override name = "RpcErrorReply";
   readonly code: number;
   readonly data: string;
   constructor(code: number, data: string, options?: { cause?: unknown }) {
@@ -39,11 +39,11 @@ export class RpcError extends Error {
 }
 
 /** -32602 Invalid params, with the detail of what was wrong. */
-export function invalidParams(detail: string): RpcError {
-  return new RpcError(RpcCode.invalidParams, detail);
+export function invalidParams(detail: string): RpcErrorReply {
+  return new RpcErrorReply(RpcCode.invalidParams, detail);
 }
 
 /** -32603 Internal error: the code CometBFT uses for every handler failure. */
-export function internalError(detail: string, cause?: unknown): RpcError {
-  return new RpcError(RpcCode.internalError, detail, { cause });
+export function internalError(detail: string, cause?: unknown): RpcErrorReply {
+  return new RpcErrorReply(RpcCode.internalError, detail, { cause });
 }

@@ -1,6 +1,7 @@
 // The consensus RPC methods (CometBFT v0.38 rpc/core), answered from the engine, its block store and the app.
 
 import { create } from "@bufbuild/protobuf";
+import { merkleProof } from "../../crypto/merkle.ts";
 import {
   RequestCheckTxSchema,
   RequestInfoSchema,
@@ -11,7 +12,6 @@ import {
 import type { NewBlockEvent } from "../engine.ts";
 import { ENGINE_VERSION } from "../engine.ts";
 import { txHash } from "../hashing/hashes.ts";
-import { merkleProof } from "../hashing/merkle.ts";
 import { MempoolError } from "../mempool.ts";
 import { formatRfc3339 } from "../time.ts";
 import { parseTxQuery, TxQueryError } from "../tx-query.ts";

@@ -2,10 +2,10 @@ import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { after, before, describe, it } from "node:test";
 import { Comet38Client, connectComet, isComet38Client } from "@cosmjs/tendermint-rpc";
+import { makeTestChain, type TestChain, waitForHeight } from "../../../test/support/engine/fixtures.ts";
+import { KvApp } from "../../../test/support/engine/kv-app.ts";
 import { Engine } from "../engine.ts";
 import { headerHash } from "../hashing/hashes.ts";
-import { makeTestChain, type TestChain, waitForHeight } from "../test-support/fixtures.ts";
-import { KvApp } from "../test-support/kv-app.ts";
 import { RPC_METHODS, type RpcContext } from "./rpc-methods.ts";
 import { RpcServer } from "./rpc-server.ts";
 

@@ -9,7 +9,7 @@ import { redactPaths } from "../../app/redact-paths.ts";
 import type { EngineLogger } from "../engine.ts";
 import { createLimitedRpcServer, type RpcConnectionLimits } from "./connection-limits.ts";
 import type { Json } from "./json-shapes.ts";
-import { RpcCode, RpcError } from "./rpc-error.ts";
+import { RpcCode, RpcErrorReply } from "./rpc-error.ts";
 import { RPC_METHODS, type RpcContext } from "./rpc-methods.ts";
 import { argsFromJsonRpc, argsFromUri } from "./rpc-params.ts";
 import { WsHub, type WsHubOptions, type WsOutputStats } from "./ws-hub.ts";
@@ -68,7 +68,7 @@ function send(res: ServerResponse, status: number, body: unknown): void {
   res.end(text);
 }
 
-function errorResponse(id: JsonRpcId, error: RpcError): Json {
+function errorResponse(id: JsonRpcId, error: RpcErrorReply): Json {
   // CometBFT's RPCResponse has `id,omitempty`: an error without a request id (unparseable body, oversized body,
   // oversized batch) carries no id at all, not `"id": null`.
   return id === null ? { jsonrpc: "2.0", error: error.toJson() } : { jsonrpc: "2.0", id, error: error.toJson() };
@@ -78,8 +78,8 @@ function errorResponse(id: JsonRpcId, error: RpcError): Json {
  * Why `request` cannot be a JSON-RPC request (CometBFT's RPCRequest: an object whose id, when present, is a
  * string or a number), as the parse error it is there; undefined when it can.
  */
-function unfitRequest(request: unknown): RpcError | undefined {
-  const parseError = (reason: string) => new RpcError(RpcCode.parseError, `error unmarshaling request: ${reason}`);
+function unfitRequest(request: unknown): RpcErrorReply | undefined {
+  const parseError = (reason: string) => new RpcErrorReply(RpcCode.parseError, `error unmarshaling request: ${reason}`);
   if (typeof request !== "object" || request === null || Array.isArray(request)) {
     return parseError("a request must be a JSON object");
   }
@@ -123,7 +123,7 @@ export class RpcServer {
       rpc.handle(req, res).catch((error: unknown) => {
         options.logger?.error({ err: error }, "RPC request failed");
         if (!res.headersSent)
-          send(res, 500, errorResponse(null, new RpcError(RpcCode.internalError, (error as Error).message)));
+          send(res, 500, errorResponse(null, new RpcErrorReply(RpcCode.internalError, (error as Error).message)));
         else res.end();
       });
     });
@@ -204,7 +204,10 @@ export class RpcServer {
         send(
           res,
           400,
-          errorResponse(null, new RpcError(RpcCode.invalidRequest, `error reading request body: ${error.message}`)),
+          errorResponse(
+            null,
+            new RpcErrorReply(RpcCode.invalidRequest, `error reading request body: ${error.message}`),
+          ),
         );
         req.resume();
         return;
@@ -225,7 +228,7 @@ export class RpcServer {
         500,
         errorResponse(
           null,
-          new RpcError(RpcCode.parseError, `error unmarshaling request: ${(error as Error).message}`),
+          new RpcErrorReply(RpcCode.parseError, `error unmarshaling request: ${(error as Error).message}`),
         ),
       );
       return;
@@ -245,7 +248,10 @@ export class RpcServer {
           400,
           errorResponse(
             null,
-            new RpcError(RpcCode.invalidRequest, `batch request exceeds maximum (${max}) allowed number of requests`),
+            new RpcErrorReply(
+              RpcCode.invalidRequest,
+              `batch request exceeds maximum (${max}) allowed number of requests`,
+            ),
           ),
         );
         return;
@@ -273,7 +279,7 @@ export class RpcServer {
     const id = r.id as string | number;
     const name = typeof r.method === "string" ? r.method : "";
     const method = Object.hasOwn(RPC_METHODS, name) ? RPC_METHODS[name] : undefined;
-    if (method === undefined) return errorResponse(id, new RpcError(RpcCode.methodNotFound, ""));
+    if (method === undefined) return errorResponse(id, new RpcErrorReply(RpcCode.methodNotFound, ""));
     try {
       const args = argsFromJsonRpc(method.params, r.params);
       const result = await method.handle(args, this.options.context);
@@ -283,11 +289,11 @@ export class RpcServer {
     }
   }
 
-  private asRpcError(error: unknown, method: string): RpcError {
-    if (error instanceof RpcError) return error;
+  private asRpcError(error: unknown, method: string): RpcErrorReply {
+    if (error instanceof RpcErrorReply) return error;
     this.options.logger?.error({ err: error, method }, "RPC handler failed");
     // The full message (with file paths) is in the log above; the client gets it without them.
-    return new RpcError(RpcCode.internalError, redactPaths((error as Error).message ?? String(error)), {
+    return new RpcErrorReply(RpcCode.internalError, redactPaths((error as Error).message ?? String(error)), {
       cause: error,
     });
   }

@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { createHash, randomBytes } from "node:crypto";
 import { connect, type Socket } from "node:net";
 import { after, before, describe, it } from "node:test";
-import { type KvRpcNode, startKvRpcNode } from "../test-support/kv-rpc-node.ts";
+import { type KvRpcNode, startKvRpcNode } from "../../../test/support/engine/kv-rpc-node.ts";
 import { acceptKey, Opcode } from "./ws-frames.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: test code walks arbitrary JSON-RPC answers

@@ -8,7 +8,7 @@ import type { Duplex } from "node:stream";
 import type { Engine } from "../engine.ts";
 import { conditionMatchesValue, parseTxQuery, type QueryCondition, TxQueryError } from "../tx-query.ts";
 import type { Json } from "./json-shapes.ts";
-import { RpcCode, RpcError } from "./rpc-error.ts";
+import { RpcCode, RpcErrorReply } from "./rpc-error.ts";
 import { WsConnection } from "./ws-connection.ts";
 import { type EventMap, eventsOfBlock, type PublishedEvent } from "./ws-events.ts";
 import { acceptKey, CloseCode } from "./ws-frames.ts";
@@ -184,7 +184,7 @@ export class WsHub {
     try {
       request = JSON.parse(text);
     } catch (error) {
-      const e = new RpcError(RpcCode.parseError, `error unmarshaling request: ${(error as Error).message}`);
+      const e = new RpcErrorReply(RpcCode.parseError, `error unmarshaling request: ${(error as Error).message}`);
       // No id key at all: CometBFT's RPCResponse has `id,omitempty`.
       this.send(client, { jsonrpc: "2.0", error: e.toJson() });
       return;
@@ -208,33 +208,38 @@ export class WsHub {
       const result = this.subscriptionCall(client, method, id, (r as { params?: unknown }).params);
       this.send(client, { jsonrpc: "2.0", id, result });
     } catch (error) {
-      const e = error instanceof RpcError ? error : new RpcError(RpcCode.internalError, (error as Error).message);
+      const e =
+        error instanceof RpcErrorReply ? error : new RpcErrorReply(RpcCode.internalError, (error as Error).message);
       this.send(client, { jsonrpc: "2.0", id, error: e.toJson() });
     }
   }
 
   private subscriptionCall(client: Client, method: string, id: string | number, params: unknown): Json {
     if (method === "unsubscribe_all") {
-      if (client.subscriptions.size === 0) throw new RpcError(RpcCode.internalError, "subscription not found");
+      if (client.subscriptions.size === 0) throw new RpcErrorReply(RpcCode.internalError, "subscription not found");
       client.subscriptions.clear();
       return {};
     }
     const query = queryParam(params);
     if (method === "unsubscribe") {
       parsedQuery(query); // CometBFT parses the query first: a malformed one is a parse error, not "not found"
-      if (!client.subscriptions.delete(query)) throw new RpcError(RpcCode.internalError, "subscription not found");
+      if (!client.subscriptions.delete(query)) throw new RpcErrorReply(RpcCode.internalError, "subscription not found");
       return {};
     }
     const o = this.options;
     if (client.subscriptions.size === 0 && this.subscribedClients >= o.maxSubscriptionClients) {
-      throw new RpcError(RpcCode.internalError, `max_subscription_clients ${o.maxSubscriptionClients} reached`);
+      throw new RpcErrorReply(RpcCode.internalError, `max_subscription_clients ${o.maxSubscriptionClients} reached`);
     }
     if (client.subscriptions.size >= o.maxSubscriptionsPerClient) {
-      throw new RpcError(RpcCode.internalError, `max_subscriptions_per_client ${o.maxSubscriptionsPerClient} reached`);
+      throw new RpcErrorReply(
+        RpcCode.internalError,
+        `max_subscriptions_per_client ${o.maxSubscriptionsPerClient} reached`,
+      );
     }
-    if (query.length > MAX_QUERY_LENGTH) throw new RpcError(RpcCode.internalError, "maximum query length exceeded");
+    if (query.length > MAX_QUERY_LENGTH)
+      throw new RpcErrorReply(RpcCode.internalError, "maximum query length exceeded");
     const conditions = parsedQuery(query);
-    if (client.subscriptions.has(query)) throw new RpcError(RpcCode.internalError, "already subscribed");
+    if (client.subscriptions.has(query)) throw new RpcErrorReply(RpcCode.internalError, "already subscribed");
     client.subscriptions.set(query, { query, conditions, id });
     return {};
   }
@@ -292,7 +297,7 @@ function parsedQuery(query: string): QueryCondition[] {
   } catch (error) {
     if (!(error instanceof TxQueryError)) throw error;
     const detail = error.message.replace(/^failed to parse query /, "");
-    throw new RpcError(RpcCode.internalError, `failed to parse query: ${detail}`);
+    throw new RpcErrorReply(RpcCode.internalError, `failed to parse query: ${detail}`);
   }
 }
 
@@ -303,7 +308,7 @@ function queryParam(params: unknown): string {
   // CometBFT parses an absent query as "" and refuses it as a query that does not parse (internal error).
   if (q === undefined || q === null) return "";
   if (typeof q !== "string") {
-    throw new RpcError(RpcCode.invalidParams, "query must be a string such as tm.event='NewBlock'");
+    throw new RpcErrorReply(RpcCode.invalidParams, "query must be a string such as tm.event='NewBlock'");
   }
   return q;
 }

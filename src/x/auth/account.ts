@@ -11,7 +11,7 @@ import {
   consAddressFromEd25519PubKey,
   decodeBech32WithPrefix,
   moduleAddress,
-} from "../../client/crypto/index.ts";
+} from "../../crypto/index.ts";
 import {
   type BaseAccount,
   BaseAccountSchema,

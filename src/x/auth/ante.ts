@@ -23,7 +23,7 @@ import {
 } from "../../app/errors.ts";
 import { decodeSignerAddress } from "../../app/signers.ts";
 import type { DecodedTx, TxPubKey } from "../../app/tx-decode.ts";
-import { fromHex, toBase64, verifySecp256k1 } from "../../client/crypto/index.ts";
+import { fromHex, toBase64, verifySecp256k1 } from "../../crypto/index.ts";
 import { SignMode } from "../../gen/chain/tx/signing/v1beta1/signing_pb.js";
 import { type Account, type AccountPubKey, addressOfPubKey } from "./account.ts";
 import { type AccountKeeper, FEE_COLLECTOR_NAME } from "./keeper.ts";

@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { create, fromBinary, type JsonValue, toBinary } from "@bufbuild/protobuf";
-import { addressToBech32, moduleAddress } from "../../client/crypto/index.ts";
+import { addressToBech32, moduleAddress } from "../../crypto/index.ts";
 import { BaseAccountSchema, ModuleAccountSchema } from "../../gen/chain/auth/v1beta1/auth_pb.js";
 import {
   AddressBytesToStringRequestSchema,

@@ -4,7 +4,8 @@
 import { create, createRegistry, type JsonValue, toJson } from "@bufbuild/protobuf";
 import type { Context } from "../../app/context.ts";
 import { fromProtoJson } from "../../app/proto-json.ts";
-import { addressToBech32, moduleAddress } from "../../client/crypto/index.ts";
+import { addressToBech32, moduleAddress } from "../../crypto/index.ts";
+import { UserError } from "../../errors/user-error.ts";
 import { file_chain_auth_v1beta1_auth } from "../../gen/chain/auth/v1beta1/auth_pb.js";
 import { type GenesisState, GenesisStateSchema } from "../../gen/chain/auth/v1beta1/genesis_pb.js";
 import { file_chain_crypto_ed25519_keys } from "../../gen/chain/crypto/ed25519/keys_pb.js";
@@ -37,13 +38,15 @@ export function parseAuthGenesis(json: JsonValue): { params: GenesisState["param
   try {
     state = fromProtoJson(GenesisStateSchema, json, GENESIS_REGISTRY);
   } catch (err) {
-    throw new Error(`cannot read auth genesis: ${(err as Error).message}`, { cause: err });
+    throw new AuthGenesisError(`cannot read auth genesis: ${(err as Error).message}`, { cause: err });
   }
   const accounts = state.accounts.map((any, index) => {
     try {
       return accountFromAny(any);
     } catch (err) {
-      throw new Error(`cannot read auth genesis account ${index}: ${(err as Error).message}`, { cause: err });
+      throw new AuthGenesisError(`cannot read auth genesis account ${index}: ${(err as Error).message}`, {
+        cause: err,
+      });
     }
   });
   return { params: state.params ?? defaultAuthParams(), accounts };
@@ -56,15 +59,17 @@ export function validateAuthGenesis(json: JsonValue): void {
   const seen = new Set<string>();
   for (const account of accounts) {
     const address = addressToBech32(account.address);
-    if (seen.has(address)) throw new Error(`duplicate account found in genesis state; address: ${address}`);
+    if (seen.has(address)) throw new AuthGenesisError(`duplicate account found in genesis state; address: ${address}`);
     seen.add(address);
     if (account.pubKey !== undefined && Buffer.compare(addressOfPubKey(account.pubKey), account.address) !== 0) {
-      throw new Error(`account address and pubkey address do not match: ${address}`);
+      throw new AuthGenesisError(`account address and pubkey address do not match: ${address}`);
     }
     if (account.module !== undefined) {
-      if (account.module.name.trim() === "") throw new Error("module account name cannot be blank");
+      if (account.module.name.trim() === "") throw new AuthGenesisError("module account name cannot be blank");
       if (Buffer.compare(moduleAddress(account.module.name), account.address) !== 0) {
-        throw new Error(`address ${address} cannot be derived from the module name '${account.module.name}'`);
+        throw new AuthGenesisError(
+          `address ${address} cannot be derived from the module name '${account.module.name}'`,
+        );
       }
     }
   }
@@ -114,4 +119,12 @@ function sanitizeAccountNumbers(accounts: Account[]): Account[] {
     }
   }
   return out.sort((a, b) => (a.accountNumber < b.accountNumber ? -1 : a.accountNumber > b.accountNumber ? 1 : 0));
+}
+
+/** Thrown for an auth genesis state that cannot be read or breaks upstream's rules; the message says what is wrong (a user error: one line, no stack). */
+export class AuthGenesisError extends UserError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = "AuthGenesisError";
+  }
 }

@@ -5,7 +5,7 @@ import { accountBech32 } from "../../app/address-cache.ts";
 import type { Context } from "../../app/context.ts";
 import { decodedOnce } from "../../app/decoded-once.ts";
 import { ErrInvalidAddress, ErrLogic, ErrUnknownAddress } from "../../app/errors.ts";
-import { addressToBech32, moduleAddress } from "../../client/crypto/index.ts";
+import { addressToBech32, moduleAddress } from "../../crypto/index.ts";
 import { type Params, ParamsSchema } from "../../gen/chain/auth/v1beta1/auth_pb.js";
 import { type Account, accountAddressFromBech32, decodeAccount, encodeAccount, newModuleAccount } from "./account.ts";
 import {

@@ -1,5 +1,5 @@
 // The auth store layout (store key `acc`, as upstream names it), prefixes as upstream's collections.
-import { concatBytes } from "../../store/bytes.ts";
+import { concatBytes } from "../../bytes/concat.ts";
 
 /** Module name. */
 export const AUTH_MODULE_NAME = "auth";

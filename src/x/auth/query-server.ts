@@ -3,7 +3,7 @@
 import { GrpcCode, GrpcStatusError } from "../../app/errors.ts";
 import type { ServiceHandlers } from "../../app/module.ts";
 import { capHistoryPage, paginate } from "../../app/pagination.ts";
-import { BECH32_PREFIXES } from "../../client/crypto/index.ts";
+import { BECH32_PREFIXES } from "../../crypto/index.ts";
 import type { Query } from "../../gen/chain/auth/v1beta1/query_pb.js";
 import { accountAddressFromBech32, accountToAny, decodeAccount, toBaseAccount } from "./account.ts";
 import type { AccountKeeper } from "./keeper.ts";

@@ -3,8 +3,8 @@
 import assert from "node:assert/strict";
 import { availableParallelism } from "node:os";
 import { after, describe, test } from "node:test";
-import { signSecp256k1 } from "../../client/crypto/index.ts";
-import { nativeSecp256k1Verify } from "../../client/crypto/native-secp256k1.ts";
+import { signSecp256k1 } from "../../crypto/index.ts";
+import { nativeSecp256k1Verify } from "../../crypto/native-secp256k1.ts";
 import { testKey } from "../../testing/app.ts";
 import {
   activeVerifyWorkers,

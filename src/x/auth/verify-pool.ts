@@ -8,8 +8,8 @@ import { availableParallelism } from "node:os";
 import { extname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
-import { verifySecp256k1 } from "../../client/crypto/index.ts";
-import { nativeSecp256k1Verify } from "../../client/crypto/native-secp256k1.ts";
+import { verifySecp256k1 } from "../../crypto/index.ts";
+import { nativeSecp256k1Verify } from "../../crypto/native-secp256k1.ts";
 import {
   CLAIMED,
   DONE,

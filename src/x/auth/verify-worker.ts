@@ -1,7 +1,7 @@
 // Worker side of the signature-verification pool: verifies secp256k1 signatures with node:crypto, claiming
 // the jobs of a batch it shares with the main thread one at a time; the outcomes go into shared memory.
 import { parentPort } from "node:worker_threads";
-import { verifySecp256k1 } from "../../client/crypto/index.ts";
+import { verifySecp256k1 } from "../../crypto/index.ts";
 import {
   CLAIMED,
   DONE,

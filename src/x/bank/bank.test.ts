@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { describe, it, test } from "node:test";
 import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
 import { abciInfo } from "../../app/errors.ts";
-import { addressToBech32, moduleAddress } from "../../client/crypto/index.ts";
+import { addressToBech32, moduleAddress } from "../../crypto/index.ts";
 import {
   QueryAllBalancesRequestSchema,
   QueryAllBalancesResponseSchema,

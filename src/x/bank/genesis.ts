@@ -12,6 +12,7 @@ import {
   validateDenom,
 } from "../../app/coins.ts";
 import type { Context } from "../../app/context.ts";
+import { UserError } from "../../errors/user-error.ts";
 import { ParamsSchema } from "../../gen/chain/bank/v1beta1/bank_pb.js";
 import { type GenesisState, GenesisStateSchema } from "../../gen/chain/bank/v1beta1/genesis_pb.js";
 import { accountAddressFromBech32 } from "../auth/account.ts";
@@ -31,7 +32,7 @@ export function parseBankGenesis(json: JsonValue): GenesisState {
   try {
     return fromJson(GenesisStateSchema, json);
   } catch (err) {
-    throw new Error(`cannot read bank genesis: ${(err as Error).message}`, { cause: err });
+    throw new BankGenesisError(`cannot read bank genesis: ${(err as Error).message}`, { cause: err });
   }
 }
 
@@ -40,36 +41,40 @@ export function validateBankGenesis(json: JsonValue): void {
   const state = parseBankGenesis(json);
   const params = state.params ?? defaultBankParams();
   if (params.sendEnabled.length > 0 && state.sendEnabled.length > 0) {
-    throw new Error("send_enabled defined in both the send_enabled field and in params (deprecated)");
+    throw new BankGenesisError("send_enabled defined in both the send_enabled field and in params (deprecated)");
   }
   validateBankParams(params);
   const seenSendEnabled = new Set<string>();
   for (const entry of [...params.sendEnabled, ...state.sendEnabled]) {
-    if (seenSendEnabled.has(entry.denom)) throw new Error(`duplicate send enabled found: '${entry.denom}'`);
+    if (seenSendEnabled.has(entry.denom)) throw new BankGenesisError(`duplicate send enabled found: '${entry.denom}'`);
     validateDenom(entry.denom);
     seenSendEnabled.add(entry.denom);
   }
   const seenBalances = new Set<string>();
   let total: Coin[] = [];
   for (const balance of state.balances) {
-    if (seenBalances.has(balance.address)) throw new Error(`duplicate balance for address ${balance.address}`);
+    if (seenBalances.has(balance.address))
+      throw new BankGenesisError(`duplicate balance for address ${balance.address}`);
     seenBalances.add(balance.address);
     try {
       accountAddressFromBech32(balance.address);
     } catch (err) {
-      throw new Error(`invalid balance address ${balance.address}: ${(err as Error).message}`, { cause: err });
+      throw new BankGenesisError(`invalid balance address ${balance.address}: ${(err as Error).message}`, {
+        cause: err,
+      });
     }
     const coins = readCoins(balance.coins, `balance of ${balance.address}`);
     try {
       validateCoins(coins);
     } catch (err) {
-      throw new Error(`invalid balance of ${balance.address}: ${(err as Error).message}`, { cause: err });
+      throw new BankGenesisError(`invalid balance of ${balance.address}: ${(err as Error).message}`, { cause: err });
     }
     total = addCoins(total, coins);
   }
   const seenMetadata = new Set<string>();
   for (const metadata of state.denomMetadata) {
-    if (seenMetadata.has(metadata.base)) throw new Error(`duplicate client metadata for denom ${metadata.base}`);
+    if (seenMetadata.has(metadata.base))
+      throw new BankGenesisError(`duplicate client metadata for denom ${metadata.base}`);
     validateDenom(metadata.base);
     seenMetadata.add(metadata.base);
   }
@@ -77,7 +82,9 @@ export function validateBankGenesis(json: JsonValue): void {
     const supply = readCoins(state.supply, "supply");
     validateCoins(supply);
     if (coinsToString(supply) !== coinsToString(total)) {
-      throw new Error(`genesis supply is incorrect, expected ${coinsToString(supply)}, got ${coinsToString(total)}`);
+      throw new BankGenesisError(
+        `genesis supply is incorrect, expected ${coinsToString(supply)}, got ${coinsToString(total)}`,
+      );
     }
   }
 }
@@ -103,7 +110,9 @@ export async function initBankGenesis(ctx: Context, keeper: BankKeeper, json: Js
   if (state.supply.length > 0) {
     const supply = readCoins(state.supply, "supply");
     if (coinsToString(supply) !== coinsToString(total)) {
-      throw new Error(`genesis supply is incorrect, expected ${coinsToString(supply)}, got ${coinsToString(total)}`);
+      throw new BankGenesisError(
+        `genesis supply is incorrect, expected ${coinsToString(supply)}, got ${coinsToString(total)}`,
+      );
     }
   }
   for (const coin of total) keeper.setSupply(ctx, coin);
@@ -139,10 +148,18 @@ function readCoins(coins: readonly { denom: string; amount: string }[], what: st
   try {
     return coinsFromProto(coins);
   } catch (err) {
-    throw new Error(`invalid ${what}: ${(err as Error).message}`, { cause: err });
+    throw new BankGenesisError(`invalid ${what}: ${(err as Error).message}`, { cause: err });
   }
 }
 
 function compareBytes(a: Uint8Array, b: Uint8Array): number {
   return Buffer.compare(a, b);
+}
+
+/** Thrown for a bank genesis state that cannot be read or breaks upstream's rules (balances, supply, metadata); the message says what is wrong (a user error: one line, no stack). */
+export class BankGenesisError extends UserError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = "BankGenesisError";
+  }
 }

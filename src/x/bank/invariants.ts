@@ -4,7 +4,7 @@
 import { parseAmount } from "../../app/coins.ts";
 import type { Context } from "../../app/context.ts";
 import type { ModuleInvariant } from "../../app/module.ts";
-import { fromUtf8 } from "../../store/bytes.ts";
+import { fromUtf8 } from "../../bytes/text.ts";
 import type { BankKeeper } from "./keeper.ts";
 import { BALANCES_PREFIX } from "./keys.ts";
 

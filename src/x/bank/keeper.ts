@@ -5,8 +5,8 @@ import { type Coin, coinsToString, coinToString, isValidCoins, parseAmount } fro
 import type { Context } from "../../app/context.ts";
 import { decodedOnce } from "../../app/decoded-once.ts";
 import { ErrInsufficientFunds, ErrInvalidCoins, ErrUnauthorized } from "../../app/errors.ts";
+import { fromUtf8, utf8 } from "../../bytes/text.ts";
 import { type Metadata, MetadataSchema, type Params, ParamsSchema } from "../../gen/chain/bank/v1beta1/bank_pb.js";
-import { fromUtf8, utf8 } from "../../store/bytes.ts";
 import type { KVStore } from "../../store/types.ts";
 import { type AccountKeeperApi, Permission } from "../auth/keeper.ts";
 import { ErrInputOutputMismatch, ErrSendDisabled } from "./errors.ts";

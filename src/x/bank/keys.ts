@@ -1,5 +1,6 @@
 // The bank store layout (store key `bank`), byte for byte as upstream's collections lay it out.
-import { concatBytes, utf8 } from "../../store/bytes.ts";
+import { concatBytes } from "../../bytes/concat.ts";
+import { utf8 } from "../../bytes/text.ts";
 
 /** Module name and store key. */
 export const BANK_MODULE_NAME = "bank";

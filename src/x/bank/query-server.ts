@@ -6,9 +6,9 @@ import { coinToProto, parseAmount, validateDenom } from "../../app/coins.ts";
 import { GrpcCode, GrpcStatusError } from "../../app/errors.ts";
 import type { ServiceHandlers } from "../../app/module.ts";
 import { paginate } from "../../app/pagination.ts";
+import { fromUtf8 } from "../../bytes/text.ts";
 import { MetadataSchema } from "../../gen/chain/bank/v1beta1/bank_pb.js";
 import type { Query } from "../../gen/chain/bank/v1beta1/query_pb.js";
-import { fromUtf8 } from "../../store/bytes.ts";
 import { accountAddressFromBech32 } from "../auth/account.ts";
 import type { BankKeeper } from "./keeper.ts";
 import {

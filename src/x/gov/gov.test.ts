@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { create, fromBinary } from "@bufbuild/protobuf";
 import type { Any } from "@bufbuild/protobuf/wkt";
-import { addressToBech32, moduleAddress } from "../../client/crypto/index.ts";
+import { addressToBech32, moduleAddress } from "../../crypto/index.ts";
 import { MsgSendSchema } from "../../gen/chain/bank/v1beta1/tx_pb.js";
 import { TxMsgDataSchema } from "../../gen/chain/base/abci/v1beta1/abci_pb.js";
 import { ProposalStatus, VoteOption } from "../../gen/chain/gov/v1/gov_pb.js";
@@ -22,8 +22,8 @@ import {
 } from "../../gen/chain/staking/v1beta1/tx_pb.js";
 import type { ExecTxResult } from "../../gen/tendermint/abci/types_pb.js";
 import { packAny, type TestKey } from "../../testing/app.ts";
+import { createStakingTestChain, key, type StakingTestChain } from "../../testing/staking.ts";
 import { captureLogger } from "../../testing/upgrade-context.ts";
-import { createStakingTestChain, key, type StakingTestChain } from "../staking/testing.ts";
 
 const GOV = addressToBech32(moduleAddress("gov"));
 const val1 = key("gov-val-1");

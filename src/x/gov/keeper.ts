@@ -19,6 +19,8 @@ import { ErrInvalidRequest } from "../../app/errors.ts";
 import { decodeSignerAddress, signerAddresses } from "../../app/signers.ts";
 import { addDuration, compareTimestamps } from "../../app/time.ts";
 import { fromWireBinary } from "../../app/wire-decimals.ts";
+import { equalBytes } from "../../bytes/compare.ts";
+import { fromUtf8, utf8 } from "../../bytes/text.ts";
 import { CoinSchema, type Coin as ProtoCoin } from "../../gen/chain/base/v1beta1/coin_pb.js";
 import {
   type Deposit,
@@ -34,7 +36,6 @@ import {
   type WeightedVoteOption,
 } from "../../gen/chain/gov/v1/gov_pb.js";
 import { MsgExecLegacyContentSchema } from "../../gen/chain/gov/v1/tx_pb.js";
-import { equalBytes, fromUtf8, utf8 } from "../../store/bytes.ts";
 import {
   ErrInactiveProposal,
   ErrInvalidDepositDenom,

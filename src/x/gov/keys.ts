@@ -2,7 +2,7 @@
 // 8-byte big-endian; queue keys order by time (seconds with the sign bit flipped, then nanos) and
 // then id; deposit and vote keys end with the raw 20-byte address.
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
-import { concatBytes } from "../../store/bytes.ts";
+import { concatBytes } from "../../bytes/concat.ts";
 
 /** The module name, store key and genesis key. */
 export const GOV_MODULE_NAME = "gov";

@@ -4,7 +4,7 @@ import { type Duration, DurationSchema } from "@bufbuild/protobuf/wkt";
 import { type Coin, coinsFromProto, coinsToString, isAllGTE, isValidCoins } from "../../app/coins.ts";
 import { DEC_ONE, DecimalError, formatDecimal, parseDecimal } from "../../app/dec.ts";
 import { durationNanos } from "../../app/time.ts";
-import { decodeBech32 } from "../../client/crypto/index.ts";
+import { decodeBech32 } from "../../crypto/index.ts";
 import { UserError } from "../../errors/user-error.ts";
 import { type Params, ParamsSchema } from "../../gen/chain/gov/v1/gov_pb.js";
 

@@ -4,6 +4,7 @@
 import { create } from "@bufbuild/protobuf";
 import type { Context } from "../../app/context.ts";
 import { DEC_ONE, mulDec, parseDecimal, quoDec, truncateDec } from "../../app/dec.ts";
+import { toHex } from "../../bytes/hex.ts";
 import {
   type Proposal,
   type TallyResult,
@@ -11,7 +12,6 @@ import {
   VoteOption,
   type WeightedVoteOption,
 } from "../../gen/chain/gov/v1/gov_pb.js";
-import { toHex } from "../../store/bytes.ts";
 import type { GovKeeper } from "./keeper.ts";
 
 /** What the tally decides. */

@@ -8,6 +8,8 @@ import { parseDecimal } from "../../app/dec.ts";
 import type { ValidatorUpdate } from "../../app/module.ts";
 import { fromProtoJson, toProtoJson } from "../../app/proto-json.ts";
 import { buildTypeRegistry } from "../../app/type-registry.ts";
+import { toHex } from "../../bytes/hex.ts";
+import { fromUtf8, utf8 } from "../../bytes/text.ts";
 import { UserError } from "../../errors/user-error.ts";
 import {
   file_chain_staking_v1beta1_genesis,
@@ -15,7 +17,6 @@ import {
   GenesisStateSchema,
 } from "../../gen/chain/staking/v1beta1/genesis_pb.js";
 import { BondStatus } from "../../gen/chain/staking/v1beta1/staking_pb.js";
-import { fromUtf8, toHex, utf8 } from "../../store/bytes.ts";
 import type { StakingKeeper } from "./keeper.ts";
 import { BONDED_POOL_NAME, NOT_BONDED_POOL_NAME } from "./keys.ts";
 import { defaultStakingParams, validateStakingParams } from "./params.ts";

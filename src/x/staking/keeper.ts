@@ -9,6 +9,9 @@ import { formatDecimal, parseDecimal } from "../../app/dec.ts";
 import { ErrLogic } from "../../app/errors.ts";
 import type { ValidatorUpdate } from "../../app/module.ts";
 import { addDuration, compareTimestamps } from "../../app/time.ts";
+import { compareBytes } from "../../bytes/compare.ts";
+import { toHex } from "../../bytes/hex.ts";
+import { fromUtf8, utf8 } from "../../bytes/text.ts";
 import {
   BondStatus,
   type Delegation,
@@ -22,7 +25,6 @@ import {
   ValidatorSchema,
 } from "../../gen/chain/staking/v1beta1/staking_pb.js";
 import { HeaderSchema } from "../../gen/tendermint/types/types_pb.js";
-import { compareBytes, fromUtf8, toHex, utf8 } from "../../store/bytes.ts";
 import { ErrDelegatorShareExRateInvalid, ErrNoValidatorFound } from "./errors.ts";
 import {
   BONDED_POOL_NAME,

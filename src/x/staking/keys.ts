@@ -1,7 +1,7 @@
 // The staking store layout (store key `staking`). Prefix bytes follow upstream v0.50 so that a reader
 // of upstream's docs finds the same tables; addresses inside keys are length-prefixed.
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
-import { concatBytes } from "../../store/bytes.ts";
+import { concatBytes } from "../../bytes/concat.ts";
 
 /** The module name, store key and genesis key. */
 export const STAKING_MODULE_NAME = "staking";

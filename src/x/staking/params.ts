@@ -4,6 +4,7 @@ import { DurationSchema } from "@bufbuild/protobuf/wkt";
 import { isValidDenom } from "../../app/coins.ts";
 import { DEC_ONE, formatDecimal, parseDecimal } from "../../app/dec.ts";
 import { durationNanos } from "../../app/time.ts";
+import { UserError } from "../../errors/user-error.ts";
 import { type Params, ParamsSchema } from "../../gen/chain/staking/v1beta1/staking_pb.js";
 
 /** The default bond denom (docs/CONTRACT.md §1). */
@@ -26,15 +27,24 @@ export function defaultStakingParams(): Params {
 /** Throws an Error saying which param is wrong (upstream Params.Validate texts). */
 export function validateStakingParams(params: Params): void {
   if (durationNanos(params.unbondingTime) <= 0n) {
-    throw new Error(`unbonding time must be positive: ${durationNanos(params.unbondingTime)}`);
+    throw new StakingParamsError(`unbonding time must be positive: ${durationNanos(params.unbondingTime)}`);
   }
-  if (params.maxValidators === 0) throw new Error("max validators must be positive");
-  if (params.maxEntries === 0) throw new Error("max entries must be positive");
-  if (params.bondDenom.trim() === "") throw new Error("bond denom cannot be blank");
-  if (!isValidDenom(params.bondDenom)) throw new Error(`invalid denom: ${params.bondDenom}`);
+  if (params.maxValidators === 0) throw new StakingParamsError("max validators must be positive");
+  if (params.maxEntries === 0) throw new StakingParamsError("max entries must be positive");
+  if (params.bondDenom.trim() === "") throw new StakingParamsError("bond denom cannot be blank");
+  if (!isValidDenom(params.bondDenom)) throw new StakingParamsError(`invalid denom: ${params.bondDenom}`);
   const rate = parseDecimal(params.minCommissionRate, "minimum commission rate");
-  if (rate < 0n) throw new Error(`minimum commission rate cannot be negative: ${params.minCommissionRate}`);
+  if (rate < 0n)
+    throw new StakingParamsError(`minimum commission rate cannot be negative: ${params.minCommissionRate}`);
   if (rate > DEC_ONE) {
-    throw new Error(`minimum commission rate cannot be greater than 100%: ${params.minCommissionRate}`);
+    throw new StakingParamsError(`minimum commission rate cannot be greater than 100%: ${params.minCommissionRate}`);
+  }
+}
+
+/** Thrown for staking params that break upstream's rules (genesis or MsgUpdateParams); the message says what is wrong (a user error: one line, no stack). */
+export class StakingParamsError extends UserError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = "StakingParamsError";
   }
 }

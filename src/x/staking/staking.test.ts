@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { create, fromBinary } from "@bufbuild/protobuf";
-import { addressToBech32 } from "../../client/crypto/index.ts";
+import { addressToBech32 } from "../../crypto/index.ts";
 import { BaseAccountSchema } from "../../gen/chain/auth/v1beta1/auth_pb.js";
 import { Query as AuthQuery } from "../../gen/chain/auth/v1beta1/query_pb.js";
 import { Query } from "../../gen/chain/staking/v1beta1/query_pb.js";
@@ -13,7 +13,7 @@ import {
   MsgUpdateParamsSchema,
 } from "../../gen/chain/staking/v1beta1/tx_pb.js";
 import { packAny } from "../../testing/app.ts";
-import { consensusKeyOf, createStakingTestChain, createValidatorMsg, key } from "./testing.ts";
+import { consensusKeyOf, createStakingTestChain, createValidatorMsg, key } from "../../testing/staking.ts";
 import { ed25519PubKeyAny } from "./validator.ts";
 
 const val1 = key("staking-val-1");

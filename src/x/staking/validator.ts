@@ -13,7 +13,7 @@ import {
   consAddressFromEd25519PubKey,
   ED25519_PUBKEY_TYPE_URL,
   pubKeyAlgorithmOfTypeUrl,
-} from "../../client/crypto/index.ts";
+} from "../../crypto/index.ts";
 import { PubKeySchema as Ed25519PubKeySchema } from "../../gen/chain/crypto/ed25519/keys_pb.js";
 import {
   BondStatus,

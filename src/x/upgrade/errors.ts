@@ -79,3 +79,14 @@ export class UpgradeInfoFileError extends UserError {
     this.path = path;
   }
 }
+
+/**
+ * A release's upgrades that cannot be installed: an upgrade without a name or listed twice, or an upgrade-info.json
+ * naming an upgrade this release does not know. The message names the upgrade (a user error: one line, no stack).
+ */
+export class UpgradeDefinitionError extends UserError {
+  constructor(message: string) {
+    super(message);
+    this.name = "UpgradeDefinitionError";
+  }
+}

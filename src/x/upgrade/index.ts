@@ -2,8 +2,8 @@
 // every chain needs), the keeper, the module, store loaders and the halt errors with their exit statuses.
 export * from "./enable-vote-extensions.ts";
 export * from "./errors.ts";
+export { binaryUpdatedBeforeTriggerMessage, wrongAppVersionMessage } from "./guard-messages.ts";
 export * from "./install.ts";
 export * from "./keeper.ts";
 export * from "./module.ts";
-export { binaryUpdatedBeforeTriggerMessage, wrongAppVersionMessage } from "./pre-block.ts";
 export { type ReleaseStoreLoaderParameters, releaseStoreLoader, upgradeStoreLoader } from "./store-loader.ts";

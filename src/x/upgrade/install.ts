@@ -9,10 +9,9 @@ import type { VersionMap } from "../../app/module.ts";
 import type { StoreLoader } from "../../app/store-loader.ts";
 import type { Plan } from "../../gen/chain/upgrade/v1beta1/upgrade_pb.js";
 import type { CommitMultiStore, StoreUpgrades } from "../../store/types.ts";
-import { UpgradeHaltError } from "./errors.ts";
+import { UpgradeDefinitionError } from "./errors.ts";
 import { readLastCompletedUpgrade, readPlan, readProtocolVersion, type UpgradeKeeper } from "./keeper.ts";
-import { isDue } from "./plan.ts";
-import { binaryUpdatedBeforeTriggerMessage, wrongAppVersionMessage } from "./pre-block.ts";
+import { wrongBinaryHalt } from "./pre-block.ts";
 import { releaseStoreLoader, upgradeStoreLoader } from "./store-loader.ts";
 
 const NO_STORE_UPGRADES: StoreUpgrades = { added: [], renamed: [], deleted: [] };
@@ -104,8 +103,8 @@ export interface InstalledUpgrades {
 function assertDistinct(upgrades: readonly Upgrade[]): void {
   const seen = new Set<string>();
   for (const upgrade of upgrades) {
-    if (upgrade.name === "") throw new Error("an upgrade needs a name: got an empty one");
-    if (seen.has(upgrade.name)) throw new Error(`upgrade "${upgrade.name}" is listed twice`);
+    if (upgrade.name === "") throw new UpgradeDefinitionError("an upgrade needs a name: got an empty one");
+    if (seen.has(upgrade.name)) throw new UpgradeDefinitionError(`upgrade "${upgrade.name}" is listed twice`);
     seen.add(upgrade.name);
   }
 }
@@ -163,7 +162,7 @@ export async function installUpgrades(
   } else if (source !== "none") {
     const named = upgrades.find((u) => u.name === source.upgrade);
     if (named === undefined) {
-      throw new Error(
+      throw new UpgradeDefinitionError(
         `cannot install the store loader of upgrade "${source.upgrade}": this release knows ${upgrades.length === 0 ? "no upgrade" : `only ${upgrades.map((u) => `"${u.name}"`).join(", ")}`}`,
       );
     }
@@ -208,19 +207,16 @@ async function guardBeforeMount(
   }
   // A store loader applying at the next height reconciles the sets (the store checks it does so exactly).
   if (storeLoaderHeight === next) return;
-  const due = plan !== undefined && isDue(plan, next);
-  const skipped = keeper.isSkipHeight(next);
-  let message: string | undefined;
-  if ((!due || skipped) && last !== undefined && !keeper.hasHandler(last.name)) {
-    message = wrongAppVersionMessage(protocolVersion, last.name);
-  } else if (plan !== undefined && !due && keeper.hasHandler(plan.name) && !keeper.isSkipHeight(plan.height)) {
-    message = binaryUpdatedBeforeTriggerMessage(plan.name);
+  // The keeper's own guards, as PreBlock runs them at the first block (the downgrade guard then runs no more in this
+  // process), except that a plan whose height is skipped does not halt an early binary here.
+  let message = await keeper.downgradeGuard(next, plan, {
+    lastCompleted: async () => last,
+    protocolVersion: async () => protocolVersion,
+  });
+  if (message === undefined && plan !== undefined && !keeper.isSkipHeight(plan.height)) {
+    message = keeper.earlyBinaryGuard(next, plan);
   }
-  if (message === undefined) return;
-  // PreBlock would run these guards once per process; they have run now.
-  keeper.downgradeVerified = true;
-  logger?.child({ module: "x/upgrade" }).error(message);
-  throw new UpgradeHaltError("wrongBinary", message, next);
+  if (message !== undefined) throw wrongBinaryHalt(logger, message, next);
 }
 
 function sameSet(a: readonly string[], b: readonly string[]): boolean {

@@ -4,10 +4,11 @@ import { fromBinary, toBinary } from "@bufbuild/protobuf";
 import type { Context } from "../../app/context.ts";
 import { ErrInvalidRequest } from "../../app/errors.ts";
 import type { VersionMap } from "../../app/module.ts";
-import { addressToBech32, moduleAddress } from "../../client/crypto/index.ts";
+import { fromUtf8 } from "../../bytes/text.ts";
+import { addressToBech32, moduleAddress } from "../../crypto/index.ts";
 import { type ModuleVersion, type Plan, PlanSchema } from "../../gen/chain/upgrade/v1beta1/upgrade_pb.js";
-import { fromUtf8 } from "../../store/bytes.ts";
 import type { KVStore, ReadableKVStore } from "../../store/types.ts";
+import { binaryUpdatedBeforeTriggerMessage, wrongAppVersionMessage } from "./guard-messages.ts";
 import {
   DONE_PREFIX,
   decodeUint64,
@@ -20,7 +21,7 @@ import {
   UPGRADE_STORE_KEY,
   VERSION_MAP_PREFIX,
 } from "./keys.ts";
-import { storedForm, validatePlan } from "./plan.ts";
+import { isDue, storedForm, validatePlan } from "./plan.ts";
 import {
   dumpUpgradeInfoToDisk,
   readUpgradeInfoFromDisk,
@@ -78,8 +79,8 @@ export class UpgradeKeeper {
   private onProtocolVersion: ((version: bigint) => void) | undefined;
   /** Told of each upgrade applied in this process, with its handler's seconds (the node's metrics). */
   onApplied: ((applied: { name: string; height: bigint; handlerSeconds: number }) => void) | undefined;
-  /** Whether this process has run the downgrade check (done once, on the first PreBlock). */
-  downgradeVerified = false;
+  /** Whether this process has run the downgrade guard (once: before the mount or at the first PreBlock). */
+  private downgradeChecked = false;
 
   constructor(options: UpgradeKeeperOptions) {
     this.home = options.home;
@@ -87,6 +88,35 @@ export class UpgradeKeeper {
     this.authority = options.authority ?? defaultUpgradeAuthority();
     this.skipHeights = new Set([...(options.skipUpgradeHeights ?? [])].map((h) => BigInt(h)));
     this.onProtocolVersion = options.onProtocolVersion;
+  }
+
+  /**
+   * The downgrade guard (docs/CONTRACT.md §2.4 step 1), run once per process: at `height`, unless `plan` is due and
+   * `height` is not skipped, the last applied upgrade must have a handler in this binary. Returns the halt message
+   * (`wrong app version <v>, upgrade handler is missing for <name> upgrade plan`), or undefined when the binary fits
+   * and on every later call. The state is read through `read` only when the guard runs.
+   */
+  async downgradeGuard(
+    height: bigint,
+    plan: Plan | undefined,
+    read: { lastCompleted(): Promise<{ name: string } | undefined>; protocolVersion(): Promise<bigint> },
+  ): Promise<string | undefined> {
+    if (this.downgradeChecked) return undefined;
+    this.downgradeChecked = true;
+    const due = plan !== undefined && isDue(plan, height);
+    if (due && this.isSkipHeight(height) === false) return undefined;
+    const last = await read.lastCompleted();
+    if (last === undefined || this.hasHandler(last.name)) return undefined;
+    return wrongAppVersionMessage(await read.protocolVersion(), last.name);
+  }
+
+  /**
+   * The early-binary guard (docs/CONTRACT.md §2.4 step 3): a plan not yet due at `height` whose handler this binary
+   * already has. Returns the halt message (`BINARY UPDATED BEFORE TRIGGER! …`), or undefined.
+   */
+  earlyBinaryGuard(height: bigint, plan: Plan | undefined): string | undefined {
+    if (plan === undefined || isDue(plan, height) || !this.hasHandler(plan.name)) return undefined;
+    return binaryUpdatedBeforeTriggerMessage(plan.name);
   }
 
   /** Registers (or replaces) the handler of the upgrade `name`. Handlers live in memory: they are this binary's knowledge. */

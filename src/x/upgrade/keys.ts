@@ -8,7 +8,8 @@
 //   0x05               → the height from which vote extensions are on (8-byte big-endian), absent when off
 //   0x06               → the module's Params (binary protobuf), absent while they are the defaults
 //   0x07               → how many times the scheduled plan was postponed (8-byte big-endian), absent when never
-import { concatBytes, utf8 } from "../../store/bytes.ts";
+import { concatBytes } from "../../bytes/concat.ts";
+import { utf8 } from "../../bytes/text.ts";
 
 /** Module name (also its genesis key). */
 export const UPGRADE_MODULE_NAME = "upgrade";

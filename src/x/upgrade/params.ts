@@ -5,6 +5,7 @@ import { create, fromBinary, type JsonValue, toBinary } from "@bufbuild/protobuf
 import type { Context } from "../../app/context.ts";
 import { DEC_ONE, formatDecimal, parseDecimal } from "../../app/dec.ts";
 import { ErrInvalidRequest } from "../../app/errors.ts";
+import { UserError } from "../../errors/user-error.ts";
 import { type Params, ParamsSchema } from "../../gen/chain/upgrade/v1beta1/upgrade_pb.js";
 import { decodeUint64, encodeUint64, PARAMS_KEY, POSTPONEMENTS_KEY } from "./keys.ts";
 
@@ -97,33 +98,41 @@ export async function setPostponements(ctx: Context, storeKey: string, count: bi
  */
 export function upgradeParamsFromGenesis(genesis: JsonValue): UpgradeParams {
   if (typeof genesis !== "object" || genesis === null || Array.isArray(genesis)) {
-    throw new Error(`the upgrade genesis must be an object ({} or {"params":{…}}), got ${JSON.stringify(genesis)}`);
+    throw new UpgradeGenesisError(
+      `the upgrade genesis must be an object ({} or {"params":{…}}), got ${JSON.stringify(genesis)}`,
+    );
   }
   const extra = Object.keys(genesis).filter((k) => k !== "params");
-  if (extra.length > 0) throw new Error(`unknown field ${extra[0]} in the upgrade genesis: expected only params`);
+  if (extra.length > 0)
+    throw new UpgradeGenesisError(`unknown field ${extra[0]} in the upgrade genesis: expected only params`);
   const raw = genesis.params;
   const out = defaultUpgradeParams();
   if (raw === undefined || raw === null) return out;
-  if (typeof raw !== "object" || Array.isArray(raw)) throw new Error("upgrade.params must be an object");
+  if (typeof raw !== "object" || Array.isArray(raw)) throw new UpgradeGenesisError("upgrade.params must be an object");
   for (const [key, value] of Object.entries(raw)) {
     if (key === "readiness_threshold") {
-      if (typeof value !== "string") throw new Error("upgrade.params.readiness_threshold: expected LegacyDec text");
+      if (typeof value !== "string")
+        throw new UpgradeGenesisError("upgrade.params.readiness_threshold: expected LegacyDec text");
       out.readinessThreshold = parseDecimal(value, "upgrade.params.readiness_threshold");
     } else if (key === "readiness_postpone_blocks") {
       if (!(typeof value === "string" || typeof value === "number") || !/^\d+$/.test(String(value))) {
-        throw new Error('upgrade.params.readiness_postpone_blocks: expected an unsigned integer such as "100"');
+        throw new UpgradeGenesisError(
+          'upgrade.params.readiness_postpone_blocks: expected an unsigned integer such as "100"',
+        );
       }
       out.readinessPostponeBlocks = BigInt(value);
     } else if (key === "readiness_max_postponements") {
       if (!(typeof value === "string" || typeof value === "number") || !/^\d+$/.test(String(value))) {
-        throw new Error("upgrade.params.readiness_max_postponements: expected an unsigned integer such as 0");
+        throw new UpgradeGenesisError(
+          "upgrade.params.readiness_max_postponements: expected an unsigned integer such as 0",
+        );
       }
       const n = Number(value);
       if (n > 0xffffffff)
-        throw new Error("upgrade.params.readiness_max_postponements: expected a 32-bit unsigned integer");
+        throw new UpgradeGenesisError("upgrade.params.readiness_max_postponements: expected a 32-bit unsigned integer");
       out.readinessMaxPostponements = n;
     } else {
-      throw new Error(`unknown field upgrade.params.${key}`);
+      throw new UpgradeGenesisError(`unknown field upgrade.params.${key}`);
     }
   }
   validateUpgradeParams(out);
@@ -147,4 +156,12 @@ export function upgradeParamsToGenesis(params: UpgradeParams): JsonValue {
       readiness_max_postponements: params.readinessMaxPostponements,
     },
   };
+}
+
+/** Thrown for an upgrade genesis state or params that cannot be read; the message says what is wrong (a user error: one line, no stack). */
+export class UpgradeGenesisError extends UserError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = "UpgradeGenesisError";
+  }
 }

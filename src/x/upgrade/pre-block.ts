@@ -1,5 +1,6 @@
 // The upgrade guard, run in PreBlock of every block before any other module's hook and before any transaction
 // (docs/CONTRACT.md §2.4, steps 1–3). It only reads state; it stops the node by throwing an UpgradeHaltError.
+import type { Logger } from "pino";
 import type { Context } from "../../app/context.ts";
 import { UpgradeHaltError } from "./errors.ts";
 import { haltForUpgrade } from "./halt.ts";
@@ -7,16 +8,6 @@ import type { UpgradeKeeper } from "./keeper.ts";
 import { isDue } from "./plan.ts";
 import { applyReadinessGate } from "./readiness-gate.ts";
 import type { BondedValidatorsReader } from "./readiness-query.ts";
-
-/** `wrong app version <v>, upgrade handler is missing for <name> upgrade plan`. */
-export function wrongAppVersionMessage(protocolVersion: bigint, name: string): string {
-  return `wrong app version ${protocolVersion}, upgrade handler is missing for ${name} upgrade plan`;
-}
-
-/** `BINARY UPDATED BEFORE TRIGGER! UPGRADE "<name>" - in binary but not executed on chain. Downgrade your binary`. */
-export function binaryUpdatedBeforeTriggerMessage(name: string): string {
-  return `BINARY UPDATED BEFORE TRIGGER! UPGRADE "${name}" - in binary but not executed on chain. Downgrade your binary`;
-}
 
 /**
  * PreBlock of the upgrade module. With H the block height:
@@ -38,17 +29,11 @@ export async function upgradePreBlock(
   const due = plan !== undefined && isDue(plan, height);
   const skipped = keeper.isSkipHeight(height);
 
-  if (!keeper.downgradeVerified) {
-    keeper.downgradeVerified = true;
-    if (!due || skipped) {
-      const last = await keeper.getLastCompletedUpgrade(ctx);
-      if (last !== undefined && !keeper.hasHandler(last.name)) {
-        const message = wrongAppVersionMessage(await keeper.getProtocolVersion(ctx), last.name);
-        ctx.logger.child({ module: "x/upgrade" }).error(message);
-        throw new UpgradeHaltError("wrongBinary", message, height);
-      }
-    }
-  }
+  const downgrade = await keeper.downgradeGuard(height, plan, {
+    lastCompleted: () => keeper.getLastCompletedUpgrade(ctx),
+    protocolVersion: () => keeper.getProtocolVersion(ctx),
+  });
+  if (downgrade !== undefined) throw wrongBinaryHalt(ctx.logger, downgrade, height);
 
   if (plan === undefined) return;
   if (due) {
@@ -58,9 +43,12 @@ export async function upgradePreBlock(
     if (!keeper.hasHandler(plan.name)) await haltForUpgrade(keeper, ctx, plan);
     return;
   }
-  if (keeper.hasHandler(plan.name)) {
-    const message = binaryUpdatedBeforeTriggerMessage(plan.name);
-    ctx.logger.child({ module: "x/upgrade" }).error(message);
-    throw new UpgradeHaltError("wrongBinary", message, height);
-  }
+  const early = keeper.earlyBinaryGuard(height, plan);
+  if (early !== undefined) throw wrongBinaryHalt(ctx.logger, early, height);
+}
+
+/** Logs a binary guard's halt line (module `x/upgrade`) and returns the halt (exit 21) to throw. */
+export function wrongBinaryHalt(logger: Logger | undefined, message: string, height: bigint): UpgradeHaltError {
+  logger?.child({ module: "x/upgrade" }).error(message);
+  return new UpgradeHaltError("wrongBinary", message, height);
 }

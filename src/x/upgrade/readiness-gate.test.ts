@@ -9,8 +9,8 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { create } from "@bufbuild/protobuf";
 import { encodeExtendedCommitTx, voteExtensionSignBytes } from "../../app/extended-commit.ts";
-import { ed25519KeyPairFromSeed, signEd25519 } from "../../client/crypto/ed25519.ts";
 import { packAny } from "../../client/tx/any.ts";
+import { ed25519KeyPairFromSeed, signEd25519 } from "../../crypto/ed25519.ts";
 import { MsgSoftwareUpgradeSchema, MsgUpdateParamsSchema } from "../../gen/chain/upgrade/v1beta1/tx_pb.js";
 import {
   ExtendedCommitInfoSchema,

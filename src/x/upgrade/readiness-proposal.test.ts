@@ -16,8 +16,8 @@ import {
   voteExtensionSignBytes,
 } from "../../app/extended-commit.ts";
 import { gatewayJson } from "../../app/gateway-json.ts";
-import { ed25519KeyPairFromSeed, signEd25519 } from "../../client/crypto/ed25519.ts";
 import { packAny } from "../../client/tx/any.ts";
+import { ed25519KeyPairFromSeed, signEd25519 } from "../../crypto/ed25519.ts";
 import {
   QueryUpgradeReadinessRequestSchema,
   QueryUpgradeReadinessResponseSchema,

@@ -1,7 +1,8 @@
 // The readiness state in the upgrade store (keys.ts): each validator's latest signal under 0x04 ‖ consensus address,
 // and the vote extensions' enable height under 0x05. Written in PreBlock from the extended commit the block carries.
 import type { Context } from "../../app/context.ts";
-import { concatBytes, fromUtf8, utf8 } from "../../store/bytes.ts";
+import { concatBytes } from "../../bytes/concat.ts";
+import { fromUtf8, utf8 } from "../../bytes/text.ts";
 import type { KVStore } from "../../store/types.ts";
 import {
   decodeUint64,

@@ -10,7 +10,7 @@ import { addQueryFlags, addTxFlags, readTxFlags } from "../../../client/cli/flag
 import { addPagingFlags, readPageRequest } from "../../../client/cli/paging.ts";
 import { queryMethodCommand } from "../../../client/cli/query-commands.ts";
 import type { ClientSession } from "../../../client/cli/session.ts";
-import { addressFromBech32 } from "../../../client/crypto/bech32.ts";
+import { addressFromBech32 } from "../../../crypto/bech32.ts";
 import { Query } from "../../../gen/chain/bank/v1beta1/query_pb.js";
 import { MsgSendSchema } from "../../../gen/chain/bank/v1beta1/tx_pb.js";
 

@@ -7,11 +7,11 @@ import type { JsonValue } from "@bufbuild/protobuf";
 import { anyUnpack } from "@bufbuild/protobuf/wkt";
 import { Command } from "commander";
 import { buildTypeRegistry } from "../../../app/type-registry.ts";
-import { addressToBech32, moduleAddress } from "../../../client/crypto/index.ts";
+import { addressToBech32, moduleAddress } from "../../../crypto/index.ts";
 import { file_chain_upgrade_v1beta1_tx, type MsgSoftwareUpgrade } from "../../../gen/chain/upgrade/v1beta1/tx_pb.js";
 import type { TestKey } from "../../../testing/app.ts";
+import { consensusKeyOf, createStakingTestChain, key, type StakingTestChain } from "../../../testing/staking.ts";
 import { stakingQueryCommand, stakingTxCommand } from "../../staking/client/cli.ts";
-import { consensusKeyOf, createStakingTestChain, key, type StakingTestChain } from "../../staking/testing.ts";
 import { govQueryCommand, govTxCommand, type ModuleCliClient, parseProposalJson, parseWeightedOptions } from "./cli.ts";
 
 const val1 = key("cli-val-1");

@@ -20,9 +20,9 @@ import { DecimalError, formatDecimal, parseDecimal } from "../../../app/dec.ts";
 import { fromProtoJson } from "../../../app/proto-json.ts";
 import { methodPath } from "../../../app/router.ts";
 import { fromWireBinary, toWireBinary } from "../../../app/wire-decimals.ts";
+import { CliError } from "../../../client/cli/errors.ts";
 import { messageJson } from "../../../client/cli/output.ts";
 import type { ModuleCliClient } from "../../../client/module-cli-client.ts";
-import { UserError } from "../../../errors/user-error.ts";
 import { ProposalStatus, ProposalStatusSchema, type VoteOption } from "../../../gen/chain/gov/v1/gov_pb.js";
 import { Query } from "../../../gen/chain/gov/v1/query_pb.js";
 import {
@@ -35,14 +35,6 @@ import {
 import { parseVoteOption } from "../vote-options.ts";
 
 export type { ModuleCliClient } from "../../../client/module-cli-client.ts";
-
-/** Thrown for bad command-line input; the message says what was wrong and what was expected. */
-export class GovCliError extends UserError {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = "GovCliError";
-  }
-}
 
 /** `tx gov submit-proposal|deposit|vote|weighted-vote|cancel-proposal`. */
 export function govTxCommand(getClient: () => ModuleCliClient): Command {
@@ -189,7 +181,7 @@ export function govQueryCommand(getClient: () => ModuleCliClient): Command {
   ).action(async (_opts: unknown, command: Command) => {
     const options = command.opts<{ status?: string; proposalStatus?: string; voter?: string; depositor?: string }>();
     if (options.status !== undefined && options.proposalStatus !== undefined) {
-      throw new GovCliError("give the status once: --status and --proposal-status are the same flag");
+      throw new CliError("give the status once: --status and --proposal-status are the same flag");
     }
     const status = options.status ?? options.proposalStatus;
     await run(command, Query.method.proposals, {
@@ -272,25 +264,25 @@ export function parseProposalJson(text: string, registry: Registry): ParsedPropo
   try {
     json = JSON.parse(text) as JsonValue;
   } catch (err) {
-    throw new GovCliError(`proposal file is not valid JSON: ${(err as Error).message}`, { cause: err });
+    throw new CliError(`proposal file is not valid JSON: ${(err as Error).message}`, { cause: err });
   }
   if (json === null || typeof json !== "object" || Array.isArray(json)) {
-    throw new GovCliError("proposal file must hold a JSON object with messages, metadata, deposit, title, summary");
+    throw new CliError("proposal file must hold a JSON object with messages, metadata, deposit, title, summary");
   }
   const object = json as JsonObject;
   const known = new Set(["messages", "metadata", "deposit", "title", "summary", "expedited"]);
   for (const field of Object.keys(object)) {
     if (!known.has(field)) {
-      throw new GovCliError(`unknown field "${field}" in proposal file (fields: ${[...known].join(", ")})`);
+      throw new CliError(`unknown field "${field}" in proposal file (fields: ${[...known].join(", ")})`);
     }
   }
   const messages = object.messages ?? [];
-  if (!Array.isArray(messages)) throw new GovCliError('"messages" must be a list of messages with "@type"');
+  if (!Array.isArray(messages)) throw new CliError('"messages" must be a list of messages with "@type"');
   const anys = messages.map((message, index) => {
     try {
       return fromProtoJson(AnySchema, withZeroPlanTime(message), registry);
     } catch (err) {
-      throw new GovCliError(`cannot parse message ${index} of the proposal: ${(err as Error).message}`, { cause: err });
+      throw new CliError(`cannot parse message ${index} of the proposal: ${(err as Error).message}`, { cause: err });
     }
   });
   const deposit = stringField(object, "deposit");
@@ -298,10 +290,10 @@ export function parseProposalJson(text: string, registry: Registry): ParsedPropo
   try {
     initialDeposit = coinsToProto(parseCoins(deposit));
   } catch (err) {
-    throw new GovCliError(`invalid deposit: ${(err as Error).message}`, { cause: err });
+    throw new CliError(`invalid deposit: ${(err as Error).message}`, { cause: err });
   }
   const expedited = object.expedited ?? false;
-  if (typeof expedited !== "boolean") throw new GovCliError('"expedited" must be true or false');
+  if (typeof expedited !== "boolean") throw new CliError('"expedited" must be true or false');
   return {
     messages: anys,
     metadata: stringField(object, "metadata"),
@@ -335,13 +327,13 @@ export function parseWeightedOptions(text: string): { option: VoteOption; weight
   return text.split(",").map((part) => {
     const [name, weight, extra] = part.split("=");
     if (weight === undefined || extra !== undefined) {
-      throw new GovCliError(`invalid weighted vote option "${part}": expected <option>=<weight>, e.g. yes=0.6`);
+      throw new CliError(`invalid weighted vote option "${part}": expected <option>=<weight>, e.g. yes=0.6`);
     }
     let value: bigint;
     try {
       value = parseDecimal(weight.trim(), "weight");
     } catch (err) {
-      if (err instanceof DecimalError) throw new GovCliError(err.message, { cause: err });
+      if (err instanceof DecimalError) throw new CliError(err.message, { cause: err });
       throw err;
     }
     return { option: voteOption(name), weight: formatDecimal(value) };
@@ -351,7 +343,7 @@ export function parseWeightedOptions(text: string): { option: VoteOption; weight
 function voteOption(text: string): VoteOption {
   const option = parseVoteOption(text);
   if (option === undefined) {
-    throw new GovCliError(`'${text}' is not a valid vote option: expected yes, no, no_with_veto or abstain`);
+    throw new CliError(`'${text}' is not a valid vote option: expected yes, no, no_with_veto or abstain`);
   }
   return option;
 }
@@ -361,7 +353,7 @@ function proposalStatus(text: string): ProposalStatus {
   const name = normalized.startsWith("PROPOSAL_STATUS_") ? normalized : `PROPOSAL_STATUS_${normalized}`;
   const value = ProposalStatusSchema.values.find((v) => v.name === name);
   if (value === undefined || value.number === ProposalStatus.UNSPECIFIED) {
-    throw new GovCliError(
+    throw new CliError(
       `'${text}' is not a valid proposal status: expected deposit_period, voting_period, passed, rejected or failed`,
     );
   }
@@ -369,13 +361,12 @@ function proposalStatus(text: string): ProposalStatus {
 }
 
 function proposalId(text: string): bigint {
-  if (!/^\d+$/.test(text))
-    throw new GovCliError(`proposal-id ${text} not a valid uint, please input a valid proposal-id`);
+  if (!/^\d+$/.test(text)) throw new CliError(`proposal-id ${text} not a valid uint, please input a valid proposal-id`);
   return BigInt(text);
 }
 
 function wholeNumber(text: string, flag: string): bigint {
-  if (!/^\d+$/.test(text)) throw new GovCliError(`invalid ${flag} "${text}": expected a whole number`);
+  if (!/^\d+$/.test(text)) throw new CliError(`invalid ${flag} "${text}": expected a whole number`);
   return BigInt(text);
 }
 
@@ -385,13 +376,13 @@ function coinsArg(text: string, what: string) {
     if (coins.length === 0) throw new Error("no coins given");
     return coinsToProto(coins);
   } catch (err) {
-    throw new GovCliError(`invalid ${what} "${text}": expected coins like 10000000stake`, { cause: err });
+    throw new CliError(`invalid ${what} "${text}": expected coins like 10000000stake`, { cause: err });
   }
 }
 
 function stringField(object: JsonObject, field: string): string {
   const value = object[field] ?? "";
-  if (typeof value !== "string") throw new GovCliError(`"${field}" must be a string`);
+  if (typeof value !== "string") throw new CliError(`"${field}" must be a string`);
   return value;
 }
 
@@ -399,7 +390,7 @@ async function readText(file: string, what: string): Promise<string> {
   try {
     return await readFile(file, "utf8");
   } catch (err) {
-    throw new GovCliError(`cannot read ${what} file ${file}: ${(err as Error).message}`, { cause: err });
+    throw new CliError(`cannot read ${what} file ${file}: ${(err as Error).message}`, { cause: err });
   }
 }
 

@@ -18,27 +18,14 @@ import { DecimalError, formatDecimal, parseDecimal } from "../../../app/dec.ts";
 import { methodPath } from "../../../app/router.ts";
 import { fromWireBinary, toWireBinary } from "../../../app/wire-decimals.ts";
 import { messageJson } from "../../../client/cli/output.ts";
-import {
-  addressFromBech32,
-  addressToBech32,
-  fromBase64,
-  pubKeyAlgorithmOfTypeUrl,
-} from "../../../client/crypto/index.ts";
+import { CliError } from "../../../client/cli/errors.ts";
 import type { ModuleCliClient } from "../../../client/module-cli-client.ts";
-import { UserError } from "../../../errors/user-error.ts";
+import { addressFromBech32, addressToBech32, fromBase64, pubKeyAlgorithmOfTypeUrl } from "../../../crypto/index.ts";
 import { Query } from "../../../gen/chain/staking/v1beta1/query_pb.js";
 import { MsgCreateValidatorSchema, MsgDelegateSchema } from "../../../gen/chain/staking/v1beta1/tx_pb.js";
 import { ed25519PubKeyAny } from "../validator.ts";
 
 export type { ModuleCliClient } from "../../../client/module-cli-client.ts";
-
-/** Thrown for bad command-line input; the message says what was wrong and what was expected. */
-export class StakingCliError extends UserError {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = "StakingCliError";
-  }
-}
 
 /** Runs one query method through the client and decodes the response. */
 export async function runQuery<I extends DescMessage, O extends DescMessage>(
@@ -185,7 +172,7 @@ export function stakingQueryCommand(getClient: () => ModuleCliClient): Command {
     .description("Query historical info at a given height")
     .argument("<height>")
     .action(async (height: string, _opts: unknown, command: Command) => {
-      if (!/^\d+$/.test(height)) throw new StakingCliError(`invalid height "${height}": expected a whole number`);
+      if (!/^\d+$/.test(height)) throw new CliError(`invalid height "${height}": expected a whole number`);
       await printQuery(getClient(), command, Query.method.historicalInfo, { height: BigInt(height) });
     });
 
@@ -226,34 +213,32 @@ async function readValidatorJson(file: string): Promise<ValidatorJson> {
   try {
     text = await readFile(file, "utf8");
   } catch (err) {
-    throw new StakingCliError(`cannot read validator file ${file}: ${(err as Error).message}`, { cause: err });
+    throw new CliError(`cannot read validator file ${file}: ${(err as Error).message}`, { cause: err });
   }
   try {
     return JSON.parse(text) as ValidatorJson;
   } catch (err) {
-    throw new StakingCliError(`validator file ${file} is not valid JSON: ${(err as Error).message}`, { cause: err });
+    throw new CliError(`validator file ${file} is not valid JSON: ${(err as Error).message}`, { cause: err });
   }
 }
 
 /** Builds MsgCreateValidator from upstream's validator.json shape; errors name the field. */
 export function createValidatorFromJson(spec: ValidatorJson, operator: string) {
   if (spec.pubkey === undefined || typeof spec.pubkey.key !== "string") {
-    throw new StakingCliError(
-      'validator JSON must have "pubkey": {"@type":"/chain.crypto.ed25519.PubKey","key":"<base64>"}',
-    );
+    throw new CliError('validator JSON must have "pubkey": {"@type":"/chain.crypto.ed25519.PubKey","key":"<base64>"}');
   }
   if (pubKeyAlgorithmOfTypeUrl(spec.pubkey["@type"]) !== "ed25519") {
-    throw new StakingCliError(`unsupported consensus pubkey type ${spec.pubkey["@type"]}: expected an ed25519 key`);
+    throw new CliError(`unsupported consensus pubkey type ${spec.pubkey["@type"]}: expected an ed25519 key`);
   }
   const key = fromBase64(spec.pubkey.key);
-  if (key.length !== 32) throw new StakingCliError(`consensus pubkey has ${key.length} bytes, expected 32 (ed25519)`);
+  if (key.length !== 32) throw new CliError(`consensus pubkey has ${key.length} bytes, expected 32 (ed25519)`);
   if (typeof spec.moniker !== "string" || spec.moniker === "") {
-    throw new StakingCliError('validator JSON must have a non-empty "moniker"');
+    throw new CliError('validator JSON must have a non-empty "moniker"');
   }
   const coin = parseAmount(spec.amount ?? "", "amount");
   const minSelf = spec["min-self-delegation"] ?? "1";
   if (!/^\d+$/.test(minSelf)) {
-    throw new StakingCliError(`invalid min-self-delegation "${minSelf}": expected a positive whole number`);
+    throw new CliError(`invalid min-self-delegation "${minSelf}": expected a positive whole number`);
   }
   return create(MsgCreateValidatorSchema, {
     description: {
@@ -276,11 +261,11 @@ export function createValidatorFromJson(spec: ValidatorJson, operator: string) {
 }
 
 function rate(text: string | undefined, field: string): string {
-  if (text === undefined) throw new StakingCliError(`validator JSON must have "${field}", e.g. "0.1"`);
+  if (text === undefined) throw new CliError(`validator JSON must have "${field}", e.g. "0.1"`);
   try {
     return formatDecimal(parseDecimal(text, field));
   } catch (err) {
-    if (err instanceof DecimalError) throw new StakingCliError(err.message, { cause: err });
+    if (err instanceof DecimalError) throw new CliError(err.message, { cause: err });
     throw err;
   }
 }
@@ -289,7 +274,7 @@ function parseAmount(text: string, what: string) {
   try {
     return parseCoin(text);
   } catch (err) {
-    throw new StakingCliError(`invalid ${what} "${text}": expected a coin like 1000000stake`, { cause: err });
+    throw new CliError(`invalid ${what} "${text}": expected a coin like 1000000stake`, { cause: err });
   }
 }
 
@@ -297,7 +282,7 @@ function checkValoper(address: string): void {
   try {
     addressFromBech32(address, "val");
   } catch (err) {
-    throw new StakingCliError(`invalid validator address "${address}": ${(err as Error).message}`, { cause: err });
+    throw new CliError(`invalid validator address "${address}": ${(err as Error).message}`, { cause: err });
   }
 }
 

@@ -5,11 +5,11 @@ import { create, fromBinary, type JsonValue, toBinary } from "@bufbuild/protobuf
 import type { Any } from "@bufbuild/protobuf/wkt";
 import { Command, Option } from "commander";
 import { parseCoins } from "../../../app/coins.ts";
-import { addressFromBech32 } from "../../../client/crypto/index.ts";
+import { CliError } from "../../../client/cli/errors.ts";
 import { packAny } from "../../../client/tx/any.ts";
 import { toYaml } from "../../../client/yaml.ts";
 import { DURATION_EXPECTED, parseDurationNanos } from "../../../config/duration.ts";
-import { UserError } from "../../../errors/user-error.ts";
+import { addressFromBech32 } from "../../../crypto/index.ts";
 import {
   QueryAppliedPlanRequestSchema,
   QueryAppliedPlanResponseSchema,
@@ -77,14 +77,6 @@ export interface UpgradeCliClient {
   averageBlockTime(): Promise<BlockPace>;
 }
 
-/** An error for the user: the root prints the message to stderr and exits with `exitCode`. */
-export class UpgradeCliError extends UserError {
-  constructor(message: string, options?: { cause?: unknown; exitCode?: number }) {
-    super(message, options);
-    this.name = "UpgradeCliError";
-  }
-}
-
 /** Options of the command builders. */
 export interface UpgradeCliOptions {
   /** Makes the client from the command's options (globals included: `node`, `grpcAddr`, `from`, ...). */
@@ -119,7 +111,7 @@ export function upgradeQueryCommand(options: UpgradeCliOptions): Command {
         request: toBinary(QueryCurrentPlanRequestSchema, create(QueryCurrentPlanRequestSchema)),
         decode: (bytes) => fromBinary(QueryCurrentPlanResponseSchema, bytes),
       });
-      if (response.plan === undefined) throw new UpgradeCliError("no upgrade scheduled");
+      if (response.plan === undefined) throw new CliError("no upgrade scheduled");
       print(io, outputFormat(flags), { ...planToJson(response.plan) });
     });
   addFlags(plan);
@@ -134,11 +126,11 @@ export function upgradeQueryCommand(options: UpgradeCliOptions): Command {
         request: toBinary(QueryAppliedPlanRequestSchema, create(QueryAppliedPlanRequestSchema, { name })),
         decode: (bytes) => fromBinary(QueryAppliedPlanResponseSchema, bytes),
       });
-      if (response.height === 0n) throw new UpgradeCliError("no upgrade found");
+      if (response.height === 0n) throw new CliError("no upgrade found");
       // The block record comes from the node's consensus RPC (the embedded engine's block store or CometBFT);
       // a client that cannot reach one answers undefined and the command says so.
       const meta = await client.getBlockByHeight(response.height);
-      if (meta === undefined) throw new UpgradeCliError(`no headers returned for height ${response.height}`);
+      if (meta === undefined) throw new CliError(`no headers returned for height ${response.height}`);
       // Always JSON: the header's hashes are unreadable as YAML (upstream prints it the same way).
       io.stdout.write(`${JSON.stringify(meta, null, 2)}\n`);
     });
@@ -246,11 +238,11 @@ export function upgradeTxCommand(options: UpgradeCliOptions): Command {
       validatePlan(plan);
     } catch (err) {
       const hint = plan.height <= 0n ? " (set --upgrade-height)" : "";
-      throw new UpgradeCliError(`invalid upgrade plan: ${(err as Error).message}${hint}`, { cause: err });
+      throw new CliError(`invalid upgrade plan: ${(err as Error).message}${hint}`, { cause: err });
     }
     const safetyDeltaMs = parseSafetyDelta(flags.safetyDelta);
     const nameProblem = planNameDirectoryProblem(name);
-    if (nameProblem !== undefined) throw new UpgradeCliError(`invalid upgrade plan: ${nameProblem}`);
+    if (nameProblem !== undefined) throw new CliError(`invalid upgrade plan: ${nameProblem}`);
     if (flags.validate !== false) {
       try {
         await validatePlanInfo(plan.info, {
@@ -258,7 +250,7 @@ export function upgradeTxCommand(options: UpgradeCliOptions): Command {
           daemonName: (flags.daemonName as string | undefined) ?? io.env.DAEMON_NAME ?? "chaind",
         });
       } catch (err) {
-        throw new UpgradeCliError((err as Error).message, { cause: err });
+        throw new CliError((err as Error).message, { cause: err });
       }
     }
     const authority = checkAuthority(flags.authority);
@@ -349,9 +341,9 @@ async function query<T>(
     const message = (err as Error).message;
     // Keep the node's text (it names the module) and say so plainly when it is a not-found answer.
     if (how.notFound !== undefined && /not found/i.test(message)) {
-      throw new UpgradeCliError(`${how.notFound}: ${message}`, { cause: err });
+      throw new CliError(`${how.notFound}: ${message}`, { cause: err });
     }
-    throw new UpgradeCliError(message, { cause: err });
+    throw new CliError(message, { cause: err });
   }
   return how.decode(bytes);
 }
@@ -359,7 +351,7 @@ async function query<T>(
 function outputFormat(flags: Record<string, unknown>): OutputFormat {
   const output = flags.output ?? "text";
   if (output !== "text" && output !== "json") {
-    throw new UpgradeCliError(`invalid --output "${String(output)}": expected text or json`);
+    throw new CliError(`invalid --output "${String(output)}": expected text or json`);
   }
   return output;
 }
@@ -370,11 +362,9 @@ function print(io: Io, format: OutputFormat, value: JsonValue): void {
 }
 
 function parseHeight(text: string): bigint {
-  if (!/^\d+$/.test(text.trim()))
-    throw new UpgradeCliError(`invalid height "${text}": expected a non-negative integer`);
+  if (!/^\d+$/.test(text.trim())) throw new CliError(`invalid height "${text}": expected a non-negative integer`);
   const height = BigInt(text.trim());
-  if (height >= 1n << 63n)
-    throw new UpgradeCliError(`invalid height "${text}": it does not fit a signed 64-bit integer`);
+  if (height >= 1n << 63n) throw new CliError(`invalid height "${text}": it does not fit a signed 64-bit integer`);
   return height;
 }
 
@@ -382,7 +372,7 @@ function parseSafetyDelta(value: unknown): number {
   if (value === undefined) return DEFAULT_SAFETY_DELTA_MS;
   const nanos = parseDurationNanos(String(value));
   if (nanos === undefined || nanos < 0n) {
-    throw new UpgradeCliError(`invalid --safety-delta "${String(value)}": expected ${DURATION_EXPECTED}`);
+    throw new CliError(`invalid --safety-delta "${String(value)}": expected ${DURATION_EXPECTED}`);
   }
   return Number(nanos / 1_000_000n);
 }
@@ -392,7 +382,7 @@ function checkDeposit(value: unknown): string {
   try {
     parseCoins(text);
   } catch (err) {
-    throw new UpgradeCliError(`invalid deposit: ${(err as Error).message}; expected coins such as 10000000stake`, {
+    throw new CliError(`invalid deposit: ${(err as Error).message}; expected coins such as 10000000stake`, {
       cause: err,
     });
   }
@@ -405,7 +395,7 @@ function checkAuthority(value: unknown): string {
   try {
     addressFromBech32(text);
   } catch (err) {
-    throw new UpgradeCliError(`invalid authority address: ${(err as Error).message}`, { cause: err });
+    throw new CliError(`invalid authority address: ${(err as Error).message}`, { cause: err });
   }
   return text;
 }

@@ -1,0 +1,62 @@
+// Child process used by the store's tests (not part of the public API).
+//   hold <dir>     open the store, print "ready", keep it open until stdin closes
+//   writer <dir>   commit versions in a loop forever, printing "committed <v>" after each (the crash
+//                  test kills it at random moments once it has seen progress)
+
+import { setTimeout as sleep } from "node:timers/promises";
+import type { KVBatch } from "../../../src/store/kv-backend.ts";
+import { openMultiStore } from "../../../src/store/multistore.ts";
+import { CRASH_PRUNING, CRASH_STORES, crashWorkload } from "./crash-workload.ts";
+
+const [mode, dir] = process.argv.slice(2);
+
+if (mode === "hold") {
+  const store = await openMultiStore({ path: dir, storeNames: ["bank"] });
+  process.stdout.write("ready\n");
+  process.stdin.resume();
+  process.stdin.on("end", () => {
+    void store.close().then(() => process.exit(0));
+  });
+} else if (mode === "writer") {
+  const store = await openMultiStore({
+    path: dir,
+    storeNames: CRASH_STORES,
+    pruning: CRASH_PRUNING,
+    backgroundBatchSize: 7,
+  });
+  process.stdout.write("ready\n");
+  // A slow disk for the commit's second write (its tree pages, started after the synced first one):
+  // kills then often land between the two, where a restart has to rebuild the pages.
+  const backend = store.backend;
+  const batch = backend.batch.bind(backend);
+  // Every other version only, so kills still land everywhere else too (in a commit's first write, in stage).
+  const slowBatch = (): KVBatch => {
+    const inner = batch();
+    return {
+      put: (key, value) => inner.put(key, value),
+      del: (key) => inner.del(key),
+      write: async (sync) => {
+        await sleep(Math.floor(Math.random() * 20));
+        await inner.write(sync);
+      },
+      close: () => inner.close(),
+    };
+  };
+  for (;;) {
+    const version = Number(store.lastCommit().version) + 1;
+    const block = store.branch();
+    crashWorkload(version, block);
+    await store.stage(block);
+    // Only batches made during the commit (the pages'); the one stage made holds the rows.
+    if (version % 2 === 0) backend.batch = slowBatch;
+    try {
+      await store.commit();
+    } finally {
+      backend.batch = batch;
+    }
+    process.stdout.write(`committed ${version}\n`);
+  }
+} else {
+  process.stderr.write(`unknown mode ${mode}\n`);
+  process.exit(2);
+}
