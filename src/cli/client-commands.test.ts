@@ -8,9 +8,10 @@ import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
+import { type CliRun, runClientCli } from "../../test/support/cli/run-cli.ts";
 import { ClientSession } from "../client/cli/session.ts";
-import { addressFromBech32, addressToBech32 } from "../crypto/index.ts";
 import { openKeyring } from "../client/keyring/index.ts";
+import { addressFromBech32, addressToBech32 } from "../crypto/index.ts";
 import {
   type InProcessNode,
   prepareTestChainHome,
@@ -19,7 +20,6 @@ import {
   type TestChainHome,
 } from "../testing/test-chain.ts";
 import { upgradeCliClient } from "../x/upgrade/client/cli-client.ts";
-import { type CliRun, runClientCli } from "../../test/support/cli/run-cli.ts";
 
 const GOV = "chain10d07y265gmmuvt4z0w9aw880jnsr700j0q8wax";
 

@@ -6,6 +6,7 @@ import { cp, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
+import { type CliRun, runClientCli } from "../../test/support/cli/run-cli.ts";
 import { txResponseTimestamp } from "../app/tx-response.ts";
 import {
   type InProcessNode,
@@ -13,7 +14,6 @@ import {
   startInProcessNode,
   type TestChainHome,
 } from "../testing/test-chain.ts";
-import { type CliRun, runClientCli } from "../../test/support/cli/run-cli.ts";
 
 let home: string;
 let chain: TestChainHome;

@@ -5,10 +5,6 @@
 import { readFile } from "node:fs/promises";
 import { Command, Option } from "commander";
 import { CliError } from "../client/cli/errors.ts";
-import type { AddressKind } from "../crypto/bech32.ts";
-import { CryptoError } from "../crypto/errors.ts";
-import { assertValidMnemonic } from "../crypto/mnemonic.ts";
-import { pubKeyToJson } from "../crypto/pubkey.ts";
 import {
   createLineReader,
   envOrStdinPassphrase,
@@ -21,6 +17,10 @@ import {
   openKeyring,
 } from "../client/keyring/index.ts";
 import { defaultHome } from "../config/home.ts";
+import type { AddressKind } from "../crypto/bech32.ts";
+import { CryptoError } from "../crypto/errors.ts";
+import { assertValidMnemonic } from "../crypto/mnemonic.ts";
+import { pubKeyToJson } from "../crypto/pubkey.ts";
 
 /** Where a command reads and writes; defaults to the process's streams and environment. */
 export interface CommandIo {

@@ -7,7 +7,6 @@ import { cp, mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { CommanderError } from "commander";
-import { CliError } from "../client/cli/errors.ts";
 import {
   bannerEndpoints,
   type ChaindResult,
@@ -18,6 +17,7 @@ import {
   tempDir,
   waitForHeight,
 } from "../../test/support/node/chaind.ts";
+import { CliError } from "../client/cli/errors.ts";
 import { StoreUpgradeError } from "../store/errors.ts";
 import { reportError } from "./report-error.ts";
 

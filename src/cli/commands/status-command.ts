@@ -9,11 +9,11 @@
 // home, which on a shared host may belong to another chain.
 
 import { parseArgs } from "node:util";
+import { CliError } from "../../client/cli/errors.ts";
 import { currentBinaryName, resolveHome } from "../../config/home.ts";
 import { DEFAULT_CLIENT_NODE, homeRpcAddress } from "../../config/home-rpc-address.ts";
 import { fetchFailureCause } from "../../errors/fetch-failure.ts";
 import { emptyPathMessage } from "../empty-paths.ts";
-import { CliError } from "../../client/cli/errors.ts";
 
 /** Where the command writes; tests pass buffers. */
 export interface StatusIo {

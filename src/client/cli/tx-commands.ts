@@ -5,8 +5,8 @@ import { readFile, writeFile } from "node:fs/promises";
 import { create, type JsonValue, toBinary } from "@bufbuild/protobuf";
 import { Command } from "commander";
 import { fromProtoJson } from "../../app/proto-json.ts";
-import { AuthInfoSchema, type Tx, TxBodySchema, TxRawSchema, TxSchema } from "../../gen/chain/tx/v1beta1/tx_pb.js";
 import { addressToBech32 } from "../../crypto/index.ts";
+import { AuthInfoSchema, type Tx, TxBodySchema, TxRawSchema, TxSchema } from "../../gen/chain/tx/v1beta1/tx_pb.js";
 import { KeyringError, type KeyringSigner } from "../keyring/index.ts";
 import {
   makeAuthInfoBytes,

@@ -3,9 +3,9 @@
 // `Error: <message>` to stderr and set a non-zero exit status. Quick to call many times per test;
 // the end-to-end tests run the real executable instead.
 import { Command, CommanderError, Option } from "commander";
-import { isUserFacing } from "../../../src/errors/user-error.ts";
 import { clientCommands } from "../../../src/cli/commands/client-commands.ts";
 import { reportError } from "../../../src/cli/report-error.ts";
+import { isUserFacing } from "../../../src/errors/user-error.ts";
 
 /** What a run printed and its exit status. */
 export interface CliRun {

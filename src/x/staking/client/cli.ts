@@ -17,8 +17,8 @@ import { DecimalError, formatDecimal, parseDecimal } from "../../../app/dec.ts";
 
 import { methodPath } from "../../../app/router.ts";
 import { fromWireBinary, toWireBinary } from "../../../app/wire-decimals.ts";
-import { messageJson } from "../../../client/cli/output.ts";
 import { CliError } from "../../../client/cli/errors.ts";
+import { messageJson } from "../../../client/cli/output.ts";
 import type { ModuleCliClient } from "../../../client/module-cli-client.ts";
 import { addressFromBech32, addressToBech32, fromBase64, pubKeyAlgorithmOfTypeUrl } from "../../../crypto/index.ts";
 import { Query } from "../../../gen/chain/staking/v1beta1/query_pb.js";
