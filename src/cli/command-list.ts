@@ -1,6 +1,7 @@
 // The top-level commands of `chaind`, described lightly (src/cli/lazy-command.ts): a name, aliases and
 // the description `chaind --help` shows, and how to import the implementation. Only the command that
 // runs is imported. src/cli/command-list.test.ts checks each description against the loaded command.
+import { currentChainIdentity } from "../runtime/current-chain.ts";
 import type { CommandSpec } from "./lazy-command.ts";
 
 /** Every top-level command, in the order `chaind --help` lists them. */
@@ -24,8 +25,10 @@ export const CHAIND_COMMANDS: readonly CommandSpec[] = [
   },
   {
     name: "dev",
-    description:
-      'Run a development chain: on first use, init "chaind-dev" with funded test keys (validator, alice, bob), short governance periods and 1 s blocks; then start it',
+    // A getter: the dev chain id is the served chain's, known only once the entry point has set the chain.
+    get description() {
+      return `Run a development chain: on first use, init "${currentChainIdentity().devChainId}" with funded test keys (validator, alice, bob), short governance periods and 1 s blocks; then start it`;
+    },
     load: async (io) => (await import("./commands/dev-command.ts")).devCommand(io),
   },
   {

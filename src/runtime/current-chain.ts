@@ -3,7 +3,9 @@
 // instead. Until set, it is the standard chain: the standard modules and one release, nothing of a chain's own.
 // A chain may be set lazily (src/runtime/lazy-chain.ts): its manifest answers at once, its definition only
 // once loaded.
-import { setBinaryName } from "../config/home.ts";
+import { setBech32Prefixes } from "../client/crypto/bech32.ts";
+import { setBinaryName, setDefaultHome } from "../config/home.ts";
+import { type ChainIdentity, chainIdentity } from "./chain-identity.ts";
 import { isLazyChain, type LazyChain } from "./lazy-chain.ts";
 import { type ChainDefinition, type ChainManifest, defineChain } from "./release.ts";
 
@@ -15,6 +17,7 @@ export const STANDARD_CHAIN: ChainDefinition = defineChain({
 
 let current: ChainDefinition = STANDARD_CHAIN;
 let pending: LazyChain | undefined;
+let identity: ChainIdentity = chainIdentity(STANDARD_CHAIN);
 
 /**
  * Makes `chain` the one this process serves (the CLI runner calls it). A lazy chain's definition is
@@ -23,13 +26,29 @@ let pending: LazyChain | undefined;
  * @example useChain(myChain);
  */
 export function useChain(chain: ChainDefinition | LazyChain): void {
+  // Checked first: a chain whose identity cannot work changes nothing.
+  const next = chainIdentity(isLazyChain(chain) ? chain.manifest : chain);
   if (isLazyChain(chain)) pending = chain;
   else {
     current = chain;
     pending = undefined;
   }
-  // The chain's binary keeps its own default home (~/.<name>), as each Cosmos SDK app has its DefaultNodeHome.
-  setBinaryName(currentChainManifest().name);
+  identity = next;
+  // The chain's binary keeps its own default home (~/.<name>), as each Cosmos SDK app has its DefaultNodeHome,
+  // and its own address prefixes everywhere an address is read or written in this process.
+  setBinaryName(identity.binary);
+  // Only a declared home is pinned: the default ~/.<binary> follows $HOME when it changes later (tests).
+  const declared = (isLazyChain(chain) ? chain.manifest : chain).identity?.defaultHome;
+  setDefaultHome(declared === undefined || declared === "" ? undefined : identity.defaultHome);
+  setBech32Prefixes(identity.bech32);
+}
+
+/**
+ * The identity of the chain this process serves (prefixes, denom, dev chain id, binary, default home): the
+ * reference chain's until {@link useChain}. Available before a lazy chain is loaded (it lives in the manifest).
+ */
+export function currentChainIdentity(): ChainIdentity {
+  return identity;
 }
 
 /** The chain this process serves (see {@link useChain}); a lazy chain must have been loaded first. */

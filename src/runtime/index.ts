@@ -1,7 +1,15 @@
 // Public entry point of the runtime: chain definitions, releases and the app builder (`chaind/runtime`).
 export { buildChainApp, type ChainApp, type ChainAppOptions } from "./build-app.ts";
 export {
+  type ChainIdentity,
+  ChainIdentityError,
+  type ChainIdentityOptions,
+  chainIdentity,
+  REFERENCE_IDENTITY,
+} from "./chain-identity.ts";
+export {
   currentChain,
+  currentChainIdentity,
   currentChainManifest,
   loadCurrentChain,
   STANDARD_CHAIN,

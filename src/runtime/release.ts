@@ -4,6 +4,7 @@
 import type { AppModule } from "../app/module.ts";
 import { UserError } from "../errors/user-error.ts";
 import type { Upgrade } from "../x/upgrade/install.ts";
+import type { ChainIdentityOptions } from "./chain-identity.ts";
 import type { StandardKeepers } from "./keepers.ts";
 
 /** One release of a chain: a binary's module set and the upgrades it has handlers for. */
@@ -51,6 +52,11 @@ export interface ChainManifest {
   defaultRelease?: string;
   /** The environment variable naming the release (default `CHAIND_RELEASE`). */
   releaseEnv?: string;
+  /**
+   * What sets the chain apart: bech32 prefixes, denom, dev chain id, binary name, default home
+   * (src/runtime/chain-identity.ts; the reference chain's values where left out).
+   */
+  identity?: ChainIdentityOptions;
 }
 
 /** A chain: its binary name, its releases and how a process picks one. */

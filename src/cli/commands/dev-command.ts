@@ -4,9 +4,10 @@
 // commands to paste.
 import { Command } from "commander";
 import { defaultHome } from "../../config/index.ts";
-import { DEV_CHAIN, type DevHome, prepareDevHome } from "../../node/dev-chain.ts";
+import { type DevHome, prepareDevHome } from "../../node/dev-chain.ts";
 import { createNodeLogger } from "../../node/logger.ts";
 import { type NodeEndpoints, startNode } from "../../node/start-node.ts";
+import { currentChainIdentity } from "../../runtime/current-chain.ts";
 import type { CliIo } from "../io.ts";
 import { chaindInvocation, globalFlags } from "./cli-support.ts";
 import { addNodeFlags, endpointLines, type NodeFlags, nodeOptionsOf, runUntilStopped } from "./start-command.ts";
@@ -15,13 +16,19 @@ import { addNodeFlags, endpointLines, type NodeFlags, nodeOptionsOf, runUntilSto
 export function devCommand(io: CliIo): Command {
   const command = new Command("dev")
     .description(
-      `Run a development chain: on first use, init "${DEV_CHAIN.chainId}" with funded test keys (validator, alice, bob), short governance periods and 1 s blocks; then start it`,
+      `Run a development chain: on first use, init "${currentChainIdentity().devChainId}" with funded test keys (validator, alice, bob), short governance periods and 1 s blocks; then start it`,
     )
     .option("--reset", "remove this home's config/, data/ and keyring-test/ first and start a new chain");
   addNodeFlags(command).action(async (flags: NodeFlags & { reset?: boolean }, cmd: Command) => {
     const { home, logLevel, logFormat } = globalFlags(cmd);
     const { overrides, skipUpgradeHeights } = nodeOptionsOf(flags);
-    const dev = await prepareDevHome({ home, reset: flags.reset });
+    // The listen flags go into a new home's config too, so clients (--home) and chainvisor find this node later.
+    const listeners = {
+      rpcLaddr: overrides.rpcLaddr,
+      apiAddress: overrides.apiAddress,
+      grpcAddress: overrides.grpcAddress,
+    };
+    const dev = await prepareDevHome({ home, reset: flags.reset, listeners });
     const logger = createNodeLogger({ level: logLevel, format: logFormat });
     const node = await startNode({ home, logger, overrides, skipUpgradeHeights });
     await runUntilStopped(node, () => io.stdout.write(devBanner(dev, node.endpoints, node.chain.release.name)));
@@ -59,7 +66,7 @@ export function devBanner(dev: DevHome, endpoints: NodeEndpoints, release: strin
   }
   if (bob !== undefined) {
     lines.push(
-      `  ${chaind} tx bank send alice ${bob} 1000000${DEV_CHAIN.denom} --chain-id ${dev.chainId} --keyring-backend test --yes${nodeFlag}${homeFlag}`,
+      `  ${chaind} tx bank send alice ${bob} 1000000${dev.denom} --chain-id ${dev.chainId} --keyring-backend test --yes${nodeFlag}${homeFlag}`,
     );
   }
   lines.push(`  ${chaind} query upgrade plan${nodeFlag}${homeFlag}`);
