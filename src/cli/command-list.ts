@@ -75,6 +75,12 @@ export const CHAIND_COMMANDS: readonly CommandSpec[] = [
     load: async (io) => (await import("./commands/repair-store-command.ts")).repairStoreCommand(io),
   },
   {
+    name: "release",
+    description:
+      "Build this chain's release files for linux/amd64: <binary>-<release>-linux-amd64 and its .tar.gz (bin/<binary>, bin/chainvisor, RELEASE), as chainvisor and cosmovisor install them",
+    load: async (io) => (await import("./commands/release-command.ts")).releaseCommand(io),
+  },
+  {
     name: "version",
     description: "Print the version of this binary and the release it runs as",
     load: async (io) => (await import("./commands/version.ts")).versionCommand(io),

@@ -5,11 +5,15 @@
 import { runCli } from "chaind/cli";
 import { defineChain } from "chaind/runtime";
 
-/** The tally chain: one release, the standard modules, its own identity. */
+/** The tally chain: two releases of the standard modules, its own identity and release variable. */
 export const tallyChain = defineChain({
   name: "tallyd",
   identity: { bech32Prefix: "tally", denom: "utally", devChainId: "tally-dev" },
-  releases: [{ name: "v1", version: "1.0.0" }],
+  releases: [
+    { name: "v1", version: "1.0.0" },
+    { name: "v2", version: "2.0.0", upgradesFrom: ["v1"] },
+  ],
+  defaultRelease: "v1",
   releaseEnv: "TALLYD_RELEASE",
 });
 
