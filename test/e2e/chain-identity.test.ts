@@ -69,6 +69,8 @@ test("a chain's identity: tally1 keys, utally genesis, a send and REST; dev's po
   );
   assert.deepEqual(Object.keys(keys).sort(), ["alice", "bob", "validator"], node.stdout);
   assert.match(node.stdout, / tx bank send alice tally1\S+ 1000000utally --chain-id tally-dev /);
+  // The printed commands need no --node: the home names the node.
+  assert.doesNotMatch(node.stdout, / --node /);
 
   // The ports given to dev are in the home's config: clients and chainvisor read them there.
   const paths = homePaths(home);

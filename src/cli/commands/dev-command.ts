@@ -3,6 +3,7 @@
 // node as `start` does, and prints the keys (mnemonics only when just created), the endpoints and a few
 // commands to paste.
 import { Command } from "commander";
+import { DEFAULT_CLIENT_NODE, homeRpcAddress } from "../../config/home-rpc-address.ts";
 import { defaultHome } from "../../config/index.ts";
 import { type DevHome, prepareDevHome } from "../../node/dev-chain.ts";
 import { createNodeLogger } from "../../node/logger.ts";
@@ -41,7 +42,9 @@ export function devBanner(dev: DevHome, endpoints: NodeEndpoints, release: strin
   const chaind = chaindInvocation();
   const homeFlag = dev.home === defaultHome() ? "" : ` --home ${quote(dev.home)}`;
   const rpc = endpoints.rpc?.replace(/^http:/, "tcp:");
-  const nodeFlag = rpc === undefined || rpc === "tcp://127.0.0.1:26657" ? "" : ` --node ${rpc}`;
+  // The commands find the node from --home when the home's config.toml names where it listens (dev saves the ports
+  // it was given); --node only for a port picked at this start.
+  const nodeFlag = rpc === undefined || rpc === homeNode(dev.home) ? "" : ` --node ${rpc}`;
   const lines: string[] = [];
   lines.push(
     dev.created
@@ -66,7 +69,7 @@ export function devBanner(dev: DevHome, endpoints: NodeEndpoints, release: strin
   }
   if (bob !== undefined) {
     lines.push(
-      `  ${chaind} tx bank send alice ${bob} 1000000${dev.denom} --chain-id ${dev.chainId} --keyring-backend test --yes${nodeFlag}${homeFlag}`,
+      `  ${chaind} tx bank send alice ${bob} 1000000${dev.denom} --chain-id ${dev.chainId} --keyring-backend test --yes --wait${nodeFlag}${homeFlag}`,
     );
   }
   lines.push(`  ${chaind} query upgrade plan${nodeFlag}${homeFlag}`);
@@ -75,6 +78,15 @@ export function devBanner(dev: DevHome, endpoints: NodeEndpoints, release: strin
   }
   lines.push("", "Stop with Ctrl-C; run the same command again to continue this chain.", "");
   return lines.join("\n");
+}
+
+// The address a client without --node dials for this home (src/config/home-rpc-address.ts); undefined if unreadable.
+function homeNode(home: string): string | undefined {
+  try {
+    return homeRpcAddress(home) ?? DEFAULT_CLIENT_NODE;
+  } catch {
+    return undefined;
+  }
 }
 
 function quote(path: string): string {
