@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { extract, list } from "tar";
 import { chainvisorScript, sha256File } from "../../scripts/release.ts";
+import { cosmovisorBinary } from "../e2e/support/cosmovisor.ts";
 import { projectToPackage } from "../e2e/support/project-build.ts";
 import { CHAINVISOR } from "../e2e/support/visor.ts";
 
@@ -108,6 +109,24 @@ test("chainvisor with DAEMON_NAME=tallyd installs the archive and runs its bin/t
   });
   assert.notEqual(other.status, 0);
   assert.match(`${other.stdout}${other.stderr}`, /bin\/otherd/);
+});
+
+const COSMOVISOR = cosmovisorBinary();
+
+test("the real cosmovisor with DAEMON_NAME=tallyd installs tallyd's executable and runs it", {
+  skip: COSMOVISOR === undefined ? "cosmovisor is not installed (.ci/install-tools)" : false,
+}, () => {
+  const home = join(work, "cosmovisor-home");
+  mkdirSync(home);
+  const cosmovisorEnv = { DAEMON_NAME: "tallyd", DAEMON_HOME: home, UNSAFE_SKIP_BACKUP: "true" };
+  const executable = join(out, "tallyd-v2-linux-amd64");
+  run(COSMOVISOR as string, ["init", executable], cosmovisorEnv);
+  assert.ok(existsSync(join(home, "cosmovisor", "genesis", "bin", "tallyd")));
+  run(COSMOVISOR as string, ["add-upgrade", "v2", executable], cosmovisorEnv);
+  assert.ok(existsSync(join(home, "cosmovisor", "upgrades", "v2", "bin", "tallyd")));
+  // `cosmovisor run <args>` runs current/bin/tallyd <args> (in a home with a data/): the release it was built as answers.
+  mkdirSync(join(home, "data"));
+  assert.match(run(COSMOVISOR as string, ["run", "version"], cosmovisorEnv), /^2\.0\.0$/m);
 });
 
 test("`release` refuses a release the chain does not define, in one line, before writing anything", () => {
