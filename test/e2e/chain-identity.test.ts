@@ -162,6 +162,7 @@ test("a chain's identity: tally1 keys, utally genesis, a send and REST; dev's po
   assert.equal(prefix.bech32_prefix, "tally");
   const swagger = (await (await fetch(`${rest}/swagger/swagger.json`)).json()) as { info: { title: string } };
   assert.equal(swagger.info.title, "tallyd REST gateway");
+  assert.match(await (await fetch(`${rest}/upgrade`)).text(), /<title>tallyd: upgrade status<\/title>/);
 
   node.signal("SIGINT");
   assert.equal((await node.exited).code, 0);
