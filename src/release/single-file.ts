@@ -115,19 +115,25 @@ export async function buildSingleFile(input: SingleFileInput): Promise<{ payload
     `${JSON.stringify({ name: input.binary, version: input.version, private: true, type: "module" }, null, 2)}\n`,
   );
   // classic-level finds its addon with node-gyp-build under <__dirname>/prebuilds/<platform>-<arch>/.
-  const prebuilds = join(packageDir(root, "classic-level"), "prebuilds", "linux-x64");
+  const prebuilds = join(packageDir(root, "classic-level", [framework]), "prebuilds", "linux-x64");
   mkdirSync(join(app, "prebuilds", "linux-x64"), { recursive: true });
   for (const name of readdirSync(prebuilds)) {
     copyFileSync(join(prebuilds, name), join(app, "prebuilds", "linux-x64", name));
   }
   // The libsecp256k1 addon is loaded by its path (src/client/crypto/native-secp256k1.ts), not by node-gyp-build,
   // which would take LevelDB's addon above for it.
-  const secp256k1Addon = join(packageDir(root, "secp256k1"), "prebuilds", "linux-x64", "secp256k1.glibc.node");
+  const secp256k1Addon = join(
+    packageDir(root, "secp256k1", [framework]),
+    "prebuilds",
+    "linux-x64",
+    "secp256k1.glibc.node",
+  );
   mkdirSync(join(app, dirname(BUNDLED_ADDON)), { recursive: true });
   copyFileSync(secp256k1Addon, join(app, BUNDLED_ADDON));
   const swagger = join(app, "node_modules", "swagger-ui-dist");
   mkdirSync(swagger, { recursive: true });
-  for (const name of SWAGGER_FILES) copyFileSync(join(packageDir(root, "swagger-ui-dist"), name), join(swagger, name));
+  for (const name of SWAGGER_FILES)
+    copyFileSync(join(packageDir(root, "swagger-ui-dist", [framework]), name), join(swagger, name));
 
   const files = listFiles(app);
   const payload = packPayload(files);
@@ -198,15 +204,19 @@ export async function buildSingleFile(input: SingleFileInput): Promise<{ payload
 }
 
 /**
- * The directory of an installed package as Node resolves it from the chain project (hoisted or not); the project's
- * own node_modules/<name> when the package hides its package.json behind `exports`.
+ * The directory of an installed package as Node resolves it from the chain project, else from each of `also` (the
+ * framework: a dependency npm did not hoist sits under the framework's own node_modules); the project's
+ * node_modules/<name> when none resolves (a package hiding its package.json behind `exports`).
  */
-export function packageDir(root: string, name: string): string {
-  try {
-    return dirname(createRequire(join(root, "package.json")).resolve(`${name}/package.json`));
-  } catch {
-    return join(root, "node_modules", name);
+export function packageDir(root: string, name: string, also: readonly string[] = []): string {
+  for (const base of [root, ...also]) {
+    try {
+      return dirname(createRequire(join(base, "package.json")).resolve(`${name}/package.json`));
+    } catch {
+      // not resolvable from here
+    }
   }
+  return join(root, "node_modules", name);
 }
 
 // A build tool of the chain project (esbuild): imported from the project, so the framework does not need it to run.
