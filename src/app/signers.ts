@@ -2,7 +2,7 @@
 // is a bech32 address string (or a list of them), or a message (or list of messages) whose own
 // signer option names its address field, as MsgMultiSend's inputs do.
 import { type DescField, type DescMessage, getOption, hasOption, type Message } from "@bufbuild/protobuf";
-import { BECH32_PREFIXES } from "../crypto/index.ts";
+import { currentBech32Prefixes } from "../crypto/index.ts";
 import { signer as signerOption } from "../gen/chain/msg/v1/msg_pb.js";
 import { decodeBech32Cached } from "./address-cache.ts";
 
@@ -58,9 +58,10 @@ export function decodeSignerAddress(address: string, typeName = "message"): Uint
   } catch (err) {
     throw new SignerError(`${typeName}: invalid signer address: ${(err as Error).message}`, { cause: err });
   }
-  if (decoded.prefix !== BECH32_PREFIXES.acc && decoded.prefix !== BECH32_PREFIXES.val) {
+  const prefixes = currentBech32Prefixes();
+  if (decoded.prefix !== prefixes.acc && decoded.prefix !== prefixes.val) {
     throw new SignerError(
-      `${typeName}: invalid signer address "${address}": prefix "${decoded.prefix}", expected "${BECH32_PREFIXES.acc}"`,
+      `${typeName}: invalid signer address "${address}": prefix "${decoded.prefix}", expected "${prefixes.acc}"`,
     );
   }
   return decoded.data;

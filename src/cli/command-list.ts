@@ -1,6 +1,7 @@
 // The top-level commands of `chaind`, described lightly (src/cli/lazy-command.ts): a name, aliases and
 // the description `chaind --help` shows, and how to import the implementation. Only the command that
 // runs is imported. src/cli/command-list.test.ts checks each description against the loaded command.
+import { currentChainIdentity } from "../runtime/current-chain.ts";
 import type { CommandSpec } from "./lazy-command.ts";
 
 /** Every top-level command, in the order `chaind --help` lists them. */
@@ -24,8 +25,10 @@ export const CHAIND_COMMANDS: readonly CommandSpec[] = [
   },
   {
     name: "dev",
-    description:
-      'Run a development chain: on first use, init "chaind-dev" with funded test keys (validator, alice, bob), short governance periods and 1 s blocks; then start it',
+    // A getter: the dev chain id is the served chain's, known only once the entry point has set the chain.
+    get description() {
+      return `Run a development chain: on first use, init "${currentChainIdentity().devChainId}" with funded test keys (validator, alice, bob), short governance periods and 1 s blocks; then start it`;
+    },
     load: async (io) => (await import("./commands/dev-command.ts")).devCommand(io),
   },
   {
@@ -70,6 +73,12 @@ export const CHAIND_COMMANDS: readonly CommandSpec[] = [
     description:
       "Run LevelDB's repair on a stopped node's store directory (e.g. <home>/data/application.db) whose CURRENT file is missing or whose MANIFEST is damaged; keep a copy of the directory first",
     load: async (io) => (await import("./commands/repair-store-command.ts")).repairStoreCommand(io),
+  },
+  {
+    name: "release",
+    description:
+      "Build this chain's release files for linux/amd64: <binary>-<release>-linux-amd64 and its .tar.gz (bin/<binary>, bin/chainvisor, RELEASE), as chainvisor and cosmovisor install them",
+    load: async (io) => (await import("./commands/release-command.ts")).releaseCommand(io),
   },
   {
     name: "version",

@@ -16,7 +16,7 @@ import { commandWord } from "./early-dispatch.ts";
 import { relaunchForNode } from "./node-relaunch.ts";
 
 /** Commands that never read the chain's definition (only, at most, its manifest). */
-const CHAIN_FREE_COMMANDS: ReadonlySet<string> = new Set(["version", "keys", "query", "q"]);
+const CHAIN_FREE_COMMANDS: ReadonlySet<string> = new Set(["version", "keys", "query", "q", "release"]);
 
 /**
  * Runs the `chaind` command tree for `chain` on `argv` (process.argv shape) and sets `process.exitCode`.

@@ -54,9 +54,20 @@ export function currentBinaryName(): string {
   return binaryName;
 }
 
-/** The default home directory: `~/.chaind`, or `~/.<name>` for a chain with its own name. */
+/** A chain's declared default home (absolute), when it has one other than `~/.<binary>`. */
+let declaredHome: string | undefined;
+
+/**
+ * Sets (or, with undefined, clears) the default home of this process's chain when it is not `~/.<binary>`
+ * (runtime's `useChain` passes the chain identity's `defaultHome`).
+ */
+export function setDefaultHome(home: string | undefined): void {
+  declaredHome = home;
+}
+
+/** The default home directory: `~/.chaind`, `~/.<name>` for a chain with its own name, or the chain's declared one. */
 export function defaultHome(): string {
-  return join(homedir(), `.${binaryName}`);
+  return declaredHome ?? join(homedir(), `.${binaryName}`);
 }
 
 /**

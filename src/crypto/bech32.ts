@@ -3,15 +3,62 @@
 import { bech32 } from "@scure/base";
 import { Bech32Error } from "./errors.ts";
 
-/** The chain's human-readable prefixes (docs/CONTRACT.md §1). */
-export const BECH32_PREFIXES = {
-  acc: "chain",
-  val: "chainvaloper",
-  cons: "chainvalcons",
-  accPub: "chainpub",
-  valPub: "chainvaloperpub",
-  consPub: "chainvalconspub",
-} as const;
+/** The human-readable prefixes of one chain's addresses and bech32 public keys. */
+export interface Bech32Prefixes {
+  /** Account addresses (`chain1…`). */
+  readonly acc: string;
+  /** Validator operator addresses (`chainvaloper1…`). */
+  readonly val: string;
+  /** Consensus (validator signing key) addresses (`chainvalcons1…`). */
+  readonly cons: string;
+  readonly accPub: string;
+  readonly valPub: string;
+  readonly consPub: string;
+}
+
+/** The reference chain's prefixes (docs/CONTRACT.md §1), the default of every process. */
+export const BECH32_PREFIXES: Bech32Prefixes = bech32PrefixesOf({ account: "chain" });
+
+/**
+ * A chain's prefixes from its account prefix, the Cosmos way (`<p>`, `<p>valoper`, `<p>valcons`, each `…pub` for
+ * public keys); the operator and consensus prefixes may be given instead of derived.
+ * @example bech32PrefixesOf({ account: "tally" }).val // "tallyvaloper"
+ */
+export function bech32PrefixesOf(parts: { account: string; validator?: string; consensus?: string }): Bech32Prefixes {
+  const acc = parts.account;
+  const val = parts.validator ?? `${acc}valoper`;
+  const cons = parts.consensus ?? `${acc}valcons`;
+  for (const [what, prefix] of [
+    ["account", acc],
+    ["validator operator", val],
+    ["consensus", cons],
+  ]) {
+    // BIP-173: the human-readable part is 1-83 printable ASCII characters; Cosmos prefixes are lower case.
+    if (!/^[a-z][a-z0-9]{0,40}$/.test(prefix)) {
+      throw new Bech32Error(
+        "bech32-malformed",
+        `invalid ${what} bech32 prefix "${prefix}": expected lower-case letters and digits starting with a letter, e.g. "tally"`,
+        { text: prefix },
+      );
+    }
+  }
+  return { acc, val, cons, accPub: `${acc}pub`, valPub: `${val}pub`, consPub: `${cons}pub` };
+}
+
+// The prefixes of the chain this process serves: src/runtime's useChain sets them from the chain's identity, so
+// addresses read and written anywhere (keys, genesis, msgs, REST) carry the chain's own prefix without each call
+// being told. Library callers serving another chain in the same process pass `prefixes` explicitly.
+let processPrefixes: Bech32Prefixes = BECH32_PREFIXES;
+
+/** Makes `prefixes` the default of every address function in this process (src/runtime's useChain calls it). */
+export function setBech32Prefixes(prefixes: Bech32Prefixes): void {
+  processPrefixes = prefixes;
+}
+
+/** The prefixes of the chain this process serves (the reference chain's until a chain is set). */
+export function currentBech32Prefixes(): Bech32Prefixes {
+  return processPrefixes;
+}
 
 /** The three kinds of address: account, validator operator, consensus (validator signing key). */
 export type AddressKind = "acc" | "val" | "cons";
@@ -101,8 +148,12 @@ export function decodeBech32WithPrefix(text: string, expectedPrefix: string, len
   return data;
 }
 
-/** Bech32 address of `address` bytes with the prefix of `kind` (default: account `chain1…`). */
-export function addressToBech32(address: Uint8Array, kind: AddressKind = "acc"): string {
+/** Bech32 address of `address` bytes with the prefix of `kind` (default: account `chain1…`) of the chain's `prefixes`. */
+export function addressToBech32(
+  address: Uint8Array,
+  kind: AddressKind = "acc",
+  prefixes: Bech32Prefixes = processPrefixes,
+): string {
   if (!ENCODABLE_ADDRESS_LENGTHS.includes(address.length)) {
     throw new Bech32Error(
       "bech32-length",
@@ -110,7 +161,7 @@ export function addressToBech32(address: Uint8Array, kind: AddressKind = "acc"):
       { length: address.length },
     );
   }
-  return encodeBech32(BECH32_PREFIXES[kind], address);
+  return encodeBech32(prefixes[kind], address);
 }
 
 /**
@@ -121,13 +172,19 @@ export function addressFromBech32(
   text: string,
   kind: AddressKind = "acc",
   lengths: readonly number[] = ADDRESS_LENGTHS,
+  prefixes: Bech32Prefixes = processPrefixes,
 ): Uint8Array {
-  return decodeBech32WithPrefix(text, BECH32_PREFIXES[kind], lengths);
+  return decodeBech32WithPrefix(text, prefixes[kind], lengths);
 }
 
 /** Converts a bech32 address from one kind to another (e.g. `chain1…` to `chainvaloper1…`). */
-export function convertAddress(text: string, from: AddressKind, to: AddressKind): string {
-  return addressToBech32(addressFromBech32(text, from), to);
+export function convertAddress(
+  text: string,
+  from: AddressKind,
+  to: AddressKind,
+  prefixes: Bech32Prefixes = processPrefixes,
+): string {
+  return addressToBech32(addressFromBech32(text, from, ADDRESS_LENGTHS, prefixes), to, prefixes);
 }
 
 function describeLengths(lengths: readonly number[]): string {

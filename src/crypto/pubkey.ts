@@ -1,6 +1,6 @@
 // Public keys as they travel: the Any type URLs (ours and the Cosmos alias the node also accepts), the
 // protobuf value bytes, the JSON form printed by `keys show`, and the legacy bech32 form (`chainpub1…`).
-import { BECH32_PREFIXES, decodeBech32WithPrefix, encodeBech32 } from "./bech32.ts";
+import { currentBech32Prefixes, decodeBech32WithPrefix, encodeBech32 } from "./bech32.ts";
 import { KeyError } from "./errors.ts";
 import { toBase64 } from "./hash.ts";
 
@@ -84,7 +84,7 @@ export function pubKeyToJson(publicKey: PublicKey): string {
 }
 
 /** Legacy bech32 of a public key under a pub prefix (default `chainpub`), amino-prefixed as upstream does. */
-export function pubKeyToBech32(publicKey: PublicKey, prefix: string = BECH32_PREFIXES.accPub): string {
+export function pubKeyToBech32(publicKey: PublicKey, prefix: string = currentBech32Prefixes().accPub): string {
   assertLength(publicKey);
   const prefixBytes = AMINO_PREFIXES[publicKey.algorithm];
   const data = new Uint8Array(prefixBytes.length + publicKey.key.length);
@@ -94,7 +94,7 @@ export function pubKeyToBech32(publicKey: PublicKey, prefix: string = BECH32_PRE
 }
 
 /** The public key of a legacy bech32 public key with `expectedPrefix` (default `chainpub`). */
-export function pubKeyFromBech32(text: string, expectedPrefix: string = BECH32_PREFIXES.accPub): PublicKey {
+export function pubKeyFromBech32(text: string, expectedPrefix: string = currentBech32Prefixes().accPub): PublicKey {
   const data = decodeBech32WithPrefix(text, expectedPrefix);
   for (const algorithm of ["secp256k1", "ed25519"] as const) {
     const prefixBytes = AMINO_PREFIXES[algorithm];

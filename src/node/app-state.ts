@@ -5,10 +5,10 @@ import type { JsonObject, JsonValue } from "@bufbuild/protobuf";
 import { pino } from "pino";
 import { GenesisError } from "../app/module-manager.ts";
 import { buildChainApp, type ChainApp } from "../runtime/build-app.ts";
-import { currentChain } from "../runtime/current-chain.ts";
+import { currentChain, currentChainIdentity } from "../runtime/current-chain.ts";
 import type { Release } from "../runtime/release.ts";
 
-/** The default bond and fee denom (docs/CONTRACT.md §1). */
+/** The modules' default bond and fee denom (docs/CONTRACT.md §1); a chain's own comes from its identity. */
 export const DEFAULT_BOND_DENOM = "stake";
 
 /**
@@ -40,7 +40,7 @@ export async function defaultAppState(parameters: {
 }): Promise<JsonObject> {
   const chain = await offlineChainApp(parameters.home, "offline", parameters.release);
   const appState = chain.moduleManager.defaultGenesis() as JsonObject;
-  return withBondDenom(appState, parameters.denom ?? DEFAULT_BOND_DENOM);
+  return withBondDenom(appState, parameters.denom ?? currentChainIdentity().denom);
 }
 
 /** A copy of `appState` where the default bond denom is replaced by `denom` wherever genesis names it. */

@@ -1,11 +1,13 @@
 // `chaind init` as a library call: the home layout, config.toml and app.toml from their templates, the
 // node and validator keys, and a genesis whose app_state is every module's default genesis (upstream's
 // `init`). Returns what upstream prints: moniker, chain ID, node ID, gentxs dir and the app_state.
+
 import { randomBytes } from "node:crypto";
 import type { JsonObject } from "@bufbuild/protobuf";
 import { isValidDenom } from "../app/coins.ts";
 import { defaultConsensusParams, initHome, type TemplateOverrides } from "../config/index.ts";
 import { UserError } from "../errors/user-error.ts";
+import { currentChainIdentity } from "../runtime/current-chain.ts";
 import { defaultAppState } from "./app-state.ts";
 
 /** Options of {@link initNode}. */
@@ -15,7 +17,7 @@ export interface InitNodeParameters {
   /** Default: `test-chain-<6 random characters>`, as upstream. */
   chainId?: string;
   overwrite?: boolean;
-  /** Bond denom of the new genesis (default "stake"). */
+  /** Bond denom of the new genesis (default: the chain identity's, "stake" for the reference chain). */
   defaultDenom?: string;
   /** Default 1. */
   initialHeight?: bigint;
@@ -50,7 +52,7 @@ export class InitNodeError extends UserError {
 export async function initNode(parameters: InitNodeParameters): Promise<InitNodeResult> {
   const moniker = parameters.moniker.trim();
   if (moniker === "") throw new InitNodeError("the moniker must not be empty");
-  const denom = parameters.defaultDenom ?? "stake";
+  const denom = parameters.defaultDenom ?? currentChainIdentity().denom;
   if (!isValidDenom(denom)) {
     throw new InitNodeError(
       `invalid --default-denom "${denom}": expected a denom such as stake (3-128 characters, a letter first)`,

@@ -27,6 +27,8 @@ export interface ReleaseManifest {
   files: PayloadFileDigest[];
   /** Entry file (relative to the unpacked directory) of each program. */
   entries: { chaind: string; chainvisor: string };
+  /** The chain's release variable (absent in releases built before chains named their own: CHAIND_RELEASE). */
+  releaseEnv?: string;
 }
 
 /** Set by the archive's bin/chainvisor script: run chainvisor whatever the invoked name (read once, then removed). */
@@ -72,7 +74,7 @@ async function main(): Promise<void> {
     process.stderr.write(`chaind: ${text}\n`);
     process.exit(126);
   }
-  process.env.CHAIND_RELEASE = manifest.release;
+  process.env[manifest.releaseEnv ?? "CHAIND_RELEASE"] = manifest.release;
   // The variable is for this process only: chainvisor's own children (the node) must run as chaind.
   const asChainvisor = process.env[PROGRAM_VARIABLE] === "chainvisor";
   delete process.env[PROGRAM_VARIABLE];

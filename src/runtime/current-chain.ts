@@ -3,7 +3,10 @@
 // instead. Until set, it is the standard chain: the standard modules and one release, nothing of a chain's own.
 // A chain may be set lazily (src/runtime/lazy-chain.ts): its manifest answers at once, its definition only
 // once loaded.
-import { setBinaryName } from "../config/home.ts";
+
+import { chainIdentity, currentChainIdentity, setCurrentChainIdentity } from "../config/chain-identity.ts";
+import { setBinaryName, setDefaultHome } from "../config/home.ts";
+import { setBech32Prefixes } from "../crypto/bech32.ts";
 import { isLazyChain, type LazyChain } from "./lazy-chain.ts";
 import { type ChainDefinition, type ChainManifest, defineChain } from "./release.ts";
 
@@ -23,14 +26,26 @@ let pending: LazyChain | undefined;
  * @example useChain(myChain);
  */
 export function useChain(chain: ChainDefinition | LazyChain): void {
+  // Checked first: a chain whose identity cannot work changes nothing.
+  const next = chainIdentity(isLazyChain(chain) ? chain.manifest : chain);
   if (isLazyChain(chain)) pending = chain;
   else {
     current = chain;
     pending = undefined;
   }
-  // The chain's binary keeps its own default home (~/.<name>), as each Cosmos SDK app has its DefaultNodeHome.
-  setBinaryName(currentChainManifest().name);
+  setCurrentChainIdentity(next);
+  const identity = next;
+  // The chain's binary keeps its own default home (~/.<name>), as each Cosmos SDK app has its DefaultNodeHome,
+  // and its own address prefixes everywhere an address is read or written in this process.
+  setBinaryName(identity.binary);
+  // Only a declared home is pinned: the default ~/.<binary> follows $HOME when it changes later (tests).
+  const declared = (isLazyChain(chain) ? chain.manifest : chain).identity?.defaultHome;
+  setDefaultHome(declared === undefined || declared === "" ? undefined : identity.defaultHome);
+  setBech32Prefixes(identity.bech32);
 }
+
+/** The identity of the chain this process serves (kept in src/config/chain-identity.ts, below every reader). */
+export { currentChainIdentity };
 
 /** The chain this process serves (see {@link useChain}); a lazy chain must have been loaded first. */
 export function currentChain(): ChainDefinition {

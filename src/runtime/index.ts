@@ -1,7 +1,16 @@
 // Public entry point of the runtime: chain definitions, releases and the app builder (`chaind/runtime`).
+
+export {
+  type ChainIdentity,
+  ChainIdentityError,
+  type ChainIdentityOptions,
+  chainIdentity,
+  REFERENCE_IDENTITY,
+} from "../config/chain-identity.ts";
 export { buildChainApp, type ChainApp, type ChainAppOptions } from "./build-app.ts";
 export {
   currentChain,
+  currentChainIdentity,
   currentChainManifest,
   loadCurrentChain,
   STANDARD_CHAIN,

@@ -3,6 +3,7 @@
 // The entry point hands the CLI runner a light manifest (name, releases' names and versions, default
 // release, release variable) and a loader; `version`, `status`, `keys` and `query` run on the manifest
 // alone, every other command loads the chain first (src/cli/run-cli.ts).
+import { chainIdentity } from "../config/chain-identity.ts";
 import type { ChainDefinition, ChainManifest } from "./release.ts";
 
 /** A chain's manifest and the loader of its full definition (see {@link lazyChain}). */
@@ -46,6 +47,8 @@ function agreeing(manifest: ChainManifest, chain: ChainDefinition): ChainDefinit
       defaultRelease: c.defaultRelease ?? null,
       releaseEnv: c.releaseEnv ?? null,
       moduleClis: (c.moduleClis ?? []).map((cli) => cli.name),
+      // Both sides' identity, defaults filled in: a chain may declare it in either or both, never two different ones.
+      identity: chainIdentity(c),
     });
   if (light(manifest) !== light(chain)) {
     throw new Error(

@@ -4,6 +4,7 @@
 // App of the chosen release (build-app.ts).
 import type { AppModule } from "../app/module.ts";
 import type { ModuleCliRef } from "../app/module-cli.ts";
+import type { ChainIdentityOptions } from "../config/chain-identity.ts";
 import { UserError } from "../errors/user-error.ts";
 import type { Upgrade } from "../x/upgrade/install.ts";
 import type { StandardKeepers } from "./keepers.ts";
@@ -62,6 +63,11 @@ export interface ChainManifest {
    * replaces it. Light (each loads its module's CLI only when its command runs), so it belongs in the manifest.
    */
   moduleClis?: readonly ModuleCliRef[];
+  /**
+   * What sets the chain apart: bech32 prefixes, denom, dev chain id, binary name, default home
+   * (src/config/chain-identity.ts; the reference chain's values where left out).
+   */
+  identity?: ChainIdentityOptions;
 }
 
 /** A chain: its binary name, its releases and how a process picks one. */

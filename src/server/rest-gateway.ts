@@ -2,11 +2,13 @@
 // process. Routing is ours (rest-router.ts) so that unknown paths are 404, other methods 405 with
 // `Allow`, and routes come only from the annotations. Every answer is JSON; errors are
 // `{"code":<gRPC code>,"message":"...","details":[]}`.
+
 import { type Server as HttpServer, METHODS, type OutgoingHttpHeaders } from "node:http";
 import type { Socket } from "node:net";
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
 import type { Logger } from "pino";
 import { GrpcCode } from "../app/errors.ts";
+import { currentBinaryName } from "../config/home.ts";
 import { type CorsPolicy, corsDecision } from "./cors.ts";
 import { createTimedHttpServer, type HttpListenerOptions } from "./http-listener.ts";
 import type { QueryBackend } from "./query-backend.ts";
@@ -18,7 +20,7 @@ import { RequestError } from "./status.ts";
 import { type SwaggerDocument, swaggerDocument } from "./swagger.ts";
 import { prefersHtml, swaggerUiAsset, swaggerUiPage } from "./swagger-ui.ts";
 import { metricsAnswer, type ServerTelemetry } from "./telemetry.ts";
-import { UPGRADE_PAGE_HTML } from "./upgrade-page.ts";
+import { upgradePageHtml } from "./upgrade-page.ts";
 
 /** Settings of {@link buildRestGateway}. */
 export interface RestGatewayOptions extends HttpListenerOptions {
@@ -244,7 +246,7 @@ function serveUpgradePage(path: string, request: FastifyRequest, reply: FastifyR
     .code(200)
     .header("content-type", "text/html; charset=utf-8")
     .header("cache-control", "no-cache")
-    .send(UPGRADE_PAGE_HTML);
+    .send(upgradePageHtml(currentBinaryName()));
 }
 
 /** Sends the error body for `err` with its status; 500s are logged, never shown with a stack. */

@@ -1,9 +1,11 @@
 // Serving the Swagger document and the Swagger UI (from the swagger-ui-dist package, never a CDN).
 // `GET /swagger` gives the document to clients that do not prefer HTML (curl's `*/*`, API tools)
 // and the UI to browsers; `/swagger/swagger.json` is always the document.
+
 import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
+import { currentBinaryName } from "../config/home.ts";
 
 /** One file to send. */
 export interface StaticAsset {
@@ -47,7 +49,7 @@ export function swaggerUiPage(specUrl: string): string {
 <html lang="en">
 <head>
   <meta charset="utf-8">
-  <title>chaind REST gateway</title>
+  <title>${currentBinaryName()} REST gateway</title>
   <link rel="stylesheet" href="/swagger/swagger-ui.css">
   <link rel="icon" type="image/png" href="/swagger/favicon-32x32.png" sizes="32x32">
 </head>

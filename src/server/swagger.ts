@@ -1,7 +1,9 @@
 // The Swagger 2.0 document of the REST gateway, built from the same route table and message
 // descriptors the gateway serves, so the two cannot drift (docs/CONTRACT.md §7). Schemas describe the JSON the
 // gateway prints: proto field names, 64-bit integers as strings, enums by name, bytes as base64.
+
 import { type DescField, type DescMessage, ScalarType } from "@bufbuild/protobuf";
+import { currentBinaryName } from "../config/home.ts";
 import { HEIGHT_HEADER } from "./height.ts";
 import { pageCapOf } from "./page-caps.ts";
 import type { RestRoute } from "./rest-router.ts";
@@ -28,7 +30,10 @@ const MAX_QUERY_DEPTH = 3;
  *
  * @example swaggerDocument(router.routes, { version: "1.0.0" }).paths["/chain/upgrade/v1beta1/current_plan"].get
  */
-export function swaggerDocument(routes: readonly RestRoute[], info: { version: string }): SwaggerDocument {
+export function swaggerDocument(
+  routes: readonly RestRoute[],
+  info: { version: string /** The binary named in the title (default: this process's chain). */; binary?: string },
+): SwaggerDocument {
   const definitions: Record<string, SwaggerSchema> = {
     [STATUS_DEFINITION]: {
       type: "object",
@@ -52,7 +57,7 @@ export function swaggerDocument(routes: readonly RestRoute[], info: { version: s
   return {
     swagger: "2.0",
     info: {
-      title: "chaind REST gateway",
+      title: `${info.binary ?? currentBinaryName()} REST gateway`,
       description:
         "Every query and service method of the node over HTTP/JSON, derived from the google.api.http annotations. " +
         `Send the ${HEIGHT_HEADER} header to query the state at an earlier height.`,

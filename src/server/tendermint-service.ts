@@ -4,7 +4,7 @@
 import { create, type MessageInitShape } from "@bufbuild/protobuf";
 import { anyPack } from "@bufbuild/protobuf/wkt";
 import { GrpcCode } from "../app/errors.ts";
-import { BECH32_PREFIXES, encodeBech32 } from "../crypto/bech32.ts";
+import { currentBech32Prefixes, encodeBech32 } from "../crypto/bech32.ts";
 import { Service as TendermintService, type ValidatorSchema } from "../gen/chain/base/tendermint/v1beta1/query_pb.js";
 import type {
   BlockSchema as SdkBlockSchema,
@@ -108,7 +108,7 @@ function headerFields(header: Header): MessageInitShape<typeof SdkHeaderSchema> 
 }
 
 function consAddress(header: Header): string {
-  return header.proposerAddress.length === 0 ? "" : encodeBech32(BECH32_PREFIXES.cons, header.proposerAddress);
+  return header.proposerAddress.length === 0 ? "" : encodeBech32(currentBech32Prefixes().cons, header.proposerAddress);
 }
 
 function validatorOf(validator: ValidatorInfo): MessageInitShape<typeof ValidatorSchema> {
@@ -119,7 +119,7 @@ function validatorOf(validator: ValidatorInfo): MessageInitShape<typeof Validato
   // anyPack writes the type.googleapis.com/ form; Cosmos type URLs are "/<name>".
   pubKey.typeUrl = `/${pubKey.typeUrl.slice(pubKey.typeUrl.lastIndexOf("/") + 1)}`;
   return {
-    address: encodeBech32(BECH32_PREFIXES.cons, validator.address),
+    address: encodeBech32(currentBech32Prefixes().cons, validator.address),
     pubKey,
     votingPower: validator.votingPower,
     proposerPriority: validator.proposerPriority,

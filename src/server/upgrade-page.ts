@@ -264,5 +264,19 @@ const PAGE = `<!doctype html>
 </html>
 `;
 
-/** The page's bytes (built once; it holds no per-request data). */
+/** The page's bytes (built once; it holds no per-request data), titled for the reference chain. */
 export const UPGRADE_PAGE_HTML: Buffer = Buffer.from(PAGE, "utf8");
+
+const byBinary = new Map<string, Buffer>([["chaind", UPGRADE_PAGE_HTML]]);
+
+/** The page titled with the binary's name (`tallyd: upgrade status`); built once per name. */
+export function upgradePageHtml(binary: string): Buffer {
+  let page = byBinary.get(binary);
+  if (page === undefined) {
+    // Binary names are letters, digits and . _ - (src/config/chain-identity.ts); escaped anyway, it is HTML.
+    const safe = binary.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+    page = Buffer.from(PAGE.replace("<title>chaind: upgrade status</title>", `<title>${safe}: upgrade status</title>`));
+    byBinary.set(binary, page);
+  }
+  return page;
+}

@@ -16,11 +16,18 @@ export const DEFAULT_API_ADDRESS = "tcp://localhost:1317";
 export const CURRENT_PLAN_PATH = "/chain/upgrade/v1beta1/current_plan";
 
 /**
- * The REST endpoint: CHAINVISOR_API_URL if set, else `[api] address` of `<home>/config/app.toml` (default
+ * The REST endpoint: CHAINVISOR_API_URL if set, else the `--api.address` the node is started with (`nodeArgs`, which
+ * override app.toml for that run), else `[api] address` of `<home>/config/app.toml` (default
  * `tcp://localhost:1317`), or disabled when app.toml says `[api] enable = false`.
  */
-export async function resolveApiEndpoint(config: Pick<VisorConfig, "home" | "apiUrl">): Promise<ApiEndpoint> {
+export async function resolveApiEndpoint(
+  config: Pick<VisorConfig, "home" | "apiUrl">,
+  nodeArgs: readonly string[] = [],
+): Promise<ApiEndpoint> {
   if (config.apiUrl !== undefined) return { url: config.apiUrl, source: "CHAINVISOR_API_URL" };
+  const flag = apiAddressFlag(nodeArgs);
+  // A port 0 is picked by the node at start: not an address to poll (app.toml or the default is no better).
+  if (flag !== undefined && !/:0$/.test(flag)) return { url: addressToUrl(flag), source: "the node's --api.address" };
   const appToml = join(config.home, "config", "app.toml");
   let text: string;
   try {
@@ -45,6 +52,16 @@ export async function resolveApiEndpoint(config: Pick<VisorConfig, "home" | "api
   if (api.enable === false) return { disabled: `the REST API is disabled in ${appToml} ([api] enable = false)` };
   const address = typeof api.address === "string" && api.address !== "" ? api.address : DEFAULT_API_ADDRESS;
   return { url: addressToUrl(address), source: appToml };
+}
+
+/** The value of `--api.address X` / `--api.address=X` among the node's arguments (the last one wins, as for the node). */
+export function apiAddressFlag(args: readonly string[]): string | undefined {
+  let value: string | undefined;
+  for (let i = 0; i < args.length; i++) {
+    if (args[i].startsWith("--api.address=")) value = args[i].slice("--api.address=".length);
+    else if (args[i] === "--api.address" && i + 1 < args.length) value = args[++i];
+  }
+  return value === "" ? undefined : value;
 }
 
 /**

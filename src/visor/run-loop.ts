@@ -124,7 +124,7 @@ class Supervisor {
       const installedFor = await readUpgradeInfo(join(current.dir, "upgrade-info.json")).catch(() => undefined);
       if (installedFor !== undefined) watcher.markHandled({ ...installedFor, name: installedFor.name.toLowerCase() });
 
-      const endpoint = await resolveApiEndpoint(config);
+      const endpoint = await resolveApiEndpoint(config, this.#parameters.args);
       if ("disabled" in endpoint) log.info(`not asking the node over REST: ${endpoint.disabled}`);
       else {
         if (endpoint.warning !== undefined) log.warn(`${endpoint.warning}; using ${endpoint.url}`);

@@ -111,7 +111,9 @@ test("the tarball holds compiled JavaScript with its types, every export and bin
 
 /** Values the docs tell a chain developer to import (BUILD-A-CHAIN.md, src/x/upgrade/README.md, AppModule's TSDoc). */
 const DOCUMENTED: Record<string, string[]> = {
-  "chaind/runtime": ["defineChain", "withMigrations", "buildChainApp", "useChain"],
+  "chaind/runtime": ["defineChain", "withMigrations", "buildChainApp", "useChain", "chainIdentity"],
+  "chaind/release": ["buildRelease", "archiveName", "executableName"],
+  "chaind/client/crypto": ["addressToBech32", "bech32PrefixesOf", "currentBech32Prefixes"],
   "chaind/app": ["ModuleManager", "createApp", "HaltError"],
   "chaind/x/upgrade": [
     "installUpgrades",

@@ -3,10 +3,12 @@
 // node as `start` does, and prints the keys (mnemonics only when just created), the endpoints and a few
 // commands to paste.
 import { Command } from "commander";
+import { DEFAULT_CLIENT_NODE, homeRpcAddress } from "../../config/home-rpc-address.ts";
 import { defaultHome } from "../../config/index.ts";
-import { DEV_CHAIN, type DevHome, prepareDevHome } from "../../node/dev-chain.ts";
+import { type DevHome, prepareDevHome } from "../../node/dev-chain.ts";
 import { createNodeLogger } from "../../node/logger.ts";
 import { type NodeEndpoints, startNode } from "../../node/start-node.ts";
+import { currentChainIdentity } from "../../runtime/current-chain.ts";
 import type { CliIo } from "../io.ts";
 import { chaindInvocation, globalFlags } from "./cli-support.ts";
 import { addNodeFlags, endpointLines, type NodeFlags, nodeOptionsOf, runUntilStopped } from "./start-command.ts";
@@ -15,13 +17,19 @@ import { addNodeFlags, endpointLines, type NodeFlags, nodeOptionsOf, runUntilSto
 export function devCommand(io: CliIo): Command {
   const command = new Command("dev")
     .description(
-      `Run a development chain: on first use, init "${DEV_CHAIN.chainId}" with funded test keys (validator, alice, bob), short governance periods and 1 s blocks; then start it`,
+      `Run a development chain: on first use, init "${currentChainIdentity().devChainId}" with funded test keys (validator, alice, bob), short governance periods and 1 s blocks; then start it`,
     )
     .option("--reset", "remove this home's config/, data/ and keyring-test/ first and start a new chain");
   addNodeFlags(command).action(async (flags: NodeFlags & { reset?: boolean }, cmd: Command) => {
     const { home, logLevel, logFormat } = globalFlags(cmd);
     const { overrides, skipUpgradeHeights } = nodeOptionsOf(flags);
-    const dev = await prepareDevHome({ home, reset: flags.reset });
+    // The listen flags go into a new home's config too, so clients (--home) and chainvisor find this node later.
+    const listeners = {
+      rpcLaddr: overrides.rpcLaddr,
+      apiAddress: overrides.apiAddress,
+      grpcAddress: overrides.grpcAddress,
+    };
+    const dev = await prepareDevHome({ home, reset: flags.reset, listeners });
     const logger = createNodeLogger({ level: logLevel, format: logFormat });
     const node = await startNode({ home, logger, overrides, skipUpgradeHeights });
     await runUntilStopped(node, () => io.stdout.write(devBanner(dev, node.endpoints, node.chain.release.name)));
@@ -34,7 +42,9 @@ export function devBanner(dev: DevHome, endpoints: NodeEndpoints, release: strin
   const chaind = chaindInvocation();
   const homeFlag = dev.home === defaultHome() ? "" : ` --home ${quote(dev.home)}`;
   const rpc = endpoints.rpc?.replace(/^http:/, "tcp:");
-  const nodeFlag = rpc === undefined || rpc === "tcp://127.0.0.1:26657" ? "" : ` --node ${rpc}`;
+  // The commands find the node from --home when the home's config.toml names where it listens (dev saves the ports
+  // it was given); --node only for a port picked at this start.
+  const nodeFlag = rpc === undefined || rpc === homeNode(dev.home) ? "" : ` --node ${rpc}`;
   const lines: string[] = [];
   lines.push(
     dev.created
@@ -59,7 +69,7 @@ export function devBanner(dev: DevHome, endpoints: NodeEndpoints, release: strin
   }
   if (bob !== undefined) {
     lines.push(
-      `  ${chaind} tx bank send alice ${bob} 1000000${DEV_CHAIN.denom} --chain-id ${dev.chainId} --keyring-backend test --yes${nodeFlag}${homeFlag}`,
+      `  ${chaind} tx bank send alice ${bob} 1000000${dev.denom} --chain-id ${dev.chainId} --keyring-backend test --yes --wait${nodeFlag}${homeFlag}`,
     );
   }
   lines.push(`  ${chaind} query upgrade plan${nodeFlag}${homeFlag}`);
@@ -68,6 +78,15 @@ export function devBanner(dev: DevHome, endpoints: NodeEndpoints, release: strin
   }
   lines.push("", "Stop with Ctrl-C; run the same command again to continue this chain.", "");
   return lines.join("\n");
+}
+
+// The address a client without --node dials for this home (src/config/home-rpc-address.ts); undefined if unreadable.
+function homeNode(home: string): string | undefined {
+  try {
+    return homeRpcAddress(home) ?? DEFAULT_CLIENT_NODE;
+  } catch {
+    return undefined;
+  }
 }
 
 function quote(path: string): string {

@@ -1,5 +1,6 @@
 // `chaind genesis add-genesis-account | gentx | collect-gentxs | validate` (upstream x/genutil's
 // genesis commands, v0.50 texts). Thin: parse, call src/node, print what upstream prints.
+
 import { Command } from "commander";
 import { type Coin, CoinError, parseCoin, parseCoins } from "../../app/coins.ts";
 import { CliError } from "../../client/cli/errors.ts";
@@ -10,6 +11,7 @@ import { collectGenTxs } from "../../node/collect-gentxs.ts";
 import { addGenesisAccount } from "../../node/genesis-accounts.ts";
 import { createGenTx } from "../../node/gentx.ts";
 import { validateGenesisFile } from "../../node/validate-genesis.ts";
+import { currentChainIdentity } from "../../runtime/current-chain.ts";
 import type { CliIo } from "../io.ts";
 import { globalFlags, sortedJson } from "./cli-support.ts";
 
@@ -39,7 +41,7 @@ function addGenesisAccountCommand(): Command {
   return new Command("add-genesis-account")
     .description("Add a genesis account to genesis.json: the address (or a key name from the keyring) and its coins")
     .argument("<address_or_key_name>", "a chain1… address, or the name of a key in the keyring")
-    .argument("<coins>", "the account's balance, e.g. 10000000stake,500token")
+    .argument("<coins>", `the account's balance, e.g. 10000000${currentChainIdentity().denom},500token`)
     .option("--keyring-backend <backend>", "keyring backend for a key name: test or file", "test")
     .option("--append", "add the coins to an account that is already in genesis")
     .action(
@@ -91,7 +93,7 @@ function gentxCommand(io: CliIo): Command {
       "Create a genesis transaction: a MsgCreateValidator with this node's consensus key (priv_validator_key.json), self-delegating <amount> from <key_name>'s genesis account, signed with account number 0 and sequence 0",
     )
     .argument("<key_name>", "the operator's key in the keyring (its account must be in genesis)")
-    .argument("<amount>", "self-delegation in the bond denom, e.g. 1000000stake")
+    .argument("<amount>", `self-delegation in the bond denom, e.g. 1000000${currentChainIdentity().denom}`)
     .option("--chain-id <id>", "must match genesis.json's chain_id")
     .option("--moniker <name>", "validator name (default: config.toml's moniker)")
     .option("--identity <id>", "identity signature (e.g. a Keybase key)", "")
@@ -106,7 +108,7 @@ function gentxCommand(io: CliIo): Command {
     .option("--ip <ip>", "the node's IP in the memo (default: this machine's first external IPv4)")
     .option("--output-document <file>", "write the gentx here instead of config/gentx/gentx-<node id>.json")
     .option("--keyring-backend <backend>", "keyring backend: test or file", "test")
-    .option("--fees <coins>", "fees of the gentx, e.g. 10stake", "")
+    .option("--fees <coins>", `fees of the gentx, e.g. 10${currentChainIdentity().denom}`, "")
     .option("--gas <n>", "gas limit of the gentx", "200000")
     .action(
       async (keyName: string, amountText: string, flags: Record<string, string | undefined>, command: Command) => {
@@ -116,9 +118,12 @@ function gentxCommand(io: CliIo): Command {
           amount = parseCoin(amountText);
         } catch (err) {
           if (err instanceof CoinError) {
-            throw new CliError(`invalid amount "${amountText}": expected a coin such as 1000000stake`, {
-              cause: err,
-            });
+            throw new CliError(
+              `invalid amount "${amountText}": expected a coin such as 1000000${currentChainIdentity().denom}`,
+              {
+                cause: err,
+              },
+            );
           }
           throw err;
         }

@@ -2,6 +2,7 @@
 // src/node/init-node.ts, print upstream's JSON (sorted keys) to stderr.
 import { Command, InvalidArgumentError } from "commander";
 import { initNode } from "../../node/init-node.ts";
+import { currentChainIdentity } from "../../runtime/current-chain.ts";
 import { MAX_VERSION } from "../../store/version-limit.ts";
 import type { CliIo } from "../io.ts";
 import { globalFlags, sortedJson } from "./cli-support.ts";
@@ -15,7 +16,7 @@ export function initCommand(io: CliIo): Command {
     .argument("<moniker>", "the node's name (config.toml moniker)")
     .option("--chain-id <id>", "the chain ID of the new genesis (default: a random test-chain-…)")
     .option("--overwrite", "replace an existing genesis.json")
-    .option("--default-denom <denom>", "the bond and fee denom of the new genesis", "stake")
+    .option("--default-denom <denom>", "the bond and fee denom of the new genesis", currentChainIdentity().denom)
     .option("--initial-height <n>", "height of the first block (default 1)", parseHeight)
     .action(
       async (

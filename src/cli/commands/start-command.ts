@@ -1,12 +1,14 @@
 // `chaind start`: run the node in the foreground until a signal, a halt or a fault, and exit with the
 // node's status (0 on SIGINT/SIGTERM and on app.toml's halt-height/halt-time; the upgrade halt's own
 // status, see `chaind start --help`; 1 on errors). Thin: flags → src/node/start-node.ts.
+
 import { Command, Option } from "commander";
 import { CliError } from "../../client/cli/errors.ts";
 import { governHeap } from "../../node/heap-governor.ts";
 import { createNodeLogger } from "../../node/logger.ts";
 import type { NodeOverrides } from "../../node/node-settings.ts";
 import { type NodeEndpoints, type RunningNode, startNode } from "../../node/start-node.ts";
+import { currentChainIdentity } from "../../runtime/current-chain.ts";
 import { UPGRADE_EXIT_CODES } from "../../x/upgrade/errors.ts";
 import type { CliIo } from "../io.ts";
 import { globalFlags } from "./cli-support.ts";
@@ -38,7 +40,10 @@ export function addNodeFlags(command: Command): Command {
     .option("--rpc.laddr <address>", "consensus RPC listen address (config.toml rpc.laddr), e.g. tcp://127.0.0.1:26657")
     .option("--api.address <address>", "REST gateway address (app.toml api.address), e.g. tcp://localhost:1317")
     .option("--grpc.address <address>", "gRPC server address (app.toml grpc.address), e.g. localhost:9090")
-    .option("--minimum-gas-prices <prices>", 'minimum gas prices a tx must pay (app.toml), e.g. "0.025stake"')
+    .option(
+      "--minimum-gas-prices <prices>",
+      `minimum gas prices a tx must pay (app.toml), e.g. "0.025${currentChainIdentity().denom}"`,
+    )
     .option("--halt-height <height>", "stop after committing this height (app.toml halt-height; 0 = off)")
     .option(
       "--halt-time <unix-seconds>",

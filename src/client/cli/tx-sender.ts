@@ -9,11 +9,13 @@
 // CheckTx or, with `--wait`, in its block — has its TxResponse printed on stdout and a CliError thrown
 // whose message (stderr) names the hash, code, codespace and the node's log, so scripts see a non-zero
 // exit status.
+
 import { create, fromBinary, type JsonValue } from "@bufbuild/protobuf";
 import type { Any } from "@bufbuild/protobuf/wkt";
 import { type CoinError, parseCoins } from "../../app/coins.ts";
 import { DEC_ONE, parseDecCoins } from "../../app/dec-coins.ts";
 import { mempoolRefusal } from "../../app/tx-response.ts";
+import { currentChainIdentity } from "../../config/chain-identity.ts";
 import { addressToBech32 } from "../../crypto/index.ts";
 import { BaseAccountSchema, ModuleAccountSchema } from "../../gen/chain/auth/v1beta1/auth_pb.js";
 import { Query as AuthQuery } from "../../gen/chain/auth/v1beta1/query_pb.js";
@@ -267,7 +269,7 @@ export function feeAmount(flags: Pick<TxFlags, "fees" | "gasPrices">, gasLimit: 
       return parseCoins(flags.fees).map((coin) => ({ denom: coin.denom, amount: coin.amount }));
     } catch (err) {
       throw new CliError(
-        `invalid --fees "${flags.fees}": ${(err as CoinError).message}; expected coins such as 2000stake`,
+        `invalid --fees "${flags.fees}": ${(err as CoinError).message}; expected coins such as 2000${currentChainIdentity().denom}`,
         {
           cause: err,
         },
@@ -280,7 +282,7 @@ export function feeAmount(flags: Pick<TxFlags, "fees" | "gasPrices">, gasLimit: 
       prices = parseDecCoins(flags.gasPrices);
     } catch (err) {
       throw new CliError(
-        `invalid --gas-prices "${flags.gasPrices}": ${(err as CoinError).message}; expected prices such as 0.025stake`,
+        `invalid --gas-prices "${flags.gasPrices}": ${(err as CoinError).message}; expected prices such as 0.025${currentChainIdentity().denom}`,
         { cause: err },
       );
     }

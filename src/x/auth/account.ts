@@ -7,8 +7,8 @@ import { accountBech32, decodeBech32Cached } from "../../app/address-cache.ts";
 import { decodePubKey } from "../../app/tx-decode.ts";
 import {
   accAddressFromPubKey,
-  BECH32_PREFIXES,
   consAddressFromEd25519PubKey,
+  currentBech32Prefixes,
   decodeBech32WithPrefix,
   moduleAddress,
 } from "../../crypto/index.ts";
@@ -176,11 +176,12 @@ export function newModuleAccount(name: string, permissions: readonly string[], a
 /** Decodes a `chain1…` account address; throws the bech32 error (prefix, checksum, length). */
 export function accountAddressFromBech32(text: string): Uint8Array {
   const decoded = decodeBech32Cached(text);
-  if (decoded.prefix === BECH32_PREFIXES.acc && (decoded.data.length === 20 || decoded.data.length === 32)) {
+  const prefix = currentBech32Prefixes().acc;
+  if (decoded.prefix === prefix && (decoded.data.length === 20 || decoded.data.length === 32)) {
     return decoded.data;
   }
   // Not an account address: let the strict decoder say exactly what is wrong.
-  return decodeBech32WithPrefix(text, BECH32_PREFIXES.acc, [20, 32]);
+  return decodeBech32WithPrefix(text, prefix, [20, 32]);
 }
 
 function fromBase(base: BaseAccount, address?: Uint8Array): Account {

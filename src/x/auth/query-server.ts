@@ -3,7 +3,7 @@
 import { GrpcCode, GrpcStatusError } from "../../app/errors.ts";
 import type { ServiceHandlers } from "../../app/module.ts";
 import { capHistoryPage, paginate } from "../../app/pagination.ts";
-import { BECH32_PREFIXES } from "../../crypto/index.ts";
+import { currentBech32Prefixes } from "../../crypto/index.ts";
 import type { Query } from "../../gen/chain/auth/v1beta1/query_pb.js";
 import { accountAddressFromBech32, accountToAny, decodeAccount, toBaseAccount } from "./account.ts";
 import type { AccountKeeper } from "./keeper.ts";
@@ -70,7 +70,7 @@ export function authQueryServer(keeper: AccountKeeper): ServiceHandlers<typeof Q
       return { account: accountToAny(await keeper.getModuleAccount(ctx, request.name)) };
     },
     async bech32Prefix() {
-      return { bech32Prefix: BECH32_PREFIXES.acc };
+      return { bech32Prefix: currentBech32Prefixes().acc };
     },
     async addressBytesToString(request) {
       if (request.addressBytes.length === 0) {

