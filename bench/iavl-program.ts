@@ -47,6 +47,8 @@ export async function buildIavlProgram(): Promise<IavlProgram> {
 /** What `iavl-bench commit` prints. */
 export interface IavlCommitResult {
   roundsMs: number[];
+  /** The process's CPU time in each round, every thread. */
+  roundsCpuMs: number[];
   medianMs: number;
   writesPerSec: number;
 }

@@ -33,18 +33,29 @@ async function load(store: MultiStore, population: Uint8Array[]): Promise<void> 
   }
 }
 
+/** Each round's wall time and the process's CPU time in it (every thread: LevelDB's and the leaf hasher's too). */
+export interface CommitRounds {
+  ms: number[];
+  cpuMs: number[];
+}
+
 /**
  * Times `rounds` versions of `writes` updates (set, stage, commit) into a store of `keys` keys: every key when the
  * two are equal, random existing keys otherwise. Rounds run back to back as a node's blocks do, so a round also
  * pays for whatever the previous commit left running (its tree pages' write); the last one is awaited before close.
  */
-export async function ourCommitRounds(dir: string, keys: number, writes: number, rounds: number): Promise<number[]> {
+export async function ourCommitRounds(
+  dir: string,
+  keys: number,
+  writes: number,
+  rounds: number,
+): Promise<CommitRounds> {
   const store = await openMultiStore({ path: join(dir, "ours"), storeNames: ["bank"], pruning: KEEP_ALL });
   try {
     const population = randomKeys(keys);
     await load(store, population);
     await store.idle();
-    const out: number[] = [];
+    const out: CommitRounds = { ms: [], cpuMs: [] };
     for (let r = 0; r < rounds; r++) {
       const picks =
         keys === writes
@@ -52,12 +63,15 @@ export async function ourCommitRounds(dir: string, keys: number, writes: number,
           : Array.from({ length: writes }, () => population[Math.floor(Math.random() * population.length)]);
       const values = Array.from({ length: writes }, randomValue);
       const t = performance.now();
+      const cpu = process.cpuUsage();
       const bank = store.branch();
       const s = bank.store("bank");
       for (let i = 0; i < writes; i++) s.set(picks[i], values[i]);
       await store.stage(bank);
       await store.commit();
-      out.push(performance.now() - t);
+      out.ms.push(performance.now() - t);
+      const used = process.cpuUsage(cpu);
+      out.cpuMs.push((used.user + used.system) / 1000);
     }
     await store.idle();
     return out;

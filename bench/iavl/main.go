@@ -22,6 +22,7 @@ import (
 	"os"
 	"sort"
 	"strconv"
+	"syscall"
 	"time"
 
 	dbm "github.com/cosmos/cosmos-db"
@@ -123,12 +124,22 @@ func median(values []float64) float64 {
 
 func ms(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e6 }
 
+// cpuMs is the CPU time this process has used so far, every thread (goleveldb's compaction included), in ms.
+func cpuMs() float64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		panic(err)
+	}
+	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e6
+}
+
 // commitResult is what `commit` prints.
 type commitResult struct {
 	Workload     string    `json:"workload"`
 	Keys         int       `json:"keys"`
 	Writes       int       `json:"writes"`
 	RoundsMs     []float64 `json:"roundsMs"`
+	RoundsCpuMs  []float64 `json:"roundsCpuMs"`
 	MedianMs     float64   `json:"medianMs"`
 	WritesPerSec float64   `json:"writesPerSec"`
 }
@@ -159,6 +170,7 @@ func runCommit(dir string, keys, writes, rounds int) (*commitResult, error) {
 			values[i] = randomBytes(valueSize)
 		}
 		start := time.Now()
+		cpu := cpuMs()
 		for i := 0; i < writes; i++ {
 			if _, err := s.tree.Set(picks[i], values[i]); err != nil {
 				return nil, err
@@ -168,6 +180,7 @@ func runCommit(dir string, keys, writes, rounds int) (*commitResult, error) {
 			return nil, err
 		}
 		out.RoundsMs = append(out.RoundsMs, ms(time.Since(start)))
+		out.RoundsCpuMs = append(out.RoundsCpuMs, cpuMs()-cpu)
 	}
 	out.MedianMs = median(out.RoundsMs)
 	out.WritesPerSec = float64(writes) * 1000 / out.MedianMs
