@@ -23,6 +23,11 @@ export interface BenchRow {
    * reader knows how quiet the machine was. `npm run bench` stamps the module's own when absent.
    */
   load?: { before: number; after: number };
+  /**
+   * Why the figure was not measured (e.g. a baseline's tool is not installed): the row prints this instead of
+   * numbers and counts as neither met nor missed.
+   */
+  skipped?: string;
 }
 
 /** A benchmark module under bench/ exports `run`, returning its rows. */

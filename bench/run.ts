@@ -42,11 +42,18 @@ for (const file of files) {
 }
 
 function printRow(r: BenchRow): void {
-  const ratio = r.ratio ?? r.value / r.baseline;
   const load = r.load === undefined ? "" : `${r.load.before.toFixed(2)} → ${r.load.after.toFixed(2)}`;
+  if (r.skipped !== undefined) {
+    console.log(`| ${r.name} | skipped: ${r.skipped} | | | ${r.target} | skipped | ${load} |`);
+    return;
+  }
+  const ratio = r.ratio ?? r.value / r.baseline;
   console.log(
     `| ${r.name} | ${fmt(r.value)} ${r.unit} | ${fmt(r.baseline)} ${r.unit} | ${fmt(ratio)}x | ${r.target} | ${r.met ? "met" : "MISSED"} | ${load} |`,
   );
 }
 
-console.log(`\n${rows.length} figures, ${rows.filter((r) => r.met).length} targets met`);
+const skipped = rows.filter((r) => r.skipped !== undefined).length;
+console.log(
+  `\n${rows.length - skipped} figures, ${rows.filter((r) => r.met).length} targets met${skipped > 0 ? `, ${skipped} skipped` : ""}`,
+);

@@ -1,0 +1,78 @@
+// Snapshot creation and restore of a stopped home's state (state sync's work without CometBFT), and the baseline
+// for the restore: a raw classic-level load of the same key/value pairs in batches, the last one synced.
+import { join } from "node:path";
+import { ClassicLevel } from "classic-level";
+import { createSnapshot } from "../../src/snapshots/create-snapshot.ts";
+import { installState } from "../../src/snapshots/install-state.ts";
+import { SnapshotStore } from "../../src/snapshots/snapshot-store.ts";
+import { decodeChunks } from "../../src/snapshots/stream-format.ts";
+import { openMultiStore, readCommittedStoreNames } from "../../src/store/index.ts";
+import { levelOptions } from "../../src/store/kv-backend.ts";
+
+/** What one run measured. */
+export interface SnapshotFigures {
+  height: bigint;
+  pairs: number;
+  createMs: number;
+  restoreMs: number;
+  rawLoadMs: number;
+}
+
+const RAW_BATCH = 10_000;
+
+/** Creates a snapshot of the latest height of `applicationDb`, restores it into `work`, and loads the raw pairs. */
+export async function snapshotFigures(applicationDb: string, work: string): Promise<SnapshotFigures> {
+  const storeNames = await readCommittedStoreNames(applicationDb);
+  const store = await openMultiStore({ path: applicationDb, storeNames });
+  const pairs: [Uint8Array, Uint8Array][] = [];
+  let height: bigint;
+  let createMs: number;
+  let info: Awaited<ReturnType<typeof createSnapshot>>;
+  let appHash: Uint8Array;
+  const snapshots = new SnapshotStore(join(work, "snapshots"));
+  try {
+    const last = store.lastCommit();
+    height = last.version;
+    appHash = last.appHash;
+    const started = performance.now();
+    info = await createSnapshot(store, snapshots, height);
+    createMs = performance.now() - started;
+    // The pairs the raw baseline loads: every store's keys and values at that height, the store's name in front.
+    const view = await store.view(height);
+    for (const name of storeNames) {
+      const prefix = new TextEncoder().encode(`${name}/`);
+      for await (const [k, v] of view.store(name).iterate()) {
+        const key = new Uint8Array(prefix.length + k.length);
+        key.set(prefix);
+        key.set(k, prefix.length);
+        pairs.push([key, v]);
+      }
+    }
+  } finally {
+    await store.close();
+  }
+  let started = performance.now();
+  await installState({
+    applicationDb: join(work, "restored.db"),
+    height,
+    items: decodeChunks(snapshots.chunks(info)),
+    storeNames,
+    expectedAppHash: appHash,
+  });
+  const restoreMs = performance.now() - started;
+  const raw = new ClassicLevel<Uint8Array, Uint8Array>(join(work, "raw.db"), levelOptions());
+  await raw.open();
+  try {
+    started = performance.now();
+    for (let from = 0; from < pairs.length; from += RAW_BATCH) {
+      const batch = raw.batch();
+      const to = Math.min(pairs.length, from + RAW_BATCH);
+      for (let i = from; i < to; i++) batch.put(pairs[i][0], pairs[i][1]);
+      await batch.write({ sync: to === pairs.length } as Parameters<typeof batch.write>[0]);
+    }
+    const rawLoadMs = performance.now() - started;
+    return { height, pairs: pairs.length, createMs, restoreMs, rawLoadMs };
+  } finally {
+    await raw.close();
+  }
+}
