@@ -1,4 +1,4 @@
-// The reference chain without its modules: its name, its releases' names and versions, the default release and
+// The reference chain without its modules: its name, its releases' names, versions and predecessors, the default release and
 // the release variable. The entry point (cmd/chaind.ts) hands it to the CLI with a loader of app.ts, so commands
 // that need no module (`version`, `keys`, `query`, `status`) start without importing one. The loader checks
 // that app.ts agrees with this file.
@@ -16,7 +16,7 @@ export const referenceManifest: ChainManifest = {
   name: "chaind",
   releases: [
     { name: "v1", version: "1.0.0" },
-    { name: "v2", version: "2.0.0" },
+    { name: "v2", version: "2.0.0", upgradesFrom: ["v1"] },
   ],
   defaultRelease: DEFAULT_RELEASE,
   releaseEnv: "CHAIND_RELEASE",
