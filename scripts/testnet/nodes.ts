@@ -29,7 +29,7 @@ export async function startChaind(net: Testnet, node: TestnetNode): Promise<Node
           process.execPath,
           [CHAINVISOR_ENTRY, "run", ...nodeArgs],
           logFile,
-          chainvisorEnv(node.home, net.chainvisor),
+          chainvisorEnv(node.home, net.chainvisor, node.index),
           net.detached,
         );
   await writePids(net);
