@@ -17,6 +17,7 @@ import { chainvisorEnv } from "../../scripts/testnet/chainvisor.ts";
 import {
   abciAnswers,
   latestHeight,
+  logTail,
   rpcResult,
   startCometbft,
   startTestnet,
@@ -153,7 +154,13 @@ test("three validators switch ahead, the fourth halts and is switched at H: the 
         `${node.moniker} on v2 ahead of H`,
         async () => /switch ahead: v2 2\.0\.0 committed height \d+ in the in-place mode/.test(await visorLog(node)),
         RESTARTS_SECONDS * 1000,
-      );
+      ).catch((error: unknown) => {
+        // What the node and its CometBFT were doing, for a failure that cannot be rerun at will.
+        const cometbft = node.cometbft;
+        throw new Error(
+          `${(error as Error).message}\n--- ${node.moniker} chaind.log:\n${logTail(join(node.home, "chaind.log"))}\n--- cometbft (${cometbft?.hasExited() ? "exited" : "running"}):\n${logTail(join(node.home, "cometbft.log"))}`,
+        );
+      });
       const match = /starting v2 2\.0\.0 in the in-place mode at height (\d+)/.exec(await visorLog(node));
       restartHeights.push(Number(match?.[1]));
     }
