@@ -10,7 +10,7 @@ export const referenceManifest = {
   name: "chaind",
   releases: [
     { name: "v1", version: "1.0.0" },
-    { name: "v2", version: "2.0.0" },
+    { name: "v2", version: "2.0.0", upgradesFrom: ["v1"] },
   ],
   defaultRelease: "v1",
   releaseEnv: "CHAIND_RELEASE",

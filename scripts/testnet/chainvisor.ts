@@ -13,8 +13,11 @@ export async function installChainvisor(record: NodeRecord, setup: ChainvisorSet
   }
 }
 
-/** The environment chainvisor runs with in `home`: DAEMON_HOME and DAEMON_NAME, the defaults, then the setup's own. */
-export function chainvisorEnv(home: string, setup: ChainvisorSetup): NodeJS.ProcessEnv {
+/**
+ * The environment chainvisor runs with in `home`: DAEMON_HOME and DAEMON_NAME, the defaults, then the setup's own,
+ * then those of node `index` (when given).
+ */
+export function chainvisorEnv(home: string, setup: ChainvisorSetup, index?: number): NodeJS.ProcessEnv {
   return {
     ...process.env,
     DAEMON_HOME: home,
@@ -22,5 +25,6 @@ export function chainvisorEnv(home: string, setup: ChainvisorSetup): NodeJS.Proc
     DAEMON_SHUTDOWN_GRACE: "10s",
     UNSAFE_SKIP_BACKUP: "true",
     ...setup.env,
+    ...(index === undefined ? {} : setup.nodeEnv?.[index]),
   };
 }

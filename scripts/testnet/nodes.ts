@@ -56,7 +56,7 @@ export async function startChaind(
           process.execPath,
           [CHAINVISOR_ENTRY, "run", ...nodeArgs],
           logFile,
-          { ...chainvisorEnv(node.home, net.chainvisor), ...env },
+          { ...chainvisorEnv(node.home, net.chainvisor, node.index), ...env },
           net.detached,
         );
   await writePids(net);

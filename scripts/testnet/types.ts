@@ -46,6 +46,8 @@ export interface ChainvisorSetup {
   upgrades?: { name: string; path: string }[];
   /** Extra DAEMON_* settings (defaults: DAEMON_SHUTDOWN_GRACE=10s, UNSAFE_SKIP_BACKUP=true). */
   env?: Record<string, string>;
+  /** Settings of single nodes over `env`, by node index (e.g. DAEMON_SWITCH_AHEAD on for some validators only). */
+  nodeEnv?: Record<number, Record<string, string>>;
 }
 
 /** Options of startTestnet. */

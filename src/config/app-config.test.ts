@@ -19,7 +19,7 @@ const DEFAULTS: Omit<AppConfig, "file"> = {
   haltTime: 0n,
   minRetainBlocks: 0n,
   queryGasLimit: 0n,
-  replayReleases: false,
+  inPlaceUpgrades: false,
   api: {
     enable: true,
     swagger: true,
@@ -70,7 +70,7 @@ describe("app.toml template", () => {
       "halt-time",
       "min-retain-blocks",
       "query-gas-limit",
-      "replay-releases",
+      "in-place-upgrades",
       "api.enable",
       "api.swagger",
       "api.upgrade-page",
@@ -123,7 +123,13 @@ describe("app.toml values", () => {
     assert.deepEqual(config.pruning, { strategy: "custom", keepRecent: 100n, interval: 20n });
     assert.equal(config.haltHeight, 1234n);
     assert.equal(config.haltTime, 1700000000n);
-    assert.equal(parseAppConfig("replay-releases = true", FILE).replayReleases, true);
+    assert.equal(parseAppConfig("in-place-upgrades = true", FILE).inPlaceUpgrades, true);
+    assert.equal(parseAppConfig("replay-releases = true", FILE).inPlaceUpgrades, true, "the older key is an alias");
+    assert.equal(
+      parseAppConfig("in-place-upgrades = false\nreplay-releases = true", FILE).inPlaceUpgrades,
+      true,
+      "either key turns the mode on",
+    );
     assert.equal(
       parseAppConfig('query-gas-limit = "250000"', FILE).queryGasLimit,
       250000n,
@@ -230,6 +236,7 @@ describe("app.toml errors name the file, the key and what was expected", () => {
       'halt-height: expected a non-negative integer, got "18446744073709551616" (the largest allowed value is 18446744073709551615)',
     ],
     ["replay-releases", '"yes"', 'replay-releases: expected true or false, got "yes"'],
+    ["in-place-upgrades", '"yes"', 'in-place-upgrades: expected true or false, got "yes"'],
     ["api.enable", '"yes"', 'api.enable: expected true or false, got "yes"'],
     ["api.swagger", "1", "api.swagger: expected true or false, got 1"],
     ["api.upgrade-page", '"on"', 'api.upgrade-page: expected true or false, got "on"'],

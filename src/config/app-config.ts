@@ -69,10 +69,11 @@ export interface AppConfig {
   /** `query-gas-limit`: the most gas one query may use; 0n = unbounded. */
   queryGasLimit: bigint;
   /**
-   * `replay-releases`: run the rules of the release active on chain at each height and apply the upgrades this
-   * binary's release line knows in process, without halting (src/replay). Default false: docs/CONTRACT.md §2.4 as is.
+   * `in-place-upgrades` (alias `replay-releases`, the key's first name; either one set to true turns the mode on):
+   * run the rules of the release active on chain at each height and apply the upgrades this binary's release line
+   * knows in process, without halting (src/replay). Default false: docs/CONTRACT.md §2.4 as is.
    */
-  replayReleases: boolean;
+  inPlaceUpgrades: boolean;
   api: ApiConfig;
   grpc: GrpcConfig;
   /** `[state-sync]`: snapshots for nodes joining by state sync. */
@@ -151,7 +152,10 @@ function appConfigFromTree(tree: Record<string, unknown>, file: string): AppConf
   const haltTime = read.integer("halt-time", 0n, { min: 0n, max: MAX_UINT64 });
   const minRetainBlocks = read.integer("min-retain-blocks", 0n, { min: 0n, max: MAX_UINT64 });
   const queryGasLimit = read.integer("query-gas-limit", 0n, { min: 0n, max: MAX_UINT64 });
-  const replayReleases = read.boolean("replay-releases", false);
+  // Both keys are read (and checked) so that an app.toml written before the rename keeps its meaning.
+  const inPlaceKey = read.boolean("in-place-upgrades", false);
+  const replayKey = read.boolean("replay-releases", false);
+  const inPlaceUpgrades = inPlaceKey || replayKey;
 
   const api: ApiConfig = {
     enable: read.boolean("api.enable", true),
@@ -211,7 +215,7 @@ function appConfigFromTree(tree: Record<string, unknown>, file: string): AppConf
     haltTime,
     minRetainBlocks,
     queryGasLimit,
-    replayReleases,
+    inPlaceUpgrades,
     api,
     grpc,
     stateSync,

@@ -70,11 +70,12 @@ export interface StartNodeOptions {
   /** The release to run as (default: the chain's release variable, e.g. CHAIND_RELEASE, else its default). */
   release?: Release;
   /**
-   * Replay mode (`--replay-releases`; default app.toml `replay-releases`): run the rules of the release active on
-   * chain and apply in process the upgrades of this release's line — the release and its predecessors
-   * (`upgradesFrom`) — instead of halting (src/replay).
+   * In-place upgrades (`--in-place-upgrades`, alias `--replay-releases`; default app.toml `in-place-upgrades`): run
+   * the rules of the release active on chain and apply in process the upgrades of this release's line — the release
+   * and its predecessors (`upgradesFrom`) — instead of halting (src/replay). Replay mode is this mode on a node
+   * syncing past heights.
    */
-  replayReleases?: boolean;
+  inPlaceUpgrades?: boolean;
 }
 
 /** Where the node can be reached. Absent entries are disabled. */
@@ -180,7 +181,7 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
     skipUpgradeHeights: options.skipUpgradeHeights,
   };
   const replayed =
-    (options.replayReleases ?? appConfig.replayReleases) ? await buildReplayChainApp(chainOptions) : undefined;
+    (options.inPlaceUpgrades ?? appConfig.inPlaceUpgrades) ? await buildReplayChainApp(chainOptions) : undefined;
   const chain = replayed?.chain ?? (await buildChainApp(chainOptions));
   const app = chain.app;
   // app.toml [telemetry]: the application's metrics, served by the REST server (src/node/app-telemetry.ts).

@@ -43,7 +43,7 @@ function agreeing(manifest: ChainManifest, chain: ChainDefinition): ChainDefinit
   const light = (c: ChainManifest) =>
     JSON.stringify({
       name: c.name,
-      releases: c.releases.map((r) => ({ name: r.name, version: r.version })),
+      releases: c.releases.map((r) => ({ name: r.name, version: r.version, upgradesFrom: r.upgradesFrom ?? [] })),
       defaultRelease: c.defaultRelease ?? null,
       releaseEnv: c.releaseEnv ?? null,
       moduleClis: (c.moduleClis ?? []).map((cli) => cli.name),

@@ -42,6 +42,11 @@ export interface ReleaseManifest {
   name: string;
   /** Software version reported by ABCI Info and `version`. */
   version: string;
+  /**
+   * The release(s) this one takes a chain over from, as the full definition's `upgradesFrom` (a lazy chain's loader
+   * checks they agree): `version --long -o json` lists the release line from them without loading any module.
+   */
+  upgradesFrom?: string[];
 }
 
 /**

@@ -46,7 +46,39 @@ describe("loadConfig", () => {
       planPollIntervalMs: 5000,
       downloadMaxBytes: 1073741824,
       metricsAddr: undefined,
+      switchAhead: false,
+      switchAheadWindowMs: 600_000,
+      switchAheadGuard: 20n,
     });
+  });
+
+  it("reads the switch-ahead variables and names the variable and the expected form when one is bad", () => {
+    const config = loadConfig({
+      ...valid(),
+      DAEMON_SWITCH_AHEAD: "true",
+      DAEMON_SWITCH_AHEAD_WINDOW: "1m30s",
+      DAEMON_SWITCH_AHEAD_GUARD: "0",
+    });
+    assert.equal(config.switchAhead, true);
+    assert.equal(config.switchAheadWindowMs, 90_000);
+    assert.equal(config.switchAheadGuard, 0n);
+    assert.deepEqual(
+      problemsOf({
+        ...valid(),
+        DAEMON_SWITCH_AHEAD: "yes",
+        DAEMON_SWITCH_AHEAD_WINDOW: "600",
+        DAEMON_SWITCH_AHEAD_GUARD: "-5",
+      }),
+      [
+        'env variable "DAEMON_SWITCH_AHEAD" must have a boolean value ("true" or "false"), got "yes"',
+        'invalid: DAEMON_SWITCH_AHEAD_WINDOW: expected a duration greater than 0 with a unit such as 10m, 90s or 1h30m, got "600"',
+        'invalid: DAEMON_SWITCH_AHEAD_GUARD: expected a whole number of blocks (0 or more, e.g. 20), got "-5"',
+      ],
+    );
+    assert.deepEqual(problemsOf({ ...valid(), DAEMON_SWITCH_AHEAD_WINDOW: "0s", DAEMON_SWITCH_AHEAD_GUARD: "2x" }), [
+      'invalid: DAEMON_SWITCH_AHEAD_WINDOW: expected a duration greater than 0 with a unit such as 10m, 90s or 1h30m, got "0s"',
+      'invalid: DAEMON_SWITCH_AHEAD_GUARD: expected a whole number of blocks (0 or more, e.g. 20), got "2x"',
+    ]);
   });
 
   it("reads every variable", () => {

@@ -32,6 +32,15 @@ export interface VisorConfig {
   downloadMaxBytes: number;
   /** DAEMON_METRICS_ADDR: where `run` serves its Prometheus metrics (GET /metrics); undefined = off. */
   metricsAddr: { host: string; port: number } | undefined;
+  /**
+   * DAEMON_SWITCH_AHEAD: restart the node on a staged release that carries the running one, in the in-place mode,
+   * before the plan's height (src/visor/switch-ahead.ts). Off by default.
+   */
+  switchAhead: boolean;
+  /** DAEMON_SWITCH_AHEAD_WINDOW: the restart happens at a random moment within this long after staging. */
+  switchAheadWindowMs: number;
+  /** DAEMON_SWITCH_AHEAD_GUARD: never restart ahead within this many blocks of the plan's height. */
+  switchAheadGuard: bigint;
 }
 
 /** How much of the configuration a command needs validated. */
@@ -54,6 +63,9 @@ export const ENV = {
   planPollInterval: "CHAINVISOR_PLAN_POLL_INTERVAL",
   downloadMaxSize: "DAEMON_DOWNLOAD_MAX_SIZE",
   metricsAddr: "DAEMON_METRICS_ADDR",
+  switchAhead: "DAEMON_SWITCH_AHEAD",
+  switchAheadWindow: "DAEMON_SWITCH_AHEAD_WINDOW",
+  switchAheadGuard: "DAEMON_SWITCH_AHEAD_GUARD",
 } as const;
 
 /** The directory chainvisor owns inside DAEMON_HOME. */
@@ -61,6 +73,10 @@ export const ROOT_DIR_NAME = "chainvisor";
 
 const DEFAULT_POLL_INTERVAL_MS = 300;
 const DEFAULT_PLAN_POLL_INTERVAL_MS = 5_000;
+/** 10 minutes: validators of one network spread their restarts over this long by default. */
+export const DEFAULT_SWITCH_AHEAD_WINDOW_MS = 10 * 60_000;
+/** 20 blocks: closer than this to the plan's height, a restart ahead is given up for the halt path. */
+export const DEFAULT_SWITCH_AHEAD_GUARD = 20n;
 /** 1 GiB: five times today's unpacked release, far below what would fill a validator's disk by surprise. */
 export const DEFAULT_DOWNLOAD_MAX_BYTES = 1024 ** 3;
 
@@ -112,6 +128,9 @@ export function loadConfig(env: Env, check: ConfigCheck = "full"): VisorConfig {
   const dataBackupDir = env[ENV.backupDir] || home;
   const downloadMaxBytes = parseByteSize(env[ENV.downloadMaxSize] ?? "", problems);
   const metricsAddr = parseMetricsAddr(env[ENV.metricsAddr] ?? "", problems);
+  const switchAhead = bool(ENV.switchAhead, false);
+  const switchAheadWindowMs = parseSwitchAheadWindow(env[ENV.switchAheadWindow] ?? "", problems);
+  const switchAheadGuard = parseSwitchAheadGuard(env[ENV.switchAheadGuard] ?? "", problems);
 
   // cosmovisor's init reads DAEMON_HOME and DAEMON_NAME only: a variable meant for `run` that is wrong must not stop
   // the genesis release from being installed (every other command reports it). Its default stands in meanwhile.
@@ -154,7 +173,46 @@ export function loadConfig(env: Env, check: ConfigCheck = "full"): VisorConfig {
     planPollIntervalMs,
     downloadMaxBytes,
     metricsAddr,
+    switchAhead,
+    switchAheadWindowMs,
+    switchAheadGuard,
   };
+}
+
+/**
+ * DAEMON_SWITCH_AHEAD_WINDOW: a Go duration with a unit (`10m`, `90s`, `1h`), more than 0; empty means 10m.
+ * @example parseSwitchAheadWindow("2m", []) === 120000
+ */
+export function parseSwitchAheadWindow(value: string, problems: string[]): number {
+  if (value === "") return DEFAULT_SWITCH_AHEAD_WINDOW_MS;
+  let nanos: bigint | undefined;
+  try {
+    nanos = parseGoDuration(value);
+  } catch {
+    nanos = undefined;
+  }
+  if (nanos === undefined || nanos <= 0n) {
+    problems.push(
+      `invalid: ${ENV.switchAheadWindow}: expected a duration greater than 0 with a unit such as 10m, 90s or 1h30m, got "${value}"`,
+    );
+    return DEFAULT_SWITCH_AHEAD_WINDOW_MS;
+  }
+  return Number(nanos) / 1e6;
+}
+
+/**
+ * DAEMON_SWITCH_AHEAD_GUARD: a whole number of blocks, 0 or more; empty means 20.
+ * @example parseSwitchAheadGuard("50", []) === 50n
+ */
+export function parseSwitchAheadGuard(value: string, problems: string[]): bigint {
+  if (value === "") return DEFAULT_SWITCH_AHEAD_GUARD;
+  if (!/^[0-9]{1,18}$/.test(value)) {
+    problems.push(
+      `invalid: ${ENV.switchAheadGuard}: expected a whole number of blocks (0 or more, e.g. 20), got "${value}"`,
+    );
+    return DEFAULT_SWITCH_AHEAD_GUARD;
+  }
+  return BigInt(value);
 }
 
 // "host:port" or ":port" (every interface), as CometBFT's prometheus_listen_addr; "" = metrics off.

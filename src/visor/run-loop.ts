@@ -1,11 +1,22 @@
 // `chainvisor run`: start the node, watch for an upgrade, switch releases, start again.
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
+import { backupData } from "./backup.ts";
 import type { VisorConfig } from "./config.ts";
 import { describeError, errorMessage, VisorError } from "./errors.ts";
 import { formatGoDuration } from "./go-duration.ts";
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "./http-fetch.ts";
-import { ensureBinary, type Layout, readCurrentRelease, upgradeDirName, visorLayout } from "./layout.ts";
+import {
+  type CurrentRelease,
+  ensureBinary,
+  type Layout,
+  readCurrentRelease,
+  switchCurrent,
+  upgradeDir,
+  upgradeDirName,
+  upgradeTarget,
+  visorLayout,
+} from "./layout.ts";
 import type { Logger } from "./log.ts";
 import { VisorMetrics } from "./metrics.ts";
 import { fetchCurrentPlan, resolveApiEndpoint } from "./node-api.ts";
@@ -19,6 +30,15 @@ import {
 } from "./node-process.ts";
 import { performUpgrade } from "./perform-upgrade.ts";
 import { UpgradeStager } from "./stager.ts";
+import {
+  DEFAULT_SWITCH_AHEAD_START_BOUND_MS,
+  isMarkedInPlace,
+  markInPlace,
+  type SwitchAheadDecision,
+  SwitchAheadScheduler,
+  unmarkInPlace,
+} from "./switch-ahead.ts";
+import { inPlaceArgs, tooCloseToHeight } from "./switch-ahead-rules.ts";
 import { describePlan, readUpgradeInfo, type UpgradePlan } from "./upgrade-info.ts";
 import { UpgradeInfoWatcher } from "./watcher.ts";
 
@@ -29,6 +49,10 @@ export interface RunNodeParameters {
   args: readonly string[];
   log: Logger;
   policy?: RetryPolicy;
+  /** DAEMON_SWITCH_AHEAD: numbers in [0, 1) for the moment within the window (Math.random by default). */
+  random?: () => number;
+  /** How long a node restarted ahead may take to commit a block before the fall back (default 2 minutes). */
+  switchAheadStartBoundMs?: number;
 }
 
 /** How long a node that wrote a plan but whose API does not answer may take to exit, when DAEMON_SHUTDOWN_GRACE is unset. */
@@ -40,6 +64,10 @@ export const FORWARDED_SIGNALS: readonly NodeJS.Signals[] = ["SIGINT", "SIGTERM"
 type LaunchOutcome =
   | { kind: "exited"; status: ExitStatus }
   | { kind: "upgrade"; plan: UpgradePlan }
+  /** DAEMON_SWITCH_AHEAD: time to restart the node on a release that carries the running one. */
+  | { kind: "switch-ahead"; decision: SwitchAheadDecision; height: bigint }
+  /** The node restarted ahead exited or committed no block in time: back to the release it ran before. */
+  | { kind: "fall-back"; reason: string }
   /** The node exited while upgrade-info.json held something that is not a usable plan. */
   | { kind: "unusable"; status: ExitStatus; error: unknown };
 
@@ -84,6 +112,19 @@ class Supervisor {
   #unreachable: { key: string; since: number } | undefined;
   /** DAEMON_METRICS_ADDR on: chainvisor's metrics. */
   #metrics: VisorMetrics | undefined;
+  /** DAEMON_SWITCH_AHEAD on (and the node's API known): finds the moment to restart ahead. */
+  #switchAhead: SwitchAheadScheduler | undefined;
+  /** When the switch-ahead scheduler last looked (ms), and whether a look is under way. */
+  #switchAheadPolledAt = 0;
+  #switchAheadPolling = false;
+  /** The release running now (`current`'s label), for the scheduler. */
+  #currentLabel = "";
+  /**
+   * Set from a restart ahead until the node on the new release commits a block: what to go back to if it does not.
+   */
+  #probation:
+    | { decision: SwitchAheadDecision; previous: CurrentRelease; fromHeight: bigint; deadline: number }
+    | undefined;
 
   constructor(parameters: RunNodeParameters) {
     this.#parameters = parameters;
@@ -134,14 +175,28 @@ class Supervisor {
           stager = new UpgradeStager({ config, layout: this.#layout, apiUrl: endpoint.url, log, policy, metrics });
           stager.start(config.planPollIntervalMs);
         }
+        if (config.switchAhead) {
+          this.#switchAhead = new SwitchAheadScheduler({
+            config,
+            layout: this.#layout,
+            apiUrl: endpoint.url,
+            log,
+            stager,
+            random: this.#parameters.random,
+            currentBinary: async () => (await this.#currentBinary()).binary,
+          });
+        }
+      }
+      if (config.switchAhead && this.#switchAhead === undefined) {
+        log.warn("DAEMON_SWITCH_AHEAD needs the node's REST API (its plan and height); not switching ahead");
       }
 
       for (;;) {
         const release = await this.#currentBinary();
-        log.info(
-          `running ${release.binary}${this.#parameters.args.length > 0 ? ` ${this.#parameters.args.join(" ")}` : ""}`,
-        );
-        const node = await startProcess({ binary: release.binary, args: this.#parameters.args });
+        this.#currentLabel = release.label;
+        const args = await this.#argsFor(release);
+        log.info(`running ${release.binary}${args.length > 0 ? ` ${args.join(" ")}` : ""}`);
+        const node = await startProcess({ binary: release.binary, args });
         this.#child = node;
         metrics?.nodeStarted();
         // A signal that arrived while the node was being started is passed on now.
@@ -158,6 +213,20 @@ class Supervisor {
         if (outcome.kind === "exited") {
           log.info(`the node exited (${describeExit(outcome.status)}) and no upgrade is due; chainvisor exits too`);
           return exitCodeOf(outcome.status);
+        }
+        if (outcome.kind === "switch-ahead") {
+          await stopProcess(node, config.shutdownGraceMs, log);
+          this.#child = undefined;
+          await this.#switchAheadTo(outcome.decision, outcome.height, release);
+          if (this.#stopSignal !== undefined) return exitCodeOf({ code: null, signal: this.#stopSignal });
+          continue;
+        }
+        if (outcome.kind === "fall-back") {
+          await stopProcess(node, config.shutdownGraceMs, log);
+          this.#child = undefined;
+          await this.#fallBack(outcome.reason);
+          if (this.#stopSignal !== undefined) return exitCodeOf({ code: null, signal: this.#stopSignal });
+          continue;
         }
         const plan = outcome.plan;
         const haltSeenAt = performance.now();
@@ -234,6 +303,117 @@ class Supervisor {
     void poll();
   }
 
+  // The node's arguments: those chainvisor was given, plus the in-place flag for a release it switched to ahead
+  // (so a restart of chainvisor before the plan's height does not start it plainly, to be refused as an early binary).
+  async #argsFor(release: CurrentRelease): Promise<string[]> {
+    const given = this.#parameters.args;
+    if (!(await isMarkedInPlace(release.dir))) return [...given];
+    const args = inPlaceArgs(given);
+    if (args !== undefined) return args;
+    this.#log.warn(
+      `${release.dir} was switched to ahead, but the node's arguments hold no start command to give --in-place-upgrades to`,
+    );
+    return [...given];
+  }
+
+  // The restart ahead, with the node stopped: back up data/ (as before a switch at the height), mark the release
+  // as run in the in-place mode, move `current`. The run loop then starts it; #supervise watches for its first
+  // block. Anything failing here leaves the old release current and the halt path in charge.
+  async #switchAheadTo(decision: SwitchAheadDecision, height: bigint, previous: CurrentRelease): Promise<void> {
+    const { config } = this.#parameters;
+    const log = this.#log;
+    const { plan, dirName, to } = decision;
+    const dir = upgradeDir(this.#layout, plan.name);
+    try {
+      if (config.unsafeSkipBackup) log.info("UNSAFE_SKIP_BACKUP is set: no backup of the data directory");
+      else
+        await backupData({
+          dataDir: this.#layout.dataDir,
+          backupDir: config.dataBackupDir,
+          log,
+          signal: this.#stop.signal,
+        });
+      await markInPlace(dir, plan, height);
+      await switchCurrent(this.#layout, upgradeTarget(dirName));
+    } catch (error) {
+      await unmarkInPlace(dir).catch(() => undefined);
+      this.#switchAhead?.decline(plan);
+      log.error(
+        `switch ahead to ${to.release} for upgrade ${describePlan(plan)} failed before the restart: ${describeError(error)}; staying on ${previous.label}, the switch happens at the halt`,
+      );
+      return;
+    }
+    const boundMs = this.#parameters.switchAheadStartBoundMs ?? DEFAULT_SWITCH_AHEAD_START_BOUND_MS;
+    this.#probation = { decision, previous, fromHeight: height, deadline: Date.now() + boundMs };
+    log.info(
+      `switch ahead: current -> ${upgradeTarget(dirName)}; starting ${to.release} ${to.version} in the in-place mode at height ${height}, ${plan.height - height} blocks before upgrade ${describePlan(plan)}`,
+    );
+  }
+
+  // The node restarted ahead did not make it: the old release becomes current again (its data is as the new one
+  // left it, which ran the old release's rules), and this plan is left to the halt path.
+  async #fallBack(reason: string): Promise<void> {
+    const probation = this.#probation;
+    this.#probation = undefined;
+    if (probation === undefined) return;
+    const { decision, previous } = probation;
+    const log = this.#log;
+    log.error(
+      `switch ahead: the node on ${decision.to.release} ${decision.to.version} ${reason}; falling back to ${previous.label} (${decision.from.release} ${decision.from.version}), the switch to ${decision.to.release} happens at the halt`,
+    );
+    this.#switchAhead?.decline(decision.plan);
+    await unmarkInPlace(upgradeDir(this.#layout, decision.plan.name)).catch(() => undefined);
+    await switchCurrent(this.#layout, previous.target);
+  }
+
+  // One switch-ahead look per plan poll interval, in the background (never holding up the exit and upgrade checks).
+  #pollSwitchAhead(): void {
+    const scheduler = this.#switchAhead;
+    if (scheduler === undefined || this.#switchAheadPolling) return;
+    if (Date.now() - this.#switchAheadPolledAt < this.#parameters.config.planPollIntervalMs) return;
+    this.#switchAheadPolledAt = Date.now();
+    this.#switchAheadPolling = true;
+    void scheduler.poll(this.#currentLabel).finally(() => {
+      this.#switchAheadPolling = false;
+    });
+  }
+
+  // A switch ahead that is due, checked once more against the guard with a fresh height; undefined to go on.
+  async #dueSwitchAhead(): Promise<{ decision: SwitchAheadDecision; height: bigint } | undefined> {
+    const decision = this.#switchAhead?.takeDue();
+    if (decision === undefined || this.#apiUrl === undefined) return undefined;
+    const answer = await fetchCurrentPlan(this.#apiUrl, 2_000).catch(() => undefined);
+    const guard = this.#parameters.config.switchAheadGuard;
+    if (answer?.height === undefined || tooCloseToHeight(decision.plan.height, answer.height, guard)) {
+      this.#switchAhead?.decline(decision.plan);
+      this.#log.info(
+        `switch ahead: not restarting for upgrade ${describePlan(decision.plan)}: ${answer?.height === undefined ? "the node's height is unknown" : `height ${answer.height} is within DAEMON_SWITCH_AHEAD_GUARD (${guard}) blocks of it`}; the switch happens at the halt`,
+      );
+      return undefined;
+    }
+    return { decision, height: answer.height };
+  }
+
+  // While on probation: passed once the node reports a height above the one it was restarted at; failed when the
+  // bound passes first. Returns the reason of a failure.
+  async #probationFailed(watcher: UpgradeInfoWatcher): Promise<string | undefined> {
+    const probation = this.#probation;
+    if (probation === undefined || this.#apiUrl === undefined) return undefined;
+    const answer = await fetchCurrentPlan(this.#apiUrl, 2_000).catch(() => undefined);
+    if (answer?.height !== undefined && answer.height > probation.fromHeight) {
+      this.#probation = undefined;
+      const { plan, dirName, to } = probation.decision;
+      watcher.markHandled(plan, dirName);
+      this.#log.info(
+        `switch ahead: ${to.release} ${to.version} committed height ${answer.height} in the in-place mode; it switches rules at height ${plan.height} without halting`,
+      );
+      return undefined;
+    }
+    if (Date.now() < probation.deadline) return undefined;
+    const bound = this.#parameters.switchAheadStartBoundMs ?? DEFAULT_SWITCH_AHEAD_START_BOUND_MS;
+    return `committed no block within ${formatGoDuration(bound)} (it stayed at height ${answer?.height ?? "unknown"})`;
+  }
+
   async #currentBinary() {
     const release = await readCurrentRelease(this.#layout);
     try {
@@ -260,6 +440,7 @@ class Supervisor {
       const exited = await Promise.race([node.exited, sleep(config.pollIntervalMs).then(() => undefined)]);
       if (exited !== undefined) {
         if (this.#stopSignal !== undefined) return { kind: "exited", status: exited };
+        if (this.#probation !== undefined) return { kind: "fall-back", reason: `exited (${describeExit(exited)})` };
         // The node may have written the file and exited between two polls: look once more, giving a file that
         // is still being written a moment to settle.
         const plan = await this.#finalCheck(watcher);
@@ -270,6 +451,11 @@ class Supervisor {
         return { kind: "exited", status: exited };
       }
       if (this.#stopSignal !== undefined) continue;
+      const failed = await this.#probationFailed(watcher);
+      if (failed !== undefined) return { kind: "fall-back", reason: failed };
+      this.#pollSwitchAhead();
+      const due = this.#probation === undefined ? await this.#dueSwitchAhead() : undefined;
+      if (due !== undefined) return { kind: "switch-ahead", ...due };
       const plan = await watcher.check();
       if (plan === undefined || this.#skipped(plan, watcher)) continue;
       if (await this.#heightReached(plan, node)) return { kind: "upgrade", plan };

@@ -366,7 +366,7 @@ test("chaind start --replay-releases with v2 alone replays the source's blocks f
   assert.equal(applied.height, upgradeHeight.toString());
   assert.match(node.stderr, /switching from release v1 to v2 in process/);
   // The banner comes after the handshake, whose replay has crossed H already.
-  assert.match(node.stdout, /^chaind 2\.0\.0 \(release v2, replay mode: rules of release v2, active on chain\)/m);
+  assert.match(node.stdout, /^chaind 2\.0\.0 \(release v2, in-place upgrades: rules of release v2, active on chain\)/m);
   // A snapshot of a height the v2 release committed (the newest two are kept, so older ones may be gone).
   const beyondSwitch = await pollUntil(
     async () => {
@@ -420,7 +420,7 @@ test("replay mode resumes after a stop just before H and just after it", async (
   });
   assert.equal(block.block.header.app_hash, expected.get(tip));
   assert.match(node.stderr, /running the rules of release v2, the release active on chain/);
-  assert.match(node.stdout, /\(release v2, replay mode: rules of release v2, active on chain\)/);
+  assert.match(node.stdout, /\(release v2, in-place upgrades: rules of release v2, active on chain\)/);
   node.signal("SIGTERM");
   assert.equal((await node.exited).code, 0, node.stderr.slice(-3000));
 });

@@ -147,7 +147,7 @@ function startBanner(node: RunningNode, home: string): string {
   const binary = node.replay?.binaryRelease;
   if (binary === undefined)
     return `${name} ${running.version} (release ${running.name}) running chain "${chainId}" from ${home}`;
-  return `${name} ${binary.version} (release ${binary.name}, replay mode: rules of release ${running.name}, active on chain) running chain "${chainId}" from ${home}`;
+  return `${name} ${binary.version} (release ${binary.name}, in-place upgrades: rules of release ${running.name}, active on chain) running chain "${chainId}" from ${home}`;
 }
 
 /** `start`. */
@@ -159,13 +159,17 @@ export function startCommand(io: CliIo): Command {
     .addOption(new Option("--abci", "serve the app to CometBFT over ABCI at config.toml's proxy_app"))
     .addOption(
       new Option(
-        "--replay-releases",
-        "replay mode (app.toml replay-releases): run the rules of the release active on chain and apply the upgrades this binary's releases know in process, without halting",
+        "--in-place-upgrades",
+        "in-place upgrades (app.toml in-place-upgrades): run the rules of the release active on chain and apply the upgrades this binary's releases know in process, without halting; start the next release ahead of an upgrade's height with it (docs/UPGRADING.md)",
       ),
     )
+    .addOption(new Option("--replay-releases", "the older name of --in-place-upgrades (same meaning)"))
     .addHelpText("after", EXIT_STATUS_HELP);
   addNodeFlags(command).action(
-    async (flags: NodeFlags & { abci?: boolean; replayReleases?: boolean }, cmd: Command) => {
+    async (
+      flags: NodeFlags & { abci?: boolean; inPlaceUpgrades?: boolean; replayReleases?: boolean },
+      cmd: Command,
+    ) => {
       const { home, logLevel, logFormat } = globalFlags(cmd);
       const logger = createNodeLogger({ level: logLevel, format: logFormat });
       const { overrides, skipUpgradeHeights } = nodeOptionsOf(flags);
@@ -175,7 +179,8 @@ export function startCommand(io: CliIo): Command {
         abci: flags.abci,
         overrides,
         skipUpgradeHeights,
-        replayReleases: flags.replayReleases,
+        // Either flag turns the mode on; without one, app.toml decides.
+        inPlaceUpgrades: flags.inPlaceUpgrades || flags.replayReleases ? true : undefined,
       });
       await runUntilStopped(node, () =>
         io.stdout.write([startBanner(node, home), ...endpointLines(node.endpoints), ""].join("\n")),
