@@ -23,6 +23,7 @@ import {
 } from "../gen/tendermint/abci/types_pb.js";
 import { buildChainApp } from "../runtime/build-app.ts";
 import { type ChainDefinition, defineChain, type Release } from "../runtime/release.ts";
+import type { AccountKeeper } from "../x/auth/keeper.ts";
 import type { GovKeeper } from "../x/gov/keeper.ts";
 import { createValidatorMsg } from "../x/staking/testing.ts";
 import type { UpgradeKeeper } from "../x/upgrade/keeper.ts";
@@ -49,6 +50,7 @@ export interface TestNode {
   app: App;
   keeper: UpgradeKeeper;
   govKeeper: GovKeeper;
+  accountKeeper: AccountKeeper;
   moduleManager: ModuleManager;
   /** Log messages since the node started. */
   logs: string[];
@@ -159,6 +161,7 @@ export async function startTestNode(parameters: {
     app,
     keeper,
     govKeeper,
+    accountKeeper,
     moduleManager,
     logs,
     storeLoaderInstalled,

@@ -3,6 +3,7 @@ import type { ServiceHandlers } from "../../app/module.ts";
 import type { Query } from "../../gen/chain/upgrade/v1beta1/query_pb.js";
 import { ErrNoModuleVersionFound } from "./errors.ts";
 import type { UpgradeKeeper } from "./keeper.ts";
+import { readMigrations } from "./migration-store.ts";
 import { getUpgradeParams, paramsToProto } from "./params.ts";
 import { type BondedValidatorsReader, fractionText, readinessOf } from "./readiness-query.ts";
 
@@ -16,7 +17,8 @@ import { type BondedValidatorsReader, fractionText, readinessOf } from "./readin
  * - UpgradedConsensusState (deprecated): this chain has no IBC, so none is ever stored; upstream answers an
  *   empty response when there is none, and so do we (`{"upgraded_consensus_state":null}`);
  * - UpgradeReadiness: the bonded validators' readiness for the scheduled plan (readiness-query.ts); without a
- *   reader of the bonded set (a module wired without staking) the list is empty.
+ *   reader of the bonded set (a module wired without staking) the list is empty;
+ * - Migrations: every stepped migration started on this chain, running or finished, in store order.
  */
 export function upgradeQueryServer(
   keeper: UpgradeKeeper,
@@ -56,6 +58,9 @@ export function upgradeQueryServer(
     },
     async upgradedConsensusState() {
       return {};
+    },
+    async migrations(_request, ctx) {
+      return { migrations: (await readMigrations(ctx.kvStore(keeper.storeKey))).map((m) => m.status) };
     },
   };
 }
