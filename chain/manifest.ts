@@ -5,7 +5,7 @@
 import type { ChainManifest } from "chaind/cli";
 
 /** The names of the releases this tree can run as. */
-export const RELEASE_NAMES = ["v1", "v2"] as const;
+export const RELEASE_NAMES = ["v1", "v2", "v3"] as const;
 export type ReleaseName = (typeof RELEASE_NAMES)[number];
 
 /** The release a process runs as when CHAIND_RELEASE is unset. */
@@ -17,6 +17,7 @@ export const referenceManifest: ChainManifest = {
   releases: [
     { name: "v1", version: "1.0.0" },
     { name: "v2", version: "2.0.0" },
+    { name: "v3", version: "3.0.0" },
   ],
   defaultRelease: DEFAULT_RELEASE,
   releaseEnv: "CHAIND_RELEASE",

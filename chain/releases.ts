@@ -7,6 +7,7 @@ import { bankModule } from "chaind/x/bank";
 import { enableVoteExtensions, type Upgrade } from "chaind/x/upgrade";
 import { migrateBankV1ToV2 } from "./migrations/bank-v2.ts";
 import { notesModule } from "./modules/notes.ts";
+import { releaseV3 } from "./releases/v3.ts";
 import { upgradeV2Checks } from "./upgrade-checks.ts";
 
 // The release names and the default live in the light manifest the entry point reads (manifest.ts).
@@ -58,3 +59,6 @@ export const v2: Release = {
   ],
   upgrades: [upgradeV2],
 };
+
+/** v3: v2's modules and `holders`; performs upgrade v3 (a stepped migration, chain/releases/v3.ts). */
+export const v3: Release = releaseV3(upgradeV2);
