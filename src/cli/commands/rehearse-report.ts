@@ -15,6 +15,7 @@ function asDryRun(report: RehearsalReport): DryRunReport {
       loadMs: d.loadMs,
       upgradeMs: d.handlerMs,
       commitMs: d.commitMs,
+      steppedMs: d.steppedMs,
       totalMs: d.totalMs,
     },
   };

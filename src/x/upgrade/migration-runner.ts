@@ -116,3 +116,55 @@ export async function runMigrationSteps(source: SteppedMigrationSource, ctx: Con
   }
   if (finished > 0n) setRunningMigrationCount(store, (await runningMigrationCount(store)) - finished);
 }
+
+/** One stepped migration run to its end outside the chain (the dry run, the rehearsal). */
+export interface DrainedMigration {
+  upgrade: string;
+  module: string;
+  name: string;
+  /** Its budget: records per block. */
+  budget: number;
+  /** Steps it took, so blocks at one step per block. */
+  steps: bigint;
+  /** The height whose step finished it, had the chain run these blocks. */
+  finishedHeight: bigint;
+}
+
+/**
+ * Runs every running stepped migration to its end, one block's steps per call of `contextAt(height)` from `fromHeight`
+ * on (contexts over one branch the caller discards; each a new block height), exactly as PreBlock would run them.
+ * Resolves with each migration that was running, in store order. Throws after `maxBlocks` blocks (a step that never
+ * finishes).
+ */
+export async function drainSteppedMigrations(
+  source: SteppedMigrationSource,
+  contextAt: (height: bigint) => Context,
+  fromHeight: bigint,
+  maxBlocks = 10_000_000,
+): Promise<DrainedMigration[]> {
+  let height = fromHeight;
+  const first = contextAt(height);
+  const started = (await readRunningMigrations(first.kvStore(source.storeKey))).map((m) => migrationLabel(m.status));
+  if (started.length === 0) return [];
+  let ctx = first;
+  for (let blocks = 0; ; blocks++) {
+    if (blocks >= maxBlocks) throw new Error(`stepped migrations still running after ${maxBlocks} blocks`);
+    await runMigrationSteps(source, ctx);
+    if ((await runningMigrationCount(ctx.kvStore(source.storeKey))) === 0n) break;
+    height += 1n;
+    ctx = contextAt(height);
+  }
+  const all = await readMigrations(ctx.kvStore(source.storeKey));
+  return all
+    .filter((m) => started.includes(migrationLabel(m.status)))
+    .map(({ status }) => ({
+      upgrade: status.upgrade,
+      module: status.module,
+      name: status.name,
+      budget:
+        source.steppedMigrationsOf(status.upgrade).find((d) => d.module === status.module && d.name === status.name)
+          ?.budget ?? 0,
+      steps: status.steps,
+      finishedHeight: status.finishedHeight,
+    }));
+}
