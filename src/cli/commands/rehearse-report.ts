@@ -96,6 +96,7 @@ export function rehearsalJson(report: RehearsalReport): Record<string, unknown> 
       commit: ms(d.commitMs),
       second_run: ms(d.secondRunMs),
       follow: ms(d.followMs),
+      stepped: ms(d.steppedMs),
       checks: ms(d.checksMs),
       total: ms(d.totalMs),
       pause_estimate: ms(d.pauseEstimateMs),
