@@ -5,7 +5,12 @@ import type { Context } from "../../app/context.ts";
 import { ErrInvalidRequest } from "../../app/errors.ts";
 import type { VersionMap } from "../../app/module.ts";
 import { addressToBech32, moduleAddress } from "../../client/crypto/index.ts";
-import { type ModuleVersion, type Plan, PlanSchema } from "../../gen/chain/upgrade/v1beta1/upgrade_pb.js";
+import {
+  type ModuleVersion,
+  type Plan,
+  PlanSchema,
+  type SteppedMigration as SteppedMigrationStatus,
+} from "../../gen/chain/upgrade/v1beta1/upgrade_pb.js";
 import { fromUtf8 } from "../../store/bytes.ts";
 import type { KVStore, ReadableKVStore } from "../../store/types.ts";
 import {
@@ -21,6 +26,7 @@ import {
   VERSION_MAP_PREFIX,
 } from "./keys.ts";
 import { startSteppedMigrations } from "./migration-runner.ts";
+import { readMigrations } from "./migration-store.ts";
 import { storedForm, validatePlan } from "./plan.ts";
 import { type SteppedMigration, validateSteppedMigrations } from "./stepped-migration.ts";
 import {
@@ -109,6 +115,11 @@ export class UpgradeKeeper {
   /** The stepped migrations this binary carries for the upgrade `name` ([] when none). */
   steppedMigrationsOf(name: string): readonly SteppedMigration[] {
     return this.stepped.get(name) ?? [];
+  }
+
+  /** Every stepped migration started on this chain, running (`finishedHeight` 0) or finished, in store order. */
+  async getMigrations(ctx: Context): Promise<SteppedMigrationStatus[]> {
+    return (await readMigrations(this.store(ctx))).map((m) => m.status);
   }
 
   /** True when this binary has a handler for `name`. */

@@ -3,7 +3,6 @@ import type { ServiceHandlers } from "../../app/module.ts";
 import type { Query } from "../../gen/chain/upgrade/v1beta1/query_pb.js";
 import { ErrNoModuleVersionFound } from "./errors.ts";
 import type { UpgradeKeeper } from "./keeper.ts";
-import { readMigrations } from "./migration-store.ts";
 import { getUpgradeParams, paramsToProto } from "./params.ts";
 import { type BondedValidatorsReader, fractionText, readinessOf } from "./readiness-query.ts";
 
@@ -60,7 +59,7 @@ export function upgradeQueryServer(
       return {};
     },
     async migrations(_request, ctx) {
-      return { migrations: (await readMigrations(ctx.kvStore(keeper.storeKey))).map((m) => m.status) };
+      return { migrations: await keeper.getMigrations(ctx) };
     },
   };
 }
