@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
 import { packAny } from "../../client/tx/any.ts";
-import { MsgSendSchema } from "../../gen/chain/bank/v1beta1/tx_pb.js";
+import { MsgMultiSendSchema, MsgSendSchema } from "../../gen/chain/bank/v1beta1/tx_pb.js";
 import { ProposalStatus } from "../../gen/chain/gov/v1/gov_pb.js";
 import {
   QueryMigrationsRequestSchema,
@@ -89,7 +89,7 @@ after(async () => {
 const newHome = () => join(root, `node-${homes++}`);
 
 /** A v1 chain that schedules v2 at UPGRADE_HEIGHT, halts there, and the v2 node that takes over (not yet at H). */
-async function upgradedNode(home: string): Promise<TestNode> {
+async function upgradedNode(home: string, release: TestRelease = v2): Promise<TestNode> {
   const old = await startTestNode({ home, release: v1 });
   await old.nextBlock();
   const schedule = packAny(
@@ -101,7 +101,7 @@ async function upgradedNode(home: string): Promise<TestNode> {
   while (old.app.lastBlockHeight() < UPGRADE_HEIGHT - 1n) await old.nextBlock();
   await assert.rejects(old.nextBlock(), UpgradeHaltError);
   await old.close();
-  return startTestNode({ home, release: v2 });
+  return startTestNode({ home, release });
 }
 
 async function migrations(node: TestNode): Promise<MigrationStatus[]> {
@@ -216,6 +216,34 @@ describe("stepped migrations", () => {
     while ((await migrations(node)).some((m) => m.module === "bank" && m.finishedHeight === 0n)) await node.nextBlock();
     const accepted = await node.deliver(PROPOSER, [send(5n)]);
     assert.equal(accepted.code, 0, accepted.log);
+    await node.close();
+  });
+
+  it("a message the migration declares safe stays accepted while it runs; the module's others are refused", async () => {
+    const safeSend: TestRelease = {
+      ...v2,
+      upgrades: [
+        {
+          name: "v2",
+          steppedMigrations: [{ ...touchBalances, safeMessages: ["/chain.bank.v1beta1.MsgSend"] }, fillLedger],
+        },
+      ],
+    };
+    const node = await upgradedNode(newHome(), safeSend);
+    await node.nextBlock(); // H
+    const accepted = await node.deliver(PROPOSER, [send(5n)]);
+    assert.equal(accepted.code, 0, accepted.log);
+    assert.ok((await migrations(node)).some((m) => m.module === "bank" && m.finishedHeight === 0n));
+    const multi = packAny(
+      MsgMultiSendSchema,
+      create(MsgMultiSendSchema, {
+        inputs: [{ address: PROPOSER.bech32, coins: [{ denom: "stake", amount: "2" }] }],
+        outputs: [{ address: VALIDATOR.bech32, coins: [{ denom: "stake", amount: "2" }] }],
+      }),
+    );
+    const refused = await node.deliver(PROPOSER, [multi]);
+    assert.equal(refused.code, 7);
+    assert.match(refused.log, /^module bank is migrating: \d+% done, started at height 6$/);
     await node.close();
   });
 
