@@ -11,6 +11,7 @@ export const referenceManifest = {
   releases: [
     { name: "v1", version: "1.0.0" },
     { name: "v2", version: "2.0.0", upgradesFrom: ["v1"] },
+    { name: "v3", version: "3.0.0", upgradesFrom: ["v2"] },
   ],
   defaultRelease: "v1",
   releaseEnv: "CHAIND_RELEASE",

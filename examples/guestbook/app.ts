@@ -1,10 +1,11 @@
 // The guestbook chain: a chain developer's own chain, built from the chaind package alone. Release v1 runs the
 // standard modules plus `guestbook` (store `entries_v1`, consensus version 1); release v2 performs upgrade "v2",
-// which renames the store to `guestbook` and migrates the module to version 2. GUESTBOOK_RELEASE picks the release.
+// which renames the store to `guestbook` and migrates the module to version 2; release v3 performs upgrade "v3", a
+// stepped migration over every entry. GUESTBOOK_RELEASE picks the release.
 import { type ChainDefinition, defineChain, type Release } from "chaind/runtime";
 import type { Upgrade } from "chaind/x/upgrade";
 import { guestbookCli } from "./client/cli-ref.ts";
-import { guestbookModule } from "./modules/guestbook.ts";
+import { countCharactersMigration, guestbookModule } from "./modules/guestbook.ts";
 
 /** v1: guestbook at version 1 in store `entries_v1`. */
 export const v1: Release = {
@@ -50,10 +51,28 @@ export const v2: Release = {
   upgrade: upgradeV2,
 };
 
-/** The chain: binary `guestbookd`, releases v1 and v2. */
+/**
+ * Upgrade "v3": no store or version change; a stepped migration adds each entry's character count, two entries a
+ * block after the upgrade's block (x/upgrade "Stepped migrations").
+ */
+export const upgradeV3: Upgrade = {
+  name: "v3",
+  steppedMigrations: [countCharactersMigration("guestbook")],
+};
+
+/** v3: v2's module; performs upgrade "v3". */
+export const v3: Release = {
+  name: "v3",
+  version: "3.0.0",
+  upgradesFrom: ["v2"],
+  modules: () => [guestbookModule({ storeKey: "guestbook", consensusVersion: 2n })],
+  upgrade: upgradeV3,
+};
+
+/** The chain: binary `guestbookd`, releases v1, v2 and v3. */
 export const guestbookChain: ChainDefinition = defineChain({
   name: "guestbookd",
-  releases: [v1, v2],
+  releases: [v1, v2, v3],
   defaultRelease: "v1",
   releaseEnv: "GUESTBOOK_RELEASE",
   // The guestbook's `query`/`tx` commands and its types for the CLI (client/cli-ref.ts).

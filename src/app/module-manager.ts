@@ -47,6 +47,7 @@ type HookName = "preBlock" | "beginBlock" | "endBlock";
  */
 export class ModuleManager implements MigrationRegistrar {
   private readonly byName = new Map<string, AppModule>();
+  private readonly msgModules = new Map<string, string>();
   private readonly registrationOrder: string[] = [];
   private orderInitGenesis: string[];
   private orderExportGenesis: string[];
@@ -139,9 +140,22 @@ export class ModuleManager implements MigrationRegistrar {
     };
   }
 
-  /** Lets every module register its Msg and Query services. */
+  /** Lets every module register its Msg and Query services, noting which module routes each Msg type. */
   registerServices(registrar: ServiceRegistrar): void {
-    for (const module of this.modules()) module.registerServices(registrar);
+    for (const module of this.modules()) {
+      module.registerServices({
+        registerMsgService: (service, handlers) => {
+          for (const method of service.methods) this.msgModules.set(`/${method.input.typeName}`, module.name);
+          registrar.registerMsgService(service, handlers);
+        },
+        registerQueryService: (service, handlers) => registrar.registerQueryService(service, handlers),
+      });
+    }
+  }
+
+  /** The module whose Msg service handles `typeUrl` (known once services are registered), if any. */
+  moduleOfMsg(typeUrl: string): string | undefined {
+    return this.msgModules.get(typeUrl);
   }
 
   /** Every module's default genesis, keyed by module name. */

@@ -22,6 +22,7 @@ import { readLastCommittedVersion as readCommittedHeight, readCommittedValue } f
 import type { StoreUpgrades } from "../store/types.ts";
 import { closeVerifyPool } from "../x/auth/verify-pool.ts";
 import { doneKey, UPGRADE_STORE_KEY } from "../x/upgrade/keys.ts";
+import { type DrainedMigration, drainSteppedMigrations } from "../x/upgrade/migration-runner.ts";
 import { newPlan } from "../x/upgrade/plan.ts";
 import { dumpUpgradeInfoToDisk } from "../x/upgrade/upgrade-info-file.ts";
 import { iteratedCount, storeKeyCounts } from "./store-key-counts.ts";
@@ -81,7 +82,20 @@ export interface DryRunReport {
   protocolVersion: { before: bigint; after: bigint };
   appHashBefore: string;
   appHashAfter: string;
-  durations: { copyMs: number; loadMs: number; upgradeMs: number; commitMs: number; totalMs: number };
+  /**
+   * The stepped migrations the upgrade starts, run to their end on the copy (one step a block after the upgrade's,
+   * as the chain would): how many steps, so blocks, each takes at its budget.
+   */
+  steppedMigrations: DrainedMigration[];
+  durations: {
+    copyMs: number;
+    loadMs: number;
+    upgradeMs: number;
+    commitMs: number;
+    /** Running the stepped migrations to their end. */
+    steppedMs: number;
+    totalMs: number;
+  };
 }
 
 /**
@@ -197,6 +211,19 @@ export async function dryRunUpgrade(parameters: DryRunParameters): Promise<DryRu
       const afterBranch = app.store.branch();
       const after = new Map<string, number>();
       for (const name of afterBranch.storeNames()) after.set(name, await iteratedCount(afterBranch.store(name)));
+      // The blocks after the upgrade's: its stepped migrations, one step a block, on a branch dropped afterwards.
+      const steppedStarted = performance.now();
+      const stepBranch = app.store.branch();
+      const steppedMigrations = await drainSteppedMigrations(
+        chain.upgradeKeeper,
+        (height) => app.newContext(stepBranch, "finalize", { ...ctx.header, height }),
+        appliedAt + 1n,
+      ).catch((err: unknown) => {
+        throw new DryRunError(`a stepped migration of "${parameters.name}" failed: ${(err as Error).message}`, {
+          cause: err,
+        });
+      });
+      const steppedMs = performance.now() - steppedStarted;
       app.store.discardStaged();
 
       return {
@@ -212,11 +239,13 @@ export async function dryRunUpgrade(parameters: DryRunParameters): Promise<DryRu
         protocolVersion: { before: protocolBefore, after: protocolAfter },
         appHashBefore: hexUpper(view.appHash ?? app.store.lastCommit().appHash),
         appHashAfter: hexUpper(staged.appHash),
+        steppedMigrations,
         durations: {
           copyMs: copied - started,
           loadMs: loaded - copied,
           upgradeMs: upgraded - loaded,
           commitMs: committed - upgraded,
+          steppedMs,
           totalMs: performance.now() - started,
         },
       };

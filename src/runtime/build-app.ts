@@ -24,6 +24,7 @@ import { stakingModule } from "../x/staking/module.ts";
 import { consensusAddress, consensusPubKey } from "../x/staking/validator.ts";
 import { installUpgrades, type StoreLoaderSource } from "../x/upgrade/install.ts";
 import { UpgradeKeeper } from "../x/upgrade/keeper.ts";
+import { guardMigratingModules } from "../x/upgrade/migration-guard.ts";
 import { createUpgradeModule } from "../x/upgrade/module.ts";
 import type { BondedValidator, BondedValidatorsReader } from "../x/upgrade/readiness-query.ts";
 import { readinessVoteExtensions } from "../x/upgrade/readiness-vote-extension.ts";
@@ -140,7 +141,12 @@ export async function buildChainApp(options: ChainAppOptions): Promise<ChainApp>
   const app = createApp({
     chainId: options.chainId,
     moduleManager,
-    anteHandler: createAnteHandler({ accountKeeper, bankKeeper }),
+    // A migrating module's txs are refused before any fee is taken (x/upgrade stepped migrations).
+    anteHandler: guardMigratingModules(createAnteHandler({ accountKeeper, bankKeeper }), {
+      storeKey: upgradeKeeper.storeKey,
+      moduleOfMsg: (typeUrl) => moduleManager.moduleOfMsg(typeUrl),
+      steppedMigrationsOf: (upgrade) => upgradeKeeper.steppedMigrationsOf(upgrade),
+    }),
     openStore,
     logger: options.logger,
     name: chain.name,

@@ -150,6 +150,13 @@ function showReadiness(r, params) {
   $("readiness").innerHTML = html;
 }
 
+// LegacyDec text (x/upgrade's progress) as a percentage; "" (not estimable) as a dash; anything else as it is.
+function migrationProgress(p) {
+  if (p === "" || p === undefined) return "–";
+  if (/^[0-9]+[.][0-9]{18}$/.test(p)) return (Math.floor(Number(p) * 1000) / 10).toFixed(1) + "%";
+  return p;
+}
+
 function showMigrations(r) {
   if (absent("migrations", r, U + "migrations")) return;
   if (r.error || r.status !== 200 || !r.body) return fail("migrations", "migrations", problem(r));
@@ -157,7 +164,7 @@ function showMigrations(r) {
   if (!ms.length) { $("migrations").innerHTML = '<p class="note">No stepped migration is recorded.</p>'; return; }
   var html = "<table><tr><th>upgrade</th><th>module</th><th>migration</th><th>progress</th><th>heights</th></tr>";
   ms.forEach(function (m) {
-    html += "<tr><td>" + esc(m.upgrade) + "</td><td>" + esc(m.module) + "</td><td>" + esc(m.name) + "</td><td>" + esc(m.progress) + " (" + esc(m.steps) + " steps)</td><td>" +
+    html += "<tr><td>" + esc(m.upgrade) + "</td><td>" + esc(m.module) + "</td><td>" + esc(m.name) + "</td><td>" + esc(migrationProgress(m.progress)) + " (" + esc(m.steps) + " steps)</td><td>" +
       esc(m.started_height) + " → " + (m.finished_height && m.finished_height !== "0" ? esc(m.finished_height) : "running") + "</td></tr>";
   });
   $("migrations").innerHTML = html + "</table>";

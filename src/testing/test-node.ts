@@ -25,6 +25,7 @@ import {
 } from "../gen/tendermint/abci/types_pb.js";
 import { buildChainApp } from "../runtime/build-app.ts";
 import { type ChainDefinition, defineChain, type Release } from "../runtime/release.ts";
+import type { AccountKeeper } from "../x/auth/keeper.ts";
 import type { GovKeeper } from "../x/gov/keeper.ts";
 import type { UpgradeKeeper } from "../x/upgrade/keeper.ts";
 import { genesisFor, packAny, signTx, type TestKey, testKey } from "./app.ts";
@@ -51,6 +52,7 @@ export interface TestNode {
   app: App;
   keeper: UpgradeKeeper;
   govKeeper: GovKeeper;
+  accountKeeper: AccountKeeper;
   moduleManager: ModuleManager;
   /** Log messages since the node started. */
   logs: string[];
@@ -185,6 +187,7 @@ export async function startTestNode(parameters: {
     app,
     keeper,
     govKeeper,
+    accountKeeper,
     moduleManager,
     logs,
     storeLoaderInstalled,

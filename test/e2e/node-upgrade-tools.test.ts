@@ -144,7 +144,7 @@ test("upgrade dry-run refuses an unknown upgrade and a height it cannot open, wi
   const older = await runChaindInProcess(["--home", home, "upgrade", "dry-run", "v2", "--height", "2"]);
   const future = await runChaindInProcess(["--home", home, "upgrade", "dry-run", "v2", "--height", "9"]);
   assert.equal(unknown.code, 1);
-  assert.match(unknown.stderr, /no release in this binary performs the upgrade "v9" \(it knows: v2\)/);
+  assert.match(unknown.stderr, /no release in this binary performs the upgrade "v9" \(it knows: v2, v3\)/);
   assert.equal(older.code, 1);
   assert.match(older.stderr, /--height 2: .*latest \(3\)/);
   assert.equal(future.code, 1);

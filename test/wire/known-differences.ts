@@ -46,4 +46,11 @@ export const allowedMissingInCosmjs: ReadonlyMap<string, string> = new Map<strin
     "the readiness gate's params (issue 31): upstream x/upgrade has no params",
   ],
   ["chain.upgrade.v1beta1.Params", "the readiness gate's params (issue 31): upstream x/upgrade has no params"],
+  ["chain.upgrade.v1beta1.QueryMigrationsRequest", "stepped migrations (issue 32): chaind's own query, not upstream's"],
+  [
+    "chain.upgrade.v1beta1.QueryMigrationsResponse",
+    "stepped migrations (issue 32): chaind's own query, not upstream's",
+  ],
+  ["chain.upgrade.v1beta1.SteppedMigration", "stepped migrations (issue 32): chaind's own, not upstream's"],
+  ["chain.upgrade.v1beta1.SteppedMigrationRecord", "stepped migrations (issue 32): the upgrade store's record of one"],
 ]);

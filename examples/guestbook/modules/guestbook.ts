@@ -4,6 +4,7 @@
 // entry. Written only against the chaind package's exports.
 import type { JsonValue } from "@bufbuild/protobuf";
 import { type AppModule, type Context, GrpcCode, grpcError, registerError } from "chaind/app";
+import type { SteppedMigration } from "chaind/x/upgrade";
 import { file_guestbook_v1_query, Query } from "../gen/guestbook/v1/query_pb.js";
 import { file_guestbook_v1_tx, Msg } from "../gen/guestbook/v1/tx_pb.js";
 
@@ -150,6 +151,37 @@ export function guestbookModule(options: GuestbookOptions): AppModule {
     registerMigrations(registrar) {
       if (consensusVersion >= 2n)
         registrar.registerMigration("guestbook", 1n, (ctx) => migrateGuestbookV1ToV2(ctx, storeKey));
+    },
+  };
+}
+
+/** Entries a step of {@link countCharactersMigration} rewrites (small, so a handful of entries take several blocks). */
+export const COUNT_CHARACTERS_BUDGET = 2;
+
+/**
+ * Upgrade v3's stepped migration: every entry gets `"characters"`, its message's length, `budget` entries a block
+ * after the upgrade's (x/upgrade "Stepped migrations"). The cursor is the last name rewritten; progress is unknown
+ * (the module keeps no count), so the Migrations query shows "" until it is done.
+ *
+ * @example const upgradeV3: Upgrade = { name: "v3", steppedMigrations: [countCharactersMigration("guestbook")] };
+ */
+export function countCharactersMigration(storeKey: string): SteppedMigration {
+  return {
+    module: "guestbook",
+    name: "count-characters",
+    budget: COUNT_CHARACTERS_BUDGET,
+    step: async (ctx, cursor, budget) => {
+      const store = ctx.kvStore(storeKey);
+      // Right after the last name rewritten (a key one zero byte longer is the next possible one).
+      const start = cursor === undefined ? undefined : new Uint8Array([...cursor, 0]);
+      const batch: [Uint8Array, Uint8Array][] = [];
+      for await (const entry of store.iterate({ start, limit: budget })) batch.push(entry);
+      for (const [key, value] of batch) {
+        const entry = JSON.parse(decoder.decode(value)) as { message: string };
+        store.set(key, encoder.encode(JSON.stringify({ ...entry, characters: [...entry.message].length })));
+      }
+      if (batch.length < budget) return "done";
+      return { cursor: batch[batch.length - 1][0] };
     },
   };
 }

@@ -42,11 +42,21 @@ export function reportJson(report: DryRunReport): Record<string, unknown> {
     },
     app_hash_before: report.appHashBefore,
     app_hash_after: report.appHashAfter,
+    stepped_migrations: report.steppedMigrations.map((m) => ({
+      upgrade: m.upgrade,
+      module: m.module,
+      name: m.name,
+      budget: m.budget,
+      steps: m.steps.toString(),
+      blocks: m.steps.toString(),
+      finished_height: m.finishedHeight.toString(),
+    })),
     duration_ms: {
       copy: ms(report.durations.copyMs),
       load: ms(report.durations.loadMs),
       upgrade: ms(report.durations.upgradeMs),
       commit: ms(report.durations.commitMs),
+      stepped: ms(report.durations.steppedMs),
       total: ms(report.durations.totalMs),
     },
   };
@@ -89,6 +99,14 @@ export function reportText(report: DryRunReport): string {
   lines.push(`protocol version: ${report.protocolVersion.before} -> ${report.protocolVersion.after}`);
   lines.push(`app hash before: ${report.appHashBefore}`);
   lines.push(`app hash after:  ${report.appHashAfter}  (the upgrade alone, without the block's transactions)`);
+  if (report.steppedMigrations.length > 0) {
+    lines.push("stepped migrations (run to their end, one step a block after the upgrade's):");
+    for (const m of report.steppedMigrations) {
+      lines.push(
+        `  ${m.module}/${m.name}: ${m.steps} blocks at ${m.budget} records a block, done at height ${m.finishedHeight}`,
+      );
+    }
+  }
   const d = report.durations;
   lines.push(
     `took ${ms(d.totalMs)} ms (copy ${ms(d.copyMs)}, open with store loader ${ms(d.loadMs)}, handler and migrations ${ms(d.upgradeMs)}, commit ${ms(d.commitMs)})`,

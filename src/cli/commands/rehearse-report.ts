@@ -15,6 +15,7 @@ function asDryRun(report: RehearsalReport): DryRunReport {
       loadMs: d.loadMs,
       upgradeMs: d.handlerMs,
       commitMs: d.commitMs,
+      steppedMs: d.steppedMs,
       totalMs: d.totalMs,
     },
   };
@@ -95,6 +96,7 @@ export function rehearsalJson(report: RehearsalReport): Record<string, unknown> 
       commit: ms(d.commitMs),
       second_run: ms(d.secondRunMs),
       follow: ms(d.followMs),
+      stepped: ms(d.steppedMs),
       checks: ms(d.checksMs),
       total: ms(d.totalMs),
       pause_estimate: ms(d.pauseEstimateMs),

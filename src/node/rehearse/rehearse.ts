@@ -17,6 +17,7 @@ import { upgradeHistory } from "../../runtime/release-history.ts";
 import { openMultiStore, readCommittedStoreNames } from "../../store/index.ts";
 import type { StoreUpgrades } from "../../store/types.ts";
 import { closeVerifyPool } from "../../x/auth/verify-pool.ts";
+import type { DrainedMigration } from "../../x/upgrade/migration-runner.ts";
 import {
   appliedHeight,
   type DryRunModuleVersion,
@@ -93,6 +94,8 @@ export interface RehearsalReport {
   appHashBefore: string;
   appHashAfter: string;
   checks: CheckResult[];
+  /** The upgrade's stepped migrations run to their end: steps (blocks) each takes at its budget. */
+  steppedMigrations: DrainedMigration[];
   determinism: DeterminismReport;
   follow: { requested: number; blocks: FollowedBlock[] } | undefined;
   durations: {
@@ -104,6 +107,8 @@ export interface RehearsalReport {
     commitMs: number;
     secondRunMs: number;
     followMs: number;
+    /** Running the stepped migrations to their end (not part of the pause: they run one step a block). */
+    steppedMs: number;
     /** The declared checks and invariants together (the chain's code; each check's own time is in `checks`). */
     checksMs: number;
     totalMs: number;
@@ -289,6 +294,7 @@ export async function rehearseUpgrade(parameters: RehearsalParameters): Promise<
           appHashBefore: run.appHashBefore,
           appHashAfter: run.appHashAfter,
           checks,
+          steppedMigrations: run.steppedMigrations,
           determinism: determinismReport,
           follow: followReport,
           durations: {
@@ -300,6 +306,7 @@ export async function rehearseUpgrade(parameters: RehearsalParameters): Promise<
             commitMs: d.commitMs,
             secondRunMs,
             followMs,
+            steppedMs: d.steppedMs,
             checksMs: checks.reduce((sum, c) => sum + c.ms, 0),
             totalMs: performance.now() - started,
             pauseEstimateMs: d.loadMs + d.handlerMs + d.commitMs,

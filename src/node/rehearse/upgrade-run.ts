@@ -15,6 +15,7 @@ import type { RequestFinalizeBlock, ResponseFinalizeBlock } from "../../gen/tend
 import { buildChainApp, type ChainApp } from "../../runtime/build-app.ts";
 import type { ChainDefinition, Release } from "../../runtime/release.ts";
 import { upgradeHistory } from "../../runtime/release-history.ts";
+import { type DrainedMigration, drainSteppedMigrations } from "../../x/upgrade/migration-runner.ts";
 import { newPlan } from "../../x/upgrade/plan.ts";
 import { storeKeyCounts } from "../store-key-counts.ts";
 import { type CheckResult, runAfterChecks, runBeforeChecks, runInvariants } from "./checks.ts";
@@ -44,7 +45,17 @@ export interface UpgradeRun {
   appHashAfter: string;
   checks: CheckResult[];
   block: ResponseFinalizeBlock;
-  durations: { loadMs: number; handlerMs: number; blockMs: number; commitMs: number; migrations: MigrationTime[] };
+  /** The upgrade's stepped migrations run to their end on a dropped branch (blocks at their budget); [] uninspected. */
+  steppedMigrations: DrainedMigration[];
+  durations: {
+    loadMs: number;
+    handlerMs: number;
+    blockMs: number;
+    commitMs: number;
+    migrations: MigrationTime[];
+    /** Running the stepped migrations to their end. */
+    steppedMs: number;
+  };
 }
 
 /** Options of {@link runUpgrade}. */
@@ -164,6 +175,19 @@ async function execute(
   await app.commit();
   const commitMs = performance.now() - committing;
 
+  // The blocks after H+1: the upgrade's stepped migrations, one step a block, on a branch that is dropped (a follow
+  // replays the source's real blocks from the committed state, where they run in PreBlock as on the chain).
+  const steppedStarted = performance.now();
+  const stepBranch = app.store.branch();
+  const steppedMigrations = options.inspect
+    ? await drainSteppedMigrations(
+        keeper,
+        (at) => app.newContext(stepBranch, "finalize", header(at)),
+        options.block.height + 1n,
+      )
+    : [];
+  const steppedMs = performance.now() - steppedStarted;
+
   const after = await app.createQueryContext();
   const storesAfter = options.inspect ? await countStores(app, options.block.height) : new Map<string, number>();
   if (options.inspect) {
@@ -186,7 +210,8 @@ async function execute(
     appHashAfter: hexUpper(block.appHash),
     checks,
     block,
-    durations: { loadMs, handlerMs, blockMs, commitMs, migrations },
+    steppedMigrations,
+    durations: { loadMs, handlerMs, blockMs, commitMs, migrations, steppedMs },
   };
 }
 

@@ -118,6 +118,12 @@ export class AccountKeeper implements AccountKeeperApi {
     store.delete(accountNumberKey(account.accountNumber));
   }
 
+  /** The account number the next new account will get (how many were ever created), without advancing it. */
+  async peekNextAccountNumber(ctx: Context): Promise<bigint> {
+    const current = await ctx.kvStore(this.storeKey).get(GLOBAL_ACCOUNT_NUMBER_KEY);
+    return current === undefined ? 0n : readUint64BigEndian(current);
+  }
+
   /** Returns the next account number and advances the counter. */
   async nextAccountNumber(ctx: Context): Promise<bigint> {
     const store = ctx.kvStore(this.storeKey);

@@ -39,6 +39,17 @@ export const ErrInvalidSigner = registerError(
 );
 
 /**
+ * upgrade/7: a tx carrying a message of a module whose stepped migration is running; the message is the whole text,
+ * `module bank is migrating: 41% done, started at height 1200` (migration-guard.ts).
+ */
+export const ErrModuleMigrating = registerError(
+  UPGRADE_CODESPACE,
+  7,
+  "module is migrating",
+  GrpcCode.FailedPrecondition,
+);
+
+/**
  * Process exit statuses of the upgrade halts (documented in README.md, "Exit statuses"). All differ from
  * a crash (1), from Node's own statuses (1–14, >128) and from the pre-upgrade protocol (30, 31):
  * - 20 `needed`: the chain reached a plan this binary has no handler for; upgrade-info.json is written,

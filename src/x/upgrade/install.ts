@@ -12,6 +12,7 @@ import type { CommitMultiStore, StoreUpgrades } from "../../store/types.ts";
 import { UpgradeDefinitionError } from "./errors.ts";
 import { readLastCompletedUpgrade, readPlan, readProtocolVersion, type UpgradeKeeper } from "./keeper.ts";
 import { wrongBinaryHalt } from "./pre-block.ts";
+import type { SteppedMigration } from "./stepped-migration.ts";
 import { releaseStoreLoader, upgradeStoreLoader } from "./store-loader.ts";
 
 const NO_STORE_UPGRADES: StoreUpgrades = { added: [], renamed: [], deleted: [] };
@@ -54,6 +55,11 @@ export interface Upgrade {
   handler?: ReleaseUpgradeHandler;
   /** Invariants of this upgrade, checked by the rehearsal (see {@link UpgradeCheck}). */
   checks?: readonly UpgradeCheck[];
+  /**
+   * Migrations spread over the blocks after the upgrade's (see {@link SteppedMigration}): started when the handler has
+   * run, then one step per block in PreBlock until done; the module's txs are refused meanwhile.
+   */
+  steppedMigrations?: readonly SteppedMigration[];
 }
 
 /** The App hooks the upgrade module uses (src/app/base-app.ts `App` has them). */
@@ -137,6 +143,7 @@ export async function installUpgrades(
   for (const upgrade of upgrades) {
     const handler = upgrade.handler ?? ((ctx, _plan, fromVM, migrator) => migrator.runMigrations(ctx, fromVM));
     keeper.setUpgradeHandler(upgrade.name, (ctx, plan, fromVM) => handler(ctx, plan, fromVM, options.migrator));
+    if (upgrade.steppedMigrations !== undefined) keeper.setSteppedMigrations(upgrade.name, upgrade.steppedMigrations);
   }
   app.setAppVersionProvider((ctx) => keeper.getProtocolVersion(ctx));
   app.onInitChainVersionMap((ctx, versionMap) => keeper.setModuleVersionMap(ctx, versionMap));

@@ -6,7 +6,12 @@ import { ErrInvalidRequest } from "../../app/errors.ts";
 import type { VersionMap } from "../../app/module.ts";
 import { fromUtf8 } from "../../bytes/text.ts";
 import { addressToBech32, moduleAddress } from "../../crypto/index.ts";
-import { type ModuleVersion, type Plan, PlanSchema } from "../../gen/chain/upgrade/v1beta1/upgrade_pb.js";
+import {
+  type ModuleVersion,
+  type Plan,
+  PlanSchema,
+  type SteppedMigration as SteppedMigrationStatus,
+} from "../../gen/chain/upgrade/v1beta1/upgrade_pb.js";
 import type { KVStore, ReadableKVStore } from "../../store/types.ts";
 import { binaryUpdatedBeforeTriggerMessage, wrongAppVersionMessage } from "./guard-messages.ts";
 import {
@@ -21,7 +26,10 @@ import {
   UPGRADE_STORE_KEY,
   VERSION_MAP_PREFIX,
 } from "./keys.ts";
+import { startSteppedMigrations } from "./migration-runner.ts";
+import { readMigrations } from "./migration-store.ts";
 import { isDue, storedForm, validatePlan } from "./plan.ts";
+import { type SteppedMigration, validateSteppedMigrations } from "./stepped-migration.ts";
 import {
   dumpUpgradeInfoToDisk,
   readUpgradeInfoFromDisk,
@@ -76,6 +84,7 @@ export class UpgradeKeeper {
   readonly home: string;
   private readonly skipHeights: ReadonlySet<bigint>;
   private readonly handlers = new Map<string, UpgradeHandler>();
+  private readonly stepped = new Map<string, readonly SteppedMigration[]>();
   private onProtocolVersion: ((version: bigint) => void) | undefined;
   /** Told of each upgrade applied in this process, with its handler's seconds (the node's metrics). */
   onApplied: ((applied: { name: string; height: bigint; handlerSeconds: number }) => void) | undefined;
@@ -122,6 +131,25 @@ export class UpgradeKeeper {
   /** Registers (or replaces) the handler of the upgrade `name`. Handlers live in memory: they are this binary's knowledge. */
   setUpgradeHandler(name: string, handler: UpgradeHandler): void {
     this.handlers.set(name, handler);
+  }
+
+  /**
+   * Declares the stepped migrations of the upgrade `name` (stepped-migration.ts): started in the block that applies
+   * it, then run one step per block by PreBlock. Checked here: a module and a name each, distinct, a positive budget.
+   */
+  setSteppedMigrations(name: string, migrations: readonly SteppedMigration[]): void {
+    validateSteppedMigrations(name, migrations);
+    this.stepped.set(name, [...migrations]);
+  }
+
+  /** The stepped migrations this binary carries for the upgrade `name` ([] when none). */
+  steppedMigrationsOf(name: string): readonly SteppedMigration[] {
+    return this.stepped.get(name) ?? [];
+  }
+
+  /** Every stepped migration started on this chain, running (`finishedHeight` 0) or finished, in store order. */
+  async getMigrations(ctx: Context): Promise<SteppedMigrationStatus[]> {
+    return (await readMigrations(this.store(ctx))).map((m) => m.status);
   }
 
   /** True when this binary has a handler for `name`. */
@@ -243,7 +271,8 @@ export class UpgradeKeeper {
   /**
    * Applies `plan` at the current block: runs its handler with the stored version map, merges the returned
    * map, bumps the protocol version (telling the listener), clears the plan and records `name` as done at the
-   * current block height. Errors from the handler propagate unchanged.
+   * current block height, and starts the upgrade's stepped migrations (their first step runs in the next block's
+   * PreBlock). Errors from the handler propagate unchanged.
    */
   async applyUpgrade(ctx: Context, plan: Plan): Promise<void> {
     const handler = this.handlers.get(plan.name);
@@ -257,6 +286,7 @@ export class UpgradeKeeper {
     store.set(PROTOCOL_VERSION_KEY, encodeUint64(protocolVersion));
     await this.clearUpgradePlan(ctx);
     store.set(doneKey(plan.name), encodeUint64(ctx.blockHeight));
+    await startSteppedMigrations(this, ctx, plan.name);
     this.onProtocolVersion?.(protocolVersion);
     this.onApplied?.({ name: plan.name, height: ctx.blockHeight, handlerSeconds });
   }

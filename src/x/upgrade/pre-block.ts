@@ -5,6 +5,7 @@ import type { Context } from "../../app/context.ts";
 import { UpgradeHaltError } from "./errors.ts";
 import { haltForUpgrade } from "./halt.ts";
 import type { UpgradeKeeper } from "./keeper.ts";
+import { runMigrationSteps } from "./migration-runner.ts";
 import { isDue } from "./plan.ts";
 import { applyReadinessGate } from "./readiness-gate.ts";
 import type { BondedValidatorsReader } from "./readiness-query.ts";
@@ -18,12 +19,18 @@ import type { BondedValidatorsReader } from "./readiness-query.ts";
  * 3. a plan is not yet due but this binary has its handler: halt `BINARY UPDATED BEFORE TRIGGER! …` (exit 21).
  * Before 2, a due plan meets the readiness gate (readiness-gate.ts): when it postpones or abandons the plan, nothing
  * else happens. A due plan with a handler, or a skipped one, is left to EndBlock.
+ * Then, unless the node halted: one step of each running stepped migration (migration-runner.ts).
  */
 export async function upgradePreBlock(
   keeper: UpgradeKeeper,
   ctx: Context,
   bonded: BondedValidatorsReader = async () => [],
 ): Promise<void> {
+  await upgradeGuard(keeper, ctx, bonded);
+  await runMigrationSteps(keeper, ctx);
+}
+
+async function upgradeGuard(keeper: UpgradeKeeper, ctx: Context, bonded: BondedValidatorsReader): Promise<void> {
   const height = ctx.blockHeight;
   const plan = await keeper.getUpgradePlan(ctx);
   const due = plan !== undefined && isDue(plan, height);

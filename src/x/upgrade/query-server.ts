@@ -16,7 +16,8 @@ import { type BondedValidatorsReader, fractionText, readinessOf } from "./readin
  * - UpgradedConsensusState (deprecated): this chain has no IBC, so none is ever stored; upstream answers an
  *   empty response when there is none, and so do we (`{"upgraded_consensus_state":null}`);
  * - UpgradeReadiness: the bonded validators' readiness for the scheduled plan (readiness-query.ts); without a
- *   reader of the bonded set (a module wired without staking) the list is empty.
+ *   reader of the bonded set (a module wired without staking) the list is empty;
+ * - Migrations: every stepped migration started on this chain, running or finished, in store order.
  */
 export function upgradeQueryServer(
   keeper: UpgradeKeeper,
@@ -56,6 +57,9 @@ export function upgradeQueryServer(
     },
     async upgradedConsensusState() {
       return {};
+    },
+    async migrations(_request, ctx) {
+      return { migrations: await keeper.getMigrations(ctx) };
     },
   };
 }

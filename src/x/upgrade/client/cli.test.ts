@@ -12,6 +12,7 @@ import { MsgRouter, QueryRouter, routerRegistrar } from "../../../app/router.ts"
 import { MsgCancelUpgradeSchema, MsgSoftwareUpgradeSchema } from "../../../gen/chain/upgrade/v1beta1/tx_pb.js";
 import { openTestChain, type TestChain } from "../../../testing/upgrade-context.ts";
 import { UpgradeKeeper } from "../keeper.ts";
+import { newMigrationStatus, setRunningMigrationCount, writeMigration } from "../migration-store.ts";
 import { createUpgradeModule } from "../module.ts";
 import { newPlan } from "../plan.ts";
 import { setReadinessSignal } from "../readiness-store.ts";
@@ -430,4 +431,51 @@ test("query upgrade params: the defaults, and -o json as REST prints it", async 
     out,
     '{"params":{"readiness_threshold":"0.000000000000000000","readiness_postpone_blocks":"100","readiness_max_postponements":0}}\n',
   );
+});
+
+test("query upgrade migrations: none, then a running and a finished one, -o json as REST prints it", async () => {
+  await run("query", "upgrade", "migrations", "-o", "json");
+  assert.equal(out, `${JSON.stringify({ migrations: [] })}\n`);
+  out = "";
+  await commitWith(async (ctx) => {
+    const store = ctx.kvStore(keeper.storeKey);
+    const running = newMigrationStatus({ upgrade: "v3", module: "bank", name: "balances" }, 1200n);
+    running.progress = "0.410000000000000000";
+    running.steps = 41n;
+    writeMigration(store, { status: running, cursor: new Uint8Array([1]) });
+    const finished = newMigrationStatus({ upgrade: "v2", module: "notes", name: "rekey" }, 900n);
+    finished.finishedHeight = 950n;
+    finished.steps = 50n;
+    writeMigration(store, { status: finished, cursor: new Uint8Array() });
+    setRunningMigrationCount(store, 1n);
+  });
+  await run("query", "upgrade", "migrations", "-o", "json");
+  assert.equal(
+    out,
+    `${JSON.stringify({
+      migrations: [
+        {
+          upgrade: "v2",
+          module: "notes",
+          name: "rekey",
+          started_height: "900",
+          finished_height: "950",
+          progress: "",
+          steps: "50",
+        },
+        {
+          upgrade: "v3",
+          module: "bank",
+          name: "balances",
+          started_height: "1200",
+          finished_height: "0",
+          progress: "0.410000000000000000",
+          steps: "41",
+        },
+      ],
+    })}\n`,
+  );
+  out = "";
+  await run("query", "upgrade", "migrations");
+  assert.match(out, /^ {2}progress: "0\.410000000000000000"$/m);
 });

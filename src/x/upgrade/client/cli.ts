@@ -15,6 +15,9 @@ import {
   QueryAppliedPlanResponseSchema,
   QueryCurrentPlanRequestSchema,
   QueryCurrentPlanResponseSchema,
+  QueryMigrationsRequestSchema,
+  type QueryMigrationsResponse,
+  QueryMigrationsResponseSchema,
   QueryModuleVersionsRequestSchema,
   QueryModuleVersionsResponseSchema,
   QueryParamsRequestSchema,
@@ -38,6 +41,7 @@ export const UPGRADE_QUERY_PATHS = {
   authority: "/chain.upgrade.v1beta1.Query/Authority",
   readiness: "/chain.upgrade.v1beta1.Query/UpgradeReadiness",
   params: "/chain.upgrade.v1beta1.Query/Params",
+  migrations: "/chain.upgrade.v1beta1.Query/Migrations",
 } as const;
 
 /** A gov proposal the tx commands ask the client to sign and broadcast (or print with --generate-only). */
@@ -93,7 +97,8 @@ export interface UpgradeCliOptions {
 type OutputFormat = "text" | "json";
 
 /**
- * `query upgrade plan | applied <name> | module_versions [module]` (alias `module-versions`) | `readiness`.
+ * `query upgrade plan | applied <name> | module_versions [module]` (alias `module-versions`) | `readiness` | `params` |
+ * `migrations`.
  *
  * @example program.command("query").addCommand(upgradeQueryCommand({ client: (flags) => rpcClient(flags) }))
  */
@@ -189,12 +194,26 @@ export function upgradeQueryCommand(options: UpgradeCliOptions): Command {
     });
   addFlags(params);
 
+  const migrations = new Command("migrations")
+    .description("Query the stepped migrations (upgrades' migrations that run across blocks), running or finished")
+    .action(async (_flags: unknown, command: Command) => {
+      const flags = command.optsWithGlobals();
+      const client = await options.client(flags);
+      const response = await query(client, UPGRADE_QUERY_PATHS.migrations, flags, {
+        request: toBinary(QueryMigrationsRequestSchema, create(QueryMigrationsRequestSchema)),
+        decode: (bytes) => fromBinary(QueryMigrationsResponseSchema, bytes),
+      });
+      print(io, outputFormat(flags), migrationsToJson(response));
+    });
+  addFlags(migrations);
+
   return upgrade
     .addCommand(plan)
     .addCommand(applied)
     .addCommand(moduleVersions)
     .addCommand(readiness)
-    .addCommand(params);
+    .addCommand(params)
+    .addCommand(migrations);
 }
 
 /**
@@ -446,6 +465,21 @@ export function readinessToJson(response: QueryUpgradeReadinessResponse): { [key
       power: v.power.toString(),
       ready: v.ready,
       last_signal_height: v.lastSignalHeight.toString(),
+    })),
+  };
+}
+
+/** The stepped migrations as REST prints them (`GET /chain/upgrade/v1beta1/migrations`), so `-o json` matches it. */
+export function migrationsToJson(response: QueryMigrationsResponse): { [key: string]: JsonValue } {
+  return {
+    migrations: response.migrations.map((m) => ({
+      upgrade: m.upgrade,
+      module: m.module,
+      name: m.name,
+      started_height: m.startedHeight.toString(),
+      finished_height: m.finishedHeight.toString(),
+      progress: m.progress,
+      steps: m.steps.toString(),
     })),
   };
 }

@@ -6,7 +6,7 @@
 
 import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import type { Message } from "@bufbuild/protobuf";
-import type { ModuleVersion, Params, Plan } from "./upgrade_pb.js";
+import type { ModuleVersion, Params, Plan, SteppedMigration } from "./upgrade_pb.js";
 
 /**
  * Describes the file chain/upgrade/v1beta1/query.proto.
@@ -330,6 +330,40 @@ export declare type QueryParamsResponse = Message<"chain.upgrade.v1beta1.QueryPa
 export declare const QueryParamsResponseSchema: GenMessage<QueryParamsResponse>;
 
 /**
+ * QueryMigrationsRequest is the request type for the Query/Migrations RPC method.
+ *
+ * @generated from message chain.upgrade.v1beta1.QueryMigrationsRequest
+ */
+export declare type QueryMigrationsRequest = Message<"chain.upgrade.v1beta1.QueryMigrationsRequest"> & {
+};
+
+/**
+ * Describes the message chain.upgrade.v1beta1.QueryMigrationsRequest.
+ * Use `create(QueryMigrationsRequestSchema)` to create a new message.
+ */
+export declare const QueryMigrationsRequestSchema: GenMessage<QueryMigrationsRequest>;
+
+/**
+ * QueryMigrationsResponse is the response type for the Query/Migrations RPC method.
+ *
+ * @generated from message chain.upgrade.v1beta1.QueryMigrationsResponse
+ */
+export declare type QueryMigrationsResponse = Message<"chain.upgrade.v1beta1.QueryMigrationsResponse"> & {
+  /**
+   * migrations lists every stepped migration started on this chain, in store order (upgrade, module, name).
+   *
+   * @generated from field: repeated chain.upgrade.v1beta1.SteppedMigration migrations = 1;
+   */
+  migrations: SteppedMigration[];
+};
+
+/**
+ * Describes the message chain.upgrade.v1beta1.QueryMigrationsResponse.
+ * Use `create(QueryMigrationsResponseSchema)` to create a new message.
+ */
+export declare const QueryMigrationsResponseSchema: GenMessage<QueryMigrationsResponse>;
+
+/**
  * Query is the upgrade module's query service.
  *
  * @generated from service chain.upgrade.v1beta1.Query
@@ -404,6 +438,16 @@ export declare const Query: GenService<{
     methodKind: "unary";
     input: typeof QueryUpgradeReadinessRequestSchema;
     output: typeof QueryUpgradeReadinessResponseSchema;
+  },
+  /**
+   * Migrations lists every stepped migration (one an upgrade runs across blocks), running or finished.
+   *
+   * @generated from rpc chain.upgrade.v1beta1.Query.Migrations
+   */
+  migrations: {
+    methodKind: "unary";
+    input: typeof QueryMigrationsRequestSchema;
+    output: typeof QueryMigrationsResponseSchema;
   },
 }>;
 

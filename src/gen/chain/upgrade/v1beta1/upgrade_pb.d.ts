@@ -179,3 +179,89 @@ export declare type Params = Message<"chain.upgrade.v1beta1.Params"> & {
  */
 export declare const ParamsSchema: GenMessage<Params>;
 
+/**
+ * SteppedMigration is one migration an upgrade runs across blocks, one bounded step per block.
+ *
+ * @generated from message chain.upgrade.v1beta1.SteppedMigration
+ */
+export declare type SteppedMigration = Message<"chain.upgrade.v1beta1.SteppedMigration"> & {
+  /**
+   * upgrade is the name of the upgrade that started it.
+   *
+   * @generated from field: string upgrade = 1;
+   */
+  upgrade: string;
+
+  /**
+   * module is the module whose transactions are refused while it runs.
+   *
+   * @generated from field: string module = 2;
+   */
+  module: string;
+
+  /**
+   * name is the migration's name within the upgrade.
+   *
+   * @generated from field: string name = 3;
+   */
+  name: string;
+
+  /**
+   * started_height is the height of the block whose upgrade handler started it.
+   *
+   * @generated from field: int64 started_height = 4;
+   */
+  startedHeight: bigint;
+
+  /**
+   * finished_height is the height of the block whose step finished it; 0 while it runs.
+   *
+   * @generated from field: int64 finished_height = 5;
+   */
+  finishedHeight: bigint;
+
+  /**
+   * progress is the done fraction as LegacyDec text with 18 decimals, or empty when the migration cannot estimate it.
+   *
+   * @generated from field: string progress = 6;
+   */
+  progress: string;
+
+  /**
+   * steps is how many steps have run.
+   *
+   * @generated from field: uint64 steps = 7;
+   */
+  steps: bigint;
+};
+
+/**
+ * Describes the message chain.upgrade.v1beta1.SteppedMigration.
+ * Use `create(SteppedMigrationSchema)` to create a new message.
+ */
+export declare const SteppedMigrationSchema: GenMessage<SteppedMigration>;
+
+/**
+ * SteppedMigrationRecord is how the upgrade store keeps a stepped migration: its status and the cursor its next step
+ * starts from (empty before the first step).
+ *
+ * @generated from message chain.upgrade.v1beta1.SteppedMigrationRecord
+ */
+export declare type SteppedMigrationRecord = Message<"chain.upgrade.v1beta1.SteppedMigrationRecord"> & {
+  /**
+   * @generated from field: chain.upgrade.v1beta1.SteppedMigration migration = 1;
+   */
+  migration?: SteppedMigration | undefined;
+
+  /**
+   * @generated from field: bytes cursor = 2;
+   */
+  cursor: Uint8Array;
+};
+
+/**
+ * Describes the message chain.upgrade.v1beta1.SteppedMigrationRecord.
+ * Use `create(SteppedMigrationRecordSchema)` to create a new message.
+ */
+export declare const SteppedMigrationRecordSchema: GenMessage<SteppedMigrationRecord>;
+
