@@ -16,16 +16,10 @@ import type { ChainDefinition, Release } from "../../runtime/release.ts";
 import { openMultiStore, readCommittedStoreNames } from "../../store/index.ts";
 import type { StoreUpgrades } from "../../store/types.ts";
 import { closeVerifyPool } from "../../x/auth/verify-pool.ts";
-import {
-  appliedHeight,
-  type DryRunModuleVersion,
-  type DryRunStore,
-  releaseForUpgrade,
-  storeRows,
-  versionRows,
-} from "../dry-run.ts";
+import { appliedHeight, type DryRunReport, releaseForUpgrade, storeRows, versionRows } from "../dry-run.ts";
 import type { CheckResult } from "./checks.ts";
 import { runInvariants } from "./checks.ts";
+import { readCometBlock } from "./comet-block.ts";
 import { firstDifference, type StateDifference } from "./compare-stores.ts";
 import { type ChildCommand, runSecondProcess, type SecondEnvironment } from "./determinism.ts";
 import { RehearsalError } from "./errors.ts";
@@ -58,6 +52,11 @@ export interface RehearsalParameters {
   blockTime?: { seconds: bigint; nanos: number };
   /** Block H+1's proposer address (default: the source's for H+1, else none); it reaches state like the time. */
   proposer?: Uint8Array;
+  /**
+   * Block H+1 as CometBFT's RPC `/block` answered it (a JSON file): its time, proposer, hash and transactions (the
+   * extended commit among them) run instead of a built block, so the app hash is the network's (comet-block.ts).
+   */
+  blockFile?: string;
   chain?: ChainDefinition;
   tempRoot?: string;
 }
@@ -77,20 +76,12 @@ export interface DeterminismReport {
   error?: string;
 }
 
-/** The rehearsal's report (`-o json` prints it as docs/UPGRADING.md documents). */
-export interface RehearsalReport {
-  name: string;
-  release: { name: string; version: string };
+/**
+ * The rehearsal's report (`-o json` prints it as docs/UPGRADING.md documents): the dry run's fields (its store,
+ * version and app-hash rows mean the same here) with the rehearsal's own durations, then what the rehearsal adds.
+ */
+export interface RehearsalReport extends Omit<DryRunReport, "durations"> {
   source: { home: string; snapshot?: string };
-  height: bigint;
-  appliedAt: bigint;
-  scheduledPlan: { name: string; height: bigint; info: string } | undefined;
-  storeUpgrades: StoreUpgrades;
-  stores: DryRunStore[];
-  moduleVersions: DryRunModuleVersion[];
-  protocolVersion: { before: bigint; after: bigint };
-  appHashBefore: string;
-  appHashAfter: string;
   checks: CheckResult[];
   determinism: DeterminismReport;
   follow: { requested: number; blocks: FollowedBlock[] } | undefined;
@@ -142,6 +133,12 @@ export async function rehearseUpgrade(parameters: RehearsalParameters): Promise<
       "--block-time and --proposer set block H+1, which --follow takes from the source: give one or the other",
     );
   }
+  if (
+    parameters.blockFile !== undefined &&
+    (follow > 0 || parameters.blockTime !== undefined || parameters.proposer !== undefined)
+  ) {
+    throw new RehearsalError("--block gives block H+1 whole: it excludes --follow, --block-time and --proposer");
+  }
   const genesisFile = homePaths(parameters.home).genesis;
   const genesis = await loadGenesis(genesisFile).catch((err: unknown) => {
     throw new RehearsalError(`cannot read ${genesisFile}: ${(err as Error).message}`, { cause: err });
@@ -171,10 +168,13 @@ export async function rehearseUpgrade(parameters: RehearsalParameters): Promise<
       temp,
     );
     try {
-      // Block H+1: the source's own when following (its transactions run under the new rules, then the upgrade, as
-      // at the real height); otherwise an empty block with the source's time for H+1 when it has one, else one
-      // second after block H (so a home and a snapshot of the same height rehearse alike), else now. --block-time and
-      // --proposer override them, to match a network's real block H+1.
+      // Block H+1: the network's real one when --block gives it (CometBFT's /block JSON), the source's own when
+      // following (its transactions run under the new rules, then the upgrade, as at the real height); otherwise an
+      // empty block with the source's time for H+1 when it has one, else one second after block H (so a home and a
+      // snapshot of the same height rehearse alike), else now. --block-time and --proposer override them. The built
+      // block has no transactions, so on a chain with vote extensions it lacks H's extended commit: the readiness
+      // signals of H are not recorded, and its app hash differs from the network's by those records alone (every
+      // other store is the upgrade's work on the same state; docs/UPGRADING.md).
       const recorded = await source.request(height + 1n);
       const previous =
         (await source.request(height))?.time ?? (await recordedBlockTime(homePaths(workHome).blocksDb, height));
@@ -182,20 +182,24 @@ export async function rehearseUpgrade(parameters: RehearsalParameters): Promise<
         previous === undefined
           ? timestampFromMs(Date.now())
           : create(TimestampSchema, { seconds: previous.seconds + 1n, nanos: previous.nanos });
+      const given =
+        parameters.blockFile === undefined ? undefined : await readCometBlock(parameters.blockFile, height + 1n);
       const block =
-        follow > 0 && recorded !== undefined
-          ? recorded
-          : create(RequestFinalizeBlockSchema, {
-              height: height + 1n,
-              time:
-                parameters.blockTime === undefined
-                  ? (recorded?.time ?? fallbackTime)
-                  : create(TimestampSchema, parameters.blockTime),
-              proposerAddress: parameters.proposer ?? recorded?.proposerAddress ?? new Uint8Array(),
-              hash: recorded?.hash ?? new Uint8Array(),
-              txs: [],
-              misbehavior: [],
-            });
+        given !== undefined
+          ? given
+          : follow > 0 && recorded !== undefined
+            ? recorded
+            : create(RequestFinalizeBlockSchema, {
+                height: height + 1n,
+                time:
+                  parameters.blockTime === undefined
+                    ? (recorded?.time ?? fallbackTime)
+                    : create(TimestampSchema, parameters.blockTime),
+                proposerAddress: parameters.proposer ?? recorded?.proposerAddress ?? new Uint8Array(),
+                hash: recorded?.hash ?? new Uint8Array(),
+                txs: [],
+                misbehavior: [],
+              });
       const blockFile = join(temp, "block.bin");
       await writeFile(blockFile, toBinary(RequestFinalizeBlockSchema, block));
       const determinism = parameters.determinism ?? true;
