@@ -1,6 +1,11 @@
 // Public entry point of the state store.
 
-export { readCommittedStoreNames, readCommittedValue, readLastCommittedVersion } from "./committed-state.ts";
+export {
+  readCommittedStoreNames,
+  readCommittedValue,
+  readCommittedVersionAndValue,
+  readLastCommittedVersion,
+} from "./committed-state.ts";
 export {
   DataDirectoryCorruptError,
   DataDirectoryLockedError,

@@ -16,7 +16,7 @@ import type { ChainDefinition, Release } from "../../runtime/release.ts";
 import { openMultiStore, readCommittedStoreNames } from "../../store/index.ts";
 import type { StoreUpgrades } from "../../store/types.ts";
 import { closeVerifyPool } from "../../x/auth/verify-pool.ts";
-import { appliedHeight, type DryRunReport, releaseForUpgrade, storeRows, versionRows } from "../dry-run.ts";
+import { type DryRunReport, releaseForUpgrade, storeRows, versionRows } from "../dry-run.ts";
 import type { CheckResult } from "./checks.ts";
 import { runInvariants } from "./checks.ts";
 import { readCometBlock } from "./comet-block.ts";
@@ -148,16 +148,17 @@ export async function rehearseUpgrade(parameters: RehearsalParameters): Promise<
     const workHome = join(temp, "first");
     const prepared =
       parameters.snapshot === undefined
-        ? await stateFromHome(parameters.home, workHome, parameters.height)
+        ? await stateFromHome(parameters.home, workHome, parameters.name, parameters.height)
         : await stateFromSnapshot({
             archive: parameters.snapshot,
             configHome: parameters.home,
             workHome,
             chain,
             previous: previousRelease(chain, release),
+            upgrade: parameters.name,
           });
     const height = prepared.height;
-    const done = await appliedHeight(homePaths(workHome).applicationDb, parameters.name);
+    const done = prepared.appliedAt;
     if (done !== undefined) {
       throw new RehearsalError(
         `the upgrade "${parameters.name}" was already applied at height ${done}: rehearse on a state before it (--height ${done - 1n} or lower)`,
