@@ -4,6 +4,7 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
+import { defineChain } from "../../runtime/release.ts";
 import { readCometBlock } from "./comet-block.ts";
 import { RehearsalError } from "./errors.ts";
 
@@ -85,4 +86,33 @@ test("a file that is not block H+1 is refused with one line saying what was expe
     readCometBlock("/nonexistent/block.json", 100n),
     /--block \/nonexistent\/block\.json: cannot read it/,
   );
+});
+
+test("--block gives block H+1 whole: with --follow, --block-time or --proposer it is refused before anything is read", async () => {
+  const { rehearseUpgrade } = await import("./rehearse.ts");
+  // A chain whose v2 performs "v2": the flags are refused before the upgrade could run.
+  const chain = defineChain({
+    name: "flags",
+    releases: [
+      { name: "v1", version: "1.0.0", modules: () => [], upgrades: [] },
+      {
+        name: "v2",
+        version: "2.0.0",
+        upgradesFrom: ["v1"],
+        modules: () => [],
+        upgrades: [{ name: "v2", handler: async (_c, _p, vm) => vm }],
+      },
+    ],
+  });
+  const others = [{ follow: 2 }, { blockTime: { seconds: 1n, nanos: 0 } }, { proposer: new Uint8Array(20) }];
+  for (const other of others) {
+    await assert.rejects(
+      rehearseUpgrade({ home: "/nonexistent-home", name: "v2", chain, blockFile: "/nonexistent/block.json", ...other }),
+      (err: unknown) => {
+        assert.ok(err instanceof RehearsalError, String(err));
+        assert.equal(err.message, "--block gives block H+1 whole: it excludes --follow, --block-time and --proposer");
+        return true;
+      },
+    );
+  }
 });
