@@ -3,11 +3,14 @@
 // one chainvisor backed up when the node's v1 halted at H (its data directory, stopped, before v2 ran; the testnet
 // runs chainvisor with UNSAFE_SKIP_BACKUP=false for this). The snapshot is made from it as an operator would:
 // `chaind snapshots export --height H-1` and `snapshots dump` on a home holding that data; block H is the network's
-// (CometBFT's `/block?height=H`, given with `--block`), since its time, proposer and extended commit reach state.
+// (CometBFT's `/block?height=H`, given with `--block`), since its time, proposer and extended commit reach state; a
+// second rehearsal without it runs the block the rehearsal builds (built-commit.ts), with block H's time and proposer.
 import { cp, mkdir, readdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { rpcResult, type TestnetNode } from "../../../scripts/testnet/index.ts";
+import { decodeExtendedCommitTx } from "../../../src/app/extended-commit.ts";
 import { homePaths } from "../../../src/config/index.ts";
+import { BlockIDFlag } from "../../../src/gen/tendermint/types/validator_pb.js";
 import { chaindCli } from "./chain-client.ts";
 
 /** What the rehearsal's `-o json` report says (the fields the check reads). */
@@ -35,7 +38,7 @@ export async function rehearseFromUpgradeBackup(
   name: string,
   upgradeHeight: number,
   workDir: string,
-): Promise<SnapshotRehearsal> {
+): Promise<{ withBlock: SnapshotRehearsal; built: SnapshotRehearsal; allPrecommitted: boolean }> {
   const backups = (await readdir(node.home)).filter((entry) => entry.startsWith("data-backup-")).sort();
   const backup = backups.at(-1);
   if (backup === undefined) throw new Error(`${node.moniker}: chainvisor took no data backup in ${node.home}`);
@@ -53,19 +56,24 @@ export async function rehearseFromUpgradeBackup(
   await chaindCli(["snapshots", "dump", height, format, "--home", home, "--out", archive]);
 
   const blockFile = join(workDir, `block-${upgradeHeight}.json`);
-  await writeFile(blockFile, JSON.stringify(await rpcResult(node, `/block?height=${upgradeHeight}`)));
-  const { stdout } = await chaindCli([
-    "upgrade",
-    "rehearse",
-    name,
-    "--home",
-    home,
-    "--snapshot",
-    archive,
-    "--block",
-    blockFile,
-    "-o",
-    "json",
-  ]);
-  return { ...(JSON.parse(stdout) as Omit<SnapshotRehearsal, "archive">), archive };
+  const answer = await rpcResult(node, `/block?height=${upgradeHeight}`);
+  await writeFile(blockFile, JSON.stringify(answer));
+  const rehearse = async (extra: string[]): Promise<SnapshotRehearsal> => {
+    const args = ["upgrade", "rehearse", name, "--home", home, "--snapshot", archive, ...extra, "-o", "json"];
+    const { stdout } = await chaindCli(args);
+    return { ...(JSON.parse(stdout) as Omit<SnapshotRehearsal, "archive">), archive };
+  };
+  // Whether the real block's extended commit has every validator precommitting: then the block the rehearsal builds
+  // without --block (each bonded validator re-signalling its latest signal) is the real one, state for state.
+  const { header, data } = (
+    answer as { block: { header: { time: string; proposer_address: string }; data: { txs: string[] } } }
+  ).block;
+  const txs = data.txs;
+  const commit = decodeExtendedCommitTx(new Uint8Array(Buffer.from(txs[0] ?? "", "base64")));
+  const allPrecommitted = commit.votes.every((vote) => vote.blockIdFlag === BlockIDFlag.BLOCK_ID_FLAG_COMMIT);
+  return {
+    withBlock: await rehearse(["--block", blockFile]),
+    built: await rehearse(["--block-time", header.time, "--proposer", header.proposer_address]),
+    allPrecommitted,
+  };
 }
