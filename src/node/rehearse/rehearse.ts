@@ -146,36 +146,43 @@ export async function rehearseUpgrade(parameters: RehearsalParameters): Promise<
   const temp = await mkdtemp(join(parameters.tempRoot ?? tmpdir(), "chaind-rehearse-"));
   try {
     const workHome = join(temp, "first");
-    const prepared =
+    // The state and the source's block store are prepared side by side: each is a copy and a LevelDB open, tens of
+    // milliseconds the real upgrade does not spend (the rehearsal's own cost, issue 33's bench).
+    const [preparing, opening] = await Promise.allSettled([
       parameters.snapshot === undefined
-        ? await stateFromHome(parameters.home, workHome, parameters.name, parameters.height)
-        : await stateFromSnapshot({
+        ? stateFromHome(parameters.home, workHome, parameters.name, parameters.height)
+        : stateFromSnapshot({
             archive: parameters.snapshot,
             configHome: parameters.home,
             workHome,
             chain,
             previous: previousRelease(chain, release),
             upgrade: parameters.name,
-          });
+          }),
+      openSourceBlocks(parameters.snapshot === undefined ? homePaths(parameters.home).blocksDb : undefined, temp),
+    ]);
+    if (preparing.status === "rejected") {
+      if (opening.status === "fulfilled") await opening.value.close();
+      throw preparing.reason;
+    }
+    if (opening.status === "rejected") throw opening.reason;
+    const prepared = preparing.value;
+    const source = opening.value;
     const height = prepared.height;
     const done = prepared.appliedAt;
     if (done !== undefined) {
+      await source.close();
       throw new RehearsalError(
         `the upgrade "${parameters.name}" was already applied at height ${done}: rehearse on a state before it (--height ${done - 1n} or lower)`,
       );
     }
-    const source = await openSourceBlocks(
-      parameters.snapshot === undefined ? homePaths(parameters.home).blocksDb : undefined,
-      temp,
-    );
     try {
       // Block H+1: the network's real one when --block gives it (CometBFT's /block JSON), the source's own when
       // following (its transactions run under the new rules, then the upgrade, as at the real height); otherwise an
       // empty block with the source's time for H+1 when it has one, else one second after block H (so a home and a
-      // snapshot of the same height rehearse alike), else now. --block-time and --proposer override them. The built
-      // block has no transactions, so on a chain with vote extensions it lacks H's extended commit: the readiness
-      // signals of H are not recorded, and its app hash differs from the network's by those records alone (every
-      // other store is the upgrade's work on the same state; docs/UPGRADING.md).
+      // snapshot of the same height rehearse alike), else now. --block-time and --proposer override them. On a chain
+      // with vote extensions runUpgrade puts H's extended commit in the built block, as a steady network's real
+      // block would carry it (built-commit.ts; docs/UPGRADING.md says exactly what that models).
       const recorded = await source.request(height + 1n);
       const previous =
         (await source.request(height))?.time ?? (await recordedBlockTime(homePaths(workHome).blocksDb, height));
