@@ -290,7 +290,11 @@ export function versionRows(before: VersionMap, after: VersionMap): DryRunModule
 /** The height at which `name` was applied in the committed state at `db` (the upgrade store's done key), if it was. */
 export async function appliedHeight(db: string, name: string): Promise<bigint | undefined> {
   // One read of the done record, without mounting the stores: the rehearsal's time is measured against the upgrade's.
-  const bytes = await readCommittedValue(db, UPGRADE_STORE_KEY, doneKey(name));
+  return decodeAppliedHeight(await readCommittedValue(db, UPGRADE_STORE_KEY, doneKey(name)));
+}
+
+/** The height an upgrade's done record (the upgrade store's `doneKey`) holds, if it is one. */
+export function decodeAppliedHeight(bytes: Uint8Array | undefined): bigint | undefined {
   if (bytes === undefined || bytes.length !== 8) return undefined;
   return new DataView(bytes.buffer, bytes.byteOffset, 8).getBigUint64(0);
 }

@@ -135,18 +135,31 @@ export async function readCommittedValue(
   storeName: string,
   key: Uint8Array,
 ): Promise<Uint8Array | undefined> {
-  if (!existsSync(path)) return undefined;
+  return (await readCommittedVersionAndValue(path, storeName, key)).value;
+}
+
+/**
+ * The last committed version and the committed value of `key` in store `storeName` at it, in one open of the
+ * LevelDB store at `path` (each open of a large store costs tens of milliseconds; the rehearsal needs both).
+ */
+export async function readCommittedVersionAndValue(
+  path: string,
+  storeName: string,
+  key: Uint8Array,
+): Promise<{ latest: bigint; value: Uint8Array | undefined }> {
+  if (!existsSync(path)) return { latest: 0n, value: undefined };
   let backend: KVBackend;
   try {
     backend = await openLevelBackend(path, { createIfMissing: false });
   } catch (err) {
-    if (err instanceof DataDirectoryMissingError) return undefined;
+    if (err instanceof DataDirectoryMissingError) return { latest: 0n, value: undefined };
     throw err;
   }
   try {
     const state = await readCommittedState(backend);
     const store = state.record.stores.find((s) => s.name === storeName);
-    return store === undefined ? undefined : readAt(backend, store.sid, key, state.latest, true);
+    const value = store === undefined ? undefined : await readAt(backend, store.sid, key, state.latest, true);
+    return { latest: BigInt(state.latest), value };
   } finally {
     await backend.close();
   }

@@ -1,7 +1,12 @@
 // Public entry point of the state store.
 
 export { merkleRoot } from "../crypto/merkle.ts";
-export { readCommittedStoreNames, readCommittedValue, readLastCommittedVersion } from "./committed-state.ts";
+export {
+  readCommittedStoreNames,
+  readCommittedValue,
+  readCommittedVersionAndValue,
+  readLastCommittedVersion,
+} from "./committed-state.ts";
 export {
   DataDirectoryCorruptError,
   DataDirectoryLockedError,

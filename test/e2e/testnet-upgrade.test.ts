@@ -30,6 +30,7 @@ import {
   proposeUpgradeAndVote,
   upgradeHeightAfterVote,
 } from "./testnet-support/governance.ts";
+import { BACKUP_AT_UPGRADE_ENV, rehearseFromUpgradeBackup } from "./testnet-support/rehearse-snapshot.ts";
 import { startReplayFullNode } from "./testnet-support/replay-node.ts";
 import { testnetSkipReason } from "./testnet-support/requirements.ts";
 import { sourceReleaseArchive } from "./testnet-support/source-release.ts";
@@ -86,7 +87,12 @@ test("a governance upgrade across four validators under chainvisor", { skip, tim
       dir: join(dir, "net"),
       votingPeriod: `${TIMING.votingPeriodSeconds}s`,
       timeoutCommit: `${TIMING.timeoutCommitMs}ms`,
-      chainvisor: { genesis: v1, upgrades: [{ name: "v2", path: v2 }], env: { DAEMON_POLL_INTERVAL: "100ms" } },
+      chainvisor: {
+        genesis: v1,
+        upgrades: [{ name: "v2", path: v2 }],
+        // The backup at the upgrade is the stopped state at H-1 the rehearsal check snapshots (issue 33).
+        env: { DAEMON_POLL_INTERVAL: "100ms", ...BACKUP_AT_UPGRADE_ENV },
+      },
       minHeight: 3,
       log: (line) => t.diagnostic(line),
     });
@@ -194,6 +200,32 @@ test("a governance upgrade across four validators under chainvisor", { skip, tim
         const plan = await restGet(node, "/chain/upgrade/v1beta1/current_plan");
         assert.equal((plan.body as { plan: unknown }).plan, null, `${node.moniker}: no plan left`);
       }
+    });
+
+    // Issue 33: `upgrade rehearse` on a snapshot of the state at H-1 gives the app hash the real upgrade gave.
+    await t.test("a rehearsal from a snapshot at H-1 gives the real upgrade's app hash", async () => {
+      const {
+        withBlock: report,
+        built,
+        allPrecommitted,
+      } = await rehearseFromUpgradeBackup(proposer, "v2", haltHeight, dir);
+      t.diagnostic(
+        `rehearsed on ${report.archive}: app hash ${report.app_hash_after}, built block ${built.app_hash_after}`,
+      );
+      assert.deepEqual([report.height, report.applied_at], [String(haltHeight - 1), String(haltHeight)]);
+      assert.equal(report.app_hash_before, (await headerAt(proposer, haltHeight)).appHash, "the snapshot's state");
+      assert.equal(report.app_hash_after, (await headerAt(proposer, haltHeight + 1)).appHash, "header H+1's");
+      assert.deepEqual([report.passed, report.determinism.equal], [true, true], report.failures.join("; "));
+      // The block built without --block: the real one's time and proposer, and H-1's extended commit as a network
+      // where every validator precommitted and kept its readiness would carry it — which this one did, if all four
+      // precommits reached the proposer (a slow one may not: then the built block is not the real one).
+      assert.deepEqual(
+        [built.passed, built.app_hash_before],
+        [true, report.app_hash_before],
+        built.failures.join("; "),
+      );
+      if (allPrecommitted) assert.equal(built.app_hash_after, report.app_hash_after, "the built block is the real one");
+      else t.diagnostic("not every validator's precommit of H-1 is in block H: the built block differs from it");
     });
 
     // Issue 19: a node with only the v2 release, in replay mode (app.toml replay-releases), joins from genesis by

@@ -40,6 +40,10 @@ export function addRehearseCommands(upgrade: Command, io: CliIo): void {
       "block H+1's proposer address, 40 hex digits (default: the source's, else none)",
       proposer,
     )
+    .option(
+      "--block <file>",
+      "block H+1 as CometBFT's RPC /block?height=H+1 returns it (JSON): its time, proposer, hash and txs (with the extended commit) run instead of a built empty block, to reproduce the network's app hash",
+    )
     .option("--no-determinism", "skip the second, perturbed run")
     .action(
       async (
@@ -50,6 +54,7 @@ export function addRehearseCommands(upgrade: Command, io: CliIo): void {
           follow?: bigint;
           blockTime?: Timestamp;
           proposer?: Uint8Array;
+          block?: string;
           determinism: boolean;
         },
         command: Command,
@@ -63,6 +68,7 @@ export function addRehearseCommands(upgrade: Command, io: CliIo): void {
           follow: flags.follow === undefined ? 0 : Number(flags.follow),
           blockTime: flags.blockTime,
           proposer: flags.proposer,
+          blockFile: flags.block,
           determinism: flags.determinism,
         });
         io.stdout.write(output === "json" ? `${JSON.stringify(rehearsalJson(report))}\n` : rehearsalText(report));

@@ -6,7 +6,7 @@ import { create, type JsonValue, toBinary } from "@bufbuild/protobuf";
 import { Command } from "commander";
 import { fromProtoJson } from "../../app/proto-json.ts";
 import { addressToBech32 } from "../../crypto/index.ts";
-import { AuthInfoSchema, type Tx, TxBodySchema, TxRawSchema, TxSchema } from "../../gen/chain/tx/v1beta1/tx_pb.js";
+import { type Tx, TxBodySchema, TxSchema } from "../../gen/chain/tx/v1beta1/tx_pb.js";
 import { KeyringError, type KeyringSigner } from "../keyring/index.ts";
 import {
   makeAuthInfoBytes,

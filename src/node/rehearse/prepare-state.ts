@@ -15,8 +15,10 @@ import {
   importState,
   openMultiStore,
   readCommittedStoreNames,
-  readLastCommittedVersion,
+  readCommittedVersionAndValue,
 } from "../../store/index.ts";
+import { doneKey, UPGRADE_STORE_KEY } from "../../x/upgrade/keys.ts";
+import { appliedHeight, decodeAppliedHeight } from "../dry-run.ts";
 import { loadHomeSnapshot, restoreHomeSnapshot } from "../snapshot-home.ts";
 import { RehearsalError } from "./errors.ts";
 import { copyLevelDb } from "./level-copy.ts";
@@ -25,10 +27,20 @@ import { copyLevelDb } from "./level-copy.ts";
 export interface PreparedState {
   home: string;
   height: bigint;
+  /** The height at which that state says the upgrade was applied, when it was. */
+  appliedAt: bigint | undefined;
 }
 
-/** Copies (or exports) the state at `height` (default: the latest) of `sourceHome` into `workHome`. */
-export async function stateFromHome(sourceHome: string, workHome: string, height?: bigint): Promise<PreparedState> {
+/**
+ * Copies (or exports) the state at `height` (default: the latest) of `sourceHome` into `workHome`, and reads whether
+ * it has the upgrade `upgrade` applied already.
+ */
+export async function stateFromHome(
+  sourceHome: string,
+  workHome: string,
+  upgrade: string,
+  height?: bigint,
+): Promise<PreparedState> {
   const source = homePaths(sourceHome);
   if ((await stat(source.applicationDb).catch(() => undefined)) === undefined) {
     throw new RehearsalError(
@@ -41,14 +53,15 @@ export async function stateFromHome(sourceHome: string, workHome: string, height
   // Its table files are shared by hard link (level-copy.ts): LevelDB never writes one after creating it.
   const copy = join(workHome, "source-application.db");
   await copyLevelDb(source.applicationDb, copy);
-  const latest = await readLastCommittedVersion(copy);
+  // One open for the latest version and the upgrade's done record (each open of a large store costs tens of ms).
+  const { latest, value: done } = await readCommittedVersionAndValue(copy, UPGRADE_STORE_KEY, doneKey(upgrade));
   if (latest === 0n) throw new RehearsalError(`${source.applicationDb} holds no committed state yet`);
   if (height !== undefined && height > latest) {
     throw new RehearsalError(`--height ${height} is in the future: the latest committed height is ${latest}`);
   }
   if (height === undefined || height === latest) {
     await rename(copy, work.applicationDb);
-    return { home: workHome, height: latest };
+    return { home: workHome, height: latest, appliedAt: decodeAppliedHeight(done) };
   }
   // An older version: exported from the copy and imported alone (the copy keeps every version it held).
   const store = await openMultiStore({ path: copy, storeNames: await readCommittedStoreNames(copy) });
@@ -66,7 +79,8 @@ export async function stateFromHome(sourceHome: string, workHome: string, height
     await store.close();
     await rm(copy, { recursive: true, force: true });
   }
-  return { home: workHome, height };
+  // The upgrade may have been applied after `height`: what counts is the exported state's own record.
+  return { home: workHome, height, appliedAt: await appliedHeight(work.applicationDb, upgrade) };
 }
 
 /**
@@ -80,6 +94,7 @@ export async function stateFromSnapshot(options: {
   chain: ChainDefinition;
   /** The release that runs before the upgrade: the snapshot must hold its stores. */
   previous: Release;
+  upgrade: string;
 }): Promise<PreparedState> {
   const config = homePaths(options.configHome);
   if (!existsSync(config.genesis)) {
@@ -98,5 +113,9 @@ export async function stateFromSnapshot(options: {
     chain: options.chain,
     release: options.previous,
   });
-  return { home: options.workHome, height: info.height };
+  return {
+    home: options.workHome,
+    height: info.height,
+    appliedAt: await appliedHeight(work.applicationDb, options.upgrade),
+  };
 }

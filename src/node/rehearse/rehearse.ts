@@ -18,16 +18,10 @@ import { openMultiStore, readCommittedStoreNames } from "../../store/index.ts";
 import type { StoreUpgrades } from "../../store/types.ts";
 import { closeVerifyPool } from "../../x/auth/verify-pool.ts";
 import type { DrainedMigration } from "../../x/upgrade/migration-runner.ts";
-import {
-  appliedHeight,
-  type DryRunModuleVersion,
-  type DryRunStore,
-  releaseForUpgrade,
-  storeRows,
-  versionRows,
-} from "../dry-run.ts";
+import { type DryRunReport, releaseForUpgrade, storeRows, versionRows } from "../dry-run.ts";
 import type { CheckResult } from "./checks.ts";
 import { runInvariants } from "./checks.ts";
+import { readCometBlock } from "./comet-block.ts";
 import { firstDifference, type StateDifference } from "./compare-stores.ts";
 import { type ChildCommand, runSecondProcess, type SecondEnvironment } from "./determinism.ts";
 import { RehearsalError } from "./errors.ts";
@@ -60,6 +54,11 @@ export interface RehearsalParameters {
   blockTime?: { seconds: bigint; nanos: number };
   /** Block H+1's proposer address (default: the source's for H+1, else none); it reaches state like the time. */
   proposer?: Uint8Array;
+  /**
+   * Block H+1 as CometBFT's RPC `/block` answered it (a JSON file): its time, proposer, hash and transactions (the
+   * extended commit among them) run instead of a built block, so the app hash is the network's (comet-block.ts).
+   */
+  blockFile?: string;
   chain?: ChainDefinition;
   tempRoot?: string;
 }
@@ -79,20 +78,12 @@ export interface DeterminismReport {
   error?: string;
 }
 
-/** The rehearsal's report (`-o json` prints it as docs/UPGRADING.md documents). */
-export interface RehearsalReport {
-  name: string;
-  release: { name: string; version: string };
+/**
+ * The rehearsal's report (`-o json` prints it as docs/UPGRADING.md documents): the dry run's fields (its store,
+ * version and app-hash rows mean the same here) with the rehearsal's own durations, then what the rehearsal adds.
+ */
+export interface RehearsalReport extends Omit<DryRunReport, "durations"> {
   source: { home: string; snapshot?: string };
-  height: bigint;
-  appliedAt: bigint;
-  scheduledPlan: { name: string; height: bigint; info: string } | undefined;
-  storeUpgrades: StoreUpgrades;
-  stores: DryRunStore[];
-  moduleVersions: DryRunModuleVersion[];
-  protocolVersion: { before: bigint; after: bigint };
-  appHashBefore: string;
-  appHashAfter: string;
   checks: CheckResult[];
   /** The upgrade's stepped migrations run to their end: steps (blocks) each takes at its budget. */
   steppedMigrations: DrainedMigration[];
@@ -148,6 +139,12 @@ export async function rehearseUpgrade(parameters: RehearsalParameters): Promise<
       "--block-time and --proposer set block H+1, which --follow takes from the source: give one or the other",
     );
   }
+  if (
+    parameters.blockFile !== undefined &&
+    (follow > 0 || parameters.blockTime !== undefined || parameters.proposer !== undefined)
+  ) {
+    throw new RehearsalError("--block gives block H+1 whole: it excludes --follow, --block-time and --proposer");
+  }
   const genesisFile = homePaths(parameters.home).genesis;
   const genesis = await loadGenesis(genesisFile).catch((err: unknown) => {
     throw new RehearsalError(`cannot read ${genesisFile}: ${(err as Error).message}`, { cause: err });
@@ -155,32 +152,43 @@ export async function rehearseUpgrade(parameters: RehearsalParameters): Promise<
   const temp = await mkdtemp(join(parameters.tempRoot ?? tmpdir(), "chaind-rehearse-"));
   try {
     const workHome = join(temp, "first");
-    const prepared =
+    // The state and the source's block store are prepared side by side: each is a copy and a LevelDB open, tens of
+    // milliseconds the real upgrade does not spend (the rehearsal's own cost, issue 33's bench).
+    const [preparing, opening] = await Promise.allSettled([
       parameters.snapshot === undefined
-        ? await stateFromHome(parameters.home, workHome, parameters.height)
-        : await stateFromSnapshot({
+        ? stateFromHome(parameters.home, workHome, parameters.name, parameters.height)
+        : stateFromSnapshot({
             archive: parameters.snapshot,
             configHome: parameters.home,
             workHome,
             chain,
             previous: previousRelease(chain, release),
-          });
+            upgrade: parameters.name,
+          }),
+      openSourceBlocks(parameters.snapshot === undefined ? homePaths(parameters.home).blocksDb : undefined, temp),
+    ]);
+    if (preparing.status === "rejected") {
+      if (opening.status === "fulfilled") await opening.value.close();
+      throw preparing.reason;
+    }
+    if (opening.status === "rejected") throw opening.reason;
+    const prepared = preparing.value;
+    const source = opening.value;
     const height = prepared.height;
-    const done = await appliedHeight(homePaths(workHome).applicationDb, parameters.name);
+    const done = prepared.appliedAt;
     if (done !== undefined) {
+      await source.close();
       throw new RehearsalError(
         `the upgrade "${parameters.name}" was already applied at height ${done}: rehearse on a state before it (--height ${done - 1n} or lower)`,
       );
     }
-    const source = await openSourceBlocks(
-      parameters.snapshot === undefined ? homePaths(parameters.home).blocksDb : undefined,
-      temp,
-    );
     try {
-      // Block H+1: the source's own when following (its transactions run under the new rules, then the upgrade, as
-      // at the real height); otherwise an empty block with the source's time for H+1 when it has one, else one
-      // second after block H (so a home and a snapshot of the same height rehearse alike), else now. --block-time and
-      // --proposer override them, to match a network's real block H+1.
+      // Block H+1: the network's real one when --block gives it (CometBFT's /block JSON), the source's own when
+      // following (its transactions run under the new rules, then the upgrade, as at the real height); otherwise an
+      // empty block with the source's time for H+1 when it has one, else one second after block H (so a home and a
+      // snapshot of the same height rehearse alike), else now. --block-time and --proposer override them. On a chain
+      // with vote extensions runUpgrade puts H's extended commit in the built block, as a steady network's real
+      // block would carry it (built-commit.ts; docs/UPGRADING.md says exactly what that models).
       const recorded = await source.request(height + 1n);
       const previous =
         (await source.request(height))?.time ?? (await recordedBlockTime(homePaths(workHome).blocksDb, height));
@@ -188,20 +196,24 @@ export async function rehearseUpgrade(parameters: RehearsalParameters): Promise<
         previous === undefined
           ? timestampFromMs(Date.now())
           : create(TimestampSchema, { seconds: previous.seconds + 1n, nanos: previous.nanos });
+      const given =
+        parameters.blockFile === undefined ? undefined : await readCometBlock(parameters.blockFile, height + 1n);
       const block =
-        follow > 0 && recorded !== undefined
-          ? recorded
-          : create(RequestFinalizeBlockSchema, {
-              height: height + 1n,
-              time:
-                parameters.blockTime === undefined
-                  ? (recorded?.time ?? fallbackTime)
-                  : create(TimestampSchema, parameters.blockTime),
-              proposerAddress: parameters.proposer ?? recorded?.proposerAddress ?? new Uint8Array(),
-              hash: recorded?.hash ?? new Uint8Array(),
-              txs: [],
-              misbehavior: [],
-            });
+        given !== undefined
+          ? given
+          : follow > 0 && recorded !== undefined
+            ? recorded
+            : create(RequestFinalizeBlockSchema, {
+                height: height + 1n,
+                time:
+                  parameters.blockTime === undefined
+                    ? (recorded?.time ?? fallbackTime)
+                    : create(TimestampSchema, parameters.blockTime),
+                proposerAddress: parameters.proposer ?? recorded?.proposerAddress ?? new Uint8Array(),
+                hash: recorded?.hash ?? new Uint8Array(),
+                txs: [],
+                misbehavior: [],
+              });
       const blockFile = join(temp, "block.bin");
       await writeFile(blockFile, toBinary(RequestFinalizeBlockSchema, block));
       const determinism = parameters.determinism ?? true;

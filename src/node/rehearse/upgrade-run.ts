@@ -18,6 +18,7 @@ import { upgradeHistory } from "../../runtime/release-history.ts";
 import { type DrainedMigration, drainSteppedMigrations } from "../../x/upgrade/migration-runner.ts";
 import { newPlan } from "../../x/upgrade/plan.ts";
 import { storeKeyCounts } from "../store-key-counts.ts";
+import { withBuiltExtendedCommit } from "./built-commit.ts";
 import { type CheckResult, runAfterChecks, runBeforeChecks, runInvariants } from "./checks.ts";
 import { RehearsalError } from "./errors.ts";
 
@@ -154,10 +155,12 @@ async function execute(
   const migrations: MigrationTime[] = [];
   moduleManager.migrationObserver = (step) => migrations.push({ ...step, to: step.from + 1n, ms: step.ms });
 
+  // A built block gets H's extended commit as a steady network's real block would have it (built-commit.ts).
+  const request = await withBuiltExtendedCommit(chain, options.block, ctxAt(height)());
   const blockStarted = performance.now();
   let block: ResponseFinalizeBlock;
   try {
-    block = await app.finalizeBlock(options.block);
+    block = await app.finalizeBlock(request);
   } catch (err) {
     throw new RehearsalError(
       `the upgrade "${options.name}" failed at height ${options.block.height}: ${(err as Error).message}`,
