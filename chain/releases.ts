@@ -59,6 +59,3 @@ export const v2: Release = {
   ],
   upgrade: upgradeV2,
 };
-
-/** v3: v2's modules and `holders`, entered by upgrade v3 (a stepped migration): chain/releases/v3.ts. */
-export { upgradeV3, v3 } from "./releases/v3.ts";

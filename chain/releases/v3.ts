@@ -1,13 +1,11 @@
 // Release v3 of the reference chain and the upgrade it performs: it adds the `holders` store and a stepped migration
 // that fills it from every balance record, 2,000 records a block after the upgrade's block, instead of one long
 // block at the plan's height (x/upgrade "Stepped migrations"). Written only against the package's exports.
-import { type Release, withMigrations } from "chaind/runtime";
-import { bankModule } from "chaind/x/bank";
+import type { Release } from "chaind/runtime";
 import type { Upgrade } from "chaind/x/upgrade";
 import { declaredRelease } from "../manifest.ts";
-import { migrateBankV1ToV2 } from "../migrations/bank-v2.ts";
 import { HOLDERS_STORE, holdersIndexMigration, holdersModule } from "../migrations/holders-v3.ts";
-import { notesModule } from "../modules/notes.ts";
+import { v2 } from "../releases.ts";
 
 /** Upgrade "v3": adds `holders` (empty), then indexes every balance in it across blocks (module bank waits). */
 export const upgradeV3: Upgrade = {
@@ -23,14 +21,6 @@ export const upgradeV3: Upgrade = {
 export const v3: Release = {
   ...declaredRelease("v3"),
   upgradesFrom: ["v2"],
-  modules: ({ bankKeeper }) => [
-    withMigrations(bankModule(bankKeeper), {
-      consensusVersion: 2n,
-      migrations: [{ from: 1n, run: (ctx) => migrateBankV1ToV2(ctx, bankKeeper) }],
-    }),
-    notesModule({ name: "notes", storeKey: "notes" }),
-    notesModule({ name: "beacon", storeKey: "beacon", defaultNotes: [{ key: "release", value: "v2" }] }),
-    holdersModule(),
-  ],
+  modules: (keepers) => [...(v2.modules?.(keepers) ?? []), holdersModule()],
   upgrade: upgradeV3,
 };

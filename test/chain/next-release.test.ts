@@ -1,5 +1,5 @@
 // The release line: the reference chain gains a release by one file. test/chain/v3-release.ts (v3, naming only the
-// upgrade it adds) joins chain/'s releases and a v2 chain upgrades to it through real gov on a real LevelDB home:
+// upgrade it adds) joins chain/'s v1 and v2 (in place of chain/'s own v3, a stepped migration tested elsewhere) and a v2 chain upgrades to it through real gov on a real LevelDB home:
 // v3 started early is refused as an early binary (not as a downgrade: it keeps v2's handler, derived from its
 // line), v2 halts at the plan's height, v3 applies the store addition and the migration, and v2 is refused on the
 // upgraded state with the downgrade message.
@@ -14,8 +14,13 @@ import { referenceChain } from "../../chain/app.ts";
 import { v1, v2 } from "../../chain/releases.ts";
 import { v3 } from "./v3-release.ts";
 
-/** The reference chain with the test-only v3: chain/app.ts's definition plus one release. */
-const chain: ChainDefinition = defineChain({ ...referenceChain, releases: [...referenceChain.releases, v3] });
+/** The reference chain as it stood before its own v3 (chain/releases/v3.ts): v1 and v2. */
+const beforeV3: ChainDefinition = defineChain({
+  ...referenceChain,
+  releases: referenceChain.releases.filter((release) => release.name !== "v3"),
+});
+/** That chain with the test-only v3 in place of chain/'s own: its definition plus one release. */
+const chain: ChainDefinition = defineChain({ ...beforeV3, releases: [...beforeV3.releases, v3] });
 const decoder = new TextDecoder();
 
 const schedule = (name: string, height: bigint) =>
@@ -73,7 +78,7 @@ describe("the next release is one file", () => {
   });
 
   it("a test node refuses a release that is not one of the chain it is given", async () => {
-    await assert.rejects(startTestNode({ home: `${dir.path}/refused`, chain: referenceChain, release: v3 }), {
+    await assert.rejects(startTestNode({ home: `${dir.path}/refused`, chain: beforeV3, release: v3 }), {
       message: 'startTestNode: release "v3" is not one of chain "chaind"\'s releases (v1, v2)',
     });
   });

@@ -1,8 +1,8 @@
 // A test-only third release of the reference chain, written the way the next real one is (chain/README.md, "Writing
 // the next release"): one file, against the package's exports, naming its predecessor and the one upgrade it adds —
 // no earlier upgrade repeated: its handler history (v2's handler, which the node's guards still need) comes from
-// the line. It lives here, not in chain/, so the shipped chain does not gain it. next-release.test.ts adds it to
-// the reference chain and upgrades v2 → v3.
+// the line. It lives here, not in chain/, so the shipped chain does not gain it. next-release.test.ts puts it in
+// place of chain/'s own v3 and upgrades v2 → v3.
 import type { AppModule } from "chaind/app";
 import { type Release, withMigrations } from "chaind/runtime";
 import type { Upgrade } from "chaind/x/upgrade";

@@ -26,15 +26,11 @@ import { run } from "../../scripts/testnet/tools.ts";
 import { CHAINVISOR_ENTRY } from "../../scripts/testnet/types.ts";
 import { headerDifferences, restGet } from "./testnet-support/chain-client.ts";
 import { type GovernanceTiming, proposeUpgradeAndVote, upgradeHeightAfterVote } from "./testnet-support/governance.ts";
-import { testnetSkipReason } from "./testnet-support/requirements.ts";
+import { SOFTWARE_UPGRADE_COMMAND, testnetSkipReason } from "./testnet-support/requirements.ts";
 import { sourceReleaseArchive } from "./testnet-support/source-release.ts";
 
-const TX_FLAGS = ["--from", "--node", "--chain-id", "--fees", "--yes"];
 const skip = await testnetSkipReason("testnet readiness", [
-  {
-    path: ["tx", "upgrade", "software-upgrade"],
-    options: [...TX_FLAGS, "--upgrade-height", "--deposit", "--title", "--summary", "--no-validate"],
-  },
+  SOFTWARE_UPGRADE_COMMAND,
   { path: ["query", "upgrade", "readiness"] },
 ]);
 

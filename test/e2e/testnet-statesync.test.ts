@@ -53,15 +53,11 @@ import {
   proposeUpgradeAndVote,
   upgradeHeightAfterVote,
 } from "./testnet-support/governance.ts";
-import { testnetSkipReason } from "./testnet-support/requirements.ts";
+import { SOFTWARE_UPGRADE_COMMAND, TX_FLAGS, testnetSkipReason } from "./testnet-support/requirements.ts";
 import { sourceReleaseArchive } from "./testnet-support/source-release.ts";
 
-const TX_FLAGS = ["--from", "--node", "--chain-id", "--fees", "--yes"];
 const skip = await testnetSkipReason("testnet state sync", [
-  {
-    path: ["tx", "upgrade", "software-upgrade"],
-    options: [...TX_FLAGS, "--upgrade-height", "--deposit", "--title", "--summary", "--no-validate"],
-  },
+  SOFTWARE_UPGRADE_COMMAND,
   { path: ["tx", "staking", "create-validator"], options: TX_FLAGS },
   { path: ["snapshots", "dump"] },
 ]);

@@ -37,16 +37,10 @@ import {
   proposeUpgradeAndVote,
   upgradeHeightAfterVote,
 } from "./testnet-support/governance.ts";
-import { testnetSkipReason } from "./testnet-support/requirements.ts";
+import { SOFTWARE_UPGRADE_COMMAND, testnetSkipReason } from "./testnet-support/requirements.ts";
 import { sourceReleaseArchive } from "./testnet-support/source-release.ts";
 
-const TX_FLAGS = ["--from", "--node", "--chain-id", "--fees", "--yes"];
-const skip = await testnetSkipReason("testnet switch ahead", [
-  {
-    path: ["tx", "upgrade", "software-upgrade"],
-    options: [...TX_FLAGS, "--upgrade-height", "--deposit", "--title", "--summary", "--no-validate"],
-  },
-]);
+const skip = await testnetSkipReason("testnet switch ahead", [SOFTWARE_UPGRADE_COMMAND]);
 
 const TIMING: GovernanceTiming = { votingPeriodSeconds: 15, timeoutCommitMs: 300 };
 const GUARD = 10;

@@ -32,16 +32,10 @@ import {
 } from "./testnet-support/governance.ts";
 import { BACKUP_AT_UPGRADE_ENV, rehearseFromUpgradeBackup } from "./testnet-support/rehearse-snapshot.ts";
 import { startReplayFullNode } from "./testnet-support/replay-node.ts";
-import { testnetSkipReason } from "./testnet-support/requirements.ts";
+import { SOFTWARE_UPGRADE_COMMAND, testnetSkipReason } from "./testnet-support/requirements.ts";
 import { sourceReleaseArchive } from "./testnet-support/source-release.ts";
 
-const TX_FLAGS = ["--from", "--node", "--chain-id", "--fees", "--yes"];
-const skip = await testnetSkipReason("testnet upgrade", [
-  {
-    path: ["tx", "upgrade", "software-upgrade"],
-    options: [...TX_FLAGS, "--upgrade-height", "--deposit", "--title", "--summary", "--no-validate"],
-  },
-]);
+const skip = await testnetSkipReason("testnet upgrade", [SOFTWARE_UPGRADE_COMMAND]);
 
 // The votes are signed before the proposal exists (testnet-support/governance.ts), so the period has to hold only
 // their broadcast and a block or two; 15 s leaves room for a crowded machine without making the test much longer.

@@ -52,6 +52,15 @@ export async function missingChaindCommands(required: RequiredCommand[]): Promis
   return missing;
 }
 
+/** The flags every testnet test's transactions pass. */
+export const TX_FLAGS = ["--from", "--node", "--chain-id", "--fees", "--yes"];
+
+/** `tx upgrade software-upgrade` with the flags the upgrade tests' proposals use (testnet-support/governance.ts). */
+export const SOFTWARE_UPGRADE_COMMAND: RequiredCommand = {
+  path: ["tx", "upgrade", "software-upgrade"],
+  options: [...TX_FLAGS, "--upgrade-height", "--deposit", "--title", "--summary", "--no-validate"],
+};
+
 /**
  * Why the testnet tests cannot run here, or undefined when they can. Prints the reason (skips must be seen).
  * `extra` lists commands a particular test drives besides those of the testnet script.
