@@ -29,9 +29,44 @@ export interface ReleaseStep {
   enteredBy?: Upgrade;
 }
 
+/** A release as its line sees it: its name and the releases it upgrades from. */
+export interface LineMember {
+  readonly name: string;
+  readonly upgradesFrom?: readonly string[];
+}
+
+/** Where a walk back through `upgradesFrom` stopped before reaching a release that runs from genesis. */
+export type LineBreak = { kind: "loop"; at: string } | { kind: "unknown"; release: string; predecessor: string };
+
 /**
- * The releases `top` stands on, oldest first: `top`, its predecessor, that one's predecessor, … up to a release
- * without `upgradesFrom`. When a release names several predecessors, the last one (the newest path) is followed.
+ * The releases `top` stands on, oldest first, ending with `top`: its predecessor (the last one `upgradesFrom`
+ * names: the newest path), that one's, … up to a release without `upgradesFrom`. The one walk every reader of a
+ * line shares (the app builder's handler history, the in-place mode, `version`'s release line); a predecessor the
+ * list does not hold, or a loop, ends it and is returned as `broken` for the caller to refuse or to report.
+ */
+export function predecessorLine<R extends LineMember>(
+  releases: readonly R[],
+  top: R,
+): { line: R[]; broken?: LineBreak } {
+  const line: R[] = [];
+  const seen = new Set<string>();
+  let release: R = top;
+  for (;;) {
+    if (seen.has(release.name)) return { line, broken: { kind: "loop", at: release.name } };
+    seen.add(release.name);
+    line.unshift(release);
+    const fromName = release.upgradesFrom?.at(-1);
+    if (fromName === undefined) return { line };
+    const from = releases.find((r) => r.name === fromName);
+    if (from === undefined) {
+      return { line, broken: { kind: "unknown", release: release.name, predecessor: fromName } };
+    }
+    release = from;
+  }
+}
+
+/**
+ * The releases `top` stands on, oldest first ({@link predecessorLine}), each with the upgrade that enters it.
  * Throws a ReleaseLineError naming the release when a predecessor is unknown, when the predecessors loop, or when a
  * release that upgrades from another names no `upgrade`.
  *
@@ -39,36 +74,26 @@ export interface ReleaseStep {
  * releaseSteps(referenceChain, v2); // [{ release: v1 }, { release: v2, enteredBy: upgradeV2 }]
  */
 export function releaseSteps(chain: ChainDefinition, top: Release): ReleaseStep[] {
-  const steps: ReleaseStep[] = [];
-  const seen = new Set<string>();
-  let release: Release | undefined = top;
-  while (release !== undefined) {
-    if (seen.has(release.name)) {
-      throw new ReleaseLineError(
-        `chain "${chain.name}": the predecessors (upgradesFrom) of release "${top.name}" loop back to "${release.name}"`,
-      );
-    }
-    seen.add(release.name);
-    const fromName: string | undefined = release.upgradesFrom?.at(-1);
-    if (fromName === undefined) {
-      steps.unshift({ release, enteredBy: release.upgrade });
-      break;
-    }
-    const from: Release | undefined = chain.releases.find((r) => r.name === fromName);
-    if (from === undefined) {
-      throw new ReleaseLineError(
-        `chain "${chain.name}": release "${release.name}" upgrades from "${fromName}", which is not one of its releases`,
-      );
-    }
-    if (release.upgrade === undefined) {
+  const { line, broken } = predecessorLine(chain.releases, top);
+  if (broken?.kind === "loop") {
+    throw new ReleaseLineError(
+      `chain "${chain.name}": the predecessors (upgradesFrom) of release "${top.name}" loop back to "${broken.at}"`,
+    );
+  }
+  if (broken?.kind === "unknown") {
+    throw new ReleaseLineError(
+      `chain "${chain.name}": release "${broken.release}" upgrades from "${broken.predecessor}", which is not one of its releases`,
+    );
+  }
+  for (const release of line) {
+    const fromName = release.upgradesFrom?.at(-1);
+    if (fromName !== undefined && release.upgrade === undefined) {
       throw new ReleaseLineError(
         `chain "${chain.name}": release "${release.name}" upgrades from "${fromName}" but names no \`upgrade\`: expected the upgrade that enters "${release.name}"`,
       );
     }
-    steps.unshift({ release, enteredBy: release.upgrade });
-    release = from;
   }
-  return steps;
+  return line.map((release) => ({ release, enteredBy: release.upgrade }));
 }
 
 /**

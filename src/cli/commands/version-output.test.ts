@@ -1,11 +1,21 @@
 // `chaind version --long -o json` lists the binary's release line (issue 32): the releases it carries, oldest first.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { referenceManifest } from "../../../chain/manifest.ts";
 import type { ChainManifest } from "../../runtime/release.ts";
 import { releaseLineOf, versionText } from "./version-output.ts";
 
 const env = (release: string) => ({ CHAIND_RELEASE: release });
+
+/** A chain shaped as the reference chain's manifest (src/ never imports chain/): v1, then v2 from v1. */
+const referenceManifest: ChainManifest = {
+  name: "chaind",
+  releases: [
+    { name: "v1", version: "1.0.0" },
+    { name: "v2", version: "2.0.0", upgradesFrom: ["v1"] },
+  ],
+  defaultRelease: "v1",
+  releaseEnv: "CHAIND_RELEASE",
+};
 
 test("the long JSON form names the release, its version and the release line it carries", () => {
   const v2 = JSON.parse(versionText(referenceManifest, { long: true, output: "json" }, env("v2")));

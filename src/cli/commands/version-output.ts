@@ -3,6 +3,7 @@
 
 import type { ChainManifest, ReleaseManifest } from "../../runtime/release.ts";
 import { currentRelease } from "../../runtime/release.ts";
+import { predecessorLine } from "../../runtime/release-history.ts";
 
 /** One release of a binary's release line, as `version --long -o json` lists it. */
 export interface ReleaseLineEntry {
@@ -16,16 +17,7 @@ export interface ReleaseLineEntry {
  * A predecessor the chain does not know, or a loop, ends the walk there: `version` reports, it never fails.
  */
 export function releaseLineOf(chain: ChainManifest, release: ReleaseManifest): ReleaseLineEntry[] {
-  const line: ReleaseLineEntry[] = [];
-  const seen = new Set<string>();
-  let step: ReleaseManifest | undefined = release;
-  while (step !== undefined && !seen.has(step.name)) {
-    seen.add(step.name);
-    line.unshift({ release: step.name, version: step.version });
-    const from: string | undefined = step.upgradesFrom?.at(-1);
-    step = from === undefined ? undefined : chain.releases.find((r) => r.name === from);
-  }
-  return line;
+  return predecessorLine(chain.releases, release).line.map((r) => ({ release: r.name, version: r.version }));
 }
 
 /** The flags `version` reads: its own `--long` and the global `-o`. */
