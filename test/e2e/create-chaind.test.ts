@@ -7,7 +7,7 @@
 // of its module commits (`tx guestbook sign … --wait`) and the module's Query answers over REST and the CLI.
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
-import { mkdir, readFile, symlink } from "node:fs/promises";
+import { access, mkdir, readFile, symlink } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { after, before, test } from "node:test";
 import { promisify } from "node:util";
@@ -93,6 +93,7 @@ test("the project names the chain's identity and the given chaind, and refuses a
     bad.stderr,
     'create-chaind: invalid --prefix "Tally": expected lower-case letters and digits starting with a letter (e.g. "tally")\n',
   );
+  await assert.rejects(access(join(dir.path, "bad")), { code: "ENOENT" }, "nothing written for a bad option");
   const used = await run(process.execPath, [SCAFFOLDER, app, "--name", "tally"])
     .then(() => assert.fail("a folder with files is refused"))
     .catch((err: { code: number; stderr: string }) => err);
