@@ -91,7 +91,7 @@ test("a release the chain does not define is refused before anything is written"
     (err: Error) =>
       err.name === "ReleaseError" &&
       err.message ===
-        'the chain cannot run as release "v9": unknown release "v9" (CHAIND_RELEASE): expected one of v1, v2',
+        'the chain cannot run as release "v9": unknown release "v9" (CHAIND_RELEASE): expected one of v1, v2, v3',
   );
   assert.equal(existsSync(out), false);
 });
