@@ -50,7 +50,16 @@ export function testKey(mnemonicOrSeed: string): TestKey {
     : new Uint8Array(createHash("sha256").update(mnemonicOrSeed).digest());
   const publicKey = secp256k1PublicKey(privateKey);
   const address = accAddressFromPubKey(publicKey);
-  return { privateKey, publicKey, address, bech32: addressToBech32(address) };
+  // Read when asked, not when made: the kit's keys are made as it loads, before a chain with its own prefix may have
+  // been set (useChain), and must print that chain's addresses.
+  return {
+    privateKey,
+    publicKey,
+    address,
+    get bech32() {
+      return addressToBech32(address);
+    },
+  };
 }
 
 /** Options of createTestApp. */
