@@ -390,7 +390,12 @@ test("bombs stop at the size limit with bounded memory and disk: gzip, tar.gz an
     const growth = (resourceUsage().maxRSS - peakBefore) * 1024;
     t.diagnostic(`${kind} bomb of ${bomb.length} bytes: peak RSS grew by ${(growth / 1048576).toFixed(1)} MiB`);
     // Held whole, the content alone would add 256 MiB (node-tar inflating the tar.gz itself peaked at +279 MiB);
-    // streamed and cut at the limit, Node's gunzip measured +55 MiB and fflate's zip +0, whatever the bomb's size.
-    assert.ok(growth < BOMB_BYTES / 2, `${kind}: peak memory grew by ${growth} bytes while unpacking ${BOMB_BYTES}`);
+    // streamed and cut at the limit, Node's gunzip measured +55 MiB and fflate's zip +0, whatever the bomb's size —
+    // but up to +135 MiB beside two CPU loops, where the collector runs late. The bound sits between the two: 3/4 of
+    // the content, which holding it whole (≥ 256 MiB) always passes.
+    assert.ok(
+      growth < (BOMB_BYTES * 3) / 4,
+      `${kind}: peak memory grew by ${growth} bytes while unpacking ${BOMB_BYTES}`,
+    );
   }
 });
