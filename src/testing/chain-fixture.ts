@@ -12,7 +12,6 @@ import { timestampFromMs } from "@bufbuild/protobuf/wkt";
 import type { Context } from "../app/context.ts";
 import { GrpcCode, GrpcStatusError } from "../app/errors.ts";
 import type { AppModule } from "../app/module.ts";
-import { currentChainIdentity } from "../config/chain-identity.ts";
 import { MsgSendSchema } from "../gen/chain/bank/v1beta1/tx_pb.js";
 import type { TxResponseSchema } from "../gen/chain/base/abci/v1beta1/abci_pb.js";
 import { RequestCheckTxSchema } from "../gen/tendermint/abci/types_pb.js";
@@ -90,8 +89,8 @@ export async function openChainFixture(options: ChainFixtureOptions = {}): Promi
   };
   const testApp = await createTestApp({
     balances: {
-      [alice.bech32]: [{ denom: currentChainIdentity().denom, amount: 1_000_000n }],
-      [bob.bech32]: [{ denom: currentChainIdentity().denom, amount: 500n }],
+      [alice.bech32]: [{ denom: "stake", amount: 1_000_000n }],
+      [bob.bech32]: [{ denom: "stake", amount: 500n }],
     },
     extraModules: ({ accountKeeper, bankKeeper }) => [
       stakingModule(new StakingKeeper({ accountKeeper, bankKeeper })),
@@ -190,7 +189,7 @@ export async function openChainFixture(options: ChainFixtureOptions = {}): Promi
             create(MsgSendSchema, {
               fromAddress: alice.bech32,
               toAddress: to.bech32,
-              amount: [{ denom: currentChainIdentity().denom, amount }],
+              amount: [{ denom: "stake", amount }],
             }),
           ),
         ],

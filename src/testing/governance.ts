@@ -2,7 +2,6 @@
 // for tests that drive a running chain whose voting power a single test key holds (a dev chain's validator).
 import { create } from "@bufbuild/protobuf";
 import { packAny } from "../client/tx/any.ts";
-import { currentChainIdentity } from "../config/chain-identity.ts";
 import type { Coin } from "../gen/chain/base/v1beta1/coin_pb.js";
 import { VoteOption } from "../gen/chain/gov/v1/gov_pb.js";
 import { MsgSubmitProposalSchema, MsgVoteSchema } from "../gen/chain/gov/v1/tx_pb.js";
@@ -45,7 +44,7 @@ export async function scheduleUpgradeByVote(parameters: ScheduleUpgradeByVotePar
     schema: MsgSubmitProposalSchema,
     message: create(MsgSubmitProposalSchema, {
       messages: [packAny(MsgSoftwareUpgradeSchema, upgrade)],
-      initialDeposit: deposit ?? [{ denom: currentChainIdentity().denom, amount: "10000000" }],
+      initialDeposit: deposit ?? [{ denom: "stake", amount: "10000000" }],
       proposer: signing.address,
       title: title ?? `upgrade to ${name}`,
       summary: summary ?? `schedules the upgrade ${name} at height ${height}`,

@@ -21,7 +21,6 @@ import { toProtoJson } from "../app/proto-json.ts";
 import { methodPath } from "../app/router.ts";
 import { fromWireBinary, toWireBinary } from "../app/wire-decimals.ts";
 import { txFromTxRaw } from "../client/tx/tx-raw.ts";
-import { currentChainIdentity } from "../config/chain-identity.ts";
 import { addressToBech32, ed25519KeyPairFromSeed } from "../crypto/index.ts";
 import { MsgCreateValidatorSchema } from "../gen/chain/staking/v1beta1/tx_pb.js";
 import { TxSchema } from "../gen/chain/tx/v1beta1/tx_pb.js";
@@ -103,7 +102,7 @@ export function createValidatorMsg(key: TestKey, amount: bigint, moniker = "vali
       minSelfDelegation: "1",
       validatorAddress: addressToBech32(key.address, "val"),
       pubkey: ed25519PubKeyAny(consensusKeyOf(key)),
-      value: { denom: currentChainIdentity().denom, amount: amount.toString() },
+      value: { denom: "stake", amount: amount.toString() },
     }),
   );
 }
@@ -114,8 +113,7 @@ const STAKING_TEST_CHAIN = defineChain({ name: "staking-test", releases: [{ name
 /** A chain with the standard modules (auth, bank, staking, gov, genutil, upgrade) whose validators come from gentxs. */
 export async function createStakingTestChain(options: StakingTestChainOptions): Promise<StakingTestChain> {
   const balances: Record<string, Coin[]> = {};
-  for (const { key, stake } of options.accounts)
-    balances[key.bech32] = [{ denom: currentChainIdentity().denom, amount: stake }];
+  for (const { key, stake } of options.accounts) balances[key.bech32] = [{ denom: "stake", amount: stake }];
 
   // The node's own builder over a memory store: the standard modules (auth, bank, staking, gov, genutil and upgrade)
   // wired and ordered as every chain built on the framework has them. The home is never written: no upgrade halts.

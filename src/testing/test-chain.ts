@@ -9,7 +9,6 @@ import { toProtoJson } from "../app/proto-json.ts";
 import { openKeyring } from "../client/keyring/index.ts";
 import { packAny, signTx } from "../client/tx/index.ts";
 import { txFromTxRaw } from "../client/tx/tx-raw.ts";
-import { currentChainIdentity } from "../config/chain-identity.ts";
 import { initHome, loadAppConfig } from "../config/index.ts";
 import { addressToBech32 } from "../crypto/index.ts";
 import { type EmbeddedNode, startEmbeddedNode } from "../engine/embedded-node.ts";
@@ -96,10 +95,7 @@ export async function prepareTestChainHome(options: PrepareTestChainHomeOptions)
   const offline = await offlineApp(options.home, chainId);
   const defaults = offline.moduleManager.defaultGenesis() as JsonObject;
   const balances = Object.fromEntries(
-    Object.values(addresses).map((address) => [
-      address,
-      [{ denom: currentChainIdentity().denom, amount: TEST_ACCOUNT_STAKE }],
-    ]),
+    Object.values(addresses).map((address) => [address, [{ denom: "stake", amount: TEST_ACCOUNT_STAKE }]]),
   );
   const funded = genesisFor(balances);
   const validatorOperator = addressToBech32(keys.validator.address, "val");
@@ -113,7 +109,7 @@ export async function prepareTestChainHome(options: PrepareTestChainHomeOptions)
     minSelfDelegation: "1",
     validatorAddress: validatorOperator,
     pubkey: ed25519PubKeyAny(init.validatorKey.publicKey),
-    value: { denom: currentChainIdentity().denom, amount: TEST_VALIDATOR_BOND.toString() },
+    value: { denom: "stake", amount: TEST_VALIDATOR_BOND.toString() },
   });
   const gentx = await signTx({
     messages: [packAny(MsgCreateValidatorSchema, createValidator)],

@@ -13,7 +13,6 @@ import type { AppModule, MigrationHandler } from "../app/module.ts";
 import type { ModuleManager } from "../app/module-manager.ts";
 import { toProtoJson } from "../app/proto-json.ts";
 import { txFromTxRaw } from "../client/tx/tx-raw.ts";
-import { currentChainIdentity } from "../config/chain-identity.ts";
 import { TxMsgDataSchema } from "../gen/chain/base/abci/v1beta1/abci_pb.js";
 import { type Proposal, VoteOption } from "../gen/chain/gov/v1/gov_pb.js";
 import { MsgSubmitProposalResponseSchema, MsgSubmitProposalSchema, MsgVoteSchema } from "../gen/chain/gov/v1/tx_pb.js";
@@ -169,7 +168,7 @@ export async function startTestNode(parameters: {
   const submitProposal: TestNode["submitProposal"] = async (messages) => {
     const submit = create(MsgSubmitProposalSchema, {
       messages,
-      initialDeposit: [{ denom: currentChainIdentity().denom, amount: MIN_DEPOSIT.toString() }],
+      initialDeposit: [{ denom: "stake", amount: MIN_DEPOSIT.toString() }],
       proposer: PROPOSER.bech32,
       title: "upgrade test",
       summary: "upgrade test",
@@ -222,9 +221,7 @@ async function initChain(
     sequence: 0n,
   });
   const tx = txFromTxRaw(gentx);
-  const balances = Object.fromEntries(
-    ACCOUNTS.map((key) => [key.bech32, [{ denom: currentChainIdentity().denom, amount: 100_000_000n }]]),
-  );
+  const balances = Object.fromEntries(ACCOUNTS.map((key) => [key.bech32, [{ denom: "stake", amount: 100_000_000n }]]));
   const appState = {
     ...genesisFor(balances),
     gov: {
