@@ -1,13 +1,15 @@
-// The scaffolder as a chain developer uses it (issue 36; packages/create-chaind, docs/BUILD-A-CHAIN.md "0. Start from
+// The scaffolder as a chain developer uses it (issue 36; packages/create-chaind, docs/BUILD-A-CHAIN.md "Start from
 // the scaffolder"), from the packed tarballs into a folder outside this repository (support/create-chaind/
 // packed-project.ts): `npm exec` runs create-chaind's tarball for a chain `tally` (prefix tally, denom utally) whose
 // chaind dependency is chaind's tarball, and a real `npm install` fetches the rest from the registry. Then, in the
-// project, with its own pinned Node 24 and nothing of this checkout: its own `npm test` passes and it type-checks;
+// project, with its own pinned Node 24 and nothing of this checkout: its own `npm test` passes, it type-checks and
+// `npm run generate` remakes its generated code;
 // `npm start` gives a chain with tally1 keys and utally balances where a signed Msg of its module commits and its
 // Query answers over REST, gRPC (a gRPC client, and grpcurl through reflection when installed) and the CLI; its
 // `npm run release` builds the v1 and v2 release files; and chainvisor with DAEMON_NAME=tallyd runs v1 on the same
 // home, a governance plan halts it at H, chainvisor switches to v2, the chain goes on past H and v2's upgrade shows
-// (module version, applied plan, the store renamed and its entry migrated, the v1 signature still answered).
+// (module version, applied plan, the store renamed and its entry migrated, the added store filled by the migration
+// and counting a v2 Msg, the v1 signature still answered).
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
@@ -55,8 +57,10 @@ let home: string;
 let chain: ChainHome;
 /** The height the dev node stopped at. */
 let stoppedAt: bigint;
+/** The v1 and v2 release files `npm run release` wrote. */
+type BuiltReleases = Record<"v1" | "v2", { archive: string; executable: string }>;
 /** The release files, built in the background while the first tests run. */
-let releases: Promise<Record<"v1" | "v2", { archive: string; executable: string }>>;
+let releases: Promise<BuiltReleases>;
 
 /** The project's own binary on its own Node: `node_modules/.bin/node cmd/tallyd.ts`. */
 const projectTallyd = (): ChaindBinary => ({
@@ -65,8 +69,8 @@ const projectTallyd = (): ChaindBinary => ({
 });
 
 /** `npm run release -- --release <name> --out <dir>/releases`, one after the other; the files each printed. */
-async function buildReleases(): Promise<Record<"v1" | "v2", { archive: string; executable: string }>> {
-  const out: Partial<Record<"v1" | "v2", { archive: string; executable: string }>> = {};
+async function buildReleases(): Promise<BuiltReleases> {
+  const out: Partial<BuiltReleases> = {};
   for (const name of ["v1", "v2"] as const) {
     const { stdout } = await npm(["run", "release", "--", "--release", name, "--out", join(dir, "releases")], app);
     const archive = join(dir, "releases", `tallyd-${name}-linux-amd64.tar.gz`);
@@ -74,7 +78,7 @@ async function buildReleases(): Promise<Record<"v1" | "v2", { archive: string; e
     assert.ok(stdout.includes(`${archive}\nsha256 `) && stdout.includes(`${executable}\nsha256 `), stdout);
     out[name] = { archive, executable };
   }
-  return out as Record<"v1" | "v2", { archive: string; executable: string }>;
+  return out as BuiltReleases;
 }
 
 before(async () => {
