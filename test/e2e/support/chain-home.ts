@@ -96,6 +96,8 @@ export interface ChainHome {
   grpcAddress: string;
   /** Initial balances (stake) of the genesis accounts after the validator's self-delegation. */
   balances: { validator: string; alice: string };
+  /** The chain's bond and fee denom, for another chain's identity; {@link DENOM} when absent. */
+  denom?: string;
 }
 
 /** The denomination and amounts the test chains use. */

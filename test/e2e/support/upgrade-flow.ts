@@ -8,6 +8,11 @@ import type { CommandResult } from "./processes.ts";
 /** The deposit that opens voting at once (gov's default min_deposit). */
 export const DEPOSIT = `10000000${DENOM}`;
 
+/** {@link DEPOSIT} in the chain's own denom. */
+function depositOf(chain: ChainHome): string {
+  return `10000000${chain.denom ?? DENOM}`;
+}
+
 /** The flags every tx of the tests carries: the validator signs, waits for inclusion, prints JSON. */
 export function txFlags(chain: ChainHome, from = chain.validator.name): string[] {
   return [
@@ -24,7 +29,7 @@ export function txFlags(chain: ChainHome, from = chain.validator.name): string[]
     "--gas",
     "600000",
     "--fees",
-    `5000${DENOM}`,
+    `5000${chain.denom ?? DENOM}`,
     "--yes",
     "--wait",
     "-o",
@@ -75,7 +80,7 @@ export async function submitSoftwareUpgrade(
     "--summary",
     `Switch the chain to release ${plan.name} at height ${plan.height}`,
     "--deposit",
-    DEPOSIT,
+    depositOf(chain),
     "--upgrade-height",
     String(plan.height),
     // Without info there is nothing to validate; the CLI (like upstream's) refuses a blank info unless told not to.
@@ -96,7 +101,7 @@ export async function submitCancelUpgrade(binary: ChaindBinary, chain: ChainHome
     "--summary",
     "The release is not ready",
     "--deposit",
-    DEPOSIT,
+    depositOf(chain),
     ...txFlags(chain),
   ]);
   return { id: proposalIdFrom(result), result };

@@ -45,7 +45,7 @@ export function startChainvisor(
   });
 }
 
-/** `<home>/chainvisor/current/bin/chaind`: the release chainvisor runs now (an operator puts it on PATH). */
-export function currentChaind(home: string): { command: string; prefix: string[] } {
-  return { command: join(home, "chainvisor", "current", "bin", "chaind"), prefix: [] };
+/** `<home>/chainvisor/current/bin/<binary>`: the release chainvisor runs now (an operator puts it on PATH). */
+export function currentChaind(home: string, binary = "chaind"): { command: string; prefix: string[] } {
+  return { command: join(home, "chainvisor", "current", "bin", binary), prefix: [] };
 }

@@ -1,7 +1,8 @@
 // The guestbook module: signatures (name → message) filled from genesis and by its Msg `Sign` into one store, read
 // by its Query `Signature` (protos in ../proto, code generated into ../gen). Consensus version 1 keeps a message as
-// plain text; version 2 keeps it as JSON `{"message": …, "signedIn": …}`, and the migration 1 → 2 rewrites every
-// entry. Written only against the chaind package's exports.
+// plain text. Version 2 keeps it as JSON `{"message": …, "signedIn": …}` and counts the guests in a store of its
+// own, `guestbook_stats` (added by upgrade v2, app.ts); the migration 1 → 2 rewrites every entry and writes the
+// count. Written only against the chaind package's exports.
 import type { JsonValue } from "@bufbuild/protobuf";
 import { type AppModule, type Context, GrpcCode, grpcError, registerError } from "chaind/app";
 import { file_guestbook_v1_query, Query } from "../gen/guestbook/v1/query_pb.js";
@@ -53,6 +54,22 @@ export const ErrInvalidEntry = registerError(
 /** The longest message `Sign` accepts, in characters. */
 export const MAX_MESSAGE_LENGTH = 280;
 
+/** The store version 2 adds (upgrade v2's `added`): the number of guests, under key {@link GUEST_COUNT_KEY}. */
+export const STATS_STORE = "guestbook_stats";
+/** The key of the guest count in {@link STATS_STORE}: a decimal number. */
+export const GUEST_COUNT_KEY = "guests";
+const guestCountKey = encoder.encode(GUEST_COUNT_KEY);
+
+/** The guest count kept in {@link STATS_STORE} (0 before the first write). */
+async function guestCount(ctx: Context): Promise<bigint> {
+  const value = await ctx.kvStore(STATS_STORE).get(guestCountKey);
+  return value === undefined ? 0n : BigInt(decoder.decode(value));
+}
+
+function setGuestCount(ctx: Context, count: bigint): void {
+  ctx.kvStore(STATS_STORE).set(guestCountKey, encoder.encode(count.toString()));
+}
+
 /** The value a message is stored as at `version` (`signedIn`: where a v2 entry was written). */
 function encodeMessage(message: string, version: bigint, signedIn = "genesis"): Uint8Array {
   return encoder.encode(version === 1n ? message : JSON.stringify({ message, signedIn }));
@@ -65,7 +82,8 @@ function decodeMessage(value: Uint8Array, version: bigint): string {
 }
 
 /**
- * Migration 1 → 2: every plain-text message becomes JSON, marked as signed in v1.
+ * Migration 1 → 2: every plain-text message becomes JSON, marked as signed in v1, and the new store
+ * {@link STATS_STORE} (mounted empty by the upgrade) gets the number of guests.
  *
  * @example await migrateGuestbookV1ToV2(ctx, "guestbook");
  */
@@ -76,6 +94,7 @@ export async function migrateGuestbookV1ToV2(ctx: Context, storeKey: string): Pr
   for (const [key, value] of entries) {
     store.set(key, encoder.encode(JSON.stringify({ message: decoder.decode(value), signedIn: "v1" })));
   }
+  setGuestCount(ctx, BigInt(entries.length));
 }
 
 /**
@@ -88,16 +107,19 @@ export function guestbookModule(options: GuestbookOptions): AppModule {
   return {
     name: "guestbook",
     consensusVersion,
-    storeKeys: [storeKey],
+    storeKeys: consensusVersion === 1n ? [storeKey] : [storeKey, STATS_STORE],
     defaultGenesis: () => ({ signatures: [] }),
     validateGenesis(genesis) {
       parseGenesis(genesis);
     },
     async initGenesis(ctx, genesis) {
       const store = ctx.kvStore(storeKey);
-      for (const { name, message } of parseGenesis(genesis)) {
+      const signatures = parseGenesis(genesis);
+      for (const { name, message } of signatures) {
         store.set(encoder.encode(name), encodeMessage(message, consensusVersion));
       }
+      // One entry a name: a name given twice is one guest.
+      if (consensusVersion >= 2n) setGuestCount(ctx, BigInt(new Set(signatures.map((s) => s.name)).size));
       return undefined;
     },
     async exportGenesis(ctx) {
@@ -118,7 +140,13 @@ export function guestbookModule(options: GuestbookOptions): AppModule {
           if (message.length > MAX_MESSAGE_LENGTH) {
             throw ErrInvalidEntry.wrap(`message of ${message.length} characters, at most ${MAX_MESSAGE_LENGTH}`);
           }
-          ctx.kvStore(storeKey).set(encoder.encode(name), encodeMessage(message, consensusVersion, "tx"));
+          const store = ctx.kvStore(storeKey);
+          const key = encoder.encode(name);
+          // A new guest counts once (version 2); rewriting one's own entry does not.
+          if (consensusVersion >= 2n && (await store.get(key)) === undefined) {
+            setGuestCount(ctx, (await guestCount(ctx)) + 1n);
+          }
+          store.set(key, encodeMessage(message, consensusVersion, "tx"));
           return {};
         },
       });
@@ -131,18 +159,23 @@ export function guestbookModule(options: GuestbookOptions): AppModule {
         },
       });
     },
-    // Holds at every height of this version (`guestbookd upgrade rehearse` checks it after the upgrade): each
-    // entry is a message in this version's encoding.
+    // Hold at every height of this version (`__BINARY__ upgrade rehearse` checks them after the upgrade): each
+    // entry is a message in this version's encoding, and version 2's count is the number of entries.
     invariants: [
       {
         name: "entries-readable",
         async check(ctx) {
+          let entries = 0n;
           for await (const [key, value] of ctx.kvStore(storeKey).iterate()) {
+            entries++;
             if (consensusVersion === 1n) continue; // plain text: any bytes are a message
             const parsed = JSON.parse(decoder.decode(value)) as { message?: unknown } | null;
             if (typeof parsed?.message !== "string") {
               throw new Error(`the entry of ${decoder.decode(key)} is not {"message": …}: ${decoder.decode(value)}`);
             }
+          }
+          if (consensusVersion >= 2n && (await guestCount(ctx)) !== entries) {
+            throw new Error(`${STATS_STORE} counts ${await guestCount(ctx)} guests, the guestbook holds ${entries}`);
           }
         },
       },
