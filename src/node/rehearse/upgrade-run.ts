@@ -111,8 +111,12 @@ export async function runUpgrade(options: UpgradeRunOptions): Promise<{ run: Upg
     });
   } catch (err) {
     if (options.refuse !== undefined) {
-      const { latest, value } = await readCommittedVersionAndValue(storePath, UPGRADE_STORE_KEY, doneKey(options.name));
-      options.refuse({ height: latest, appliedAt: decodeAppliedHeight(value) });
+      // Unreadable records leave the open's own error to tell what is wrong.
+      const records = await readCommittedVersionAndValue(storePath, UPGRADE_STORE_KEY, doneKey(options.name)).catch(
+        () => undefined,
+      );
+      if (records !== undefined)
+        options.refuse({ height: records.latest, appliedAt: decodeAppliedHeight(records.value) });
     }
     throw err;
   }
