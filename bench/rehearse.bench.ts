@@ -4,10 +4,12 @@
 // A v1 home of the rehearsal test chain (test/e2e/support/rehearse-chain.ts) is made by its binary (`dev
 // --halt-height 2`), then its `notes` store gets 1M records through ordinary commits. Baseline: the real upgrade's
 // own work on a copy — the v2 release opens the state with the store loader, FinalizeBlock(H+1) applies the upgrade,
-// Commit. Figure: `rehearseUpgrade` on the home (work copy, the same upgrade, key counts, report, removing the work
+// Commit (the copy, and then its removal, are written out before the next timed run). Figure: `rehearseUpgrade` on the home (work copy, the same upgrade, key counts, report, removing the work
 // folder) with `determinism: false`, on the chain without the upgrade's declared checks (the chain's own code, timed
-// in a run of their own and printed beside the figure). Medians of ROUNDS alternating runs. CHAIND_BENCH_QUICK=1 uses
-// 100k records.
+// in a run of their own and printed beside the figure). Medians of ROUNDS alternating runs: on the busy 2-core
+// machine one run of either side can take three times another, so three rounds left the median to chance.
+// CHAIND_BENCH_QUICK=1 uses 100k records.
+import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { cp, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -28,7 +30,7 @@ import { rehearseChain } from "../test/e2e/support/rehearse-chain.ts";
 import type { BenchRow } from "./harness.ts";
 
 const RECORDS = process.env.CHAIND_BENCH_QUICK === "1" ? 100_000 : 1_000_000;
-const ROUNDS = 3;
+const ROUNDS = 7;
 
 /**
  * The test chain with v2's declared checks left out, for the timed runs: they are the chain's own code (`notes-kept`
@@ -42,6 +44,14 @@ const UNCHECKED = defineChain({
     upgrade: release.upgrade === undefined ? undefined : { ...release.upgrade, checks: [] },
   })),
 });
+
+/**
+ * Waits until the kernel has written out what the untimed steps wrote (the baseline's 600 MB copy, its removal), so
+ * neither side is timed while that writeback competes with it: the baseline, timed right after its copy, was.
+ */
+function settleWrites(): void {
+  execFileSync("sync");
+}
 
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -86,6 +96,7 @@ export async function run(): Promise<BenchRow[]> {
       // Baseline: what the node does at the height, on a copy (the copy itself is not timed).
       const copy = join(work, "real");
       await cp(home, copy, { recursive: true });
+      settleWrites();
       const realStarted = performance.now();
       const { chain } = await runUpgrade({
         home: copy,
@@ -100,6 +111,7 @@ export async function run(): Promise<BenchRow[]> {
       await chain.app.close();
       await closeVerifyPool();
       await rm(copy, { recursive: true, force: true });
+      settleWrites();
 
       const rehearsalStarted = performance.now();
       const report = await rehearseUpgrade({ home, name: "v2", chain: UNCHECKED, determinism: false, tempRoot: work });

@@ -8,10 +8,16 @@ import { createHash } from "node:crypto";
 import { cp, readdir, readFile } from "node:fs/promises";
 import { join, relative } from "node:path";
 import { after, before, test } from "node:test";
+import { create } from "@bufbuild/protobuf";
+import { timestampFromMs } from "@bufbuild/protobuf/wkt";
 import { referenceChain } from "../../chain/app.ts";
-import { homePaths } from "../../src/config/index.ts";
+import { homePaths, loadGenesis } from "../../src/config/index.ts";
+import { RequestFinalizeBlockSchema } from "../../src/gen/tendermint/abci/types_pb.js";
+import { releaseForUpgrade } from "../../src/node/dry-run.ts";
+import { runUpgrade } from "../../src/node/rehearse/upgrade-run.ts";
 import { useChain } from "../../src/runtime/current-chain.ts";
 import { openMultiStore, readCommittedStoreNames } from "../../src/store/index.ts";
+import { closeVerifyPool } from "../../src/x/auth/verify-pool.ts";
 import { doneKey, UPGRADE_STORE_KEY } from "../../src/x/upgrade/keys.ts";
 import { killAllChaind, LOOPBACK_PORT_FLAGS, runChaind, runChaindInProcess, tempDir } from "../support/node/chaind.ts";
 
@@ -172,6 +178,40 @@ test("upgrade dry-run of an upgrade the state has already applied says so, with 
     /the upgrade "v2" was already applied at height 3: there is nothing to dry-run on this state/,
   );
   assert.doesNotMatch(again.stderr, /\n\s+at /);
+
+  // The rehearsal reads the done record through its one open of the state, where the store loader applies v2's store
+  // changes at the next height: here the stores are still v1's, so that open succeeds and the record refuses it.
+  const rehearsed = await runChaindInProcess(["--home", applied, "upgrade", "rehearse", "v2", "--no-determinism"]);
+  assert.equal(rehearsed.code, 1);
+  assert.match(rehearsed.stderr, /the upgrade "v2" was already applied at height 3: rehearse on a state before it/);
+  assert.doesNotMatch(rehearsed.stderr, /\n\s+at /);
+});
+
+test("upgrade rehearse of a state the real upgrade has run on says so in one line, with status 1", async () => {
+  // The real upgrade at height 4 on a copy: v2's stores are there now, so applying its store changes once more (the
+  // rehearsal's open) fails, and the rehearsal reads the done record to say why.
+  const upgraded = join(dir.path, "upgraded");
+  await cp(home, upgraded, { recursive: true });
+  const { chainId } = await loadGenesis(homePaths(upgraded).genesis);
+  const { chain } = await runUpgrade({
+    home: upgraded,
+    name: "v2",
+    chain: referenceChain,
+    release: releaseForUpgrade("v2", referenceChain),
+    chainId,
+    block: create(RequestFinalizeBlockSchema, { height: 4n, time: timestampFromMs(Date.now()), txs: [] }),
+    inspect: false,
+  });
+  await chain.app.close();
+  await closeVerifyPool();
+
+  const rehearsed = await runChaindInProcess(["--home", upgraded, "upgrade", "rehearse", "v2", "--no-determinism"]);
+  assert.equal(rehearsed.code, 1);
+  assert.match(
+    rehearsed.stderr,
+    /the upgrade "v2" was already applied at height 4: rehearse on a state before it \(--height 3 or lower\)/,
+  );
+  assert.doesNotMatch(rehearsed.stderr, /\n\s+at /);
 });
 
 test("pre-upgrade exits 0 without output and documents the protocol in its help", async () => {

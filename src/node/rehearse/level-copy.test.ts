@@ -1,5 +1,6 @@
-// The rehearsal's work copy shares the source's LevelDB table files by hard link: whatever the copy then does
-// (writes, deletes, compactions, close), the source's files and contents stay exactly as they were.
+// The rehearsal's work copy shares the source's LevelDB table files, write-ahead log and manifest by hard link:
+// whatever the copy then does (recovering the log, writes, deletes, compactions, close), the source's files and
+// contents stay exactly as they were.
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { mkdtemp, readdir, readFile, rm, stat } from "node:fs/promises";
@@ -29,19 +30,27 @@ test("a work copy shares the table files, and nothing it does reaches the source
       await db.batch(Array.from({ length: 2000 }, (_, i) => ({ type: "put", key: `k${i}`, value: `v${round}-${i}` })));
       await db.compactRange("k", "l"); // table files on disk, not only the write-ahead log
     }
+    // And records only in the write-ahead log: the copy's open recovers them into a table of its own.
+    await db.batch(Array.from({ length: 500 }, (_, i) => ({ type: "put", key: `log${i}`, value: `logged-${i}` })));
     await db.close();
     const before = await fileHashes(source);
     const tables = Object.keys(before).filter((name) => name.endsWith(".ldb") || name.endsWith(".sst"));
     assert.ok(tables.length > 0, "the source has table files");
+    const log = Object.keys(before).find((name) => name.endsWith(".log"));
+    const manifest = Object.keys(before).find((name) => name.startsWith("MANIFEST-"));
+    assert.ok(log !== undefined && manifest !== undefined, "the source has a log and a manifest");
+    assert.ok((await stat(join(source, log))).size > 0, "the source's log holds records");
 
     const work = join(root, "work");
     await copyLevelDb(source, work);
-    // Linked, not copied: the table's inode now has two names.
-    assert.equal((await stat(join(source, tables[0]))).nlink, 2);
+    // Linked, not copied: each inode now has two names. LOCK is LevelDB's own in each directory.
+    for (const name of [tables[0], log, manifest]) assert.equal((await stat(join(source, name))).nlink, 2, name);
+    assert.ok(!(await readdir(work)).includes("LOCK"), "the source's LOCK is not shared");
 
     const copy = new ClassicLevel<string, string>(work);
     await copy.open();
     assert.equal(await copy.get("k1999"), "v2-1999");
+    assert.equal(await copy.get("log499"), "logged-499");
     await copy.batch(Array.from({ length: 2000 }, (_, i) => ({ type: "del", key: `k${i}` })));
     await copy.put("new", "value");
     await copy.compactRange("a", "z"); // replaces (unlinks) the shared tables in the copy
@@ -52,6 +61,7 @@ test("a work copy shares the table files, and nothing it does reaches the source
     const reopened = new ClassicLevel<string, string>(source);
     await reopened.open();
     assert.equal(await reopened.get("k0"), "v2-0");
+    assert.equal(await reopened.get("log0"), "logged-0");
     assert.equal(await reopened.get("new"), undefined);
     await reopened.close();
   } finally {

@@ -15,32 +15,18 @@ import {
   importState,
   openMultiStore,
   readCommittedStoreNames,
-  readCommittedVersionAndValue,
+  readLastCommittedVersion,
 } from "../../store/index.ts";
-import { doneKey, UPGRADE_STORE_KEY } from "../../x/upgrade/keys.ts";
-import { appliedHeight, decodeAppliedHeight } from "../dry-run.ts";
 import { loadHomeSnapshot, restoreHomeSnapshot } from "../snapshot-home.ts";
 import { RehearsalError } from "./errors.ts";
 import { copyLevelDb } from "./level-copy.ts";
 
-/** A work home holding the state to rehearse on as its latest committed version. */
-export interface PreparedState {
-  home: string;
-  height: bigint;
-  /** The height at which that state says the upgrade was applied, when it was. */
-  appliedAt: bigint | undefined;
-}
-
 /**
- * Copies (or exports) the state at `height` (default: the latest) of `sourceHome` into `workHome`, and reads whether
- * it has the upgrade `upgrade` applied already.
+ * Copies (or exports) the state at `height` (default: the latest) of `sourceHome` into `workHome`, as the work home's
+ * latest committed version. Its height and whether it has the upgrade applied already are read later, through the
+ * upgrade run's own open of it (upgrade-run.ts): each open of a large store costs tens of milliseconds.
  */
-export async function stateFromHome(
-  sourceHome: string,
-  workHome: string,
-  upgrade: string,
-  height?: bigint,
-): Promise<PreparedState> {
+export async function stateFromHome(sourceHome: string, workHome: string, height?: bigint): Promise<void> {
   const source = homePaths(sourceHome);
   if ((await stat(source.applicationDb).catch(() => undefined)) === undefined) {
     throw new RehearsalError(
@@ -50,18 +36,21 @@ export async function stateFromHome(
   const work = homePaths(workHome);
   await mkdir(work.dataDir, { recursive: true });
   // Everything is read from a copy: opening LevelDB, even to read one record, takes its lock and writes its log.
-  // Its table files are shared by hard link (level-copy.ts): LevelDB never writes one after creating it.
+  // Its files are shared by hard link where LevelDB never writes them again (level-copy.ts).
+  if (height === undefined) {
+    await copyLevelDb(source.applicationDb, work.applicationDb);
+    return;
+  }
   const copy = join(workHome, "source-application.db");
   await copyLevelDb(source.applicationDb, copy);
-  // One open for the latest version and the upgrade's done record (each open of a large store costs tens of ms).
-  const { latest, value: done } = await readCommittedVersionAndValue(copy, UPGRADE_STORE_KEY, doneKey(upgrade));
+  const latest = await readLastCommittedVersion(copy);
   if (latest === 0n) throw new RehearsalError(`${source.applicationDb} holds no committed state yet`);
-  if (height !== undefined && height > latest) {
+  if (height > latest) {
     throw new RehearsalError(`--height ${height} is in the future: the latest committed height is ${latest}`);
   }
-  if (height === undefined || height === latest) {
+  if (height === latest) {
     await rename(copy, work.applicationDb);
-    return { home: workHome, height: latest, appliedAt: decodeAppliedHeight(done) };
+    return;
   }
   // An older version: exported from the copy and imported alone (the copy keeps every version it held).
   const store = await openMultiStore({ path: copy, storeNames: await readCommittedStoreNames(copy) });
@@ -79,8 +68,8 @@ export async function stateFromHome(
     await store.close();
     await rm(copy, { recursive: true, force: true });
   }
-  // The upgrade may have been applied after `height`: what counts is the exported state's own record.
-  return { home: workHome, height, appliedAt: await appliedHeight(work.applicationDb, upgrade) };
+  // The upgrade may have been applied after `height`: what counts is the exported state's own record, which the
+  // upgrade run reads.
 }
 
 /**
@@ -94,8 +83,7 @@ export async function stateFromSnapshot(options: {
   chain: ChainDefinition;
   /** The release that runs before the upgrade: the snapshot must hold its stores. */
   previous: Release;
-  upgrade: string;
-}): Promise<PreparedState> {
+}): Promise<void> {
   const config = homePaths(options.configHome);
   if (!existsSync(config.genesis)) {
     throw new RehearsalError(
@@ -113,9 +101,4 @@ export async function stateFromSnapshot(options: {
     chain: options.chain,
     release: options.previous,
   });
-  return {
-    home: options.workHome,
-    height: info.height,
-    appliedAt: await appliedHeight(work.applicationDb, options.upgrade),
-  };
 }

@@ -10,7 +10,7 @@ import { performance } from "node:perf_hooks";
 import { create, toBinary } from "@bufbuild/protobuf";
 import { TimestampSchema, timestampFromMs } from "@bufbuild/protobuf/wkt";
 import { homePaths, loadGenesis } from "../../config/index.ts";
-import { RequestFinalizeBlockSchema } from "../../gen/tendermint/abci/types_pb.js";
+import { type RequestFinalizeBlock, RequestFinalizeBlockSchema } from "../../gen/tendermint/abci/types_pb.js";
 import { currentChain } from "../../runtime/current-chain.ts";
 import type { ChainDefinition, Release } from "../../runtime/release.ts";
 import { upgradeHistory } from "../../runtime/release-history.ts";
@@ -152,77 +152,38 @@ export async function rehearseUpgrade(parameters: RehearsalParameters): Promise<
   const temp = await mkdtemp(join(parameters.tempRoot ?? tmpdir(), "chaind-rehearse-"));
   try {
     const workHome = join(temp, "first");
-    // The state and the source's block store are prepared side by side: each is a copy and a LevelDB open, tens of
-    // milliseconds the real upgrade does not spend (the rehearsal's own cost, issue 33's bench).
-    const [preparing, opening] = await Promise.allSettled([
-      parameters.snapshot === undefined
-        ? stateFromHome(parameters.home, workHome, parameters.name, parameters.height)
-        : stateFromSnapshot({
-            archive: parameters.snapshot,
-            configHome: parameters.home,
-            workHome,
-            chain,
-            previous: previousRelease(chain, release),
-            upgrade: parameters.name,
-          }),
-      openSourceBlocks(parameters.snapshot === undefined ? homePaths(parameters.home).blocksDb : undefined, temp),
-    ]);
-    if (preparing.status === "rejected") {
-      if (opening.status === "fulfilled") await opening.value.close();
-      throw preparing.reason;
-    }
-    if (opening.status === "rejected") throw opening.reason;
-    const prepared = preparing.value;
-    const source = opening.value;
-    const height = prepared.height;
-    const done = prepared.appliedAt;
-    if (done !== undefined) {
-      await source.close();
-      throw new RehearsalError(
-        `the upgrade "${parameters.name}" was already applied at height ${done}: rehearse on a state before it (--height ${done - 1n} or lower)`,
-      );
-    }
+    // The source's block store is copied and opened while the state is copied and opened: it is first needed
+    // once the upgrade run's open of the state has told H (block H+1 is made from blocks H and H+1). Neither is
+    // what the real upgrade spends (the rehearsal's own cost, issue 33's bench).
+    const opening = openSourceBlocks(
+      parameters.snapshot === undefined ? homePaths(parameters.home).blocksDb : undefined,
+      temp,
+    );
+    opening.catch(() => undefined); // awaited where the blocks are needed, which reports its failure
+    // Without --follow the source's blocks are done with once block H+1 is made: closed (and their copy removed)
+    // while the upgrade runs, and waited for before the rehearsal returns.
+    let closingSource: Promise<void> | undefined;
     try {
-      // Block H+1: the network's real one when --block gives it (CometBFT's /block JSON), the source's own when
-      // following (its transactions run under the new rules, then the upgrade, as at the real height); otherwise an
-      // empty block with the source's time for H+1 when it has one, else one second after block H (so a home and a
-      // snapshot of the same height rehearse alike), else now. --block-time and --proposer override them. On a chain
-      // with vote extensions runUpgrade puts H's extended commit in the built block, as a steady network's real
-      // block would carry it (built-commit.ts; docs/UPGRADING.md says exactly what that models).
-      const recorded = await source.request(height + 1n);
-      const previous =
-        (await source.request(height))?.time ?? (await recordedBlockTime(homePaths(workHome).blocksDb, height));
-      const fallbackTime =
-        previous === undefined
-          ? timestampFromMs(Date.now())
-          : create(TimestampSchema, { seconds: previous.seconds + 1n, nanos: previous.nanos });
-      const given =
-        parameters.blockFile === undefined ? undefined : await readCometBlock(parameters.blockFile, height + 1n);
-      const block =
-        given !== undefined
-          ? given
-          : follow > 0 && recorded !== undefined
-            ? recorded
-            : create(RequestFinalizeBlockSchema, {
-                height: height + 1n,
-                time:
-                  parameters.blockTime === undefined
-                    ? (recorded?.time ?? fallbackTime)
-                    : create(TimestampSchema, parameters.blockTime),
-                proposerAddress: parameters.proposer ?? recorded?.proposerAddress ?? new Uint8Array(),
-                hash: recorded?.hash ?? new Uint8Array(),
-                txs: [],
-                misbehavior: [],
-              });
-      const blockFile = join(temp, "block.bin");
-      await writeFile(blockFile, toBinary(RequestFinalizeBlockSchema, block));
       const determinism = parameters.determinism ?? true;
       const secondHome = join(temp, "second");
+      const blockFile = join(temp, "block.bin");
+      if (parameters.snapshot === undefined) await stateFromHome(parameters.home, workHome, parameters.height);
+      else {
+        await stateFromSnapshot({
+          archive: parameters.snapshot,
+          configHome: parameters.home,
+          workHome,
+          chain,
+          previous: previousRelease(chain, release),
+        });
+      }
       if (determinism) {
+        // The second run's state is copied before the first run opens (and so changes) the work state.
         await mkdir(homePaths(secondHome).dataDir, { recursive: true });
         await copyLevelDb(homePaths(workHome).applicationDb, homePaths(secondHome).applicationDb);
       }
       const prepareMs = performance.now() - started;
+      let recorded: RequestFinalizeBlock | undefined;
 
       const { run, chain: opened } = await runUpgrade({
         home: workHome,
@@ -230,9 +191,61 @@ export async function rehearseUpgrade(parameters: RehearsalParameters): Promise<
         chain,
         release,
         chainId: genesis.chainId,
-        block,
+        refuse: ({ height, appliedAt }) => {
+          if (height === 0n) {
+            throw new RehearsalError(`${homePaths(parameters.home).applicationDb} holds no committed state yet`);
+          }
+          if (appliedAt !== undefined) {
+            throw new RehearsalError(
+              `the upgrade "${parameters.name}" was already applied at height ${appliedAt}: rehearse on a state before it (--height ${appliedAt - 1n} or lower)`,
+            );
+          }
+        },
+        block: async ({ height }) => {
+          // Block H+1: the network's real one when --block gives it (CometBFT's /block JSON), the source's own when
+          // following (its transactions run under the new rules, then the upgrade, as at the real height);
+          // otherwise an empty block with the source's time for H+1 when it has one, else one second after block H
+          // (so a home and a snapshot of the same height rehearse alike), else now. --block-time and --proposer
+          // override them. On a chain with vote extensions runUpgrade puts H's extended commit in the built block,
+          // as a steady network's real block would carry it (built-commit.ts; docs/UPGRADING.md says exactly what
+          // that models).
+          const source = await opening;
+          recorded = await source.request(height + 1n);
+          const previous =
+            (await source.request(height))?.time ?? (await recordedBlockTime(homePaths(workHome).blocksDb, height));
+          if (follow === 0) {
+            closingSource = source.close();
+            closingSource.catch(() => undefined); // awaited (and so reported) in the finally below
+          }
+          const fallbackTime =
+            previous === undefined
+              ? timestampFromMs(Date.now())
+              : create(TimestampSchema, { seconds: previous.seconds + 1n, nanos: previous.nanos });
+          const given =
+            parameters.blockFile === undefined ? undefined : await readCometBlock(parameters.blockFile, height + 1n);
+          const block =
+            given !== undefined
+              ? given
+              : follow > 0 && recorded !== undefined
+                ? recorded
+                : create(RequestFinalizeBlockSchema, {
+                    height: height + 1n,
+                    time:
+                      parameters.blockTime === undefined
+                        ? (recorded?.time ?? fallbackTime)
+                        : create(TimestampSchema, parameters.blockTime),
+                    proposerAddress: parameters.proposer ?? recorded?.proposerAddress ?? new Uint8Array(),
+                    hash: recorded?.hash ?? new Uint8Array(),
+                    txs: [],
+                    misbehavior: [],
+                  });
+          // The second process runs the same block: it gets it as a file.
+          if (determinism) await writeFile(blockFile, toBinary(RequestFinalizeBlockSchema, block));
+          return block;
+        },
         inspect: true,
       });
+      const height = run.height;
       try {
         const checks = [...run.checks];
         const secondStarted = performance.now();
@@ -268,6 +281,7 @@ export async function rehearseUpgrade(parameters: RehearsalParameters): Promise<
         let followReport: RehearsalReport["follow"];
         if (follow > 0) {
           const blocks: FollowedBlock[] = [];
+          const source = await opening;
           const first = await source.results(height + 1n);
           if (recorded !== undefined && first !== undefined) {
             blocks.push(compareBlock(height + 1n, run.block, first, recorded.txs));
@@ -332,7 +346,11 @@ export async function rehearseUpgrade(parameters: RehearsalParameters): Promise<
         await closeVerifyPool();
       }
     } finally {
-      await source.close();
+      await (closingSource ??
+        opening.then(
+          (source) => source.close(),
+          () => undefined,
+        ));
     }
   } finally {
     await rm(temp, { recursive: true, force: true });

@@ -2,6 +2,7 @@
 // may write its log files, and the source is never written): the header of H+1 gives the upgrade block its time
 // and proposer, and `--follow` re-executes the blocks after H with their recorded results to compare against.
 import { existsSync } from "node:fs";
+import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import { create } from "@bufbuild/protobuf";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
@@ -22,6 +23,7 @@ export interface SourceBlocks {
   request(height: bigint): Promise<RequestFinalizeBlock | undefined>;
   /** What the source's app answered for block `height`; undefined when not held. */
   results(height: bigint): Promise<ResponseFinalizeBlock | undefined>;
+  /** Closes the copy and removes it. */
   close(): Promise<void>;
 }
 
@@ -59,7 +61,10 @@ export async function openSourceBlocks(blocksDb: string | undefined, workDir: st
       if (height > store.height || height < store.base) return undefined;
       return store.results(height);
     },
-    close: () => store.close(),
+    async close() {
+      await store.close();
+      await rm(copy, { recursive: true, force: true });
+    },
   };
 }
 

@@ -15,8 +15,11 @@ import type { RequestFinalizeBlock, ResponseFinalizeBlock } from "../../gen/tend
 import { buildChainApp, type ChainApp } from "../../runtime/build-app.ts";
 import type { ChainDefinition, Release } from "../../runtime/release.ts";
 import { upgradeHistory } from "../../runtime/release-history.ts";
+import { readCommittedVersionAndValue } from "../../store/index.ts";
+import { doneKey, UPGRADE_STORE_KEY } from "../../x/upgrade/keys.ts";
 import { type DrainedMigration, drainSteppedMigrations } from "../../x/upgrade/migration-runner.ts";
 import { newPlan } from "../../x/upgrade/plan.ts";
+import { decodeAppliedHeight } from "../dry-run.ts";
 import { storeKeyCounts } from "../store-key-counts.ts";
 import { withBuiltExtendedCommit } from "./built-commit.ts";
 import { type CheckResult, runAfterChecks, runBeforeChecks, runInvariants } from "./checks.ts";
@@ -59,6 +62,14 @@ export interface UpgradeRun {
   };
 }
 
+/** What the opened state says before the upgrade runs on it. */
+export interface StateAtOpen {
+  /** Its latest committed height H (0 when nothing was committed). */
+  height: bigint;
+  /** The height the upgrade was applied at, when the state has it applied already. */
+  appliedAt: bigint | undefined;
+}
+
 /** Options of {@link runUpgrade}. */
 export interface UpgradeRunOptions {
   home: string;
@@ -66,27 +77,58 @@ export interface UpgradeRunOptions {
   chain: ChainDefinition;
   release: Release;
   chainId: string;
-  /** Block H+1 (its height must be the state's latest + 1). */
-  block: RequestFinalizeBlock;
+  /**
+   * Block H+1 (its height must be the state's latest + 1); or, when the caller does not know H yet, how to make it
+   * from the opened state: the store loader then applies at the state's next height, and the app's own open tells
+   * H and whether the upgrade was applied already (the rehearsal's case: no extra open of the state before).
+   */
+  block: RequestFinalizeBlock | ((state: StateAtOpen) => Promise<RequestFinalizeBlock>);
+  /**
+   * Refuses a state by throwing (nothing committed, the upgrade applied already), before the block is made. Called
+   * too, from one read of the state's records, when the store loader could not open it at all: applying the
+   * upgrade's store changes once more is what fails there.
+   */
+  refuse?: (state: StateAtOpen) => void;
   /** Run the invariants and the upgrade's checks and count keys (the determinism child does not). */
   inspect: boolean;
 }
 
 /** Runs the upgrade; resolves with the measures and the open app (the caller closes it, after any follow). */
 export async function runUpgrade(options: UpgradeRunOptions): Promise<{ run: UpgradeRun; chain: ChainApp }> {
-  const height = options.block.height - 1n;
+  const given = typeof options.block === "function" ? undefined : options.block;
+  const storePath = homePaths(options.home).applicationDb;
   const started = performance.now();
-  const chain = await buildChainApp({
-    chain: options.chain,
-    home: options.home,
-    chainId: options.chainId,
-    logger: pino({ level: "silent" }),
-    release: options.release,
-    storePath: homePaths(options.home).applicationDb,
-    storeLoader: { upgrade: options.name, height: options.block.height },
-  });
+  let chain: ChainApp;
   try {
-    const run = await execute(chain, options, height, performance.now() - started);
+    chain = await buildChainApp({
+      chain: options.chain,
+      home: options.home,
+      chainId: options.chainId,
+      logger: pino({ level: "silent" }),
+      release: options.release,
+      storePath,
+      storeLoader: { upgrade: options.name, height: given?.height ?? "next" },
+    });
+  } catch (err) {
+    if (options.refuse !== undefined) {
+      // Unreadable records leave the open's own error to tell what is wrong.
+      const records = await readCommittedVersionAndValue(storePath, UPGRADE_STORE_KEY, doneKey(options.name)).catch(
+        () => undefined,
+      );
+      if (records !== undefined)
+        options.refuse({ height: records.latest, appliedAt: decodeAppliedHeight(records.value) });
+    }
+    throw err;
+  }
+  const loadMs = performance.now() - started;
+  try {
+    let block: RequestFinalizeBlock;
+    if (typeof options.block === "function" || options.refuse !== undefined) {
+      const state = await stateAtOpen(chain, options.name);
+      options.refuse?.(state);
+      block = typeof options.block === "function" ? await options.block(state) : options.block;
+    } else block = options.block;
+    const run = await execute(chain, { ...options, block }, block.height - 1n, loadMs);
     return { run, chain };
   } catch (err) {
     await chain.app.close();
@@ -94,9 +136,16 @@ export async function runUpgrade(options: UpgradeRunOptions): Promise<{ run: Upg
   }
 }
 
+/** The opened state's height and the upgrade's done record, read through the app. */
+async function stateAtOpen(chain: ChainApp, name: string): Promise<StateAtOpen> {
+  if (chain.app.lastBlockHeight() === 0n) return { height: 0n, appliedAt: undefined };
+  const done = await chain.upgradeKeeper.getDoneHeight(await chain.app.createQueryContext(), name);
+  return { height: chain.app.lastBlockHeight(), appliedAt: done === 0n ? undefined : done };
+}
+
 async function execute(
   chain: ChainApp,
-  options: UpgradeRunOptions,
+  options: UpgradeRunOptions & { block: RequestFinalizeBlock },
   height: bigint,
   loadMs: number,
 ): Promise<UpgradeRun> {

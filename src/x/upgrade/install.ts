@@ -91,13 +91,15 @@ export interface InstallUpgradesOptions {
    * Where the store loader comes from. Default `"upgrade-info"`: data/upgrade-info.json names the upgrade and its
    * height (as gaia does after a halt). `"none"`: no store loader, the state is opened as it is. `{ upgrade, height }`:
    * that upgrade's store loader for the block at `height`, without reading upgrade-info.json — for a caller that
-   * knows the upgrade from the chain itself (the replay mode, src/replay, switching releases in process).
+   * knows the upgrade from the chain itself (the replay mode, src/replay, switching releases in process). `height:
+   * "next"` is the state's next height, whatever it is: the rehearsal (src/node/rehearse) learns the state's height
+   * from the app's own open instead of opening the state once more before it.
    */
   storeLoader?: StoreLoaderSource;
 }
 
 /** See {@link InstallUpgradesOptions.storeLoader}. */
-export type StoreLoaderSource = "upgrade-info" | "none" | { upgrade: string; height: bigint };
+export type StoreLoaderSource = "upgrade-info" | "none" | { upgrade: string; height: bigint | "next" };
 
 /** What {@link installUpgrades} did. */
 export interface InstalledUpgrades {
@@ -150,7 +152,7 @@ export async function installUpgrades(
 
   const source = options.storeLoader ?? "upgrade-info";
   let storeLoaderOf: Upgrade | undefined;
-  let storeLoaderHeight: bigint | undefined;
+  let storeLoaderHeight: bigint | "next" | undefined;
   if (source === "upgrade-info") {
     const info = await keeper.readUpgradeInfoFromDisk();
     const named = info === undefined ? undefined : upgrades.find((u) => u.name === info.name);
@@ -173,7 +175,12 @@ export async function installUpgrades(
         `cannot install the store loader of upgrade "${source.upgrade}": this release knows ${upgrades.length === 0 ? "no upgrade" : `only ${upgrades.map((u) => `"${u.name}"`).join(", ")}`}`,
       );
     }
-    app.setStoreLoader(upgradeStoreLoader(source.height, named.storeUpgrades ?? NO_STORE_UPGRADES));
+    const storeUpgrades = named.storeUpgrades ?? NO_STORE_UPGRADES;
+    app.setStoreLoader(
+      source.height === "next"
+        ? (parameters) => upgradeStoreLoader(parameters.lastCommittedHeight + 1n, storeUpgrades)(parameters)
+        : upgradeStoreLoader(source.height, storeUpgrades),
+    );
     storeLoaderOf = named;
     storeLoaderHeight = source.height;
   }
@@ -192,7 +199,7 @@ async function guardBeforeMount(
   keeper: UpgradeKeeper,
   state: CommittedStateAccess,
   declared: string[],
-  storeLoaderHeight: bigint | undefined,
+  storeLoaderHeight: bigint | "next" | undefined,
   logger: Logger | undefined,
 ): Promise<void> {
   const stored = await state.storeNames();
@@ -213,7 +220,7 @@ async function guardBeforeMount(
     await store.close();
   }
   // A store loader applying at the next height reconciles the sets (the store checks it does so exactly).
-  if (storeLoaderHeight === next) return;
+  if (storeLoaderHeight === next || storeLoaderHeight === "next") return;
   // The keeper's own guards, as PreBlock runs them at the first block (the downgrade guard then runs no more in this
   // process), except that a plan whose height is skipped does not halt an early binary here.
   let message = await keeper.downgradeGuard(next, plan, {
