@@ -5,6 +5,8 @@ import type { AppModule } from "../../src/app/module.ts";
 import type { TestRelease } from "../../src/testing/test-node.ts";
 import { prefixMigrationStep } from "../../src/x/upgrade/prefix-migration.ts";
 
+/** CometBFT's default timeout_commit: the wait after each commit, during which a block's tree pages are written. */
+export const TIMEOUT_COMMIT_MS = 1000;
 /** The records' store key. */
 export const STORE = "records";
 /** Every record's key starts with this. */
