@@ -24,7 +24,11 @@ import { stakingModule } from "../x/staking/module.ts";
 import { consensusAddress, consensusPubKey } from "../x/staking/validator.ts";
 import { installUpgrades, type StoreLoaderSource } from "../x/upgrade/install.ts";
 import { UpgradeKeeper } from "../x/upgrade/keeper.ts";
-import { guardMigratingModules } from "../x/upgrade/migration-guard.ts";
+import {
+  guardMigratingModules,
+  guardMigratingRoutes,
+  type MigrationGuardOptions,
+} from "../x/upgrade/migration-guard.ts";
 import { createUpgradeModule } from "../x/upgrade/module.ts";
 import type { BondedValidator, BondedValidatorsReader } from "../x/upgrade/readiness-query.ts";
 import { readinessVoteExtensions } from "../x/upgrade/readiness-vote-extension.ts";
@@ -138,15 +142,16 @@ export async function buildChainApp(options: ChainAppOptions): Promise<ChainApp>
         openMultiStore({ backend: "memory", storeNames: o.storeNames, upgrades: o.upgrades, pruning: options.pruning })
     : (o) =>
         openMultiStore({ path: storePath, storeNames: o.storeNames, upgrades: o.upgrades, pruning: options.pruning });
+  const migrationGuard: MigrationGuardOptions = {
+    storeKey: upgradeKeeper.storeKey,
+    moduleOfMsg: (typeUrl) => moduleManager.moduleOfMsg(typeUrl),
+    steppedMigrationsOf: (upgrade) => upgradeKeeper.steppedMigrationsOf(upgrade),
+  };
   const app = createApp({
     chainId: options.chainId,
     moduleManager,
     // A migrating module's txs are refused before any fee is taken (x/upgrade stepped migrations).
-    anteHandler: guardMigratingModules(createAnteHandler({ accountKeeper, bankKeeper }), {
-      storeKey: upgradeKeeper.storeKey,
-      moduleOfMsg: (typeUrl) => moduleManager.moduleOfMsg(typeUrl),
-      steppedMigrationsOf: (upgrade) => upgradeKeeper.steppedMigrationsOf(upgrade),
-    }),
+    anteHandler: guardMigratingModules(createAnteHandler({ accountKeeper, bankKeeper }), migrationGuard),
     openStore,
     logger: options.logger,
     name: chain.name,
@@ -172,7 +177,8 @@ export async function buildChainApp(options: ChainAppOptions): Promise<ChainApp>
         ),
     }),
   });
-  gov.bind(app);
+  // A passed proposal's message to a migrating module is refused like a tx's (the proposal fails with the reason).
+  gov.bind({ msgRouter: guardMigratingRoutes(app.msgRouter, migrationGuard), typeRegistry: app.typeRegistry });
   genutil.bind(app);
 
   // The release's own upgrade and those of the releases before it on its line: the guards need the last applied one.

@@ -1,10 +1,13 @@
 // While a module's stepped migration runs, its transactions are refused (its state is half old, half new); queries
 // keep working. The guard wraps the chain's ante handler so a refused tx is turned away before any fee is taken, in
-// CheckTx as in the block. It reads the upgrade store without gas, so a chain with nothing migrating keeps the gas
-// (and so the results hash) of every tx exactly as before.
+// CheckTx as in the block; the fee itself is not a message of the module (the ante handler moves it through the bank
+// keeper), so every other tx still pays it while bank migrates. Messages that run without a tx — a passed proposal's,
+// run by gov's EndBlock — go through guardMigratingRoutes instead. Both read the upgrade store without gas, so a
+// chain with nothing migrating keeps the gas (and so the results hash) of every tx exactly as before.
 import type { AnteHandler } from "../../app/ante.ts";
 import type { Context } from "../../app/context.ts";
 import { ChainError } from "../../app/errors.ts";
+import type { MsgRoute } from "../../app/router.ts";
 import type { DecodedTx } from "../../app/tx-decode.ts";
 import { ErrModuleMigrating } from "./errors.ts";
 import { readRunningMigrations, type StoredMigration } from "./migration-store.ts";
@@ -47,13 +50,26 @@ export async function refuseMigratingModules(
   tx: DecodedTx,
   options: MigrationGuardOptions,
 ): Promise<void> {
+  await refuseMigratingMessages(
+    ctx,
+    tx.msgs.map((msg) => msg.typeUrl),
+    options,
+  );
+}
+
+/** Throws ErrModuleMigrating for the first of `typeUrls` whose module is migrating and that is not declared safe. */
+async function refuseMigratingMessages(
+  ctx: Context,
+  typeUrls: readonly string[],
+  options: MigrationGuardOptions,
+): Promise<void> {
   // The raw store: no gas for this read (see the file comment).
   const running = await readRunningMigrations(ctx.multiStore.store(options.storeKey));
   if (running.length === 0) return;
-  for (const msg of tx.msgs) {
-    const module = options.moduleOfMsg(msg.typeUrl);
+  for (const typeUrl of typeUrls) {
+    const module = options.moduleOfMsg(typeUrl);
     if (module === undefined) continue;
-    const blocking = running.find((m) => m.status.module === module && !isSafe(m, msg.typeUrl, options));
+    const blocking = running.find((m) => m.status.module === module && !isSafe(m, typeUrl, options));
     if (blocking !== undefined) {
       const { status } = blocking;
       throw new ChainError(ErrModuleMigrating, moduleMigratingMessage(module, status.progress, status.startedHeight), {
@@ -61,6 +77,32 @@ export async function refuseMigratingModules(
       });
     }
   }
+}
+
+/**
+ * `router` whose handlers first refuse a message of a migrating module (ErrModuleMigrating, upgrade 7): for the
+ * messages that run without a tx, so without the ante handler's guard — a passed proposal's messages, run by gov's
+ * EndBlock, which then fails the proposal with that error as its `failed_reason`. Only the handler is wrapped: looking
+ * a route up (gov checks a proposal's messages when it is submitted) is unchanged, so a proposal may be submitted
+ * while the module migrates and is refused only if it still migrates when the proposal executes.
+ */
+export function guardMigratingRoutes(
+  router: { route(typeUrl: string): MsgRoute | undefined },
+  options: MigrationGuardOptions,
+): { route(typeUrl: string): MsgRoute | undefined } {
+  return {
+    route(typeUrl) {
+      const route = router.route(typeUrl);
+      if (route === undefined) return undefined;
+      return {
+        ...route,
+        handler: async (msg, ctx) => {
+          await refuseMigratingMessages(ctx, [typeUrl], options);
+          return route.handler(msg, ctx);
+        },
+      };
+    },
+  };
 }
 
 function isSafe(stored: StoredMigration, typeUrl: string, options: MigrationGuardOptions): boolean {

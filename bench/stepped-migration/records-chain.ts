@@ -1,0 +1,90 @@
+// The chain of the stepped-migration bench: a `records` module whose genesis writes N records, and the three
+// releases the bench runs: v1 (schedules nothing itself, halts at the plan), v2 as one upgrade handler that rewrites
+// every record in the block at H (today's way), and v2 as a stepped migration (one bounded step a block after H).
+import type { AppModule } from "../../src/app/module.ts";
+import type { TestRelease } from "../../src/testing/test-node.ts";
+import { prefixMigrationStep } from "../../src/x/upgrade/prefix-migration.ts";
+
+/** CometBFT's default timeout_commit: the wait after each commit, during which a block's tree pages are written. */
+export const TIMEOUT_COMMIT_MS = 1000;
+/** The records' store key. */
+export const STORE = "records";
+/** Every record's key starts with this. */
+export const PREFIX = new Uint8Array([0x01]);
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+/** `records`: `count` keys `0x01 ‖ 4-byte index` → a 32-byte value, written at genesis. */
+function recordsModule(count: number): AppModule {
+  return {
+    name: STORE,
+    consensusVersion: 1n,
+    storeKeys: [STORE],
+    defaultGenesis: () => ({}),
+    validateGenesis: () => {},
+    async initGenesis(ctx) {
+      const store = ctx.kvStore(STORE);
+      for (let i = 0; i < count; i++) store.set(recordKey(i), encoder.encode(`record ${i}`.padEnd(32, ".")));
+      return undefined;
+    },
+    exportGenesis: async () => ({}),
+    registerServices: () => {},
+  };
+}
+
+function recordKey(i: number): Uint8Array {
+  const key = new Uint8Array(5);
+  key[0] = PREFIX[0];
+  new DataView(key.buffer).setUint32(1, i);
+  return key;
+}
+
+/** The migration both ways do: every record's value rewritten (upper-cased, a new encoding). */
+function rewrite(value: Uint8Array): Uint8Array {
+  return encoder.encode(decoder.decode(value).toUpperCase());
+}
+
+/** The release before the upgrade: the records, no upgrade of its own (it halts at the plan). */
+export function v1(count: number): TestRelease {
+  return { modules: () => [recordsModule(count)] };
+}
+
+/** v2 the way an SDK chain does it today: the upgrade handler rewrites every record in the block at H. */
+export function oneHandler(count: number): TestRelease {
+  return {
+    modules: () => [recordsModule(count)],
+    upgrade: {
+      name: "v2",
+      handler: async (ctx, _plan, fromVM) => {
+        const store = ctx.kvStore(STORE);
+        const all: [Uint8Array, Uint8Array][] = [];
+        for await (const entry of store.iterate({ prefix: PREFIX })) all.push(entry);
+        for (const [key, value] of all) store.set(key, rewrite(value));
+        return fromVM;
+      },
+    },
+  };
+}
+
+/** v2 as a stepped migration: the block at H starts it, then one step of `budget` records a block until done. */
+export function stepped(count: number, budget: number): TestRelease {
+  return {
+    modules: () => [recordsModule(count)],
+    upgrade: {
+      name: "v2",
+      steppedMigrations: [
+        {
+          module: STORE,
+          name: "rewrite",
+          budget,
+          step: prefixMigrationStep({
+            storeKey: STORE,
+            prefix: PREFIX,
+            rewrite: (_ctx, store, key, value) => store.set(key, rewrite(value)),
+            estimateTotal: async () => BigInt(count),
+          }),
+        },
+      ],
+    },
+  };
+}

@@ -1,0 +1,120 @@
+// One way of the stepped-migration bench, run as its own process so that its peak RSS is its own:
+//   node bench/stepped-migration/way.ts prepare <home> <records>           v1 home with the records, the plan at H,
+//                                                                            run to the halt
+//   node bench/stepped-migration/way.ts one <home> <records> <clock>        v2 as one handler: block H
+//   node bench/stepped-migration/way.ts stepped <home> <records> <clock> <budget>
+//                                                                            v2 stepped: block H and every step's block
+// Prints one JSON line (WayResult) on stdout. <clock> is the prepared chain's last block time (ms), so the restarted
+// node's blocks keep a monotonic clock. A block's time is its work beside the engine's wait (`timed`).
+import { join } from "node:path";
+import { create } from "@bufbuild/protobuf";
+import { timestampMs } from "@bufbuild/protobuf/wkt";
+import { ClassicLevel } from "classic-level";
+import { MsgSoftwareUpgradeSchema } from "../../src/gen/chain/upgrade/v1beta1/tx_pb.js";
+import type { MultiStore } from "../../src/store/multistore.ts";
+import { packAny } from "../../src/testing/app.ts";
+import { startTestNode, type TestNode } from "../../src/testing/test-node.ts";
+import { closeVerifyPool } from "../../src/x/auth/verify-pool.ts";
+import { defaultUpgradeAuthority } from "../../src/x/upgrade/keeper.ts";
+import { newPlan } from "../../src/x/upgrade/plan.ts";
+import { oneHandler, stepped, TIMEOUT_COMMIT_MS, v1 } from "./records-chain.ts";
+
+/** The height of the plan: far enough after the proposal that 20 quiet blocks come before it. */
+export const UPGRADE_HEIGHT = 30n;
+/** The kit's first block time, which a restarted process starts from again. */
+const KIT_CLOCK_START = 1_700_000_000_000;
+
+/** What a way prints. */
+export interface WayResult {
+  /** FinalizeBlock + Commit of each block it ran, in ms, in order (prepare: the blocks after the proposal). */
+  blocks: number[];
+  /** prepare: the last block's time, for the next process's clock. */
+  clock?: number;
+  /** The process's peak RSS, MiB. */
+  maxRssMiB: number;
+}
+
+/**
+ * One block's work, in ms: its FinalizeBlock + Commit, plus the part of its tree pages' write (which the store does on
+ * this thread behind the commit, while the engine waits timeout_commit) that outlasts timeout_commit — so a block
+ * whose pages take longer than the wait delays the next block by that much, and a step's pages are not counted in
+ * the next step's time.
+ */
+async function timed(node: TestNode, advanceMs?: number): Promise<number> {
+  const started = performance.now();
+  await node.nextBlock(advanceMs === undefined ? {} : { advanceMs });
+  const committed = performance.now();
+  await (node.app.store as MultiStore).pagesDurable();
+  const pages = performance.now() - committed;
+  return committed - started + Math.max(0, pages - TIMEOUT_COMMIT_MS);
+}
+
+async function prepare(home: string, records: number): Promise<WayResult> {
+  const node = await startTestNode({ home, release: v1(records) });
+  await node.nextBlock();
+  await node.passProposal([
+    packAny(
+      MsgSoftwareUpgradeSchema,
+      create(MsgSoftwareUpgradeSchema, {
+        authority: defaultUpgradeAuthority(),
+        plan: newPlan({ name: "v2", height: UPGRADE_HEIGHT }),
+      }),
+    ),
+  ]);
+  const blocks: number[] = [];
+  while (node.app.lastBlockHeight() < UPGRADE_HEIGHT - 1n) blocks.push(await timed(node));
+  const halted = await node.nextBlock().then(
+    () => false,
+    () => true,
+  );
+  if (!halted) throw new Error("v1 did not halt at the plan");
+  const clock = timestampMs((await node.query()).blockTime);
+  await node.close();
+  await settleDatabase(join(home, "data", "application.db"));
+  return { blocks, clock, maxRssMiB: maxRssMiB() };
+}
+
+/**
+ * Settles the home's LevelDB as a node that has run for a while finds it: opening it replays the genesis commit's
+ * write-ahead log (~90 MB at 1M records: the whole state in one batch) into table files, and a full compaction moves
+ * them out of level 0. Left as genesis wrote it, the way's process would replay the log when it opens the home (a
+ * memtable of the whole genesis, ~170 MiB of RSS) and compact level 0 beside its first blocks: the bench's setup,
+ * counted in the figure.
+ */
+async function settleDatabase(path: string): Promise<void> {
+  const db = new ClassicLevel<Uint8Array, Uint8Array>(path, { keyEncoding: "view", valueEncoding: "view" });
+  await db.open();
+  await db.compactRange(new Uint8Array([0]), new Uint8Array(64).fill(0xff));
+  await db.close();
+}
+
+async function upgrade(home: string, records: number, clock: number, budget?: number): Promise<WayResult> {
+  const release = budget === undefined ? oneHandler(records) : stepped(records, budget);
+  const node = await startTestNode({ home, release });
+  // This process's kit clock starts over: the first block steps past the prepared chain's last time.
+  const blocks = [await timed(node, clock - KIT_CLOCK_START + 1000)];
+  if (budget !== undefined) {
+    for (;;) {
+      const [migration] = await node.keeper.getMigrations(await node.query());
+      if (migration === undefined) throw new Error("the upgrade's block started no stepped migration");
+      if (migration.finishedHeight !== 0n) break;
+      blocks.push(await timed(node));
+    }
+  }
+  await node.close();
+  return { blocks, maxRssMiB: maxRssMiB() };
+}
+
+function maxRssMiB(): number {
+  return (process.resourceUsage().maxRSS * 1024) / 2 ** 20;
+}
+
+const [way, home, records, clock, budget] = process.argv.slice(2);
+const count = Number(records);
+let result: WayResult;
+if (way === "prepare") result = await prepare(home, count);
+else if (way === "one") result = await upgrade(home, count, Number(clock));
+else if (way === "stepped") result = await upgrade(home, count, Number(clock), Number(budget));
+else throw new Error(`way "${way}": expected prepare, one or stepped`);
+await closeVerifyPool();
+process.stdout.write(`${JSON.stringify(result)}\n`);
