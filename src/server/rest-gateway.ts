@@ -3,7 +3,7 @@
 // `Allow`, and routes come only from the annotations. Every answer is JSON; errors are
 // `{"code":<gRPC code>,"message":"...","details":[]}`.
 
-import { type Server as HttpServer, METHODS, type OutgoingHttpHeaders } from "node:http";
+import type { Server as HttpServer, OutgoingHttpHeaders } from "node:http";
 import type { Socket } from "node:net";
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
 import type { Logger } from "pino";
@@ -21,6 +21,10 @@ import { type SwaggerDocument, swaggerDocument } from "./swagger.ts";
 import { prefersHtml, swaggerUiAsset, swaggerUiPage } from "./swagger-ui.ts";
 import { metricsAnswer, type ServerTelemetry } from "./telemetry.ts";
 import { upgradePageHtml } from "./upgrade-page.ts";
+
+// node:http is taken with process.getBuiltinModule, not a value import: an ESM import of it reads every export,
+// WebSocket among them, whose getter loads undici (~30 ms of a node's start-up CPU, for nothing it uses).
+const { METHODS } = process.getBuiltinModule("node:http");
 
 /** Settings of {@link buildRestGateway}. */
 export interface RestGatewayOptions extends HttpListenerOptions {
