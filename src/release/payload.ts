@@ -2,7 +2,11 @@
 // format small enough to read with node:zlib alone (the launcher may load nothing but Node's built-ins).
 //
 //   "CHAINDP1" then, per file: u16 path length, path (UTF-8, '/'-separated, relative), u16 mode, u32 size, bytes.
-import { gunzipSync, gzipSync } from "node:zlib";
+// node:zlib is taken when a payload is packed or unpacked, not when the module loads: the launcher imports this
+// module on every start but unpacks only on the first (loading zlib costs ~4 ms of CPU).
+function zlib(): typeof import("node:zlib") {
+  return process.getBuiltinModule("node:zlib");
+}
 
 const MAGIC = "CHAINDP1";
 
@@ -27,12 +31,12 @@ export function packPayload(files: readonly PayloadFile[]): Buffer {
     head.writeUInt32BE(file.data.length, 4);
     parts.push(head.subarray(0, 2), path, head.subarray(2), Buffer.from(file.data));
   }
-  return gzipSync(Buffer.concat(parts), { level: 9 });
+  return zlib().gzipSync(Buffer.concat(parts), { level: 9 });
 }
 
 /** Unpacks a payload made by {@link packPayload}; throws on anything malformed. */
 export function unpackPayload(compressed: Uint8Array): PayloadFile[] {
-  const buffer = gunzipSync(compressed);
+  const buffer = zlib().gunzipSync(compressed);
   if (buffer.subarray(0, MAGIC.length).toString("latin1") !== MAGIC) throw new Error("not a chaind payload");
   const files: PayloadFile[] = [];
   let at = MAGIC.length;

@@ -4,8 +4,12 @@
 // may be open (upstream leaves them in the kernel's accept backlog); beyond that they are closed.
 // A waiting connection is handed to the HTTP server only when admitted, so its read timeout starts
 // then, not at connect.
-import { createServer as createHttpServer, type Server as HttpServer, type RequestListener } from "node:http";
+import type { Server as HttpServer, RequestListener } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
+
+// node:http is taken with process.getBuiltinModule, not a value import: an ESM import of it reads every export,
+// WebSocket among them, whose getter loads undici (~30 ms of a node's start-up CPU, for nothing it uses).
+const { createServer: createHttpServer } = process.getBuiltinModule("node:http");
 
 /** Socket-level settings from app.toml's `[api]`. */
 export interface HttpListenerOptions {

@@ -492,3 +492,10 @@ test("every derived route answers JSON; every 200 carries every output field in 
   }
   assert.ok(ok >= 40, `only ${ok} routes answered 200`);
 });
+
+test("the gateway loads no JSON-schema compiler: a route given a schema fails at ready, saying why", async () => {
+  const fresh = gatewayFor(chain);
+  fresh.app.get("/with-schema", { schema: { querystring: { type: "object" } } }, async () => "x");
+  await assert.rejects(async () => void (await fresh.app.ready()), /declares no JSON schemas/);
+  await fresh.app.close().catch(() => undefined);
+});

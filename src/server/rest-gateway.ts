@@ -3,7 +3,7 @@
 // `Allow`, and routes come only from the annotations. Every answer is JSON; errors are
 // `{"code":<gRPC code>,"message":"...","details":[]}`.
 
-import { type Server as HttpServer, METHODS, type OutgoingHttpHeaders } from "node:http";
+import type { Server as HttpServer, OutgoingHttpHeaders } from "node:http";
 import type { Socket } from "node:net";
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
 import type { Logger } from "pino";
@@ -21,6 +21,10 @@ import { type SwaggerDocument, swaggerDocument } from "./swagger.ts";
 import { prefersHtml, swaggerUiAsset, swaggerUiPage } from "./swagger-ui.ts";
 import { metricsAnswer, type ServerTelemetry } from "./telemetry.ts";
 import { upgradePageHtml } from "./upgrade-page.ts";
+
+// node:http is taken with process.getBuiltinModule, not a value import: an ESM import of it reads every export,
+// WebSocket among them, whose getter loads undici (~30 ms of a node's start-up CPU, for nothing it uses).
+const { METHODS } = process.getBuiltinModule("node:http");
 
 /** Settings of {@link buildRestGateway}. */
 export interface RestGatewayOptions extends HttpListenerOptions {
@@ -56,6 +60,13 @@ export interface RestGateway {
 // TRACE or PROPFIND as to PUT (docs/CONTRACT.md §7). CONNECT never reaches a request handler in Node.
 const ALL_METHODS = METHODS.filter((method) => method !== "CONNECT");
 
+/** Stands for fastify's schema compilers, which the gateway never needs: a schema added to a route fails loudly here. */
+function noSchemaCompiler(): never {
+  throw new Error(
+    "the REST gateway declares no JSON schemas, so it loads no schema compiler (src/server/rest-gateway.ts)",
+  );
+}
+
 /**
  * Builds the gateway. It does not listen: hand `server` to a ConnectionGate (servers.ts does),
  * or call `app.inject()`.
@@ -87,6 +98,10 @@ export function buildRestGateway(options: RestGatewayOptions): RestGateway {
     },
     bodyLimit: options.maxBodyBytes,
     logger: false,
+    // No route declares a JSON schema (routes come from the proto annotations and read raw bytes), so fastify's
+    // schema compilers are never used; without builders of our own, fastify loads its defaults (ajv and
+    // fast-json-stringify, ~60 ms of CPU) when it is created, on every node start before the first block.
+    schemaController: { compilersFactory: { buildValidator: noSchemaCompiler, buildSerializer: noSchemaCompiler } },
     // Our own 503 (below) carries the docs/CONTRACT.md §7 body; fastify's would not.
     return503OnClosing: false,
     forceCloseConnections: true,

@@ -1,9 +1,9 @@
 // postForText: the body on success; undefined (the caller falls back to fetch) on any failure or a non-http URL.
 import assert from "node:assert/strict";
 import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
+import { type AddressInfo, createServer as createNetServer } from "node:net";
 import { test } from "node:test";
-import { postForText } from "./http-post.ts";
+import { parseAnswer, postForText } from "./http-post.ts";
 
 test("returns the answer's body to a POST, as sent", async () => {
   const server = createServer((req, res) => {
@@ -40,4 +40,42 @@ test("a refused connection, a connection cut mid-answer and https leave the requ
     cutting.close();
   }
   assert.equal(await postForText("https://127.0.0.1:1", "{}"), undefined);
+});
+
+test("reads chunked answers, and answers from a server that keeps the connection open", async () => {
+  const chunked = createServer((_req, res) => {
+    res.write("first ");
+    setImmediate(() => res.end("second é"));
+  });
+  // A raw server that answers and never closes, whatever the request's `connection: close` says.
+  const keepsOpen = createNetServer((socket) =>
+    socket.once("data", () => socket.write('HTTP/1.1 200 OK\r\ncontent-length: 17\r\n\r\n{"jsonrpc":"2.0"}')),
+  );
+  for (const server of [chunked, keepsOpen])
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  try {
+    const port = (server: { address(): unknown }) => (server.address() as AddressInfo).port;
+    assert.equal(await postForText(`http://127.0.0.1:${port(chunked)}`, "{}"), "first second é");
+    assert.equal(await postForText(`http://127.0.0.1:${port(keepsOpen)}`, "{}"), '{"jsonrpc":"2.0"}');
+  } finally {
+    chunked.close();
+    keepsOpen.close();
+  }
+});
+
+test("heads it cannot read leave the request to fetch; so do addresses it does not handle", async () => {
+  assert.equal(await postForText("http://127.0.0.1:26657/websocket", "{}"), undefined);
+  assert.equal(parseAnswer(Buffer.from("HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok"), true), "ok");
+  assert.equal(parseAnswer(Buffer.from("HTTP/1.1 200 OK\r\n\r\nto the end"), true), "to the end");
+  assert.equal(parseAnswer(Buffer.from("HTTP/1.1 200 OK\r\n\r\nnot ended"), false), undefined);
+  assert.equal(parseAnswer(Buffer.from("SSH-2.0-OpenSSH\r\n\r\n"), true), undefined);
+  assert.equal(parseAnswer(Buffer.from("HTTP/1.1 200 OK\r\ntransfer-encoding: gzip\r\n\r\nx"), true), undefined);
+  assert.equal(
+    parseAnswer(Buffer.from("HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\nzz\r\n"), true),
+    undefined,
+  );
+  assert.equal(
+    parseAnswer(Buffer.from("HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n2\r\nok\r\n"), true),
+    undefined,
+  );
 });

@@ -7,8 +7,12 @@
 // one with partial headers is closed without a word; one whose body stalls gets CometBFT's 400 JSON-RPC error
 // `error reading request body: read tcp L->R: i/o timeout`; a keep-alive connection idle for the read timeout
 // is closed (Go's IdleTimeout falls back to ReadTimeout).
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import type { Socket } from "node:net";
+
+// node:http is taken with process.getBuiltinModule, not a value import: an ESM import of it reads every export,
+// WebSocket among them, whose getter loads undici (~30 ms of a node's start-up CPU, for nothing it uses).
+const { createServer } = process.getBuiltinModule("node:http");
 
 /** CometBFT's read and write timeouts (DefaultConfig of its RPC HTTP server). */
 export const RPC_READ_TIMEOUT_MS = 10_000;
