@@ -13,6 +13,7 @@
 // search one step early.
 
 import { compareBytes, equalBytes } from "../bytes/compare.ts";
+import { bytesToBinaryString } from "../bytes/text.ts";
 import { uvarintLength } from "../bytes/varint.ts";
 import { type Arena, ByteReader } from "./byte-records.ts";
 import { collectEntries, LazyEntries } from "./entry-iterators.ts";
@@ -20,6 +21,7 @@ import { StoreError } from "./errors.ts";
 import { historyKey, storeKey, storePrefix, TABLE } from "./keys.ts";
 import type { KeyRange, KVBackend } from "./kv-backend.ts";
 import type { KVSource, ScanRange } from "./kv-source.ts";
+import { ABSENT_ROW, type CachedRow, type LatestValueCache } from "./latest-cache.ts";
 
 /** A parsed latest or deleted row. */
 export interface LatestRow {
@@ -152,6 +154,46 @@ export function readAt(
   return searchHistory(backend, sid, key, version, top);
 }
 
+/**
+ * The latest row of `key` (binary string `sk`): from the cache, else one LevelDB read (kept by the cache
+ * when it accepts rows now). `hit` tells whether it came from the cache, i.e. is the row at `cache.version`.
+ */
+function latestRow(backend: KVBackend, cache: LatestValueCache, sid: number, key: Uint8Array, sk: string): CachedRow {
+  const hit = cache.lookup(sid, sk);
+  if (hit !== undefined) return hit;
+  const bytes = backend.getSync(storeKey(TABLE.latest, sid, key));
+  const row = bytes === undefined ? ABSENT_ROW : decodeLatestRow(bytes, true);
+  cache.fill(sid, sk, row);
+  return row;
+}
+
+/**
+ * readAt through the latest-value cache: a key whose cached latest write is at or before `version`
+ * answers from memory; an older version searches the history from the cached row (one LevelDB read
+ * less). A cached absence answers only at the cache's own version.
+ */
+export function readCached(
+  backend: KVBackend,
+  cache: LatestValueCache,
+  sid: number,
+  key: Uint8Array,
+  sk: string,
+  version: number,
+  latestIsExact: boolean,
+): Uint8Array | undefined {
+  const top = latestRow(backend, cache, sid, key, sk);
+  if (top.value !== undefined) {
+    if (top.version <= version) return top.value;
+    return searchHistory(backend, sid, key, version, top);
+  }
+  if (latestIsExact || (version === cache.version && cache.lookup(sid, sk) === top)) return undefined;
+  const del = backend.getSync(storeKey(TABLE.deleted, sid, key));
+  if (del === undefined) return undefined;
+  const gone = decodeLatestRow(del, false);
+  if (gone.version <= version) return undefined;
+  return searchHistory(backend, sid, key, version, gone);
+}
+
 interface HistoryRow {
   version: number;
   prevVersion: number;
@@ -181,7 +223,7 @@ function searchHistory(
   sid: number,
   key: Uint8Array,
   version: number,
-  top: LatestRow,
+  top: Pick<LatestRow, "writeNo" | "prevVersion">,
 ): Uint8Array | undefined {
   if (top.writeNo <= 1) return undefined;
   // The previous write is the answer: one read.
@@ -249,15 +291,16 @@ function latestBounds(sid: number, range: ScanRange, limit: number): KeyRange & 
 export class LatestSource implements KVSource {
   private readonly backend: KVBackend;
   private readonly sid: number;
+  private readonly cache: LatestValueCache;
 
-  constructor(backend: KVBackend, sid: number) {
+  constructor(backend: KVBackend, sid: number, cache: LatestValueCache) {
     this.backend = backend;
     this.sid = sid;
+    this.cache = cache;
   }
 
-  readSync(key: Uint8Array): Uint8Array | undefined {
-    const row = this.backend.getSync(storeKey(TABLE.latest, this.sid, key));
-    return row === undefined ? undefined : latestValue(row);
+  readSync(key: Uint8Array, sk?: string): Uint8Array | undefined {
+    return latestRow(this.backend, this.cache, this.sid, key, sk ?? bytesToBinaryString(key)).value;
   }
 
   async *scan(range: ScanRange): AsyncIterable<[Uint8Array, Uint8Array]> {
@@ -325,21 +368,31 @@ export class VersionSource implements KVSource {
   /** True while `version` is the latest committed version and no commit is being written. */
   private readonly isExactLatest: () => boolean;
   private readonly check: () => void;
+  private readonly cache: LatestValueCache;
   /** Short ranges read before, by rangeHash (see remember). */
   private ranges: Map<number, RememberedRange[]> | undefined;
   private rememberedBytes = 0;
 
-  constructor(backend: KVBackend, sid: number, version: number, isExactLatest: () => boolean, check: () => void) {
+  constructor(
+    backend: KVBackend,
+    sid: number,
+    version: number,
+    isExactLatest: () => boolean,
+    check: () => void,
+    cache: LatestValueCache,
+  ) {
     this.backend = backend;
     this.sid = sid;
     this.version = version;
     this.isExactLatest = isExactLatest;
     this.check = check;
+    this.cache = cache;
   }
 
-  readSync(key: Uint8Array): Uint8Array | undefined {
+  readSync(key: Uint8Array, sk?: string): Uint8Array | undefined {
     this.check();
-    return readAt(this.backend, this.sid, key, this.version, this.isExactLatest());
+    const s = sk ?? bytesToBinaryString(key);
+    return readCached(this.backend, this.cache, this.sid, key, s, this.version, this.isExactLatest());
   }
 
   scan(range: ScanRange): AsyncIterable<[Uint8Array, Uint8Array]> {

@@ -1,0 +1,152 @@
+// The latest-value cache: the decoded latest row of keys read recently, in memory, so a read at the
+// latest version (and an older read the key's last write already answers) costs a Map lookup
+// instead of a LevelDB point read. IAVL's fast-node cache plays this part upstream.
+//
+// Correctness rests on one invariant: every entry is the key's latest row *as of `version`*, the
+// last committed version. A commit keeps it by dropping the keys it wrote, in the same synchronous
+// step that makes its version the latest; entries are only added (`fill`) while the LevelDB rows
+// match `version` — never while a commit's batch is being written (its rows may already be visible),
+// and never after a commit failed (its rows may be on disk without being the latest version) until
+// a commit succeeds. Nothing is persisted: a restart starts empty.
+
+/** A key's latest row: its value (undefined: no latest row), the version of that write, its write number and the version before it. */
+export interface CachedRow {
+  readonly value: Uint8Array | undefined;
+  readonly version: number;
+  readonly writeNo: number;
+  readonly prevVersion: number;
+}
+
+/** The default memory bound: ~100k entries of 32-byte keys and 100-byte values (IAVL's fast-node cache holds 100k). */
+export const DEFAULT_LATEST_CACHE_BYTES = 32 * 1024 * 1024;
+
+/** What an entry costs beyond its key and value bytes (Map slot, the row object, the value's view): an estimate. */
+const ENTRY_OVERHEAD = 160;
+
+/** The row of a key that has no latest row at `version` (absent or deleted). */
+export const ABSENT_ROW: CachedRow = Object.freeze({ value: undefined, version: 0, writeNo: 0, prevVersion: 0 });
+
+interface StoreGenerations {
+  young: Map<string, CachedRow>;
+  old: Map<string, CachedRow>;
+}
+
+/**
+ * Bounded by bytes over every store: two generations per store, the young one filled by reads (and
+ * by hits found in the old one); when the young generations together pass half the bound, every store's
+ * young generation becomes its old one and the previous old ones are dropped. So at most `maxBytes`
+ * (estimated) are held, and a key read again within a generation stays.
+ */
+export class LatestValueCache {
+  /** The committed version every entry describes. */
+  version = 0;
+  private readonly halfBytes: number;
+  private readonly stores = new Map<number, StoreGenerations>();
+  private youngBytes = 0;
+  /** False while a commit is being written and after a failed one: the rows on disk may not be `version`'s. */
+  private filling = true;
+
+  constructor(maxBytes: number = DEFAULT_LATEST_CACHE_BYTES) {
+    if (!Number.isSafeInteger(maxBytes) || maxBytes < 0) {
+      throw new TypeError(`latestCacheBytes must be a non-negative integer (0 turns the cache off), got ${maxBytes}`);
+    }
+    this.halfBytes = Math.floor(maxBytes / 2);
+  }
+
+  /** The cached latest row of key `sk` (binary string) in store `sid`, if any. */
+  lookup(sid: number, sk: string): CachedRow | undefined {
+    const gens = this.stores.get(sid);
+    if (gens === undefined) return undefined;
+    const young = gens.young.get(sk);
+    if (young !== undefined) return young;
+    const old = gens.old.get(sk);
+    if (old !== undefined && this.filling) this.add(gens, sk, old);
+    return old;
+  }
+
+  /** Whether LevelDB's latest rows are `version`'s: no commit's batch is being written, and none failed since the last success. */
+  get settled(): boolean {
+    return this.filling;
+  }
+
+  /** Whether a row read from LevelDB now may be added (settled, and the cache is on). */
+  get accepting(): boolean {
+    return this.filling && this.halfBytes > 0;
+  }
+
+  /** Adds the latest row just read from LevelDB (ignored when not `accepting` or when it is newer than `version`). */
+  fill(sid: number, sk: string, row: CachedRow): void {
+    if (!this.accepting || row.version > this.version) return;
+    let gens = this.stores.get(sid);
+    if (gens === undefined) {
+      gens = { young: new Map(), old: new Map() };
+      this.stores.set(sid, gens);
+    }
+    this.add(gens, sk, row);
+  }
+
+  private add(gens: StoreGenerations, sk: string, row: CachedRow): void {
+    const bytes = sk.length + (row.value?.length ?? 0) + ENTRY_OVERHEAD;
+    if (bytes > this.halfBytes) return;
+    if (this.youngBytes + bytes > this.halfBytes) this.rotate();
+    gens.young.set(sk, row);
+    this.youngBytes += bytes;
+  }
+
+  private rotate(): void {
+    for (const gens of this.stores.values()) {
+      gens.old = gens.young;
+      gens.young = new Map();
+    }
+    this.youngBytes = 0;
+  }
+
+  /** A commit's batch is about to be written: no fills until it is done (or failed). */
+  commitStarted(): void {
+    this.filling = false;
+  }
+
+  /**
+   * The commit of `version` is the latest now: its written keys (per store, as binary strings) leave
+   * the cache, and fills resume. Called in the same synchronous step that switches the latest version.
+   */
+  commitDone(version: number, written: Iterable<[number, Iterable<string>]>): void {
+    for (const [sid, keys] of written) {
+      const gens = this.stores.get(sid);
+      if (gens === undefined || (gens.young.size === 0 && gens.old.size === 0)) continue;
+      for (const sk of keys) {
+        gens.young.delete(sk);
+        gens.old.delete(sk);
+      }
+    }
+    this.version = version;
+    this.filling = true;
+  }
+
+  /** A commit's write failed: its rows may be in LevelDB without being the latest version. Forget all, fill nothing. */
+  commitFailed(): void {
+    this.clear();
+    this.filling = false;
+  }
+
+  /** Forgets a store's entries (a store deleted by an upgrade). */
+  dropStore(sid: number): void {
+    const gens = this.stores.get(sid);
+    if (gens === undefined) return;
+    this.stores.delete(sid);
+    // The young bytes are not recounted: the next rotation resets them.
+  }
+
+  /** Forgets everything. */
+  clear(): void {
+    this.stores.clear();
+    this.youngBytes = 0;
+  }
+
+  /** Entries held (both generations, a key in both counted twice): for tests. */
+  get size(): number {
+    let n = 0;
+    for (const gens of this.stores.values()) n += gens.young.size + gens.old.size;
+    return n;
+  }
+}
