@@ -184,14 +184,14 @@ export function readCached(
   const top = latestRow(backend, cache, sid, key, sk);
   if (top.value !== undefined) {
     if (top.version <= version) return top.value;
-    return searchHistory(backend, sid, key, version, top);
+    return searchHistory(backend, sid, key, version, top, { cache, sk });
   }
   if (latestIsExact || (version === cache.version && cache.lookup(sid, sk) === top)) return undefined;
   const del = backend.getSync(storeKey(TABLE.deleted, sid, key));
   if (del === undefined) return undefined;
   const gone = decodeLatestRow(del, false);
   if (gone.version <= version) return undefined;
-  return searchHistory(backend, sid, key, version, gone);
+  return searchHistory(backend, sid, key, version, gone, { cache, sk });
 }
 
 interface HistoryRow {
@@ -208,10 +208,43 @@ function parseHistory(row: Uint8Array): HistoryRow {
   return { version, prevVersion, value: kind === 1 ? tail(row, r.offset) : undefined };
 }
 
-function historyValue(backend: KVBackend, sid: number, key: Uint8Array, writeNo: number): Uint8Array | undefined {
+/** Where a search may find history rows in memory: the latest-value cache, with the key's binary string. */
+interface HistoryCache {
+  cache: LatestValueCache;
+  sk: string;
+}
+
+/** History row `writeNo` of `key`: from the cache when given (and kept there once read), else LevelDB. */
+function historyRow(
+  backend: KVBackend,
+  sid: number,
+  key: Uint8Array,
+  writeNo: number,
+  via: HistoryCache | undefined,
+): HistoryRow | undefined {
+  if (via === undefined) {
+    const row = backend.getSync(historyKey(sid, key, writeNo));
+    return row === undefined ? undefined : parseHistory(row);
+  }
+  const cached = via.cache.lookupHistory(sid, via.sk, writeNo);
+  if (cached !== undefined) return cached;
   const row = backend.getSync(historyKey(sid, key, writeNo));
+  if (row === undefined) return undefined;
+  const parsed = parseHistory(row);
+  via.cache.fillHistory(sid, via.sk, writeNo, parsed);
+  return parsed;
+}
+
+function historyValue(
+  backend: KVBackend,
+  sid: number,
+  key: Uint8Array,
+  writeNo: number,
+  via: HistoryCache | undefined,
+): Uint8Array | undefined {
+  const row = historyRow(backend, sid, key, writeNo, via);
   if (row === undefined) throw new HistoryMissingError(sid, writeNo);
-  return parseHistory(row).value;
+  return row.value;
 }
 
 /**
@@ -224,10 +257,11 @@ function searchHistory(
   key: Uint8Array,
   version: number,
   top: Pick<LatestRow, "writeNo" | "prevVersion">,
+  via?: HistoryCache,
 ): Uint8Array | undefined {
   if (top.writeNo <= 1) return undefined;
   // The previous write is the answer: one read.
-  if (top.prevVersion <= version) return historyValue(backend, sid, key, top.writeNo - 1);
+  if (top.prevVersion <= version) return historyValue(backend, sid, key, top.writeNo - 1, via);
   // Invariant: the answer is write number `lo` (0 = none); writes ≥ hi are newer than `version`.
   let lo = 0;
   let loVersion = 0;
@@ -248,12 +282,11 @@ function searchHistory(
       probe = lo + Math.floor((hi - lo) / 2);
     }
     const before = hi - lo;
-    const row = backend.getSync(historyKey(sid, key, probe));
-    if (row === undefined) {
+    const parsed = historyRow(backend, sid, key, probe, via);
+    if (parsed === undefined) {
       lo = probe;
       loFound = undefined;
     } else {
-      const parsed = parseHistory(row);
       if (parsed.version <= version) {
         lo = probe;
         loVersion = parsed.version;
@@ -261,7 +294,7 @@ function searchHistory(
         if (parsed.version === version) break;
       } else if (parsed.prevVersion <= version) {
         // The write just before this one is the answer.
-        return probe - 1 === 0 ? undefined : historyValue(backend, sid, key, probe - 1);
+        return probe - 1 === 0 ? undefined : historyValue(backend, sid, key, probe - 1, via);
       } else {
         hi = probe - 1;
         hiVersion = parsed.prevVersion;
@@ -271,7 +304,7 @@ function searchHistory(
     interpolate = hi - lo <= before / 2;
   }
   if (lo === 0) return undefined;
-  return loFound === undefined ? historyValue(backend, sid, key, lo) : loFound.value;
+  return loFound === undefined ? historyValue(backend, sid, key, lo, via) : loFound.value;
 }
 
 function scanBounds(table: number, sid: number, range: ScanRange): KeyRange {

@@ -9,6 +9,7 @@ import type { KVBackend } from "./kv-backend.ts";
 import { ABSENT_ROW, LatestValueCache } from "./latest-cache.ts";
 import { type MultiStore, openMultiStore } from "./multistore.ts";
 import { verifyStoreProof } from "./proofs.ts";
+import type { PruningOptions } from "./types.ts";
 
 function cacheOf(store: MultiStore): LatestValueCache {
   return (store as unknown as { latestCache: LatestValueCache }).latestCache;
@@ -217,12 +218,12 @@ test("a pruned version is refused even when its keys are cached", async () => {
   }
 });
 
-test("random histories read the same at every version with the cache on, tiny, and off", async () => {
+async function randomHistories(pruning: PruningOptions): Promise<void> {
   const dir = await tempDir();
   const sizes = [undefined, 2048, 0];
   const stores = await Promise.all(
     sizes.map((latestCacheBytes, i) =>
-      openMultiStore({ path: `${dir.path}/s${i}`, storeNames: ["bank"], pruning: KEEP_ALL, latestCacheBytes }),
+      openMultiStore({ path: `${dir.path}/s${i}`, storeNames: ["bank"], pruning, latestCacheBytes }),
     ),
   );
   // A deterministic generator, so a failure repeats.
@@ -242,10 +243,15 @@ test("random histories read the same at every version with the cache on, tiny, a
         else state.set(k, val);
       }
       model.push(state);
-      for (const store of stores) assert.equal(await commitWrites(store, writes), BigInt(v));
-      // Reads at random versions between commits (filling the cache at the latest and below it).
+      for (const store of stores) {
+        assert.equal(await commitWrites(store, writes), BigInt(v));
+        await store.idle();
+      }
+      // Reads at random retained versions between commits (filling the cache at the latest and below it,
+      // history rows included).
+      const earliest = Number(stores[0].earliestVersion());
       for (let r = 0; r < 30; r++) {
-        const at = 1 + next(v);
+        const at = earliest + next(v - earliest + 1);
         const key = `key-${next(25)}`;
         for (const [i, store] of stores.entries()) {
           assert.equal(await readAt(store, BigInt(at), key), model[at].get(key), `store ${i} ${key} at ${at} of ${v}`);
@@ -256,4 +262,12 @@ test("random histories read the same at every version with the cache on, tiny, a
     for (const store of stores) await store.close();
     await dir.remove();
   }
+}
+
+test("random histories read the same at every version with the cache on, tiny, and off", async () => {
+  await randomHistories(KEEP_ALL);
+});
+
+test("random histories read the same at every retained version while pruning deletes history rows", async () => {
+  await randomHistories({ strategy: "custom", keepRecent: 5n, interval: 1n });
 });

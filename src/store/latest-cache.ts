@@ -26,9 +26,24 @@ const ENTRY_OVERHEAD = 160;
 /** The row of a key that has no latest row at `version` (absent or deleted). */
 export const ABSENT_ROW: CachedRow = Object.freeze({ value: undefined, version: 0, writeNo: 0, prevVersion: 0 });
 
+/** A history row (h‖sid‖key‖writeNo) as searches read it: immutable once its version is committed. */
+export interface CachedHistoryRow {
+  readonly version: number;
+  readonly prevVersion: number;
+  /** undefined: the write was a delete. */
+  readonly value: Uint8Array | undefined;
+}
+
 interface StoreGenerations {
   young: Map<string, CachedRow>;
   old: Map<string, CachedRow>;
+  /** History rows by `writeNo + "\0" + key` (a decimal number never holds "\0", so keys never collide). */
+  youngHistory: Map<string, CachedHistoryRow>;
+  oldHistory: Map<string, CachedHistoryRow>;
+}
+
+function newGenerations(): StoreGenerations {
+  return { young: new Map(), old: new Map(), youngHistory: new Map(), oldHistory: new Map() };
 }
 
 /**
@@ -77,26 +92,63 @@ export class LatestValueCache {
   /** Adds the latest row just read from LevelDB (ignored when not `accepting` or when it is newer than `version`). */
   fill(sid: number, sk: string, row: CachedRow): void {
     if (!this.accepting || row.version > this.version) return;
+    this.add(this.generations(sid), sk, row);
+  }
+
+  /**
+   * History row `writeNo` of key `sk`, if cached. History rows are kept by writes' numbers, which a later
+   * commit never reuses for another write; pruning deletes rows no retained version's search can end on
+   * (a cached one only repeats what the row said), and a failed commit clears everything.
+   */
+  lookupHistory(sid: number, sk: string, writeNo: number): CachedHistoryRow | undefined {
+    const gens = this.stores.get(sid);
+    if (gens === undefined) return undefined;
+    const hk = `${writeNo}\0${sk}`;
+    const young = gens.youngHistory.get(hk);
+    if (young !== undefined) return young;
+    const old = gens.oldHistory.get(hk);
+    if (old !== undefined && this.filling) this.addHistory(gens, hk, old);
+    return old;
+  }
+
+  /** Adds a history row just read from LevelDB (when `accepting`). */
+  fillHistory(sid: number, sk: string, writeNo: number, row: CachedHistoryRow): void {
+    if (!this.accepting || row.version > this.version) return;
+    this.addHistory(this.generations(sid), `${writeNo}\0${sk}`, row);
+  }
+
+  private generations(sid: number): StoreGenerations {
     let gens = this.stores.get(sid);
     if (gens === undefined) {
-      gens = { young: new Map(), old: new Map() };
+      gens = newGenerations();
       this.stores.set(sid, gens);
     }
-    this.add(gens, sk, row);
+    return gens;
   }
 
   private add(gens: StoreGenerations, sk: string, row: CachedRow): void {
-    const bytes = sk.length + (row.value?.length ?? 0) + ENTRY_OVERHEAD;
-    if (bytes > this.halfBytes) return;
+    if (this.reserve(sk.length + (row.value?.length ?? 0))) gens.young.set(sk, row);
+  }
+
+  private addHistory(gens: StoreGenerations, hk: string, row: CachedHistoryRow): void {
+    if (this.reserve(hk.length + (row.value?.length ?? 0))) gens.youngHistory.set(hk, row);
+  }
+
+  /** Counts an entry into the young generations (rotating first when they are full); false if it is too large. */
+  private reserve(size: number): boolean {
+    const bytes = size + ENTRY_OVERHEAD;
+    if (bytes > this.halfBytes) return false;
     if (this.youngBytes + bytes > this.halfBytes) this.rotate();
-    gens.young.set(sk, row);
     this.youngBytes += bytes;
+    return true;
   }
 
   private rotate(): void {
     for (const gens of this.stores.values()) {
       gens.old = gens.young;
       gens.young = new Map();
+      gens.oldHistory = gens.youngHistory;
+      gens.youngHistory = new Map();
     }
     this.youngBytes = 0;
   }
@@ -143,10 +195,12 @@ export class LatestValueCache {
     this.youngBytes = 0;
   }
 
-  /** Entries held (both generations, a key in both counted twice): for tests. */
+  /** Entries held (latest and history rows, both generations, a row in both counted twice): for tests. */
   get size(): number {
     let n = 0;
-    for (const gens of this.stores.values()) n += gens.young.size + gens.old.size;
+    for (const gens of this.stores.values()) {
+      n += gens.young.size + gens.old.size + gens.youngHistory.size + gens.oldHistory.size;
+    }
     return n;
   }
 }
