@@ -2,7 +2,7 @@
 // commitments, historical reads, proofs, pruning and store upgrades. README.md explains the design.
 
 import { bytesToBinaryString, utf8 } from "../bytes/text.ts";
-import { merklePath } from "../crypto/merkle.ts";
+import { type MerkleStep, merklePath } from "../crypto/merkle.ts";
 import { committedRoot, hashNewNodes, type PersistedTree, persistInOrder, rootHash, TreeWriter } from "./avl-tree.ts";
 import { BackgroundWork } from "./background.ts";
 import { Branch, type BranchOwner } from "./branch.ts";
@@ -174,6 +174,8 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
   private staged: Staged | undefined;
   private closed = false;
   private readonly commitCache = new Map<number, CommitRecord>();
+  /** Each store's path to the app hash, per commit record (a record never changes; it goes when the record does). */
+  private readonly storePaths = new WeakMap<CommitRecord, Map<number, MerkleStep[]>>();
   /** Hashes the leaves a commit writes, on a worker thread beside this one (started at the first large commit). */
   private readonly leafHasher: LeafHasher;
   /** Versions a reader (a snapshot export) holds: pruning never moves the earliest version past them. */
@@ -774,8 +776,6 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
       return value;
     };
     const value = readCached(this.backend, this.latestCache, entry.sid, key, bytesToBinaryString(key), v, exact);
-    const { items } = appHashItems(record.stores.map((s) => ({ name: s.name, root: s.rootHash })));
-    const index = record.stores.findIndex((s) => s.sid === entry.sid);
     return proveMultistore({
       storeName: entry.name,
       key,
@@ -785,8 +785,30 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
       rootHash: entry.rootHash,
       loader: this.nodes.loader(entry.sid),
       valueAt,
-      storePath: merklePath(items, index),
+      storePath: this.storePath(record, entry.sid),
     });
+  }
+
+  /**
+   * The path of store `sid`'s item up to the app hash of `record`'s version: the same for every proof at that
+   * version, so it is computed once per record (a leaf hash per store and the tree above them, every proof).
+   */
+  private storePath(record: CommitRecord, sid: number): MerkleStep[] {
+    let paths = this.storePaths.get(record);
+    if (paths === undefined) {
+      paths = new Map();
+      this.storePaths.set(record, paths);
+    }
+    let path = paths.get(sid);
+    if (path === undefined) {
+      const { items } = appHashItems(record.stores.map((s) => ({ name: s.name, root: s.rootHash })));
+      path = merklePath(
+        items,
+        record.stores.findIndex((s) => s.sid === sid),
+      );
+      paths.set(sid, path);
+    }
+    return path;
   }
 
   /** Resolves once background pruning and reclamation have nothing left to do. */
