@@ -37,9 +37,9 @@ export interface CachedHistoryRow {
 interface StoreGenerations {
   young: Map<string, CachedRow>;
   old: Map<string, CachedRow>;
-  /** History rows by `writeNo + "\0" + key` (a decimal number never holds "\0", so keys never collide). */
-  youngHistory: Map<string, CachedHistoryRow>;
-  oldHistory: Map<string, CachedHistoryRow>;
+  /** History rows by key, then write number (a number key: no string built per probe). */
+  youngHistory: Map<string, Map<number, CachedHistoryRow>>;
+  oldHistory: Map<string, Map<number, CachedHistoryRow>>;
 }
 
 function newGenerations(): StoreGenerations {
@@ -103,18 +103,17 @@ export class LatestValueCache {
   lookupHistory(sid: number, sk: string, writeNo: number): CachedHistoryRow | undefined {
     const gens = this.stores.get(sid);
     if (gens === undefined) return undefined;
-    const hk = `${writeNo}\0${sk}`;
-    const young = gens.youngHistory.get(hk);
+    const young = gens.youngHistory.get(sk)?.get(writeNo);
     if (young !== undefined) return young;
-    const old = gens.oldHistory.get(hk);
-    if (old !== undefined && this.filling) this.addHistory(gens, hk, old);
+    const old = gens.oldHistory.get(sk)?.get(writeNo);
+    if (old !== undefined && this.filling) this.addHistory(gens, sk, writeNo, old);
     return old;
   }
 
   /** Adds a history row just read from LevelDB (when `accepting`). */
   fillHistory(sid: number, sk: string, writeNo: number, row: CachedHistoryRow): void {
     if (!this.accepting || row.version > this.version) return;
-    this.addHistory(this.generations(sid), `${writeNo}\0${sk}`, row);
+    this.addHistory(this.generations(sid), sk, writeNo, row);
   }
 
   private generations(sid: number): StoreGenerations {
@@ -130,8 +129,16 @@ export class LatestValueCache {
     if (this.reserve(sk.length + (row.value?.length ?? 0))) gens.young.set(sk, row);
   }
 
-  private addHistory(gens: StoreGenerations, hk: string, row: CachedHistoryRow): void {
-    if (this.reserve(hk.length + (row.value?.length ?? 0))) gens.youngHistory.set(hk, row);
+  private addHistory(gens: StoreGenerations, sk: string, writeNo: number, row: CachedHistoryRow): void {
+    // The key's bytes are counted with every row (an over-estimate when a key has several).
+    if (!this.reserve(sk.length + (row.value?.length ?? 0))) return;
+    // reserve() may have rotated: look the young map up after it.
+    let rows = gens.youngHistory.get(sk);
+    if (rows === undefined) {
+      rows = new Map();
+      gens.youngHistory.set(sk, rows);
+    }
+    rows.set(writeNo, row);
   }
 
   /** Counts an entry into the young generations (rotating first when they are full); false if it is too large. */
@@ -199,7 +206,9 @@ export class LatestValueCache {
   get size(): number {
     let n = 0;
     for (const gens of this.stores.values()) {
-      n += gens.young.size + gens.old.size + gens.youngHistory.size + gens.oldHistory.size;
+      n += gens.young.size + gens.old.size;
+      for (const rows of gens.youngHistory.values()) n += rows.size;
+      for (const rows of gens.oldHistory.values()) n += rows.size;
     }
     return n;
   }
