@@ -390,7 +390,23 @@ async function commitOnly(): Promise<void> {
   }
 }
 
+/** Development shortcut: `node bench/store.bench.ts --reads-only` prints just the read figures. */
+async function readsOnly(): Promise<void> {
+  const dir = await mkdtemp(join(tmpdir(), "chaind-store-bench-"));
+  try {
+    const before = loadavg()[0];
+    for (const row of await readFigures(dir)) {
+      process.stdout.write(
+        `${row.name}: ${(row.value / row.baseline).toFixed(3)}x (${row.value.toFixed(2)} vs ${row.baseline.toFixed(2)} ${row.unit}; target ${row.target}; load ${before.toFixed(2)} -> ${loadavg()[0].toFixed(2)})\n`,
+      );
+    }
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
 if (import.meta.url === pathToFileURL(process.argv[1]).href) {
   if (process.argv[2] === RSS_PROBE_FLAG) await rssProbe(process.argv[3]);
   else if (process.argv[2] === "--commit-only") await commitOnly();
+  else if (process.argv[2] === "--reads-only") await readsOnly();
 }

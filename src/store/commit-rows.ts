@@ -133,6 +133,8 @@ export function putHistoryRow(
 /** One key's change in a version, as the flat rows record it. */
 export interface FlatChange {
   key: Uint8Array;
+  /** The key as a binary string, when the caller has it (the latest-value cache drops it at the commit). */
+  sk?: string;
   value: Uint8Array | null;
   writeNo: number;
   /** Version of the key's previous write (0 for the first). */

@@ -13,6 +13,7 @@
 // search one step early.
 
 import { compareBytes, equalBytes } from "../bytes/compare.ts";
+import { bytesToBinaryString } from "../bytes/text.ts";
 import { uvarintLength } from "../bytes/varint.ts";
 import { type Arena, ByteReader } from "./byte-records.ts";
 import { collectEntries, LazyEntries } from "./entry-iterators.ts";
@@ -20,6 +21,7 @@ import { StoreError } from "./errors.ts";
 import { historyKey, storeKey, storePrefix, TABLE } from "./keys.ts";
 import type { KeyRange, KVBackend } from "./kv-backend.ts";
 import type { KVSource, ScanRange } from "./kv-source.ts";
+import { ABSENT_ROW, type CachedRow, type LatestValueCache } from "./latest-cache.ts";
 
 /** A parsed latest or deleted row. */
 export interface LatestRow {
@@ -152,6 +154,46 @@ export function readAt(
   return searchHistory(backend, sid, key, version, top);
 }
 
+/**
+ * The latest row of `key` (binary string `sk`): from the cache, else one LevelDB read (kept by the cache
+ * when it accepts rows now). `hit` tells whether it came from the cache, i.e. is the row at `cache.version`.
+ */
+function latestRow(backend: KVBackend, cache: LatestValueCache, sid: number, key: Uint8Array, sk: string): CachedRow {
+  const hit = cache.lookup(sid, sk);
+  if (hit !== undefined) return hit;
+  const bytes = backend.getSync(storeKey(TABLE.latest, sid, key));
+  const row = bytes === undefined ? ABSENT_ROW : decodeLatestRow(bytes, true);
+  cache.fill(sid, sk, row);
+  return row;
+}
+
+/**
+ * readAt through the latest-value cache: a key whose cached latest write is at or before `version`
+ * answers from memory; an older version searches the history from the cached row (one LevelDB read
+ * less). A cached absence answers only at the cache's own version.
+ */
+export function readCached(
+  backend: KVBackend,
+  cache: LatestValueCache,
+  sid: number,
+  key: Uint8Array,
+  sk: string,
+  version: number,
+  latestIsExact: boolean,
+): Uint8Array | undefined {
+  const top = latestRow(backend, cache, sid, key, sk);
+  if (top.value !== undefined) {
+    if (top.version <= version) return top.value;
+    return searchHistory(backend, sid, key, version, top, { cache, sk });
+  }
+  if (latestIsExact || (version === cache.version && cache.lookup(sid, sk) === top)) return undefined;
+  const del = backend.getSync(storeKey(TABLE.deleted, sid, key));
+  if (del === undefined) return undefined;
+  const gone = decodeLatestRow(del, false);
+  if (gone.version <= version) return undefined;
+  return searchHistory(backend, sid, key, version, gone, { cache, sk });
+}
+
 interface HistoryRow {
   version: number;
   prevVersion: number;
@@ -166,10 +208,43 @@ function parseHistory(row: Uint8Array): HistoryRow {
   return { version, prevVersion, value: kind === 1 ? tail(row, r.offset) : undefined };
 }
 
-function historyValue(backend: KVBackend, sid: number, key: Uint8Array, writeNo: number): Uint8Array | undefined {
+/** Where a search may find history rows in memory: the latest-value cache, with the key's binary string. */
+interface HistoryCache {
+  cache: LatestValueCache;
+  sk: string;
+}
+
+/** History row `writeNo` of `key`: from the cache when given (and kept there once read), else LevelDB. */
+function historyRow(
+  backend: KVBackend,
+  sid: number,
+  key: Uint8Array,
+  writeNo: number,
+  via: HistoryCache | undefined,
+): HistoryRow | undefined {
+  if (via === undefined) {
+    const row = backend.getSync(historyKey(sid, key, writeNo));
+    return row === undefined ? undefined : parseHistory(row);
+  }
+  const cached = via.cache.lookupHistory(sid, via.sk, writeNo);
+  if (cached !== undefined) return cached;
   const row = backend.getSync(historyKey(sid, key, writeNo));
+  if (row === undefined) return undefined;
+  const parsed = parseHistory(row);
+  via.cache.fillHistory(sid, via.sk, writeNo, parsed);
+  return parsed;
+}
+
+function historyValue(
+  backend: KVBackend,
+  sid: number,
+  key: Uint8Array,
+  writeNo: number,
+  via: HistoryCache | undefined,
+): Uint8Array | undefined {
+  const row = historyRow(backend, sid, key, writeNo, via);
   if (row === undefined) throw new HistoryMissingError(sid, writeNo);
-  return parseHistory(row).value;
+  return row.value;
 }
 
 /**
@@ -181,11 +256,12 @@ function searchHistory(
   sid: number,
   key: Uint8Array,
   version: number,
-  top: LatestRow,
+  top: Pick<LatestRow, "writeNo" | "prevVersion">,
+  via?: HistoryCache,
 ): Uint8Array | undefined {
   if (top.writeNo <= 1) return undefined;
   // The previous write is the answer: one read.
-  if (top.prevVersion <= version) return historyValue(backend, sid, key, top.writeNo - 1);
+  if (top.prevVersion <= version) return historyValue(backend, sid, key, top.writeNo - 1, via);
   // Invariant: the answer is write number `lo` (0 = none); writes ≥ hi are newer than `version`.
   let lo = 0;
   let loVersion = 0;
@@ -206,12 +282,11 @@ function searchHistory(
       probe = lo + Math.floor((hi - lo) / 2);
     }
     const before = hi - lo;
-    const row = backend.getSync(historyKey(sid, key, probe));
-    if (row === undefined) {
+    const parsed = historyRow(backend, sid, key, probe, via);
+    if (parsed === undefined) {
       lo = probe;
       loFound = undefined;
     } else {
-      const parsed = parseHistory(row);
       if (parsed.version <= version) {
         lo = probe;
         loVersion = parsed.version;
@@ -219,7 +294,7 @@ function searchHistory(
         if (parsed.version === version) break;
       } else if (parsed.prevVersion <= version) {
         // The write just before this one is the answer.
-        return probe - 1 === 0 ? undefined : historyValue(backend, sid, key, probe - 1);
+        return probe - 1 === 0 ? undefined : historyValue(backend, sid, key, probe - 1, via);
       } else {
         hi = probe - 1;
         hiVersion = parsed.prevVersion;
@@ -229,7 +304,7 @@ function searchHistory(
     interpolate = hi - lo <= before / 2;
   }
   if (lo === 0) return undefined;
-  return loFound === undefined ? historyValue(backend, sid, key, lo) : loFound.value;
+  return loFound === undefined ? historyValue(backend, sid, key, lo, via) : loFound.value;
 }
 
 function scanBounds(table: number, sid: number, range: ScanRange): KeyRange {
@@ -249,15 +324,16 @@ function latestBounds(sid: number, range: ScanRange, limit: number): KeyRange & 
 export class LatestSource implements KVSource {
   private readonly backend: KVBackend;
   private readonly sid: number;
+  private readonly cache: LatestValueCache;
 
-  constructor(backend: KVBackend, sid: number) {
+  constructor(backend: KVBackend, sid: number, cache: LatestValueCache) {
     this.backend = backend;
     this.sid = sid;
+    this.cache = cache;
   }
 
-  readSync(key: Uint8Array): Uint8Array | undefined {
-    const row = this.backend.getSync(storeKey(TABLE.latest, this.sid, key));
-    return row === undefined ? undefined : latestValue(row);
+  readSync(key: Uint8Array, sk?: string): Uint8Array | undefined {
+    return latestRow(this.backend, this.cache, this.sid, key, sk ?? bytesToBinaryString(key)).value;
   }
 
   async *scan(range: ScanRange): AsyncIterable<[Uint8Array, Uint8Array]> {
@@ -325,21 +401,31 @@ export class VersionSource implements KVSource {
   /** True while `version` is the latest committed version and no commit is being written. */
   private readonly isExactLatest: () => boolean;
   private readonly check: () => void;
+  private readonly cache: LatestValueCache;
   /** Short ranges read before, by rangeHash (see remember). */
   private ranges: Map<number, RememberedRange[]> | undefined;
   private rememberedBytes = 0;
 
-  constructor(backend: KVBackend, sid: number, version: number, isExactLatest: () => boolean, check: () => void) {
+  constructor(
+    backend: KVBackend,
+    sid: number,
+    version: number,
+    isExactLatest: () => boolean,
+    check: () => void,
+    cache: LatestValueCache,
+  ) {
     this.backend = backend;
     this.sid = sid;
     this.version = version;
     this.isExactLatest = isExactLatest;
     this.check = check;
+    this.cache = cache;
   }
 
-  readSync(key: Uint8Array): Uint8Array | undefined {
+  readSync(key: Uint8Array, sk?: string): Uint8Array | undefined {
     this.check();
-    return readAt(this.backend, this.sid, key, this.version, this.isExactLatest());
+    const s = sk ?? bytesToBinaryString(key);
+    return readCached(this.backend, this.cache, this.sid, key, s, this.version, this.isExactLatest());
   }
 
   scan(range: ScanRange): AsyncIterable<[Uint8Array, Uint8Array]> {

@@ -1,8 +1,8 @@
 // The versioned multistore: named module stores over one KV backend, with per-version
 // commitments, historical reads, proofs, pruning and store upgrades. README.md explains the design.
 
-import { utf8 } from "../bytes/text.ts";
-import { merklePath } from "../crypto/merkle.ts";
+import { bytesToBinaryString, utf8 } from "../bytes/text.ts";
+import { type MerkleStep, merklePath } from "../crypto/merkle.ts";
 import { committedRoot, hashNewNodes, type PersistedTree, persistInOrder, rootHash, TreeWriter } from "./avl-tree.ts";
 import { BackgroundWork } from "./background.ts";
 import { Branch, type BranchOwner } from "./branch.ts";
@@ -19,10 +19,11 @@ import {
   StoreUsageError,
   VersionLimitError,
 } from "./errors.ts";
-import { decodeLatestRow, LatestSource, readAt, VersionSource } from "./flat-state.ts";
+import { decodeLatestRow, LatestSource, readCached, VersionSource } from "./flat-state.ts";
 import { EMPTY_HASH } from "./hash.ts";
 import { changelogKey, commitKey, FORMAT_MARKER, META, metaKey, nodeKey, storeKey, TABLE } from "./keys.ts";
 import { type KVBackend, type KVBatch, openLevelBackend, openMemoryBackend } from "./kv-backend.ts";
+import { DEFAULT_LATEST_CACHE_BYTES, LatestValueCache } from "./latest-cache.ts";
 import { LeafHasher } from "./leaf-hasher.ts";
 import { appHash, appHashItems } from "./merkle.ts";
 import { NodeStore } from "./node-store.ts";
@@ -90,6 +91,12 @@ export interface OpenMultiStoreOptions {
   leafHashWorker?: boolean;
   /** Rows deleted per pruning or reclamation batch (default 5,000). */
   backgroundBatchSize?: number;
+  /**
+   * Memory for the latest-value cache, in bytes over every store (default 32 MiB, ~100k keys of the
+   * size the IAVL bench uses; 0 turns it off): the latest rows of keys read recently, so a read at the
+   * latest version is a Map lookup (README "Reads").
+   */
+  latestCacheBytes?: number;
 }
 
 interface WorkingStore {
@@ -147,6 +154,8 @@ interface Staged {
 export class MultiStore implements CommitMultiStore, BranchOwner {
   readonly backend: KVBackend;
   private readonly nodes: NodeStore;
+  /** The latest rows of keys read recently (latest-cache.ts): valid at `latest`, kept so by every commit. */
+  private readonly latestCache: LatestValueCache;
   private readonly pruning: ResolvedPruning;
   private readonly sync: boolean;
   private firstVersion: number;
@@ -163,9 +172,10 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
   private readonly working = new Map<string, WorkingStore>();
   private sortedNames: string[] = [];
   private staged: Staged | undefined;
-  private writing = false;
   private closed = false;
   private readonly commitCache = new Map<number, CommitRecord>();
+  /** Each store's path to the app hash, per commit record (a record never changes; it goes when the record does). */
+  private readonly storePaths = new WeakMap<CommitRecord, Map<number, MerkleStep[]>>();
   /** Hashes the leaves a commit writes, on a worker thread beside this one (started at the first large commit). */
   private readonly leafHasher: LeafHasher;
   /** Versions a reader (a snapshot export) holds: pruning never moves the earliest version past them. */
@@ -184,11 +194,13 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
   ) {
     this.backend = backend;
     this.nodes = new NodeStore(backend, options.nodeCacheSize ?? 200_000);
+    this.latestCache = new LatestValueCache(options.latestCacheBytes ?? DEFAULT_LATEST_CACHE_BYTES);
     this.pruning = resolvePruning(options.pruning);
     this.sync = options.sync ?? true;
     this.leafHasher = new LeafHasher(options.leafHashWorker ?? true);
     this.firstVersion = Math.max(1, Number(options.initialVersion ?? 1n));
     this.latest = state.latest;
+    this.latestCache.version = state.latest;
     this.earliest = state.earliest;
     this.lastRecord = state.record;
     this.registry = state.registry;
@@ -249,7 +261,7 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
     const plan = planStores(this.registry, declared, upgrades, nextVersion, fresh);
     const roots = new Map(this.lastRecord.stores.map((s) => [s.sid, s.root]));
     for (const { name, sid } of plan.registry.mounted) {
-      const layer = new CacheLayer(new LatestSource(this.backend, sid), () => this.assertWritable());
+      const layer = new CacheLayer(new LatestSource(this.backend, sid, this.latestCache), () => this.assertWritable());
       this.working.set(name, { name, sid, root: roots.get(sid), layer });
     }
     this.sortedNames = plan.registry.mounted.map((m) => m.name);
@@ -395,7 +407,7 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
           }
         }
         leaf.writeNo = writeNo;
-        const change: FlatChange = { key: w.key, value: w.value, writeNo, prevVersion, clearsDeleted };
+        const change: FlatChange = { key: w.key, sk: w.sk, value: w.value, writeNo, prevVersion, clearsDeleted };
         changes.push(change);
         // Rows now, while the value is in the CPU's cache from packing its leaf (and the worker hashes).
         putChangeRows(batch, sid, version, change, changelog);
@@ -404,6 +416,7 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
         if (removed === undefined) continue;
         const change: FlatChange = {
           key: w.key,
+          sk: w.sk,
           value: null,
           writeNo: removed.writeNo + 1,
           prevVersion: removed.version,
@@ -486,7 +499,7 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
       }
     }
 
-    this.writing = true;
+    this.latestCache.commitStarted();
     let persisted: PersistedStore[] = [];
     let numberError: unknown;
     try {
@@ -501,13 +514,13 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
       }
       await written;
     } catch (err) {
-      this.writing = false;
+      this.latestCache.commitFailed();
       throw new StoreError("STORE_COMMIT_FAILED", `failed to write version ${v} to the state store`, { cause: err });
     }
     if (numberError !== undefined) {
       // The version is on disk without its pages (as after a crash between the two writes): a retry
       // writes it again whole, and a restart would rebuild the pages.
-      this.writing = false;
+      this.latestCache.commitFailed();
       throw new StoreError("STORE_COMMIT_FAILED", `failed to number the tree nodes of version ${v}`, {
         cause: numberError,
       });
@@ -525,18 +538,19 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
     // In memory the record holds the roots themselves (the disk's holds their refs).
     this.lastRecord = { ...record, stores: storeCommits.map((c) => ({ ...c, root: rootsBySid.get(c.sid) })) };
     this.latest = v;
+    this.latestCache.commitDone(v, writtenKeys(staged.stores));
     if (earliest !== this.earliest) {
       this.earliest = earliest;
       this.background.pruneTargetRaised();
     }
     if (registry !== undefined) {
+      for (const sid of this.plannedDeletes) this.latestCache.dropStore(sid);
       this.registry = registry;
       this.plannedRegistry = undefined;
       this.plannedDeletes = [];
       this.reclaim = reclaim;
     }
     this.staged = undefined;
-    this.writing = false;
     this.pendingPages = { version: v, stores: persisted.filter((p) => p.nodes.length > 0) };
     this.pagesWrite = this.writePendingPages(true);
     after(this.pagesWrite);
@@ -704,8 +718,10 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
           this.backend,
           entry.sid,
           v,
-          () => v === this.latest && !this.writing,
+          // A failed commit may have left its rows in LevelDB: the latest rows are then not all `latest`'s.
+          () => v === this.latest && this.latestCache.settled,
           () => this.checkRetained(v),
+          this.latestCache,
         );
         return new ReadOnlyStore(source);
       },
@@ -748,9 +764,9 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
     if (v === 0) throw new StoreUsageError("nothing is committed yet; there is no state to prove");
     const record = this.commitRecord(v);
     const entry = this.storeAt(record, name);
-    const exact = v === this.latest && !this.writing;
+    const exact = v === this.latest && this.latestCache.settled;
     const valueAt = (k: Uint8Array): Uint8Array => {
-      const value = readAt(this.backend, entry.sid, k, v, exact);
+      const value = readCached(this.backend, this.latestCache, entry.sid, k, bytesToBinaryString(k), v, exact);
       if (value === undefined) {
         throw new DataDirectoryCorruptError(
           this.backend.location,
@@ -759,9 +775,7 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
       }
       return value;
     };
-    const value = readAt(this.backend, entry.sid, key, v, exact);
-    const { items } = appHashItems(record.stores.map((s) => ({ name: s.name, root: s.rootHash })));
-    const index = record.stores.findIndex((s) => s.sid === entry.sid);
+    const value = readCached(this.backend, this.latestCache, entry.sid, key, bytesToBinaryString(key), v, exact);
     return proveMultistore({
       storeName: entry.name,
       key,
@@ -771,8 +785,30 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
       rootHash: entry.rootHash,
       loader: this.nodes.loader(entry.sid),
       valueAt,
-      storePath: merklePath(items, index),
+      storePath: this.storePath(record, entry.sid),
     });
+  }
+
+  /**
+   * The path of store `sid`'s item up to the app hash of `record`'s version: the same for every proof at that
+   * version, so it is computed once per record (a leaf hash per store and the tree above them, every proof).
+   */
+  private storePath(record: CommitRecord, sid: number): MerkleStep[] {
+    let paths = this.storePaths.get(record);
+    if (paths === undefined) {
+      paths = new Map();
+      this.storePaths.set(record, paths);
+    }
+    let path = paths.get(sid);
+    if (path === undefined) {
+      const { items } = appHashItems(record.stores.map((s) => ({ name: s.name, root: s.rootHash })));
+      path = merklePath(
+        items,
+        record.stores.findIndex((s) => s.sid === sid),
+      );
+      paths.set(sid, path);
+    }
+    return path;
   }
 
   /** Resolves once background pruning and reclamation have nothing left to do. */
@@ -819,6 +855,15 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
     await this.leafHasher.close();
     await this.backend.close();
   }
+}
+
+/** Each store's written keys as binary strings (what the latest-value cache drops at the commit). */
+function* writtenKeys(stores: StagedStore[]): Iterable<[number, Iterable<string>]> {
+  for (const s of stores) yield [s.sid, changedKeys(s.changes)];
+}
+
+function* changedKeys(changes: FlatChange[]): Iterable<string> {
+  for (const c of changes) yield c.sk ?? bytesToBinaryString(c.key);
 }
 
 /** Puts a version's pages of one store's numbered nodes into a batch. */

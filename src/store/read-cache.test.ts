@@ -19,7 +19,8 @@ describe("read cache of top-level branches", () => {
   before(async () => {
     const dir = await tempDir();
     removeDir = dir.remove;
-    store = await openMultiStore({ path: dir.path, storeNames: ["bank"], pruning: KEEP_ALL });
+    // Without the latest-value cache, which would answer the second branch's read (latest-cache.test.ts).
+    store = await openMultiStore({ path: dir.path, storeNames: ["bank"], pruning: KEEP_ALL, latestCacheBytes: 0 });
     const block = store.branch();
     for (const k of ["params", "a", "b", "c"]) block.store("bank").set(b(k), b(`v-${k}`));
     await store.stage(block);

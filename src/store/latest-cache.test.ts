@@ -1,0 +1,273 @@
+// The latest-value cache (latest-cache.ts): bounded, and never the source of a value from another version
+// than the one read — after commits that overwrite and delete cached keys, through views held across
+// commits, a discarded stage, a failed commit whose rows reached LevelDB, a restart, and against the same
+// store with the cache off over random histories.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { b, KEEP_ALL, s, tempDir } from "../../test/support/store/helpers.ts";
+import type { KVBackend } from "./kv-backend.ts";
+import { ABSENT_ROW, LatestValueCache } from "./latest-cache.ts";
+import { type MultiStore, openMultiStore } from "./multistore.ts";
+import { verifyStoreProof } from "./proofs.ts";
+import type { PruningOptions } from "./types.ts";
+
+function cacheOf(store: MultiStore): LatestValueCache {
+  return (store as unknown as { latestCache: LatestValueCache }).latestCache;
+}
+
+async function commitWrites(store: MultiStore, writes: [string, string | null][]): Promise<bigint> {
+  const branch = store.branch();
+  for (const [k, v] of writes) {
+    if (v === null) branch.store("bank").delete(b(k));
+    else branch.store("bank").set(b(k), b(v));
+  }
+  const info = await store.stage(branch);
+  await store.commit();
+  return info.version;
+}
+
+async function readAt(store: MultiStore, version: bigint, key: string): Promise<string | undefined> {
+  return s(await (await store.view(version)).store("bank").get(b(key)));
+}
+
+test("the cache holds at most its byte bound, keeps what is read again, and refuses rows newer than its version", () => {
+  const cache = new LatestValueCache(64 * 1024);
+  cache.version = 5;
+  const row = (n: number) => ({ value: new Uint8Array(100), version: n, writeNo: 1, prevVersion: 0 });
+  for (let i = 0; i < 10_000; i++) {
+    cache.fill(1, `k${i}`, row(3));
+    // Read the hot key again as the others stream past.
+    if (cache.lookup(1, "hot") === undefined) cache.fill(1, "hot", row(4));
+  }
+  // (key + value + overhead) ≈ 265 bytes an entry: 64 KiB holds ~250 across both generations.
+  assert.ok(cache.size <= 260, `size ${cache.size}`);
+  assert.ok(cache.size >= 100, `size ${cache.size}`);
+  assert.equal(cache.lookup(1, "hot")?.version, 4);
+  cache.fill(1, "future", row(6));
+  assert.equal(cache.lookup(1, "future"), undefined);
+  cache.commitStarted();
+  cache.fill(1, "during", row(2));
+  assert.equal(cache.lookup(1, "during"), undefined);
+  cache.commitDone(6, [[1, ["hot"]]]);
+  assert.equal(cache.lookup(1, "hot"), undefined);
+  cache.fill(1, "absent", ABSENT_ROW);
+  assert.equal(cache.lookup(1, "absent"), ABSENT_ROW);
+  cache.commitFailed();
+  assert.equal(cache.size, 0);
+  cache.fill(1, "after-failure", row(2));
+  assert.equal(cache.lookup(1, "after-failure"), undefined);
+  const off = new LatestValueCache(0);
+  off.fill(1, "k", row(0));
+  assert.equal(off.size, 0);
+  assert.throws(() => new LatestValueCache(-1), /latestCacheBytes must be a non-negative integer/);
+});
+
+test("cached keys that a commit overwrites or deletes read the new state at latest and the old one at older versions", async () => {
+  const dir = await tempDir();
+  const store = await openMultiStore({ path: dir.path, storeNames: ["bank"], pruning: KEEP_ALL });
+  try {
+    const v1 = await commitWrites(store, [
+      ["a", "a1"],
+      ["b", "b1"],
+      ["c", "c1"],
+    ]);
+    const atV1 = (await store.view(v1)).store("bank");
+    // Fill: values, and an absent key.
+    assert.equal(s(await atV1.get(b("a"))), "a1");
+    assert.equal(s(await atV1.get(b("b"))), "b1");
+    assert.equal(s(await atV1.get(b("c"))), "c1");
+    assert.equal(await atV1.get(b("new")), undefined);
+    assert.ok(cacheOf(store).size >= 4);
+    const v2 = await commitWrites(store, [
+      ["a", "a2"],
+      ["b", null],
+      ["new", "n2"],
+    ]);
+    assert.equal(await readAt(store, v2, "a"), "a2");
+    assert.equal(await readAt(store, v2, "b"), undefined);
+    assert.equal(await readAt(store, v2, "new"), "n2");
+    assert.equal(await readAt(store, v2, "c"), "c1");
+    // The view made while v1 was the latest still reads v1, cached or not.
+    for (let round = 0; round < 2; round++) {
+      assert.equal(s(await atV1.get(b("a"))), "a1");
+      assert.equal(s(await atV1.get(b("b"))), "b1");
+      assert.equal(s(await atV1.get(b("c"))), "c1");
+      assert.equal(await atV1.get(b("new")), undefined);
+    }
+    // The working set (a branch's parent) reads through the cache too.
+    const branch = store.branch();
+    assert.equal(s(await branch.store("bank").get(b("a"))), "a2");
+    assert.equal(await branch.store("bank").get(b("b")), undefined);
+    // A key deleted and set again, and an older version read after the cache holds its newest row.
+    const v3 = await commitWrites(store, [["b", "b3"]]);
+    assert.equal(await readAt(store, v3, "b"), "b3");
+    assert.equal(await readAt(store, v2, "b"), undefined);
+    assert.equal(await readAt(store, v1, "b"), "b1");
+    // Proofs read their value through the cache: the proven value is the version's.
+    const proof = await store.prove("bank", b("a"), v1);
+    assert.equal(s(proof.value), "a1");
+    const appHash = (await store.view(v1)).appHash;
+    assert.ok(appHash !== undefined && verifyStoreProof(proof, appHash));
+  } finally {
+    await store.close();
+    await dir.remove();
+  }
+});
+
+test("a discarded stage and a failed commit whose rows reached LevelDB leave reads at the committed version", async () => {
+  const dir = await tempDir();
+  const store = await openMultiStore({ path: dir.path, storeNames: ["bank"], pruning: KEEP_ALL });
+  try {
+    const v1 = await commitWrites(store, [
+      ["x", "x1"],
+      ["y", "y1"],
+    ]);
+    assert.equal(await readAt(store, v1, "x"), "x1");
+    const discarded = store.branch();
+    discarded.store("bank").set(b("x"), b("never"));
+    await store.stage(discarded);
+    store.discardStaged();
+    assert.equal(await readAt(store, v1, "x"), "x1");
+
+    // The batch is applied, then the write reports failure (a sync error after LevelDB took the rows).
+    await store.idle();
+    const backend = (store as unknown as { backend: KVBackend }).backend;
+    const batch = backend.batch.bind(backend);
+    backend.batch = () => {
+      const real = batch();
+      return {
+        ...real,
+        write: async (sync: boolean) => {
+          await real.write(sync);
+          throw new Error("sync failed");
+        },
+      };
+    };
+    const failing = store.branch();
+    failing.store("bank").set(b("x"), b("x2"));
+    failing.store("bank").delete(b("y"));
+    await store.stage(failing);
+    await assert.rejects(store.commit(), { code: "STORE_COMMIT_FAILED" });
+    backend.batch = batch;
+    assert.equal(store.lastCommit().version, v1);
+    // Cached or from LevelDB, version 1 is what version 1 reads.
+    for (let round = 0; round < 2; round++) {
+      assert.equal(await readAt(store, v1, "x"), "x1");
+      assert.equal(await readAt(store, v1, "y"), "y1");
+    }
+    const v2 = (await store.commit()).version;
+    assert.equal(await readAt(store, v2, "x"), "x2");
+    assert.equal(await readAt(store, v2, "y"), undefined);
+    assert.equal(await readAt(store, v1, "y"), "y1");
+  } finally {
+    await store.close();
+    await dir.remove();
+  }
+});
+
+test("after a restart the cache starts empty and reads and commits continue from the committed state", async () => {
+  const dir = await tempDir();
+  let store = await openMultiStore({ path: dir.path, storeNames: ["bank"], pruning: KEEP_ALL });
+  try {
+    const v1 = await commitWrites(store, [
+      ["p", "p1"],
+      ["q", "q1"],
+    ]);
+    assert.equal(await readAt(store, v1, "p"), "p1");
+    const v2 = await commitWrites(store, [
+      ["p", "p2"],
+      ["q", null],
+    ]);
+    assert.equal(await readAt(store, v2, "p"), "p2");
+    await store.close();
+    store = await openMultiStore({ path: dir.path, storeNames: ["bank"], pruning: KEEP_ALL });
+    assert.equal(cacheOf(store).size, 0);
+    for (let round = 0; round < 2; round++) {
+      assert.equal(await readAt(store, v2, "p"), "p2");
+      assert.equal(await readAt(store, v2, "q"), undefined);
+      assert.equal(await readAt(store, v1, "p"), "p1");
+      assert.equal(await readAt(store, v1, "q"), "q1");
+    }
+    const v3 = await commitWrites(store, [["q", "q3"]]);
+    assert.equal(await readAt(store, v3, "q"), "q3");
+    assert.equal(await readAt(store, v3, "p"), "p2");
+  } finally {
+    await store.close();
+    await dir.remove();
+  }
+});
+
+test("a pruned version is refused even when its keys are cached", async () => {
+  const dir = await tempDir();
+  const store = await openMultiStore({
+    path: dir.path,
+    storeNames: ["bank"],
+    pruning: { strategy: "custom", keepRecent: 2n, interval: 1n },
+  });
+  try {
+    const v1 = await commitWrites(store, [["k", "k1"]]);
+    const old = (await store.view(v1)).store("bank");
+    assert.equal(s(await old.get(b("k"))), "k1");
+    for (let i = 0; i < 4; i++) await commitWrites(store, [[`other-${i}`, "o"]]);
+    await store.idle();
+    await assert.rejects(old.get(b("k")), { code: "STORE_VERSION_PRUNED" });
+    assert.equal(await readAt(store, store.lastCommit().version, "k"), "k1");
+  } finally {
+    await store.close();
+    await dir.remove();
+  }
+});
+
+async function randomHistories(pruning: PruningOptions): Promise<void> {
+  const dir = await tempDir();
+  const sizes = [undefined, 2048, 0];
+  const stores = await Promise.all(
+    sizes.map((latestCacheBytes, i) =>
+      openMultiStore({ path: `${dir.path}/s${i}`, storeNames: ["bank"], pruning, latestCacheBytes }),
+    ),
+  );
+  // A deterministic generator, so a failure repeats.
+  let seed = 12345;
+  const next = (n: number) => {
+    seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+    return seed % n;
+  };
+  const model: Map<string, string>[] = [new Map()];
+  try {
+    for (let v = 1; v <= 40; v++) {
+      const writes: [string, string | null][] = [];
+      for (let i = 0; i < 6; i++) writes.push([`key-${next(25)}`, next(4) === 0 ? null : `v${v}-${i}`]);
+      const state = new Map(model[v - 1]);
+      for (const [k, val] of writes) {
+        if (val === null) state.delete(k);
+        else state.set(k, val);
+      }
+      model.push(state);
+      for (const store of stores) {
+        assert.equal(await commitWrites(store, writes), BigInt(v));
+        await store.idle();
+      }
+      // Reads at random retained versions between commits (filling the cache at the latest and below it,
+      // history rows included).
+      const earliest = Number(stores[0].earliestVersion());
+      for (let r = 0; r < 30; r++) {
+        const at = earliest + next(v - earliest + 1);
+        const key = `key-${next(25)}`;
+        for (const [i, store] of stores.entries()) {
+          assert.equal(await readAt(store, BigInt(at), key), model[at].get(key), `store ${i} ${key} at ${at} of ${v}`);
+        }
+      }
+    }
+  } finally {
+    for (const store of stores) await store.close();
+    await dir.remove();
+  }
+}
+
+test("random histories read the same at every version with the cache on, tiny, and off", async () => {
+  await randomHistories(KEEP_ALL);
+});
+
+test("random histories read the same at every retained version while pruning deletes history rows", async () => {
+  await randomHistories({ strategy: "custom", keepRecent: 5n, interval: 1n });
+});

@@ -1,0 +1,215 @@
+// The latest-value cache: the decoded latest row of keys read recently, in memory, so a read at the
+// latest version (and an older read the key's last write already answers) costs a Map lookup
+// instead of a LevelDB point read. IAVL's fast-node cache plays this part upstream.
+//
+// Correctness rests on one invariant: every entry is the key's latest row *as of `version`*, the
+// last committed version. A commit keeps it by dropping the keys it wrote, in the same synchronous
+// step that makes its version the latest; entries are only added (`fill`) while the LevelDB rows
+// match `version` — never while a commit's batch is being written (its rows may already be visible),
+// and never after a commit failed (its rows may be on disk without being the latest version) until
+// a commit succeeds. Nothing is persisted: a restart starts empty.
+
+/** A key's latest row: its value (undefined: no latest row), the version of that write, its write number and the version before it. */
+export interface CachedRow {
+  readonly value: Uint8Array | undefined;
+  readonly version: number;
+  readonly writeNo: number;
+  readonly prevVersion: number;
+}
+
+/** The default memory bound: ~100k entries of 32-byte keys and 100-byte values (IAVL's fast-node cache holds 100k). */
+export const DEFAULT_LATEST_CACHE_BYTES = 32 * 1024 * 1024;
+
+/** What an entry costs beyond its key and value bytes (Map slot, the row object, the value's view): an estimate. */
+const ENTRY_OVERHEAD = 160;
+
+/** The row of a key that has no latest row at `version` (absent or deleted). */
+export const ABSENT_ROW: CachedRow = Object.freeze({ value: undefined, version: 0, writeNo: 0, prevVersion: 0 });
+
+/** A history row (h‖sid‖key‖writeNo) as searches read it: immutable once its version is committed. */
+export interface CachedHistoryRow {
+  readonly version: number;
+  readonly prevVersion: number;
+  /** undefined: the write was a delete. */
+  readonly value: Uint8Array | undefined;
+}
+
+interface StoreGenerations {
+  young: Map<string, CachedRow>;
+  old: Map<string, CachedRow>;
+  /** History rows by key, then write number (a number key: no string built per probe). */
+  youngHistory: Map<string, Map<number, CachedHistoryRow>>;
+  oldHistory: Map<string, Map<number, CachedHistoryRow>>;
+}
+
+function newGenerations(): StoreGenerations {
+  return { young: new Map(), old: new Map(), youngHistory: new Map(), oldHistory: new Map() };
+}
+
+/**
+ * Bounded by bytes over every store: two generations per store, the young one filled by reads (and
+ * by hits found in the old one); when the young generations together pass half the bound, every store's
+ * young generation becomes its old one and the previous old ones are dropped. So at most `maxBytes`
+ * (estimated) are held, and a key read again within a generation stays.
+ */
+export class LatestValueCache {
+  /** The committed version every entry describes. */
+  version = 0;
+  private readonly halfBytes: number;
+  private readonly stores = new Map<number, StoreGenerations>();
+  private youngBytes = 0;
+  /** False while a commit is being written and after a failed one: the rows on disk may not be `version`'s. */
+  private filling = true;
+
+  constructor(maxBytes: number = DEFAULT_LATEST_CACHE_BYTES) {
+    if (!Number.isSafeInteger(maxBytes) || maxBytes < 0) {
+      throw new TypeError(`latestCacheBytes must be a non-negative integer (0 turns the cache off), got ${maxBytes}`);
+    }
+    this.halfBytes = Math.floor(maxBytes / 2);
+  }
+
+  /** The cached latest row of key `sk` (binary string) in store `sid`, if any. */
+  lookup(sid: number, sk: string): CachedRow | undefined {
+    const gens = this.stores.get(sid);
+    if (gens === undefined) return undefined;
+    const young = gens.young.get(sk);
+    if (young !== undefined) return young;
+    const old = gens.old.get(sk);
+    if (old !== undefined && this.filling) this.add(gens, sk, old);
+    return old;
+  }
+
+  /** Whether LevelDB's latest rows are `version`'s: no commit's batch is being written, and none failed since the last success. */
+  get settled(): boolean {
+    return this.filling;
+  }
+
+  /** Whether a row read from LevelDB now may be added (settled, and the cache is on). */
+  get accepting(): boolean {
+    return this.filling && this.halfBytes > 0;
+  }
+
+  /** Adds the latest row just read from LevelDB (ignored when not `accepting` or when it is newer than `version`). */
+  fill(sid: number, sk: string, row: CachedRow): void {
+    if (!this.accepting || row.version > this.version) return;
+    this.add(this.generations(sid), sk, row);
+  }
+
+  /**
+   * History row `writeNo` of key `sk`, if cached. History rows are kept by writes' numbers, which a later
+   * commit never reuses for another write; pruning deletes rows no retained version's search can end on
+   * (a cached one only repeats what the row said), and a failed commit clears everything.
+   */
+  lookupHistory(sid: number, sk: string, writeNo: number): CachedHistoryRow | undefined {
+    const gens = this.stores.get(sid);
+    if (gens === undefined) return undefined;
+    const young = gens.youngHistory.get(sk)?.get(writeNo);
+    if (young !== undefined) return young;
+    const old = gens.oldHistory.get(sk)?.get(writeNo);
+    if (old !== undefined && this.filling) this.addHistory(gens, sk, writeNo, old);
+    return old;
+  }
+
+  /** Adds a history row just read from LevelDB (when `accepting`). */
+  fillHistory(sid: number, sk: string, writeNo: number, row: CachedHistoryRow): void {
+    if (!this.accepting || row.version > this.version) return;
+    this.addHistory(this.generations(sid), sk, writeNo, row);
+  }
+
+  private generations(sid: number): StoreGenerations {
+    let gens = this.stores.get(sid);
+    if (gens === undefined) {
+      gens = newGenerations();
+      this.stores.set(sid, gens);
+    }
+    return gens;
+  }
+
+  private add(gens: StoreGenerations, sk: string, row: CachedRow): void {
+    if (this.reserve(sk.length + (row.value?.length ?? 0))) gens.young.set(sk, row);
+  }
+
+  private addHistory(gens: StoreGenerations, sk: string, writeNo: number, row: CachedHistoryRow): void {
+    // The key's bytes are counted with every row (an over-estimate when a key has several).
+    if (!this.reserve(sk.length + (row.value?.length ?? 0))) return;
+    // reserve() may have rotated: look the young map up after it.
+    let rows = gens.youngHistory.get(sk);
+    if (rows === undefined) {
+      rows = new Map();
+      gens.youngHistory.set(sk, rows);
+    }
+    rows.set(writeNo, row);
+  }
+
+  /** Counts an entry into the young generations (rotating first when they are full); false if it is too large. */
+  private reserve(size: number): boolean {
+    const bytes = size + ENTRY_OVERHEAD;
+    if (bytes > this.halfBytes) return false;
+    if (this.youngBytes + bytes > this.halfBytes) this.rotate();
+    this.youngBytes += bytes;
+    return true;
+  }
+
+  private rotate(): void {
+    for (const gens of this.stores.values()) {
+      gens.old = gens.young;
+      gens.young = new Map();
+      gens.oldHistory = gens.youngHistory;
+      gens.youngHistory = new Map();
+    }
+    this.youngBytes = 0;
+  }
+
+  /** A commit's batch is about to be written: no fills until it is done (or failed). */
+  commitStarted(): void {
+    this.filling = false;
+  }
+
+  /**
+   * The commit of `version` is the latest now: its written keys (per store, as binary strings) leave
+   * the cache, and fills resume. Called in the same synchronous step that switches the latest version.
+   */
+  commitDone(version: number, written: Iterable<[number, Iterable<string>]>): void {
+    for (const [sid, keys] of written) {
+      const gens = this.stores.get(sid);
+      if (gens === undefined || (gens.young.size === 0 && gens.old.size === 0)) continue;
+      for (const sk of keys) {
+        gens.young.delete(sk);
+        gens.old.delete(sk);
+      }
+    }
+    this.version = version;
+    this.filling = true;
+  }
+
+  /** A commit's write failed: its rows may be in LevelDB without being the latest version. Forget all, fill nothing. */
+  commitFailed(): void {
+    this.clear();
+    this.filling = false;
+  }
+
+  /** Forgets a store's entries (a store deleted by an upgrade). */
+  dropStore(sid: number): void {
+    const gens = this.stores.get(sid);
+    if (gens === undefined) return;
+    this.stores.delete(sid);
+    // The young bytes are not recounted: the next rotation resets them.
+  }
+
+  /** Forgets everything. */
+  clear(): void {
+    this.stores.clear();
+    this.youngBytes = 0;
+  }
+
+  /** Entries held (latest and history rows, both generations, a row in both counted twice): for tests. */
+  get size(): number {
+    let n = 0;
+    for (const gens of this.stores.values()) {
+      n += gens.young.size + gens.old.size;
+      for (const rows of gens.youngHistory.values()) n += rows.size;
+      for (const rows of gens.oldHistory.values()) n += rows.size;
+    }
+    return n;
+  }
+}
