@@ -146,7 +146,8 @@ export class TxRunner {
     // Genesis txs and simulations are not limited (upstream SetUpContextDecorator).
     const gasMeter = ctx.isSimulate || ctx.blockHeight === 0n ? newInfiniteGasMeter() : newGasMeter(gasWanted);
     const anteBranch = ctx.multiStore.branch();
-    const anteCtx = ctx.with({ multiStore: anteBranch, gasMeter, events: new EventManager(), txBytes: tx.txBytes });
+    // `fresh()`: a CheckTx whose caller reads no events runs with a manager that discards them.
+    const anteCtx = ctx.with({ multiStore: anteBranch, gasMeter, events: ctx.events.fresh(), txBytes: tx.txBytes });
     try {
       await this.options.anteHandler(anteCtx, tx);
     } catch (err) {
