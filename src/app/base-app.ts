@@ -64,7 +64,7 @@ import { blockRetentionHeight } from "./block-retention.ts";
 import { Context, type ExecMode, zeroTimestamp } from "./context.ts";
 import type { DecCoin } from "./dec-coins.ts";
 import { ChainError, ErrInvalidHeight, lookupError } from "./errors.ts";
-import { type AbciEvent, appendAttributes, EventManager } from "./events.ts";
+import { type AbciEvent, appendAttributes, DISCARDED_EVENTS, EventManager } from "./events.ts";
 import {
   decodeExtendedCommitTx,
   encodeExtendedCommitTx,
@@ -421,7 +421,8 @@ export class App {
   private async checkTxNow(request: RequestCheckTx, withEvents: boolean): Promise<ResponseCheckTx> {
     const mode: ExecMode = request.type === CheckTxType.RECHECK ? "recheck" : "check";
     const checkState = this.checkState ?? this.store.branch();
-    const ctx = this.newContext(checkState, mode, this.checkHeader());
+    // A caller that reads no events gets none built (the ante handler's fee and signer events).
+    const ctx = this.newContext(checkState, mode, this.checkHeader(), withEvents ? undefined : DISCARDED_EVENTS);
     const result = await this.txRunner.run(ctx, request.tx);
     // A literal message (every field, as `create` would set them): one per tx on the node's main thread.
     return {
@@ -789,13 +790,18 @@ export class App {
   }
 
   /** A context over `multiStore` (tests and drivers; modules get theirs from the app). */
-  newContext(multiStore: BranchMultiStore, mode: ExecMode, header: Context["header"]): Context {
+  newContext(
+    multiStore: BranchMultiStore,
+    mode: ExecMode,
+    header: Context["header"],
+    events: EventManager = new EventManager(),
+  ): Context {
     return new Context({
       header,
       mode,
       multiStore,
       gasMeter: newInfiniteGasMeter(),
-      events: new EventManager(),
+      events,
       logger: this.logger,
       txBytes: NO_TX_BYTES,
       minGasPrices: this.options.minGasPrices ?? [],

@@ -145,7 +145,7 @@ export class Context implements Readonly<ContextFields> {
    */
   branch(): { ctx: Context; write: () => void } {
     const multiStore = this.multiStore.branch();
-    const events = new EventManager();
+    const events = this.events.fresh();
     const ctx = this.with({ multiStore, events });
     return {
       ctx,

@@ -22,7 +22,7 @@ import { type Coin, coinsFromProto } from "./coins.ts";
 import { ErrTxDecode } from "./errors.ts";
 import type { MsgRoute, MsgRouter } from "./router.ts";
 import { decodeSignerAddress, signerAddresses } from "./signers.ts";
-import { fromWireBinary } from "./wire-decimals.ts";
+import { containsLegacyDec, decimalsFromWire, fromWireBinary } from "./wire-decimals.ts";
 import { rejectTruncatedLengths } from "./wire-lengths.ts";
 
 /** One decoded message of a tx. */
@@ -99,7 +99,9 @@ function decodeUnchecked(txBytes: Uint8Array, registry: Registry, msgRouter: Msg
     if (!any.typeUrl.startsWith("/") || desc === undefined) {
       throw new Error(`unable to resolve type URL ${any.typeUrl}`);
     }
-    const msg = fromWireBinary(desc, any.value);
+    // The unknown-field walk above parsed this Any already: convert that parse rather than parse again.
+    const parsed = parsedAnys.get(any);
+    const msg = parsed === undefined ? fromWireBinary(desc, any.value) : decimalsFromWireInPlace(desc, parsed);
     return {
       typeUrl: any.typeUrl,
       route: msgRouter.route(any.typeUrl),
@@ -225,7 +227,9 @@ function rejectUnknown(
     if (SECP256K1_TYPE_URLS.has(any.typeUrl) || ED25519_TYPE_URLS.has(any.typeUrl)) return;
     const inner = any.typeUrl.startsWith("/") ? registry.getMessage(any.typeUrl.slice(1)) : undefined;
     if (inner === undefined) throw new Error(`unable to resolve type URL ${any.typeUrl}`);
-    rejectUnknown(inner, parse(inner, any.value, any.typeUrl), registry, allowNonCritical, depth + 1);
+    const parsed = parse(inner, any.value, any.typeUrl);
+    rejectUnknown(inner, parsed, registry, allowNonCritical, depth + 1);
+    parsedAnys.set(any, parsed);
     return;
   }
   const record = msg as unknown as Record<string, unknown>;
@@ -246,6 +250,17 @@ function rejectUnknown(
       }
     }
   }
+}
+
+// What `rejectUnknown` parsed out of each Any it walked (the same bytes, the same schema from the same
+// registry), so the body's messages are parsed once per tx, not twice. Keyed by the Any object: nothing
+// outlives the decoded tx.
+const parsedAnys = new WeakMap<object, Message>();
+
+// `fromWireBinary` for a message already parsed: its LegacyDec fields turned from wire text to decimal text.
+function decimalsFromWireInPlace(desc: DescMessage, message: Message): Message {
+  if (containsLegacyDec(desc)) decimalsFromWire(desc, message);
+  return message;
 }
 
 function oneofValue(record: Record<string, unknown>, oneofName: string, fieldName: string): unknown {

@@ -110,6 +110,35 @@ describe("tx pipeline", () => {
     assert.equal(response.log, "account sequence mismatch, expected 0, got 1: incorrect account sequence");
   });
 
+  it("answers a CheckTx without events exactly as one with them, and leaves the same check state", async () => {
+    const loud = await setup();
+    const quiet = await setup();
+    const txs = (t: TestApp) => [
+      aliceTx(t),
+      aliceTx(t, { sequence: 1n }),
+      aliceTx(t, { sequence: 1n }), // the sequence is taken: sdk 32
+      aliceTx(t, { sequence: 2n, fee: [{ denom: "stake", amount: FUNDS }] }), // the fees left cannot pay: sdk 5
+      aliceTx(t, { sequence: 2n, gasLimit: 3000n }), // out of gas: sdk 11
+      aliceTx(t, { sequence: 2n }),
+    ];
+    const strip = (r: ResponseCheckTx) => ({ ...r, events: [] });
+    const withEvents = [];
+    for (const tx of txs(loud)) withEvents.push(strip(await checkTx(loud, tx)));
+    const without = [];
+    for (const tx of txs(quiet)) {
+      const r = await quiet.app.checkTx(create(RequestCheckTxSchema, { tx }), { events: false });
+      assert.deepEqual(r.events, []);
+      without.push(r);
+    }
+    assert.deepEqual(
+      without.map((r) => r.code),
+      [0, 0, 32, 5, 11, 0],
+    );
+    assert.deepEqual(without, withEvents);
+    await loud.app.close();
+    await quiet.app.close();
+  });
+
   it("rejects a bad signature with sdk 4 (wrong chain id in the sign bytes)", async () => {
     const t = await setup();
     const response = await checkTx(t, aliceTx(t, { chainId: "other-chain" }));

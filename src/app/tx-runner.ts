@@ -8,7 +8,7 @@ import { accountBech32 } from "./address-cache.ts";
 import type { AnteHandler } from "./ante.ts";
 import type { Context } from "./context.ts";
 import { abciInfo, ErrInvalidRequest, ErrOutOfGas, ErrTxDecode, ErrUnknownRequest, wrap } from "./errors.ts";
-import { type AbciEvent, appendAttributes, EventManager, newEvent } from "./events.ts";
+import { type AbciEvent, appendAttributes, DISCARDED_EVENTS, EventManager, newEvent } from "./events.ts";
 import { GasOverflowError, newGasMeter, newInfiniteGasMeter, OutOfGasError } from "./gas.ts";
 import { type MsgRouter, typeUrlOf } from "./router.ts";
 import { decodeSignerAddress } from "./signers.ts";
@@ -99,7 +99,8 @@ export class TxRunner {
     const decoded = this.predecoded.get(txBytes);
     if (prepare === undefined || decoded === undefined) return;
     try {
-      await prepare(ctx.with({ gasMeter: newInfiniteGasMeter(), events: new EventManager() }), decoded);
+      // Read only, and nobody reads its events.
+      await prepare(ctx.with({ gasMeter: newInfiniteGasMeter(), events: DISCARDED_EVENTS }), decoded);
     } catch {
       // Nothing to report: CheckTx runs every check again and answers for the tx.
     }
@@ -116,7 +117,7 @@ export class TxRunner {
     if (prepare !== undefined) {
       const ready = decoded.filter((d): d is DecodedTx => !("code" in d));
       if (ready.length > 0)
-        await prepare(ctx.with({ gasMeter: newInfiniteGasMeter(), events: new EventManager() }), ready);
+        await prepare(ctx.with({ gasMeter: newInfiniteGasMeter(), events: DISCARDED_EVENTS }), ready);
     }
     const results: TxResult[] = [];
     for (const tx of decoded) {
@@ -146,7 +147,8 @@ export class TxRunner {
     // Genesis txs and simulations are not limited (upstream SetUpContextDecorator).
     const gasMeter = ctx.isSimulate || ctx.blockHeight === 0n ? newInfiniteGasMeter() : newGasMeter(gasWanted);
     const anteBranch = ctx.multiStore.branch();
-    const anteCtx = ctx.with({ multiStore: anteBranch, gasMeter, events: new EventManager(), txBytes: tx.txBytes });
+    // `fresh()`: a CheckTx whose caller reads no events runs with a manager that discards them.
+    const anteCtx = ctx.with({ multiStore: anteBranch, gasMeter, events: ctx.events.fresh(), txBytes: tx.txBytes });
     try {
       await this.options.anteHandler(anteCtx, tx);
     } catch (err) {

@@ -173,7 +173,9 @@ async function deductFee(ctx: Context, tx: DecodedTx, env: StepEnv): Promise<voi
       throw ErrInsufficientFunds.wrap((err as Error).message, { cause: err });
     }
   }
-  ctx.events.emit("tx", { fee: coinsToString(tx.fee), fee_payer: env.accountKeeper.addressToString(payer) });
+  if (ctx.events.recording) {
+    ctx.events.emit("tx", { fee: coinsToString(tx.fee), fee_payer: env.accountKeeper.addressToString(payer) });
+  }
 }
 
 async function setPubKeys(ctx: Context, tx: DecodedTx, env: StepEnv): Promise<void> {
@@ -199,6 +201,7 @@ async function setPubKeys(ctx: Context, tx: DecodedTx, env: StepEnv): Promise<vo
     env.accountKeeper.setAccount(ctx, { ...account, pubKey });
   }
   // Index the tx by `tx.acc_seq='<addr>/<seq>'` and by each signature.
+  if (!ctx.events.recording) return;
   for (let i = 0; i < tx.authInfo.signerInfos.length; i++) {
     const address = tx.signerAddresses[i] ?? "";
     ctx.events.emit("tx", { acc_seq: `${address}/${tx.authInfo.signerInfos[i].sequence}` });

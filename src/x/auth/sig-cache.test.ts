@@ -49,3 +49,47 @@ test("a signature checked in CheckTx is remembered until its block has run, then
   assert.equal(rememberedOutcomes(), before);
   await t.app.close();
 });
+
+test("a block rejects a bad signature that no CheckTx saw, even beside the same tx's valid twin that one did", async () => {
+  const alice = testKey("sig-cache-alice");
+  const bob = testKey("sig-cache-bob");
+  const t = await createTestApp({ balances: { [alice.bech32]: [{ denom: "stake", amount: 1_000_000n }] } });
+  await t.nextBlock();
+  const send = (sequence: bigint, chainId = t.chainId) =>
+    signTx({
+      key: alice,
+      chainId,
+      accountNumber: 0n,
+      sequence,
+      fee: [{ denom: "stake", amount: 200n }],
+      messages: [
+        packAny(
+          MsgSendSchema,
+          create(MsgSendSchema, {
+            fromAddress: alice.bech32,
+            toAddress: bob.bech32,
+            amount: [{ denom: "stake", amount: "5" }],
+          }),
+        ),
+      ],
+    });
+  const good = send(0n);
+  await t.app.prepareCheckTx(good);
+  assert.equal((await t.app.checkTx(create(RequestCheckTxSchema, { tx: good, type: CheckTxType.NEW }))).code, 0);
+  // Another proposer's block: the same tx with its signature's last byte flipped, and one signed for another chain.
+  const tampered = good.slice();
+  tampered[tampered.length - 1] ^= 0x01;
+  const block = await t.nextBlock([tampered, send(0n, "other-chain")]);
+  assert.deepEqual(
+    block.txResults.map((r) => [r.code, r.codespace]),
+    [
+      [4, "sdk"],
+      [4, "sdk"],
+    ],
+  );
+  assert.match(block.txResults[0].log, /^signature verification failed/);
+  // The valid one still runs in the next block: the rejected twins consumed nothing of its sequence.
+  const next = await t.nextBlock([good]);
+  assert.equal(next.txResults[0].code, 0, next.txResults[0].log);
+  await t.app.close();
+});
