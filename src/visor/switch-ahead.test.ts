@@ -3,6 +3,7 @@
 // height rises at each request: the restart ahead (backup, mark, in-place flag, current moved), the fall back when
 // the new release does not start, the guard, and a staged release that does not carry the running one.
 import assert from "node:assert/strict";
+import { readlinkSync } from "node:fs";
 import { readdir, readlink, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, afterEach, before, beforeEach, describe, it } from "node:test";
@@ -129,7 +130,16 @@ describe("chainvisor run with DAEMON_SWITCH_AHEAD", () => {
   it("falls back to the old release, and says so, when the new one exits instead of producing blocks", async () => {
     await install("genesis", { label: "genesis", body: `${V1_VERSION}\n${RUNS}` });
     await install("v2", { label: "v2", body: `${V2_VERSION}\necho "v2 cannot open its store" >&2; exit 3` });
-    servePlan("v2", 100_000);
+    // The height rises only while genesis is current: once `current` points at v2, no node commits, so the node API
+    // answers a height below the one v2 was started at (a height still rising then would pass v2's probation before
+    // chainvisor sees it exit, on a slow machine).
+    server.routes.set("/chain/upgrade/v1beta1/current_plan", () => ({
+      headers: {
+        "content-type": "application/json",
+        "x-chain-block-height": String(readlinkSync(home.path("chainvisor", "current")) === "genesis" ? height++ : 1),
+      },
+      body: JSON.stringify({ plan: { name: "v2", height: "100000", info: "" } }),
+    }));
     const visor = startVisor(["run", "start"], env({ UNSAFE_SKIP_BACKUP: "true" }));
     await visor.waitForLog(/falling back/);
     // Back on genesis, and it stays there: the plan is left to the halt path.
