@@ -2,6 +2,7 @@
 // same shape straight through the store (two stores, four keys per account, 50,000 accounts per commit), then runs
 // snapshotFigures on it and prints them. For profiling the restore and creation paths, e.g.
 //   node --cpu-prof --cpu-prof-dir=/tmp/prof bench/big-state/restore-profile.ts 100000
+// INTERVAL_CAP_MS=<ms> also runs the block-interval figure (snapshot-interval.ts) on the restored copy.
 // The state is built in a temporary folder named on stdout (removed at the end unless KEEP=1); a folder given as
 // the second argument is reused and kept.
 import { createHash } from "node:crypto";
@@ -10,6 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openMultiStore } from "../../src/store/index.ts";
 import { snapshotFigures } from "./snapshot-figures.ts";
+import { snapshotInterval } from "./snapshot-interval.ts";
 
 const PER_COMMIT = 50_000;
 
@@ -67,8 +69,14 @@ try {
   const f = await snapshotFigures(join(work, "state.db"), join(work, "snap"));
   const rate = (ms: number) => ((f.pairs * 1000) / ms).toFixed(0);
   console.log(
-    `pairs ${f.pairs}: create ${f.createMs.toFixed(0)} ms, restore ${f.restoreMs.toFixed(0)} ms (${rate(f.restoreMs)}/s), raw ${f.rawLoadMs.toFixed(0)} ms (${rate(f.rawLoadMs)}/s), ratio ${(f.rawLoadMs / f.restoreMs).toFixed(3)}`,
+    `pairs ${f.pairs}: create ${f.createMs.toFixed(0)} ms, restore ${f.restoreMs.toFixed(0)} ms (${rate(f.restoreMs)}/s, CPU ${f.restoreCpuMs.toFixed(0)} ms), raw ${f.rawLoadMs.toFixed(0)} ms (${rate(f.rawLoadMs)}/s, CPU ${f.rawLoadCpuMs.toFixed(0)} ms), ratio ${(f.rawLoadMs / f.restoreMs).toFixed(3)}`,
   );
+  if (process.env.INTERVAL_CAP_MS !== undefined) {
+    const i = await snapshotInterval(f.restoredDb, join(work, "snap"), Number(process.env.INTERVAL_CAP_MS));
+    console.log(
+      `interval: before ${i.beforeMs.toFixed(0)} ms, during ${i.duringMs.toFixed(0)} ms over ${i.blocks} blocks (${(i.duringMs / i.beforeMs).toFixed(2)}x), snapshot ${i.finished ? "finished" : "cancelled"} after ${i.snapshotMs.toFixed(0)} ms`,
+    );
+  }
 } finally {
   if (process.env.KEEP !== "1" && process.argv[3] === undefined) await rm(work, { recursive: true, force: true });
 }
