@@ -93,10 +93,10 @@ describe("state export and import", () => {
     const dir = await tempDir();
     const source = await openMultiStore({ path: join(dir.path, "a"), storeNames: NAMES });
     try {
-      // ~3,000 keys over two versions: ~45 pages of inner nodes, both leaf versions in one tree.
+      // 5,000 keys over two versions: ~80 pages of inner nodes, both leaf versions in one tree.
       for (const round of [0, 1]) {
         const block = source.branch();
-        for (let i = round; i < 3000; i += 1 + round) block.store("bank").set(b(`key-${i}`), b(`value-${round}-${i}`));
+        for (let i = round; i < 5000; i += 1 + round) block.store("bank").set(b(`key-${i}`), b(`value-${round}-${i}`));
         await source.stage(block);
         await source.commit();
       }
@@ -112,12 +112,18 @@ describe("state export and import", () => {
           await entries(view.store("bank").iterate()),
           await entries((await source.view()).store("bank").iterate()),
         );
-        assert.equal(view.keyCount?.("bank"), 3000);
+        assert.equal(view.keyCount?.("bank"), 5000);
         // Proofs read the imported pages.
         const proof = await restored.prove("bank", b("key-1234"), 2n);
         assert.ok(verifyStoreProof(proof, info.appHash));
       } finally {
         await restored.close();
+      }
+      // One batch of the whole stream: its 5,000 leaves hashed on two threads (LeafHasher), and on one.
+      for (const leafHashWorker of [true, false]) {
+        const path = join(dir.path, `whole-${leafHashWorker}`);
+        const whole = await importState({ path, version: 2n, items: [items], leafHashWorker });
+        assert.equal(toHex(whole.appHash), toHex(info.appHash));
       }
       // A stream missing bank's root: refused, and the directory written so far never opens as a store.
       const next = items.findIndex((item) => item.kind === "store" && item.name === "empty");

@@ -13,6 +13,7 @@ import { StoreError } from "./errors.ts";
 import { EMPTY_HASH } from "./hash.ts";
 import { commitKey, FORMAT_MARKER, META, metaKey, nodeKey } from "./keys.ts";
 import { type KVBackend, type KVBatch, openLevelBackend } from "./kv-backend.ts";
+import { LeafHasher } from "./leaf-hasher.ts";
 import { appHash } from "./merkle.ts";
 import { encodeCommit, encodeRegistry, encodeVersion, type StoreCommit, type StoreRegistry } from "./records.ts";
 import type { ExportItem } from "./state-export.ts";
@@ -40,6 +41,8 @@ export interface ImportStateOptions {
   expectedAppHash?: Uint8Array;
   /** Rows per intermediate write batch (default 50,000). */
   batchSize?: number;
+  /** Hash a large batch's leaves on a worker thread too (default true; never on one core). */
+  leafHashWorker?: boolean;
 }
 
 /** Rows per write batch by default: large enough that LevelDB's per-write cost is spread thin. */
@@ -51,8 +54,8 @@ const DEFAULT_BATCH_ROWS = 50_000;
  * metadata that makes the directory a store is written last, so an interrupted import never
  * opens as a store; callers import into a fresh directory and move it into place afterwards.
  *
- * The import streams: each store's tree is rebuilt bottom-up as its nodes arrive (TreeRebuilder), its
- * pages and each key's rows go into a write batch at once, and a full batch is written while the next
+ * The import streams: each store's tree is rebuilt bottom-up as its nodes arrive (TreeRebuilder; a batch's
+ * leaves hashed on two threads by LeafHasher), its pages and each key's rows go into a write batch at once, and a full batch is written while the next
  * one fills (one write in flight). Memory stays bounded by the batch and the tree's height, whatever
  * the state's size.
  */
@@ -63,6 +66,7 @@ export async function importState(options: ImportStateOptions): Promise<CommitIn
   const v = Number(options.version);
   const backend: KVBackend = await openLevelBackend(options.path, { createIfMissing: true });
   const writer = new BatchPipeline(backend, options.batchSize ?? DEFAULT_BATCH_ROWS);
+  const hasher = new LeafHasher(options.leafHashWorker ?? true);
   try {
     for await (const _ of backend.iterate({ limit: 1 })) {
       throw new StateImportError(`cannot import into ${options.path}: the directory already holds data`);
@@ -76,10 +80,23 @@ export async function importState(options: ImportStateOptions): Promise<CommitIn
       stores.push({ name, sid, root, rootHash: rootHash(root, EMPTY_HASH) });
       current = undefined;
     };
+    // A round is one batch of the stream: its leaves are hashed together (on two threads when there are many),
+    // then its inner nodes (TreeRebuilder.settle).
+    const settle = () => {
+      hasher.finish();
+      if (current !== undefined) {
+        const { name, tree } = current;
+        inStore(name, () => tree.settle());
+      }
+    };
     for await (const batch of options.items) {
-      for (const item of batch) {
+      hasher.begin(batch.length);
+      for (let i = 0; i < batch.length; i++) {
+        const item = batch[i];
         if (item.kind === "store") {
+          settle();
           finishStore();
+          hasher.begin(batch.length - i);
           const previous = stores.at(-1)?.name;
           if (previous !== undefined && !(previous < item.name)) {
             throw new StateImportError(
@@ -94,8 +111,10 @@ export async function importState(options: ImportStateOptions): Promise<CommitIn
         if (current === undefined) throw new StateImportError("the export starts with a tree node instead of a store");
         const { name, sid, tree } = current;
         if (item.kind === "leaf") {
-          inStore(name, () => tree.leaf(item.key, item.value, item.version));
-          // The key's only write as far as this store knows: write number 1 at the leaf's version.
+          hasher.add(
+            inStore(name, () => tree.leaf(item.key, item.version)),
+            item.value,
+          );
           // Assembled in the commit path's scratch buffer: a fresh small key array per row would cost more in
           // the binding (V8 moves its bytes off the heap when native code asks for them) than the row itself.
           putLatestRow(writer.batch, sid, item.key, 1, item.version, 0, item.value);
@@ -106,6 +125,7 @@ export async function importState(options: ImportStateOptions): Promise<CommitIn
           inStore(name, () => tree.inner(item.version, item.height));
         }
       }
+      settle();
     }
     finishStore();
     const names = stores.map((s) => s.name);
@@ -142,6 +162,7 @@ export async function importState(options: ImportStateOptions): Promise<CommitIn
     if (err instanceof StoreError) throw err;
     throw new StateImportError(`cannot import the state of version ${v}: ${(err as Error).message}`, { cause: err });
   } finally {
+    await hasher.close();
     await writer.abandon();
     await backend.close();
   }
