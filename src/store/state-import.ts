@@ -55,9 +55,9 @@ const DEFAULT_BATCH_ROWS = 50_000;
  * opens as a store; callers import into a fresh directory and move it into place afterwards.
  *
  * The import streams: each store's tree is rebuilt bottom-up as its nodes arrive (TreeRebuilder; a batch's
- * leaves hashed on two threads by LeafHasher), its pages and each key's rows go into a write batch at once, and a full batch is written while the next
- * one fills (one write in flight). Memory stays bounded by the batch and the tree's height, whatever
- * the state's size.
+ * leaves hashed on two threads by LeafHasher), its pages and each key's rows go into a write batch at once,
+ * and a full batch is written while the next one fills (one write in flight). Memory stays bounded by one
+ * batch of the stream, the write batches and the trees' heights, whatever the state's size.
  */
 export async function importState(options: ImportStateOptions): Promise<CommitInfo> {
   if (typeof options.version !== "bigint" || options.version <= 0n) {
