@@ -10,7 +10,7 @@
 // - the block interval of a block loop over the restored copy while the node's background snapshot of the whole
 //   state runs, against the median interval before: <= 1.1x (big-state/snapshot-interval.ts);
 // - node RSS serving the state under the memory bench's mixed load: <= 512 MiB.
-// `--quick`: 100,000 accounts and 15 s of load.
+// `--quick`: 100,000 accounts, 15 s of load, the snapshot-time interval over at most 90 s (else 180 s).
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
