@@ -99,17 +99,26 @@ export async function waitForHeight(rpc: string, height: bigint, timeoutMs: numb
   }
 }
 
+/** One restart's times, ms from launching the process. */
+export interface RestartTimes {
+  /** Until the node printed its endpoints (module loading, opening the stores, the handshake, the servers). */
+  listening: number;
+  /** Until the RPC reported the first new block. */
+  firstBlock: number;
+}
+
 /**
- * Milliseconds from launching the stopped home's node to its first new block (the RPC reporting a height above the
- * one it stopped at), then stops it again.
+ * Times from launching the stopped home's node to its endpoints and to its first new block (the RPC reporting a
+ * height above the one it stopped at), then stops it again.
  */
-export async function restartMs(home: BigStateHome): Promise<number> {
+export async function restartMs(home: BigStateHome): Promise<RestartTimes> {
   const stoppedAt = await readLastCommittedVersion(homePaths(home.home).applicationDb);
   const started = performance.now();
   const node = await startNode(home);
+  const listening = performance.now() - started;
   try {
     await waitForHeight(node.rpc, stoppedAt + 1n, 120_000);
-    return performance.now() - started;
+    return { listening, firstBlock: performance.now() - started };
   } finally {
     await stopNode(node);
   }

@@ -16,6 +16,17 @@ export interface SnapshotFigures {
   createMs: number;
   restoreMs: number;
   rawLoadMs: number;
+  /** CPU of the whole process (every thread: LevelDB's too) during the restore and during the raw load, ms. */
+  restoreCpuMs: number;
+  rawLoadCpuMs: number;
+  /** The restored state (the same as the source at `height`). */
+  restoredDb: string;
+}
+
+/** CPU ms of the process since `from` (process.cpuUsage()). */
+function cpuMsSince(from: NodeJS.CpuUsage): number {
+  const used = process.cpuUsage(from);
+  return (used.user + used.system) / 1000;
 }
 
 const RAW_BATCH = 10_000;
@@ -51,19 +62,23 @@ export async function snapshotFigures(applicationDb: string, work: string): Prom
   } finally {
     await store.close();
   }
+  const restoredDb = join(work, "restored.db");
   let started = performance.now();
+  let cpu = process.cpuUsage();
   await installState({
-    applicationDb: join(work, "restored.db"),
+    applicationDb: restoredDb,
     height,
     items: decodeChunks(snapshots.chunks(info)),
     storeNames,
     expectedAppHash: appHash,
   });
   const restoreMs = performance.now() - started;
+  const restoreCpuMs = cpuMsSince(cpu);
   const raw = new ClassicLevel<Uint8Array, Uint8Array>(join(work, "raw.db"), levelOptions());
   await raw.open();
   try {
     started = performance.now();
+    cpu = process.cpuUsage();
     for (let from = 0; from < pairs.length; from += RAW_BATCH) {
       const batch = raw.batch();
       const to = Math.min(pairs.length, from + RAW_BATCH);
@@ -71,7 +86,8 @@ export async function snapshotFigures(applicationDb: string, work: string): Prom
       await batch.write({ sync: to === pairs.length } as Parameters<typeof batch.write>[0]);
     }
     const rawLoadMs = performance.now() - started;
-    return { height, pairs: pairs.length, createMs, restoreMs, rawLoadMs };
+    const rawLoadCpuMs = cpuMsSince(cpu);
+    return { height, pairs: pairs.length, createMs, restoreMs, rawLoadMs, restoreCpuMs, rawLoadCpuMs, restoredDb };
   } finally {
     await raw.close();
   }

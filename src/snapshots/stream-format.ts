@@ -79,7 +79,7 @@ export async function* encodeChunks(
 
 /**
  * Decodes a chunked stream into batches of items (one batch per chunk); throws SnapshotFormatError for bytes that
- * are not format 1.
+ * are not format 1. A leaf's value is a view of the chunk's bytes (its key a copy).
  */
 export async function* decodeChunks(
   chunks: AsyncIterable<Uint8Array> | Iterable<Uint8Array>,
@@ -124,7 +124,9 @@ function parseItem(buf: Uint8Array, offset: number): { item: ExportItem; next: n
       const key = buf.slice(keyLen.next, keyLen.next + keyLen.value);
       const valueLen = readUvarintAt(buf, keyLen.next + keyLen.value);
       if (valueLen === undefined || valueLen.next + valueLen.value > buf.length) return undefined;
-      const value = buf.slice(valueLen.next, valueLen.next + valueLen.value);
+      // A view: the importer only hashes the value and copies it into its rows (the key, which the rebuilt tree
+      // keeps, is a copy so the tree never pins a chunk).
+      const value = buf.subarray(valueLen.next, valueLen.next + valueLen.value);
       return { item: { kind: "leaf", key, value, version: a.value }, next: valueLen.next + valueLen.value };
     }
     case TAG_INNER: {

@@ -4,31 +4,20 @@
 // history) are written so every read and later commit works as on a store that was never
 // imported. The result is a store whose only (and earliest) version is the imported one.
 
-import { compareBytes, equalBytes } from "../bytes/compare.ts";
+import { equalBytes } from "../bytes/compare.ts";
 import { toHex } from "../bytes/hex.ts";
-import { sha256 } from "../bytes/sha256.ts";
 import { utf8 } from "../bytes/text.ts";
-import { persistTree, rootHash } from "./avl-tree.ts";
-import { Arena } from "./byte-records.ts";
+import { rootHash } from "./avl-tree.ts";
+import { putHistoryRow, putLatestRow } from "./commit-rows.ts";
 import { StoreError } from "./errors.ts";
-import { encodeHistoryRow, encodeLatestRow } from "./flat-state.ts";
 import { EMPTY_HASH } from "./hash.ts";
-import { commitKey, FORMAT_MARKER, historyKey, META, metaKey, nodeKey, storeKey, TABLE } from "./keys.ts";
-import { type BatchOp, type KVBackend, openLevelBackend } from "./kv-backend.ts";
+import { commitKey, FORMAT_MARKER, META, metaKey, nodeKey } from "./keys.ts";
+import { type KVBackend, type KVBatch, openLevelBackend } from "./kv-backend.ts";
+import { LeafHasher } from "./leaf-hasher.ts";
 import { appHash } from "./merkle.ts";
 import { encodeCommit, encodeRegistry, encodeVersion, type StoreCommit, type StoreRegistry } from "./records.ts";
 import type { ExportItem } from "./state-export.ts";
-import {
-  encodePage,
-  heightOf,
-  type InnerNode,
-  keyPrefix,
-  type LeafNode,
-  leafHash,
-  PAGE_NODES,
-  sizeOf,
-  type TreeNode,
-} from "./tree-node.ts";
+import { TreeRebuilder, TreeStreamError } from "./state-import-tree.ts";
 import type { CommitInfo } from "./types.ts";
 
 /** An exported state that cannot be imported (malformed stream, wrong stores, wrong hash); nothing usable is left. */
@@ -50,21 +39,25 @@ export interface ImportStateOptions {
   storeNames?: string[];
   /** The app hash the result must have (e.g. the one CometBFT's light client verified). */
   expectedAppHash?: Uint8Array;
-  /** Rows per intermediate write batch (default 10,000). */
+  /** Rows per intermediate write batch (default 50,000). */
   batchSize?: number;
+  /** Hash a large batch's leaves on a worker thread too (default true; never on one core). */
+  leafHashWorker?: boolean;
 }
 
-interface Pending {
-  node: TreeNode;
-  minKey: Uint8Array;
-  maxKey: Uint8Array;
-}
+/** Rows per write batch by default: large enough that LevelDB's per-write cost is spread thin. */
+const DEFAULT_BATCH_ROWS = 50_000;
 
 /**
  * Rebuilds the exported state at `path`. Resolves with the imported version and its app hash;
  * throws StateImportError (naming what was wrong) for a malformed or mismatching export. The
  * metadata that makes the directory a store is written last, so an interrupted import never
  * opens as a store; callers import into a fresh directory and move it into place afterwards.
+ *
+ * The import streams: each store's tree is rebuilt bottom-up as its nodes arrive (TreeRebuilder; a batch's
+ * leaves hashed on two threads by LeafHasher), its pages and each key's rows go into a write batch at once,
+ * and a full batch is written while the next one fills (one write in flight). Memory stays bounded by one
+ * batch of the stream, the write batches and the trees' heights, whatever the state's size.
  */
 export async function importState(options: ImportStateOptions): Promise<CommitInfo> {
   if (typeof options.version !== "bigint" || options.version <= 0n) {
@@ -72,104 +65,69 @@ export async function importState(options: ImportStateOptions): Promise<CommitIn
   }
   const v = Number(options.version);
   const backend: KVBackend = await openLevelBackend(options.path, { createIfMissing: true });
+  const writer = new BatchPipeline(backend, options.batchSize ?? DEFAULT_BATCH_ROWS);
+  const hasher = new LeafHasher(options.leafHashWorker ?? true);
   try {
     for await (const _ of backend.iterate({ limit: 1 })) {
       throw new StateImportError(`cannot import into ${options.path}: the directory already holds data`);
     }
-    const batchSize = options.batchSize ?? 10_000;
-    let ops: BatchOp[] = [];
-    let arena = new Arena();
-    const flush = async (force: boolean) => {
-      if (ops.length === 0 || (!force && ops.length < batchSize)) return;
-      await backend.write(ops, false);
-      ops = [];
-      arena = new Arena();
-    };
     const stores: StoreCommit[] = [];
-    let current: { name: string; sid: number; stack: Pending[]; lastKey: Uint8Array | undefined } | undefined;
-    const finishStore = async () => {
+    let current: { name: string; sid: number; tree: TreeRebuilder } | undefined;
+    const finishStore = () => {
       if (current === undefined) return;
-      const { stack, name, sid } = current;
-      if (stack.length > 1) throw new StateImportError(`store "${name}": the exported tree has ${stack.length} roots`);
-      const tree = persistTree(stack[0]?.node, v);
-      for (let from = 0, page = 0; from < tree.nodes.length; from += PAGE_NODES, page++) {
-        const to = Math.min(tree.nodes.length, from + PAGE_NODES);
-        ops.push({ key: nodeKey(sid, v, page), value: encodePage(tree.nodes, from, to, arena) });
-      }
-      stores.push({ name, sid, root: tree.root, rootHash: rootHash(tree.root, EMPTY_HASH) });
+      const { name, sid, tree } = current;
+      const root = inStore(name, () => tree.finish());
+      stores.push({ name, sid, root, rootHash: rootHash(root, EMPTY_HASH) });
       current = undefined;
-      await flush(false);
     };
-    for await (const batch of options.items)
-      for (const item of batch) {
+    // A round is one batch of the stream: its leaves are hashed together (on two threads when there are many),
+    // then its inner nodes (TreeRebuilder.settle).
+    const settle = () => {
+      hasher.finish();
+      if (current !== undefined) {
+        const { name, tree } = current;
+        inStore(name, () => tree.settle());
+      }
+    };
+    for await (const batch of options.items) {
+      hasher.begin(batch.length);
+      for (let i = 0; i < batch.length; i++) {
+        const item = batch[i];
         if (item.kind === "store") {
-          await finishStore();
+          settle();
+          finishStore();
+          hasher.begin(batch.length - i);
           const previous = stores.at(-1)?.name;
           if (previous !== undefined && !(previous < item.name)) {
             throw new StateImportError(
               `store "${item.name}" follows "${previous}": stores must come once each, sorted by name`,
             );
           }
-          current = { name: item.name, sid: stores.length + 1, stack: [], lastKey: undefined };
+          const sid = stores.length + 1;
+          const tree = new TreeRebuilder(v, (page, bytes) => writer.put(nodeKey(sid, v, page), bytes));
+          current = { name: item.name, sid, tree };
           continue;
         }
         if (current === undefined) throw new StateImportError("the export starts with a tree node instead of a store");
+        const { name, sid, tree } = current;
         if (item.kind === "leaf") {
-          if (item.version <= 0 || item.version > v) {
-            throw new StateImportError(`store "${current.name}": a leaf has version ${item.version}, outside 1..${v}`);
-          }
-          if (current.lastKey !== undefined && compareBytes(current.lastKey, item.key) >= 0) {
-            throw new StateImportError(
-              `store "${current.name}": leaf keys are not in increasing order at ${toHex(item.key)}`,
-            );
-          }
-          current.lastKey = item.key;
-          const leaf: LeafNode = {
-            kind: 0,
-            key: item.key,
-            version: item.version,
-            writeNo: 1,
-            hash: leafHash(item.key, sha256(item.value), item.version),
-          };
-          current.stack.push({ node: leaf, minKey: item.key, maxKey: item.key });
-          // The key's only write as far as this store knows: write number 1 at the leaf's version.
-          ops.push({
-            key: storeKey(TABLE.latest, current.sid, item.key),
-            value: encodeLatestRow(1, item.version, 0, item.value, arena),
-          });
-          ops.push({
-            key: historyKey(current.sid, item.key, 1),
-            value: encodeHistoryRow(item.version, 0, item.value, arena),
-          });
+          hasher.add(
+            inStore(name, () => tree.leaf(item.key, item.version)),
+            item.value,
+          );
+          // Assembled in the commit path's scratch buffer: a fresh small key array per row would cost more in
+          // the binding (V8 moves its bytes off the heap when native code asks for them) than the row itself.
+          putLatestRow(writer.batch, sid, item.key, 1, item.version, 0, item.value);
+          putHistoryRow(writer.batch, sid, item.key, 1, item.version, 0, item.value);
+          writer.rows += 2;
+          if (writer.full()) await writer.flush();
         } else {
-          const right = current.stack.pop();
-          const left = current.stack.pop();
-          if (left === undefined || right === undefined) {
-            throw new StateImportError(`store "${current.name}": an inner node comes before its two children`);
-          }
-          const height = 1 + Math.max(heightOf(left.node), heightOf(right.node));
-          if (height !== item.height || item.version <= 0 || item.version > v) {
-            throw new StateImportError(
-              `store "${current.name}": an inner node says height ${item.height} version ${item.version}, expected height ${height} and a version in 1..${v}`,
-            );
-          }
-          const inner: InnerNode = {
-            kind: 1,
-            height,
-            size: sizeOf(left.node) + sizeOf(right.node),
-            version: item.version,
-            key: right.minKey,
-            kp: keyPrefix(right.minKey),
-            left: left.node,
-            right: right.node,
-            hash: undefined,
-            ref: -1,
-          };
-          current.stack.push({ node: inner, minKey: left.minKey, maxKey: right.maxKey });
+          inStore(name, () => tree.inner(item.version, item.height));
         }
-        await flush(false);
       }
-    await finishStore();
+      settle();
+    }
+    finishStore();
     const names = stores.map((s) => s.name);
     if (options.storeNames !== undefined) {
       const want = [...options.storeNames].sort();
@@ -192,18 +150,88 @@ export async function importState(options: ImportStateOptions): Promise<CommitIn
       mounted: stores.map((s) => ({ name: s.name, sid: s.sid })),
       deleted: [],
     };
-    ops.push({ key: commitKey(v), value: encodeCommit({ version: v, appHash: hash, stores }) });
-    ops.push({ key: metaKey(META.stores), value: encodeRegistry(registry) });
-    ops.push({ key: metaKey(META.earliest), value: encodeVersion(v) });
-    ops.push({ key: metaKey(META.latest), value: encodeVersion(v) });
+    writer.put(commitKey(v), encodeCommit({ version: v, appHash: hash, stores }));
+    writer.put(metaKey(META.stores), encodeRegistry(registry));
+    writer.put(metaKey(META.earliest), encodeVersion(v));
+    writer.put(metaKey(META.latest), encodeVersion(v));
+    await writer.finish();
     // The format marker last: until it is written the directory does not open as a store.
-    await backend.write(ops, true);
     await backend.write([{ key: metaKey(META.format), value: utf8(FORMAT_MARKER) }], true);
     return { version: options.version, appHash: hash };
   } catch (err) {
     if (err instanceof StoreError) throw err;
     throw new StateImportError(`cannot import the state of version ${v}: ${(err as Error).message}`, { cause: err });
   } finally {
+    await hasher.close();
+    await writer.abandon();
     await backend.close();
+  }
+}
+
+/** Runs a step of one store's rebuild, naming the store in what it throws. */
+function inStore<T>(name: string, step: () => T): T {
+  try {
+    return step();
+  } catch (err) {
+    if (err instanceof TreeStreamError) throw new StateImportError(`store "${name}": ${err.message}`);
+    throw err;
+  }
+}
+
+/**
+ * Write batches with one write in flight: a full batch is written (unsynced) while the next fills, so LevelDB's
+ * work on its own thread overlaps the decoding and hashing on this one. A batch copies what it is put at once
+ * (KVBatch), so rows may be assembled in scratch memory.
+ */
+class BatchPipeline {
+  private readonly backend: KVBackend;
+  private readonly limit: number;
+  /** The batch being filled; whoever puts into it directly adds to `rows`. */
+  batch: KVBatch;
+  rows = 0;
+  private inFlight: Promise<void> | undefined;
+
+  constructor(backend: KVBackend, limit: number) {
+    this.backend = backend;
+    this.limit = Math.max(1, limit);
+    this.batch = backend.batch();
+  }
+
+  put(key: Uint8Array, value: Uint8Array): void {
+    this.batch.put(key, value);
+    this.rows++;
+  }
+
+  /** Whether the batch holds its limit of rows. */
+  full(): boolean {
+    return this.rows >= this.limit;
+  }
+
+  /** Starts writing the batch once the write before it has finished, and starts a new one. */
+  async flush(): Promise<void> {
+    await this.inFlight;
+    const full = this.batch;
+    this.batch = this.backend.batch();
+    this.rows = 0;
+    this.inFlight = full.write(false);
+    // Awaited at the next flush or in finish/abandon; until then a failure must not go unhandled.
+    this.inFlight.catch(() => {});
+  }
+
+  /** Writes what is left, synced, after the write in flight. */
+  async finish(): Promise<void> {
+    await this.inFlight;
+    this.inFlight = undefined;
+    const last = this.batch;
+    this.batch = this.backend.batch();
+    this.rows = 0;
+    await last.write(true);
+  }
+
+  /** Waits out a write in flight and drops the unwritten batch (on the way out, after success or failure). */
+  async abandon(): Promise<void> {
+    await this.inFlight?.catch(() => {});
+    this.inFlight = undefined;
+    await this.batch.close();
   }
 }
