@@ -18,7 +18,7 @@ export { stopTestnetDir } from "./pids.ts";
 export { findPortCollision, PORT_ATTEMPTS, type PortCollision, PortInUseError } from "./port-retry.ts";
 export { allocatePorts } from "./ports.ts";
 export { stopProcess } from "./processes.ts";
-export { abciAnswers, latestHeight, logTail, rpcResult, waitForHeight, waitUntil } from "./queries.ts";
+export { abciAnswers, latestHeight, logTail, rpcResult, storedHeight, waitForHeight, waitUntil } from "./queries.ts";
 export { startTestnet, stopTestnet } from "./start-stop.ts";
 export { findCometbft } from "./tools.ts";
 export {

@@ -72,6 +72,16 @@ export async function latestHeight(node: TestnetNode): Promise<number> {
   return Number((status.sync_info as { latest_block_height: string }).latest_block_height);
 }
 
+/**
+ * The height of the last block `node`'s CometBFT has stored, from `/blockchain`, which reads only the block store.
+ * `/status` also reads the validator set under the consensus lock, so it hangs while consensus waits on a stopped app
+ * (the moment a test that kills the app mid-block needs to see).
+ */
+export async function storedHeight(node: TestnetNode): Promise<number> {
+  const info = await rpcResult(node, "/blockchain");
+  return Number(info.last_height);
+}
+
 /** Waits until each of `nodes` (default: all) reports at least `height`. */
 export async function waitForHeight(
   net: Testnet,
