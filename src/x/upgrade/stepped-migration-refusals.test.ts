@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
+import { runToUpgradeHalt } from "../../../test/support/upgrade/halt-at-plan.ts";
 import { packAny } from "../../client/tx/any.ts";
 import { addressToBech32, moduleAddress } from "../../crypto/index.ts";
 import {
@@ -20,12 +21,9 @@ import {
 import { MsgSendSchema, MsgSetSendEnabledSchema } from "../../gen/chain/bank/v1beta1/tx_pb.js";
 import { ProposalStatus } from "../../gen/chain/gov/v1/gov_pb.js";
 import { MsgSubmitProposalSchema } from "../../gen/chain/gov/v1/tx_pb.js";
-import { MsgSoftwareUpgradeSchema } from "../../gen/chain/upgrade/v1beta1/tx_pb.js";
 import { RequestQuerySchema } from "../../gen/tendermint/abci/types_pb.js";
 import { signTx } from "../../testing/app.ts";
 import { PROPOSER, startTestNode, type TestNode, type TestRelease, VALIDATOR } from "../../testing/test-node.ts";
-import { UpgradeHaltError } from "./errors.ts";
-import { newPlan } from "./plan.ts";
 import type { SteppedMigration } from "./stepped-migration.ts";
 
 const GOV = addressToBech32(moduleAddress("gov"));
@@ -62,17 +60,7 @@ after(async () => {
 /** A v1 chain that schedules v2 at UPGRADE_HEIGHT and halts there; v2 takes over and runs H (bank starts migrating). */
 async function migratingNode(): Promise<TestNode> {
   const home = join(root, `node-${homes++}`);
-  const old = await startTestNode({ home, release: v1 });
-  await old.nextBlock();
-  const schedule = packAny(
-    MsgSoftwareUpgradeSchema,
-    create(MsgSoftwareUpgradeSchema, { authority: GOV, plan: newPlan({ name: "v2", height: UPGRADE_HEIGHT }) }),
-  );
-  const proposal = await old.passProposal([schedule]);
-  assert.equal(proposal.status, ProposalStatus.PASSED, proposal.failedReason);
-  while (old.app.lastBlockHeight() < UPGRADE_HEIGHT - 1n) await old.nextBlock();
-  await assert.rejects(old.nextBlock(), UpgradeHaltError);
-  await old.close();
+  await runToUpgradeHalt(home, v1, "v2", UPGRADE_HEIGHT);
   const node = await startTestNode({ home, release: v2 });
   await node.nextBlock();
   assert.equal(await bankMigrating(node), true);

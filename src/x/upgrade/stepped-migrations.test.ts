@@ -8,14 +8,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
+import { runToUpgradeHalt } from "../../../test/support/upgrade/halt-at-plan.ts";
 import { packAny } from "../../client/tx/any.ts";
 import { MsgMultiSendSchema, MsgSendSchema } from "../../gen/chain/bank/v1beta1/tx_pb.js";
-import { ProposalStatus } from "../../gen/chain/gov/v1/gov_pb.js";
 import {
   QueryMigrationsRequestSchema,
   QueryMigrationsResponseSchema,
 } from "../../gen/chain/upgrade/v1beta1/query_pb.js";
-import { MsgSoftwareUpgradeSchema } from "../../gen/chain/upgrade/v1beta1/tx_pb.js";
 import type { SteppedMigration as MigrationStatus } from "../../gen/chain/upgrade/v1beta1/upgrade_pb.js";
 import { RequestQuerySchema, type ResponseFinalizeBlock } from "../../gen/tendermint/abci/types_pb.js";
 import {
@@ -30,11 +29,9 @@ import { BALANCES_PREFIX } from "../bank/keys.ts";
 import { UpgradeHaltError } from "./errors.ts";
 import { moduleMigratingMessage } from "./migration-guard.ts";
 import { RUNNING_MIGRATIONS_KEY } from "./migration-store.ts";
-import { newPlan } from "./plan.ts";
 import { prefixMigrationStep } from "./prefix-migration.ts";
 import type { SteppedMigration } from "./stepped-migration.ts";
 
-const GOV = "chain10d07y265gmmuvt4z0w9aw880jnsr700j0q8wax";
 const UPGRADE_HEIGHT = 6n;
 const LEDGER_RECORDS = 35;
 const enc = (text: string) => new TextEncoder().encode(text);
@@ -90,17 +87,7 @@ const newHome = () => join(root, `node-${homes++}`);
 
 /** A v1 chain that schedules v2 at UPGRADE_HEIGHT, halts there, and the v2 node that takes over (not yet at H). */
 async function upgradedNode(home: string, release: TestRelease = v2): Promise<TestNode> {
-  const old = await startTestNode({ home, release: v1 });
-  await old.nextBlock();
-  const schedule = packAny(
-    MsgSoftwareUpgradeSchema,
-    create(MsgSoftwareUpgradeSchema, { authority: GOV, plan: newPlan({ name: "v2", height: UPGRADE_HEIGHT }) }),
-  );
-  const proposal = await old.passProposal([schedule]);
-  assert.equal(proposal.status, ProposalStatus.PASSED, proposal.failedReason);
-  while (old.app.lastBlockHeight() < UPGRADE_HEIGHT - 1n) await old.nextBlock();
-  await assert.rejects(old.nextBlock(), UpgradeHaltError);
-  await old.close();
+  await runToUpgradeHalt(home, v1, "v2", UPGRADE_HEIGHT);
   return startTestNode({ home, release });
 }
 
