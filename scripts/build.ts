@@ -2,16 +2,15 @@
 // .js + .d.ts pairs, which tsc does not emit) beside it, and writes dist/package.json: the package's `exports`
 // pointed at the compiled .js, so `chaind/...` imports inside dist/ (chain/cmd/chaind.js → chaind/cli) resolve to
 // dist/ and not to the .ts sources the checkout's package.json names (scripts/dist-manifest.ts). dist/ is the package
-// a chain developer installs (`npm pack ./dist`), with the .d.ts of every file and the testing kit.
+// a chain developer installs (`npm pack ./dist`), with the .d.ts of every file, the testing kit and proto/.
 import { execFileSync } from "node:child_process";
-import { cpSync, rmSync } from "node:fs";
+import { rmSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { writeDistManifest } from "./dist-manifest.ts";
+import { completeDist } from "./dist-manifest.ts";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 rmSync(join(root, "dist"), { recursive: true, force: true });
 execFileSync(join(root, "node_modules", ".bin", "tsc"), ["-p", "tsconfig.build.json"], { cwd: root, stdio: "inherit" });
-cpSync(join(root, "src", "gen"), join(root, "dist", "src", "gen"), { recursive: true });
 
-writeDistManifest(root, join(root, "dist"));
+completeDist(root, join(root, "dist"));

@@ -5,7 +5,7 @@
 // carries the root manifest's runtime dependencies and bins, so `npm install <tarball>` brings what dist/ imports.
 // The testing kit is in it (for the chain's own tests) but never in a release: the single-file bundle holds only what
 // its entry points import. Used by scripts/build.ts and by the e2e tests' private builds.
-import { readFileSync, writeFileSync } from "node:fs";
+import { cpSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
 /** The fields of the root manifest that dist/package.json reads. */
@@ -51,4 +51,17 @@ export function distManifest(projectRoot: string): Record<string, unknown> {
  */
 export function writeDistManifest(projectRoot: string, distDir: string): void {
   writeFileSync(join(distDir, "package.json"), `${JSON.stringify(distManifest(projectRoot), null, 2)}\n`);
+}
+
+/**
+ * Completes a tsc output `distDir` into the package: the generated protobuf-es JavaScript (src/gen holds .js + .d.ts
+ * pairs, which tsc does not emit), the `.proto` files (a chain's own schemas import them from
+ * node_modules/chaind/proto, named in its buf.yaml) and package.json.
+ *
+ * @example completeDist(root, join(root, "dist"));
+ */
+export function completeDist(projectRoot: string, distDir: string): void {
+  cpSync(join(projectRoot, "src", "gen"), join(distDir, "src", "gen"), { recursive: true });
+  cpSync(join(projectRoot, "proto"), join(distDir, "proto"), { recursive: true });
+  writeDistManifest(projectRoot, distDir);
 }

@@ -106,19 +106,16 @@ test("the packed scaffolder writes the chain's identity and chaind's tarball; np
   assert.match(lock.packages["node_modules/chaind"].resolved, /^file:.*chaind-[\d.]+\.tgz$/);
   const installed = JSON.parse(await readFile(join(app, "node_modules", "chaind", "package.json"), "utf8"));
   assert.equal(installed.name, "chaind");
+  for (const file of ["chain/msg/v1/msg.proto", "google/api/annotations.proto", "chain/bank/v1beta1/tx.proto"]) {
+    const shipped = join(app, "node_modules", "chaind", "proto", file);
+    assert.equal(await readFile(shipped, "utf8"), await readFile(join(PROJECT, "proto", file), "utf8"), file);
+  }
   const runtime = await run(join(app, "node_modules", ".bin", "node"), ["--version"]);
   assert.match(runtime.stdout, /^v24\./, "npm install brings the pinned Node 24");
   const appTs = await readFile(join(app, "app.ts"), "utf8");
   assert.match(appTs, /identity: \{ bech32Prefix: "tally", denom: "utally", devChainId: "tally-dev" \}/);
   assert.match(appTs, /releaseEnv: "TALLYD_RELEASE"/);
   assert.match(await readFile(join(app, "README.md"), "utf8"), /npm start/);
-});
-
-test("the template's chaind-proto/ holds the repository's own .proto files, unchanged", async () => {
-  for (const file of ["chain/msg/v1/msg.proto", "google/api/annotations.proto", "google/api/http.proto"]) {
-    const shipped = join(PROJECT, "packages", "create-chaind", "template", "chaind-proto", file);
-    assert.equal(await readFile(shipped, "utf8"), await readFile(join(PROJECT, "proto", file), "utf8"), file);
-  }
 });
 
 test("the scaffolder refuses a bad option or a used folder in one line, writing nothing", async () => {
@@ -143,7 +140,7 @@ test("the project's own npm test passes, npm run typecheck is clean, npm run gen
   assert.match(tested.stdout, /^(#|ℹ) fail 0$/m, tested.stdout);
   const checked = await npm(["run", "typecheck"], app);
   assert.doesNotMatch(checked.stdout, /error TS/, checked.stdout);
-  // buf and protoc-gen-es from the project's dev dependencies, chaind's protos from the project's chaind-proto/.
+  // buf and protoc-gen-es from the project's dev dependencies, chaind's protos from the package (node_modules/chaind/proto).
   const generated = join(dir, "generated");
   await npm(["run", "generate", "--", "--output", generated], app);
   for (const file of ["query_pb.js", "query_pb.d.ts", "tx_pb.js", "tx_pb.d.ts"]) {

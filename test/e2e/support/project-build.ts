@@ -5,7 +5,7 @@
 import { spawn } from "node:child_process";
 import { cp, mkdir, readdir, stat, symlink } from "node:fs/promises";
 import { join, resolve } from "node:path";
-import { writeDistManifest } from "../../../scripts/dist-manifest.ts";
+import { completeDist } from "../../../scripts/dist-manifest.ts";
 
 /** The repository root. */
 export const PROJECT = resolve(import.meta.dirname, "..", "..", "..");
@@ -33,7 +33,7 @@ async function newestSource(dir: string, suffixes: string[]): Promise<number> {
   return newest;
 }
 
-/** Whether dist/ exists and is at least as new as every source file it is compiled from. */
+/** Whether dist/ exists, holds proto/, and is at least as new as every source file it is compiled from. */
 export async function distIsCurrent(): Promise<boolean> {
   let built: number;
   try {
@@ -44,8 +44,14 @@ export async function distIsCurrent(): Promise<boolean> {
   const sources = Math.max(
     await newestSource(join(PROJECT, "src"), [".ts", ".js"]),
     await newestSource(join(PROJECT, "chain"), [".ts"]),
+    await newestSource(join(PROJECT, "proto"), [".proto"]),
   );
-  return sources <= built;
+  // A dist/ built before the package shipped its .proto files is not current either.
+  const withProtos = await stat(join(PROJECT, "dist", "proto")).then(
+    () => true,
+    () => false,
+  );
+  return withProtos && sources <= built;
 }
 
 /**
@@ -78,7 +84,6 @@ export async function projectToPackage(workDir: string): Promise<string> {
   } catch (cause) {
     throw new Error(`compiling the tree into ${copy} did not produce ${ENTRY}:\n${output}`, { cause });
   }
-  await cp(join(PROJECT, "src", "gen"), join(copy, "dist", "src", "gen"), { recursive: true });
-  writeDistManifest(PROJECT, join(copy, "dist"));
+  completeDist(PROJECT, join(copy, "dist"));
   return copy;
 }
