@@ -149,7 +149,7 @@ export function createRpcClient(node: string): RpcClient {
 
   async function call<T>(method: string, params: Record<string, unknown> = {}): Promise<T> {
     const request = JSON.stringify({ jsonrpc: "2.0", id: nextId++, method, params });
-    // Reads try node:http first (see http-post.ts); a broadcast is sent once, through fetch.
+    // Reads try a plain socket first (see http-post.ts); a broadcast is sent once, through fetch.
     let text = method.startsWith("broadcast_") ? undefined : await postForText(url, request);
     if (text === undefined) {
       let response: Response;
