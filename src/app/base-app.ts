@@ -192,6 +192,11 @@ export class App {
   private genesis: { branch: BranchMultiStore; initialHeight: bigint; time: Timestamp } | undefined;
   private staged: BlockInProgress | undefined;
   private lastHeader: Context["header"] | undefined;
+  /**
+   * The last extended-commit tx decoded and what it decoded to: ProcessProposal, the readiness gate's question and
+   * FinalizeBlock read the same tx of a block, which is decoded once (the bytes are compared, not trusted by identity).
+   */
+  private decodedCommit: { tx: Uint8Array; commit: ExtendedCommitInfo } | undefined;
   /** The view and header of query contexts at the latest version (see createQueryContext). */
   private latestQueryBase:
     | {
@@ -485,7 +490,7 @@ export class App {
       return `the block does not open with the extended commit of height ${request.height - 1n}`;
     let commit: ExtendedCommitInfo;
     try {
-      commit = decodeExtendedCommitTx(first);
+      commit = this.decodeCommitTx(first);
     } catch (error) {
       return error instanceof Error ? error.message : String(error);
     }
@@ -525,9 +530,18 @@ export class App {
     });
     const first = request.txs[0];
     if (isExtendedCommitTx(first) && carriesExtendedCommit(await handler.enableHeight(ctx), request.height)) {
-      await handler.recordExtendedCommit(ctx, decodeExtendedCommitTx(first));
+      await handler.recordExtendedCommit(ctx, this.decodeCommitTx(first));
     }
     return handler.holdsDuePlan(ctx);
+  }
+
+  /** The commit an extended-commit tx carries (decodeExtendedCommitTx), decoded once for the block's calls. */
+  private decodeCommitTx(tx: Uint8Array): ExtendedCommitInfo {
+    const last = this.decodedCommit;
+    if (last !== undefined && Buffer.compare(last.tx, tx) === 0) return last.commit;
+    const commit = decodeExtendedCommitTx(tx);
+    this.decodedCommit = { tx: tx.slice(), commit };
+    return commit;
   }
 
   /** Whether the block at `height` opens with the extended commit of `height − 1`, by the latest committed state. */
@@ -617,7 +631,7 @@ export class App {
     const enableBefore = handler === undefined ? 0n : await handler.enableHeight(blockCtx);
     let commit: ExtendedCommitInfo | undefined;
     if (handler !== undefined && isExtendedCommitTx(request.txs[0]) && carriesExtendedCommit(enableBefore, height)) {
-      commit = decodeExtendedCommitTx(request.txs[0]);
+      commit = this.decodeCommitTx(request.txs[0]);
     }
     await runHook("PreBlock", async (ctx) => {
       if (commit !== undefined) await handler?.recordExtendedCommit(ctx, commit);
