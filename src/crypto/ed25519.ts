@@ -50,15 +50,31 @@ export function signEd25519(seedOrPrivateKey: Uint8Array, message: Uint8Array): 
   return new Uint8Array(nodeSign(null, message, privateKeyObject(seedBytes(seedOrPrivateKey))));
 }
 
+/** One key, parsed once, for many signatures (see {@link ed25519Signer}). */
+export interface Ed25519Signer {
+  /** The 64-byte signature of `message`, as signEd25519 gives it. */
+  sign(message: Uint8Array): Uint8Array;
+  /** The same signature computed on libuv's thread pool, so that the calling thread goes on meanwhile. */
+  signInBackground(message: Uint8Array): Promise<Uint8Array>;
+}
+
 /**
- * A signing function for one key: the 32-byte seed or 64-byte private key is parsed once, not at every signature
- * (parsing derives the public key, which costs more than the signature itself).
+ * A signer for one key: the 32-byte seed or 64-byte private key is parsed once, not at every signature (parsing
+ * derives the public key, which costs more than the signature itself).
  *
- * @example const sign = ed25519Signer(seed); const signature = sign(message); // 64 bytes, as signEd25519(seed, message)
+ * @example const signer = ed25519Signer(seed); const signature = signer.sign(message); // as signEd25519(seed, message)
  */
-export function ed25519Signer(seedOrPrivateKey: Uint8Array): (message: Uint8Array) => Uint8Array {
+export function ed25519Signer(seedOrPrivateKey: Uint8Array): Ed25519Signer {
   const key = privateKeyObject(seedBytes(seedOrPrivateKey));
-  return (message) => new Uint8Array(nodeSign(null, message, key));
+  return {
+    sign: (message) => new Uint8Array(nodeSign(null, message, key)),
+    signInBackground: (message) =>
+      new Promise((resolve, reject) =>
+        nodeSign(null, message, key, (error, signature) =>
+          error === null ? resolve(new Uint8Array(signature)) : reject(error),
+        ),
+      ),
+  };
 }
 
 /** True when `signature` is a valid ed25519 signature of `message` by `publicKey`; never throws. */

@@ -7,7 +7,7 @@ import {
   type PrivValidatorState,
   savePrivValidatorState,
 } from "../config/priv-validator-state.ts";
-import { ed25519Signer } from "../crypto/ed25519.ts";
+import { type Ed25519Signer, ed25519Signer } from "../crypto/ed25519.ts";
 import { UserError } from "../errors/user-error.ts";
 
 /** Raised for a seed of the wrong size, or a signature the guard refuses. */
@@ -40,12 +40,12 @@ export class PrivValidator {
   readonly pubKey: Uint8Array;
   readonly address: Uint8Array;
   /** The key, parsed once: every precommit and vote extension is signed with it. */
-  private readonly signWithKey: (message: Uint8Array) => Uint8Array;
+  private readonly signer: Ed25519Signer;
   private readonly statePath: string | undefined;
   private last: LastSignState;
 
   private constructor(key: Ed25519Key, statePath: string | undefined, last: LastSignState) {
-    this.signWithKey = ed25519Signer(key.seed);
+    this.signer = ed25519Signer(key.seed);
     this.pubKey = key.publicKey;
     this.address = ed25519Address(key.publicKey);
     this.statePath = statePath;
@@ -100,7 +100,7 @@ export class PrivValidator {
     if (height === l.height && round === l.round && step === l.step && Buffer.compare(signBytes, l.signBytes) === 0) {
       return l.signature;
     }
-    const signature = this.signWithKey(signBytes);
+    const signature = this.signer.sign(signBytes);
     this.last = { height, round, step, signature, signBytes };
     return signature;
   }
@@ -109,8 +109,9 @@ export class PrivValidator {
    * Signs a vote extension's sign bytes. No guard, as CometBFT's own validator: the extension is signed with its
    * precommit, which the guard already covers, and signing it again (after a restart) equivocates nothing.
    */
-  signVoteExtension(signBytes: Uint8Array): Uint8Array {
-    return this.signWithKey(signBytes);
+  signVoteExtension(signBytes: Uint8Array): Promise<Uint8Array> {
+    // On the thread pool: the signature is needed only by the next proposal, and the engine has a block to finalize.
+    return this.signer.signInBackground(signBytes);
   }
 
   /** Persists the guard state atomically (after the signed commit has been saved). */
