@@ -192,6 +192,16 @@ export class App {
   private genesis: { branch: BranchMultiStore; initialHeight: bigint; time: Timestamp } | undefined;
   private staged: BlockInProgress | undefined;
   private lastHeader: Context["header"] | undefined;
+  /**
+   * The last extended-commit tx decoded and what it decoded to: ProcessProposal, the readiness gate's question and
+   * FinalizeBlock read the same tx of a block, which is decoded once (the bytes are compared, not trusted by identity).
+   */
+  private decodedCommit: { tx: Uint8Array; commit: ExtendedCommitInfo } | undefined;
+  /**
+   * The extended-commit tx this node's PrepareProposal last built, and for which height: ProcessProposal of that very
+   * tx (this node's own proposal) does not verify its signatures again (extended-commit.ts, `signaturesVerified`).
+   */
+  private preparedCommit: { height: bigint; tx: Uint8Array } | undefined;
   /** The view and header of query contexts at the latest version (see createQueryContext). */
   private latestQueryBase:
     | {
@@ -440,7 +450,8 @@ export class App {
 
   /**
    * PrepareProposal: the txs in order, dropping from the end what does not fit max_tx_bytes; with vote extensions
-   * on at the previous height, the previous height's extended commit goes first (extended-commit.ts).
+   * on at the previous height, the previous height's extended commit goes first (extended-commit.ts), remembered so
+   * that ProcessProposal of this node's own proposal does not verify again the signatures CometBFT verified.
    */
   async prepareProposal(request: RequestPrepareProposal): Promise<ResponsePrepareProposal> {
     const txs: Uint8Array[] = [];
@@ -448,6 +459,7 @@ export class App {
     const commitTx = (await this.carriesExtendedCommitAt(request.height))
       ? encodeExtendedCommitTx(request.localLastCommit ?? create(ExtendedCommitInfoSchema))
       : undefined;
+    this.preparedCommit = commitTx === undefined ? undefined : { height: request.height, tx: commitTx.slice() };
     const candidates = commitTx === undefined ? request.txs : [commitTx, ...request.txs];
     for (const tx of candidates) {
       // Size of the tx inside the block's Data{txs} message: tag + length varint + bytes.
@@ -485,16 +497,20 @@ export class App {
       return `the block does not open with the extended commit of height ${request.height - 1n}`;
     let commit: ExtendedCommitInfo;
     try {
-      commit = decodeExtendedCommitTx(first);
+      commit = this.decodeCommitTx(first);
     } catch (error) {
       return error instanceof Error ? error.message : String(error);
     }
     const ctx = await this.committedStateContext();
+    const prepared = this.preparedCommit;
     return extendedCommitProblem(commit, request.proposedLastCommit ?? create(CommitInfoSchema), {
       height: request.height - 1n,
       chainId: this.chainId,
       pubKeyOf: (address) => handler.consensusKeyOf(ctx, address),
       acceptExtension: (extension) => handler.verifyVoteExtension(extension),
+      // This node's own proposal: CometBFT verified the signatures of the local_last_commit it was built from.
+      signaturesVerified:
+        prepared !== undefined && prepared.height === request.height && Buffer.compare(prepared.tx, first) === 0,
     });
   }
 
@@ -525,9 +541,18 @@ export class App {
     });
     const first = request.txs[0];
     if (isExtendedCommitTx(first) && carriesExtendedCommit(await handler.enableHeight(ctx), request.height)) {
-      await handler.recordExtendedCommit(ctx, decodeExtendedCommitTx(first));
+      await handler.recordExtendedCommit(ctx, this.decodeCommitTx(first));
     }
     return handler.holdsDuePlan(ctx);
+  }
+
+  /** The commit an extended-commit tx carries (decodeExtendedCommitTx), decoded once for the block's calls. */
+  private decodeCommitTx(tx: Uint8Array): ExtendedCommitInfo {
+    const last = this.decodedCommit;
+    if (last !== undefined && Buffer.compare(last.tx, tx) === 0) return last.commit;
+    const commit = decodeExtendedCommitTx(tx);
+    this.decodedCommit = { tx: tx.slice(), commit };
+    return commit;
   }
 
   /** Whether the block at `height` opens with the extended commit of `height − 1`, by the latest committed state. */
@@ -617,7 +642,7 @@ export class App {
     const enableBefore = handler === undefined ? 0n : await handler.enableHeight(blockCtx);
     let commit: ExtendedCommitInfo | undefined;
     if (handler !== undefined && isExtendedCommitTx(request.txs[0]) && carriesExtendedCommit(enableBefore, height)) {
-      commit = decodeExtendedCommitTx(request.txs[0]);
+      commit = this.decodeCommitTx(request.txs[0]);
     }
     await runHook("PreBlock", async (ctx) => {
       if (commit !== undefined) await handler?.recordExtendedCommit(ctx, commit);

@@ -50,20 +50,66 @@ export function signEd25519(seedOrPrivateKey: Uint8Array, message: Uint8Array): 
   return new Uint8Array(nodeSign(null, message, privateKeyObject(seedBytes(seedOrPrivateKey))));
 }
 
+/** One key, parsed once, for many signatures (see {@link ed25519Signer}). */
+export interface Ed25519Signer {
+  /** The 64-byte signature of `message`, as signEd25519 gives it. */
+  sign(message: Uint8Array): Uint8Array;
+  /** The same signature computed on libuv's thread pool, so that the calling thread goes on meanwhile. */
+  signInBackground(message: Uint8Array): Promise<Uint8Array>;
+}
+
+/**
+ * A signer for one key: the 32-byte seed or 64-byte private key is parsed once, not at every signature (parsing
+ * derives the public key, which costs more than the signature itself).
+ *
+ * @example const signer = ed25519Signer(seed); const signature = signer.sign(message); // as signEd25519(seed, message)
+ */
+export function ed25519Signer(seedOrPrivateKey: Uint8Array): Ed25519Signer {
+  const key = privateKeyObject(seedBytes(seedOrPrivateKey));
+  return {
+    sign: (message) => new Uint8Array(nodeSign(null, message, key)),
+    signInBackground: (message) =>
+      new Promise((resolve, reject) =>
+        nodeSign(null, message, key, (error, signature) =>
+          error === null ? resolve(new Uint8Array(signature)) : reject(error),
+        ),
+      ),
+  };
+}
+
 /** True when `signature` is a valid ed25519 signature of `message` by `publicKey`; never throws. */
 export function verifyEd25519(publicKey: Uint8Array, message: Uint8Array, signature: Uint8Array): boolean {
   if (publicKey.length !== ED25519_PUBKEY_LENGTH || signature.length !== ED25519_SIGNATURE_LENGTH) return false;
-  let key: KeyObject;
-  try {
-    key = createPublicKey({ key: Buffer.concat([SPKI_PREFIX, publicKey]), format: "der", type: "spki" });
-  } catch {
-    return false;
-  }
+  const key = publicKeyObject(publicKey);
+  if (key === undefined) return false;
   try {
     return nodeVerify(null, message, key, signature);
   } catch {
     return false;
   }
+}
+
+// Verifiers see the same few keys again and again (a validator set's consensus keys, block after block): each is
+// parsed once and kept, the oldest dropped past the limit; null remembers a key that does not parse.
+const KEY_CACHE_LIMIT = 4096;
+const keyCache = new Map<string, KeyObject | null>();
+
+function publicKeyObject(publicKey: Uint8Array): KeyObject | undefined {
+  const cacheKey = Buffer.from(publicKey.buffer, publicKey.byteOffset, publicKey.byteLength).toString("latin1");
+  const cached = keyCache.get(cacheKey);
+  if (cached !== undefined) return cached ?? undefined;
+  let key: KeyObject | null;
+  try {
+    key = createPublicKey({ key: Buffer.concat([SPKI_PREFIX, publicKey]), format: "der", type: "spki" });
+  } catch {
+    key = null;
+  }
+  if (keyCache.size >= KEY_CACHE_LIMIT) {
+    const oldest = keyCache.keys().next();
+    if (!oldest.done) keyCache.delete(oldest.value);
+  }
+  keyCache.set(cacheKey, key);
+  return key ?? undefined;
 }
 
 function privateKeyObject(seed: Uint8Array): KeyObject {

@@ -132,7 +132,7 @@ export class Engine {
   private current: EngineState;
   private lastSeenCommit: Commit;
   /** This validator's vote extension of its latest precommit (vote extensions on), for the next proposal. */
-  private ownExtension: { height: bigint; extension: Uint8Array; signature: Uint8Array } | undefined;
+  private ownExtension: OwnExtension | undefined;
   private lastHeaderAppHash: Uint8Array | undefined;
   private stopRequested = false;
   private wake: (() => void) | undefined;
@@ -350,19 +350,24 @@ export class Engine {
     return this.lastHeaderAppHash === undefined || Buffer.compare(this.lastHeaderAppHash, s.appHash) !== 0;
   }
 
-  /** Asks the app for this validator's extension of its precommit at `height` and signs it. */
+  /**
+   * Asks the app for this validator's extension of its precommit at `height` and starts signing it: the signature
+   * is computed off this thread while the block is finalized and saved, and awaited by the next proposal.
+   */
   private async extendOwnVote(
     height: bigint,
     round: bigint,
     chainId: string,
     pv: PrivValidator,
-  ): Promise<{ height: bigint; extension: Uint8Array; signature: Uint8Array }> {
+  ): Promise<OwnExtension> {
     const app = this.app;
     const extension =
       app.extendVote === undefined
         ? new Uint8Array(0)
         : (await this.lock.run(() => app.extendVote!(create(RequestExtendVoteSchema, { height })))).voteExtension;
     const signature = pv.signVoteExtension(voteExtensionSignBytes(extension, height, round, chainId));
+    // A failure surfaces where the signature is awaited, not as an unhandled rejection if the engine stops first.
+    signature.catch(() => undefined);
     return { height, extension, signature };
   }
 
@@ -406,7 +411,7 @@ export class Engine {
         this.ownExtension?.height === height - 1n
           ? this.ownExtension
           : await this.extendOwnVote(height - 1n, BigInt(lastCommit.round), state.chainId, pv);
-      localLastCommit = withExtension(localLastCommit, pv.address, own);
+      localLastCommit = withExtension(localLastCommit, pv.address, own.extension, await own.signature);
     }
 
     const prepared = await this.lock.run(() =>
@@ -544,17 +549,25 @@ function extensionsOn(params: EngineState["consensusParams"], height: bigint): b
   return enableHeight > 0n && height >= enableHeight;
 }
 
+/** This validator's extension of its precommit at `height`, with its signature (being computed). */
+interface OwnExtension {
+  height: bigint;
+  extension: Uint8Array;
+  signature: Promise<Uint8Array>;
+}
+
 /** `commit` with `extension` on the precommit of the validator at `address` (the only one this engine signs). */
 function withExtension(
   commit: ExtendedCommitInfo,
   address: Uint8Array,
-  own: { extension: Uint8Array; signature: Uint8Array },
+  extension: Uint8Array,
+  signature: Uint8Array,
 ): ExtendedCommitInfo {
   for (const vote of commit.votes) {
     if (vote.blockIdFlag !== BlockIDFlag.BLOCK_ID_FLAG_COMMIT) continue;
     if (vote.validator === undefined || Buffer.compare(vote.validator.address, address) !== 0) continue;
-    vote.voteExtension = own.extension;
-    vote.extensionSignature = own.signature;
+    vote.voteExtension = extension;
+    vote.extensionSignature = signature;
   }
   return commit;
 }

@@ -1,18 +1,13 @@
 // The validator's signing key with its double-sign guard. The files (config/priv_validator_key.json and
 // data/priv_validator_state.json) are read, checked and written by src/config; what is the engine's own is
 // the guard: which (height, round, step) may still be signed, and when the state is persisted.
-import {
-  type Ed25519Key,
-  ed25519Address,
-  ed25519KeyFromSeed,
-  ed25519Sign,
-  loadPrivValidatorKey,
-} from "../config/node-keys.ts";
+import { type Ed25519Key, ed25519Address, ed25519KeyFromSeed, loadPrivValidatorKey } from "../config/node-keys.ts";
 import {
   loadOrCreatePrivValidatorState,
   type PrivValidatorState,
   savePrivValidatorState,
 } from "../config/priv-validator-state.ts";
+import { type Ed25519Signer, ed25519Signer } from "../crypto/ed25519.ts";
 import { UserError } from "../errors/user-error.ts";
 
 /** Raised for a seed of the wrong size, or a signature the guard refuses. */
@@ -44,12 +39,13 @@ function lastSignStateOf(state: PrivValidatorState): LastSignState {
 export class PrivValidator {
   readonly pubKey: Uint8Array;
   readonly address: Uint8Array;
-  private readonly key: Ed25519Key;
+  /** The key, parsed once: every precommit and vote extension is signed with it. */
+  private readonly signer: Ed25519Signer;
   private readonly statePath: string | undefined;
   private last: LastSignState;
 
   private constructor(key: Ed25519Key, statePath: string | undefined, last: LastSignState) {
-    this.key = key;
+    this.signer = ed25519Signer(key.seed);
     this.pubKey = key.publicKey;
     this.address = ed25519Address(key.publicKey);
     this.statePath = statePath;
@@ -104,7 +100,7 @@ export class PrivValidator {
     if (height === l.height && round === l.round && step === l.step && Buffer.compare(signBytes, l.signBytes) === 0) {
       return l.signature;
     }
-    const signature = ed25519Sign(this.key, signBytes);
+    const signature = this.signer.sign(signBytes);
     this.last = { height, round, step, signature, signBytes };
     return signature;
   }
@@ -113,8 +109,9 @@ export class PrivValidator {
    * Signs a vote extension's sign bytes. No guard, as CometBFT's own validator: the extension is signed with its
    * precommit, which the guard already covers, and signing it again (after a restart) equivocates nothing.
    */
-  signVoteExtension(signBytes: Uint8Array): Uint8Array {
-    return ed25519Sign(this.key, signBytes);
+  signVoteExtension(signBytes: Uint8Array): Promise<Uint8Array> {
+    // On the thread pool: the signature is needed only by the next proposal, and the engine has a block to finalize.
+    return this.signer.signInBackground(signBytes);
   }
 
   /** Persists the guard state atomically (after the signed commit has been saved). */
