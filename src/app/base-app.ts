@@ -197,11 +197,6 @@ export class App {
    * FinalizeBlock read the same tx of a block, which is decoded once (the bytes are compared, not trusted by identity).
    */
   private decodedCommit: { tx: Uint8Array; commit: ExtendedCommitInfo } | undefined;
-  /**
-   * The extended-commit tx this node's PrepareProposal last built, and for which height: ProcessProposal of that very
-   * tx (this node's own proposal) does not verify its signatures again (extended-commit.ts, `signaturesVerified`).
-   */
-  private preparedCommit: { height: bigint; tx: Uint8Array } | undefined;
   /** The view and header of query contexts at the latest version (see createQueryContext). */
   private latestQueryBase:
     | {
@@ -450,8 +445,7 @@ export class App {
 
   /**
    * PrepareProposal: the txs in order, dropping from the end what does not fit max_tx_bytes; with vote extensions
-   * on at the previous height, the previous height's extended commit goes first (extended-commit.ts), remembered so
-   * that ProcessProposal of this node's own proposal does not verify again the signatures CometBFT verified.
+   * on at the previous height, the previous height's extended commit goes first (extended-commit.ts).
    */
   async prepareProposal(request: RequestPrepareProposal): Promise<ResponsePrepareProposal> {
     const txs: Uint8Array[] = [];
@@ -459,7 +453,6 @@ export class App {
     const commitTx = (await this.carriesExtendedCommitAt(request.height))
       ? encodeExtendedCommitTx(request.localLastCommit ?? create(ExtendedCommitInfoSchema))
       : undefined;
-    this.preparedCommit = commitTx === undefined ? undefined : { height: request.height, tx: commitTx.slice() };
     const candidates = commitTx === undefined ? request.txs : [commitTx, ...request.txs];
     for (const tx of candidates) {
       // Size of the tx inside the block's Data{txs} message: tag + length varint + bytes.
@@ -502,15 +495,11 @@ export class App {
       return error instanceof Error ? error.message : String(error);
     }
     const ctx = await this.committedStateContext();
-    const prepared = this.preparedCommit;
     return extendedCommitProblem(commit, request.proposedLastCommit ?? create(CommitInfoSchema), {
       height: request.height - 1n,
       chainId: this.chainId,
       pubKeyOf: (address) => handler.consensusKeyOf(ctx, address),
       acceptExtension: (extension) => handler.verifyVoteExtension(extension),
-      // This node's own proposal: CometBFT verified the signatures of the local_last_commit it was built from.
-      signaturesVerified:
-        prepared !== undefined && prepared.height === request.height && Buffer.compare(prepared.tx, first) === 0,
     });
   }
 

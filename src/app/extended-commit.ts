@@ -98,13 +98,6 @@ export interface ExtendedCommitCheck {
   pubKeyOf: (address: Uint8Array) => Promise<Uint8Array | undefined>;
   /** Whether an extension's content is acceptable (VerifyVoteExtension's rule). */
   acceptExtension: (extension: Uint8Array) => boolean;
-  /**
-   * True when the extensions' signatures were verified before: the commit is the one this node's own PrepareProposal
-   * built from CometBFT's local_last_commit, whose every extension CometBFT verified with the validator's key when it
-   * accepted the precommit (the embedded engine: signed there by this node's own key). Only the ed25519 verification
-   * is skipped; every other check stands, and every other node verifies the signatures in its ProcessProposal.
-   */
-  signaturesVerified?: boolean;
 }
 
 /**
@@ -152,10 +145,8 @@ export async function extendedCommitProblem(
     }
     const pubKey = await check.pubKeyOf(address);
     if (pubKey === undefined) return `validator ${key.toUpperCase()} of the extended commit is not a known validator`;
-    if (
-      vote.extensionSignature.length !== 64 ||
-      !(check.signaturesVerified === true || signed(vote, pubKey, BigInt(info.round), check))
-    ) {
+    const signBytes = voteExtensionSignBytes(vote.voteExtension, check.height, BigInt(info.round), check.chainId);
+    if (vote.extensionSignature.length !== 64 || !verifyEd25519(pubKey, signBytes, vote.extensionSignature)) {
       return `validator ${key.toUpperCase()}'s vote extension signature does not verify`;
     }
     present += power;
@@ -164,15 +155,4 @@ export async function extendedCommitProblem(
     return `extended commit holds ${present} of ${total} voting power: more than 2/3 is needed`;
   }
   return undefined;
-}
-
-/** True when `vote`'s extension signature verifies with `pubKey` over the sign bytes of (height, `round`). */
-function signed(
-  vote: ExtendedCommitInfo["votes"][number],
-  pubKey: Uint8Array,
-  round: bigint,
-  check: ExtendedCommitCheck,
-): boolean {
-  const signBytes = voteExtensionSignBytes(vote.voteExtension, check.height, round, check.chainId);
-  return verifyEd25519(pubKey, signBytes, vote.extensionSignature);
 }

@@ -139,48 +139,6 @@ describe("the extended commit in a block", () => {
     assert.equal(await process([tx(honest())]), ACCEPT, "the honest commit still passes");
   });
 
-  it("is not verified again by the proposer that built it, and is verified whenever it differs by a byte", async () => {
-    // The proposer's local_last_commit comes from CometBFT, which verified each extension's signature with the
-    // validator's key when it accepted the precommit (the embedded engine signs its own): ProcessProposal of the
-    // very tx its own PrepareProposal built skips the ed25519 verification, and nothing else.
-    const height = node.app.lastBlockHeight() + 1n;
-    const prepare = async (commit: ExtendedCommitInfo) =>
-      (
-        await node.app.prepareProposal(
-          create(RequestPrepareProposalSchema, { height, txs: [], localLastCommit: commit, maxTxBytes: 1_000_000n }),
-        )
-      ).txs;
-    const unverifiable = honest();
-    unverifiable.votes[0]!.extensionSignature = new Uint8Array(64).fill(3);
-    const own = await prepare(unverifiable);
-    assert.equal(await process(own), ACCEPT, "its own proposal: the signature is CometBFT's to verify");
-    const other = clone(ExtendedCommitInfoSchema, unverifiable);
-    other.votes[0]!.extensionSignature = new Uint8Array(64).fill(3);
-    other.votes[0]!.extensionSignature[0] = 4;
-    assert.equal(
-      await process([encodeExtendedCommitTx(other)]),
-      REJECT,
-      "another proposer's commit, one signature byte apart, is verified",
-    );
-    const notIts = encodeExtendedCommitTx(unverifiable);
-    await prepare(honest());
-    assert.equal(await process([notIts]), REJECT, "once its PrepareProposal built another commit, it is verified");
-    const strangers = extendedCommit([
-      vote(ready, height - 1n, { seed: new Uint8Array(32).fill(7), pubKey: stranger.publicKey }),
-    ]);
-    assert.equal(
-      await process(await prepare(strangers), lastCommitOf(strangers)),
-      REJECT,
-      "a non-validator still is not",
-    );
-    const absent = clone(ExtendedCommitInfoSchema, honest());
-    absent.votes[0]!.blockIdFlag = BlockIDFlag.BLOCK_ID_FLAG_ABSENT;
-    absent.votes[0]!.voteExtension = new Uint8Array(0);
-    absent.votes[0]!.extensionSignature = new Uint8Array(0);
-    assert.equal(await process(await prepare(absent), lastCommitOf(absent)), REJECT, "too little power still is not");
-    assert.equal(await process(await prepare(honest())), ACCEPT);
-  });
-
   it("is recorded in PreBlock as each validator's latest signal, and is no tx", async () => {
     const height = node.app.lastBlockHeight() + 1n;
     const user = new Uint8Array([0x0a, 0x00]);
