@@ -62,8 +62,15 @@ export async function run(): Promise<BenchRow[]> {
     await replayHome({
       sourceHome: dev.home,
       home: join(dir.path, "replayed"),
-      openApp: (home) =>
-        openChainSwitchingApp({ chain: referenceChain, home, chainId: DEV_CHAIN.chainId, logger, release: v2 }),
+      openApp: (home, store) =>
+        openChainSwitchingApp({
+          chain: referenceChain,
+          home,
+          chainId: DEV_CHAIN.chainId,
+          logger,
+          release: v2,
+          syncCommits: store.syncCommits,
+        }),
       onProgress: (p) => {
         if (p.height === live.from || p.height === live.to) at.set(p.height, p.elapsedMs);
       },

@@ -249,8 +249,12 @@ export class BlockStore {
     return base;
   }
 
-  /** Saves one height atomically. Heights must be saved in order, one after the other. */
-  async saveHeight(rec: HeightRecord): Promise<void> {
+  /**
+   * Saves one height atomically. Heights must be saved in order, one after the other. Synced by default, so a
+   * saved height survives a machine crash; `sync: false` leaves flushing it to the caller (a replay flushes the
+   * store's log itself every so many heights, see src/replay/level-logs.ts) and is as safe against a killed process.
+   */
+  async saveHeight(rec: HeightRecord, options: { sync?: boolean } = {}): Promise<void> {
     const h = rec.block.header.height;
     const expected = this.height === 0n ? rec.state.initialHeight : this.height + 1n;
     if (h !== expected) throw new BlockStoreError(`cannot save height ${h}: the next height to save is ${expected}`);
@@ -289,7 +293,7 @@ export class BlockStore {
     postings.write(h, (k, v) => batch.put(k, v));
     batch.put(STATE_KEY, textEncoder.encode(toStoreJson(rec.state)));
     try {
-      await batch.write({ sync: true });
+      await batch.write({ sync: options.sync ?? true });
     } catch (err) {
       // LevelDB refuses writes once its background compaction met a damaged table file; a full
       // disk (an I/O error) is not damage and keeps its own message.
