@@ -305,9 +305,18 @@ async function replayBlocks<A extends SwitchableApp>(
     };
     segmentStart = now;
   });
+  // The source's records of the next height are read while this one executes (their reads wait on LevelDB's
+  // threads, not on this one). A read that fails is reported when its height comes, as if read then.
+  const readAhead = (h: bigint) => {
+    const read = sourceHeight(source, sourceHome, h);
+    read.catch(() => undefined);
+    return read;
+  };
+  let next = readAhead(base);
   try {
     for (let h = base; h <= tip; h++) {
-      const { stored, saved, seenCommit } = await sourceHeight(source, sourceHome, h);
+      const { stored, saved, seenCommit } = await next;
+      if (h < tip) next = readAhead(h + 1n);
       if (stored === undefined || saved === undefined || seenCommit === undefined) {
         throw new ReplayError(`the source's block store lacks height ${h} (block, results or commit)`);
       }
