@@ -26,7 +26,6 @@ import { finalizeRequestOf, genesisState, initChainRequestOf, nextState } from "
 import { BlockStore, BlockStoreCorruptError } from "../engine/block-store.ts";
 import { ENGINE_VERSION } from "../engine/engine.ts";
 import { type EngineGenesis, loadEngineGenesis } from "../engine/genesis.ts";
-import { encodeBlock } from "../engine/hashing/encode.ts";
 import { lastResultsHash } from "../engine/hashing/hashes.ts";
 import type { EngineState } from "../engine/state.ts";
 import { UserError } from "../errors/user-error.ts";
@@ -356,7 +355,9 @@ async function replayBlocks<A extends SwitchableApp>(
       await target.saveHeight(
         {
           block: stored.block,
-          blockBytes: encodeBlock(stored.block),
+          // The source's bytes, which decode to this block (they hash to its header's data, commit and
+          // evidence hashes, and the header to its id): the same a new encoding would give.
+          blockBytes: stored.bytes,
           blockId: stored.blockId,
           seenCommit,
           results,
