@@ -186,6 +186,7 @@ async function replayInto<A extends SwitchableApp>(
   });
   let blocks: BlockStore | undefined;
   let switching: SwitchingApp<A> | undefined;
+  let failed = true;
   try {
     const tip = sourceBlocks.height;
     const base = sourceBlocks.base;
@@ -205,18 +206,23 @@ async function replayInto<A extends SwitchableApp>(
     blocks = await BlockStore.open(target.blocksDb);
     switching = await options.openApp(options.home, { syncCommits: false });
     const flush = () => flushStores(target);
-    return await replayBlocks(switching, sourceBlocks, blocks, genesis, { ...options, flush });
+    const report = await replayBlocks(switching, sourceBlocks, blocks, genesis, { ...options, flush });
+    failed = false;
+    return report;
   } finally {
     await switching?.close().catch(() => undefined);
     await blocks?.close().catch(() => undefined);
     await sourceBlocks.close().catch(() => undefined);
     await rm(sourceCopy, { recursive: true, force: true });
-    // However the replay ended (done, a mismatch, a halt, an error): what it wrote is made durable.
-    await flushStores(target);
+    // However the replay ended (done, a mismatch, a halt, an error): what it wrote is made durable. A failed flush
+    // fails a finished replay, but does not hide the error that stopped one.
+    await flushStores(target).catch((err: unknown) => {
+      if (!failed) throw err;
+    });
   }
 }
 
-/** Flushes the new home's block store, then its state store: the app is never durable ahead of its blocks. */
+/** Flushes the new home's block store, then its state store (the engine's order: a height's block before its state). */
 async function flushStores(target: ReturnType<typeof homePaths>): Promise<void> {
   await flushLevelLogs(target.blocksDb);
   await flushLevelLogs(target.applicationDb);
