@@ -6,8 +6,10 @@
 // halt-and-switch path) carries on. Live is timed from the engine's new-block events over two stretches that meet
 // at H: v1 restarted at full pace up to H − 1, then v2 from H (the upgrade's block) for 2 × BLOCKS blocks; each
 // stretch starts with 300 bank sends (signed beforehand) broadcast to the node, so their CheckTx and their blocks
-// are in it. The halt and the restart between the two are not. Replay: the v2 line from genesis, timed over the
-// same heights, the in-process switch to v2 at H included.
+// are in it: posted one at a time from this process, each CheckTx waiting for the block in progress, so most blocks
+// of a stretch carry a send (the client's own CPU is ~1% of the stretch). The halt and the restart between the two
+// are not. Replay: the v2 line from genesis, timed over the same heights, the in-process
+// switch to v2 at H included.
 import { readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { create } from "@bufbuild/protobuf";
