@@ -6,9 +6,9 @@
 // halt-and-switch path) carries on. Live is timed from the engine's new-block events over two stretches that meet
 // at H: v1 restarted at full pace up to H − 1, then v2 from H (the upgrade's block) for 2 × BLOCKS blocks; each
 // stretch starts with 300 bank sends (signed beforehand) broadcast to the node, so their CheckTx and their blocks
-// are in it: posted one at a time from this process, each CheckTx waiting for the block in progress, so most blocks
-// of a stretch carry a send (the client's own CPU is ~1% of the stretch). The halt and the restart between the two
-// are not. Replay: the v2 line from genesis, timed over the same heights, the in-process
+// are in it: posted one at a time from this process (bench/raw-http-poster.ts, the e2e bench's cheap client), each
+// CheckTx waiting for the block in progress, so most blocks of a stretch carry a send. The halt and the restart
+// between the two are not. Replay: the v2 line from genesis, timed over the same heights, the in-process
 // switch to v2 at H included.
 import { readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
@@ -27,8 +27,9 @@ import { replayHome } from "../src/replay/replay-home.ts";
 import type { Release } from "../src/runtime/index.ts";
 import { scheduleUpgradeByVote } from "../src/testing/governance.ts";
 import { closeVerifyPool } from "../src/x/auth/verify-pool.ts";
-import { latestHeight, pollUntil, rpcCall, tempDir, waitForHeight } from "../test/support/node/chaind.ts";
+import { latestHeight, pollUntil, tempDir, waitForHeight } from "../test/support/node/chaind.ts";
 import type { BenchRow } from "./harness.ts";
+import { RawHttpPoster } from "./raw-http-poster.ts";
 
 /** Half the blocks timed from H on; before H, those from the restart to the halt (at least BLOCKS). */
 const BLOCKS = 100n;
@@ -223,13 +224,29 @@ async function signSends(rest: string, dev: DevHome, rounds: number): Promise<Ui
   return out;
 }
 
-/** Broadcasts signed txs (`broadcast_tx_sync`); each must pass CheckTx. */
+/** Broadcasts signed txs (`broadcast_tx_sync`, over one keep-alive connection, requests built up front); each must pass CheckTx. */
 async function broadcast(node: RunningNode, txs: Uint8Array[]): Promise<void> {
-  const rpc = node.endpoints.rpc as string;
-  for (const tx of txs) {
-    const checked = await rpcCall<{ code: number; log: string }>(rpc, "broadcast_tx_sync", {
-      tx: Buffer.from(tx).toString("base64"),
-    });
-    if (checked.code !== 0) throw new Error(`bench send rejected: ${checked.log}`);
+  const requests = txs.map((tx, id) =>
+    JSON.stringify({
+      jsonrpc: "2.0",
+      id,
+      method: "broadcast_tx_sync",
+      params: { tx: Buffer.from(tx).toString("base64") },
+    }),
+  );
+  const poster = await RawHttpPoster.open(new URL(node.endpoints.rpc as string));
+  try {
+    const built = requests.map((body) => poster.request(body));
+    for (const request of built) {
+      const answer = JSON.parse(await poster.send(request)) as {
+        result?: { code: number; log: string };
+        error?: { message: string };
+      };
+      if (answer.result?.code !== 0) {
+        throw new Error(`bench send rejected: ${answer.result?.log ?? answer.error?.message ?? "no answer"}`);
+      }
+    }
+  } finally {
+    poster.close();
   }
 }
