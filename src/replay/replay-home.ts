@@ -8,6 +8,14 @@
 // stops the replay with a ReplayMismatchError naming the height, the expected and the computed hash. The source's
 // records are verified as they are read (block-store.ts: each block against its header, its results against the
 // next header), so a damaged source is named as such, at its height, before the release could be blamed for it.
+//
+// Durability: the heights are written unsynced (the new block store's saves and the state store's commits, the
+// latter through `openApp`'s `syncCommits: false`) and both stores' logs are flushed every FLUSH_EVERY heights,
+// the block store first, and once more when the replay ends, however it ends. The order of the writes is the
+// engine's (a height is saved before the app commits it), and an unsynced write is in the operating system once
+// it resolves, so a killed replay leaves a home whose app is at or one height behind its block store, which the
+// engine's handshake takes up like any node's. Only a crash of the machine itself can lose the heights since the
+// last flush (see the README, "Durability").
 
 import { cp, mkdir, readdir, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
@@ -18,12 +26,12 @@ import { finalizeRequestOf, genesisState, initChainRequestOf, nextState } from "
 import { BlockStore, BlockStoreCorruptError } from "../engine/block-store.ts";
 import { ENGINE_VERSION } from "../engine/engine.ts";
 import { type EngineGenesis, loadEngineGenesis } from "../engine/genesis.ts";
-import { encodeBlock } from "../engine/hashing/encode.ts";
 import { lastResultsHash } from "../engine/hashing/hashes.ts";
 import type { EngineState } from "../engine/state.ts";
 import { UserError } from "../errors/user-error.ts";
 import { RequestCommitSchema, RequestInfoSchema } from "../gen/tendermint/abci/types_pb.js";
 import { NotALevelStoreError } from "../store/errors.ts";
+import { flushLevelLogs } from "./level-logs.ts";
 import type { SwitchableApp } from "./release-line.ts";
 import type { ReleaseSwitch, SwitchingApp } from "./switching-app.ts";
 
@@ -88,14 +96,29 @@ export interface ReplayProgress {
   elapsedMs: number;
 }
 
+/** How the replay asks `openApp` to open the state store. */
+export interface ReplayStoreOptions {
+  /**
+   * False: the state store's commits are written unsynced (build-app.ts's `syncCommits`); the replay flushes the
+   * store's log itself every FLUSH_EVERY heights and at the end.
+   */
+  syncCommits: boolean;
+}
+
+/** Heights between two flushes of the new home's stores (both written unsynced in between). */
+export const FLUSH_EVERY = 100n;
+
 /** Options of {@link replayHome}. */
 export interface ReplayHomeOptions<A extends SwitchableApp> {
   /** The home whose blocks are replayed (read only). */
   sourceHome: string;
   /** The new home (absent or empty). */
   home: string;
-  /** Opens the switching App on the new home (after its config has been copied in). */
-  openApp(home: string): Promise<SwitchingApp<A>>;
+  /**
+   * Opens the switching App on the new home (after its config has been copied in), with `store` passed on to the
+   * App's state store (an App that ignores it syncs each commit: slower, as safe).
+   */
+  openApp(home: string, store: ReplayStoreOptions): Promise<SwitchingApp<A>>;
   onProgress?(progress: ReplayProgress): void;
 }
 
@@ -163,6 +186,7 @@ async function replayInto<A extends SwitchableApp>(
   });
   let blocks: BlockStore | undefined;
   let switching: SwitchingApp<A> | undefined;
+  let failed = true;
   try {
     const tip = sourceBlocks.height;
     const base = sourceBlocks.base;
@@ -180,14 +204,28 @@ async function replayInto<A extends SwitchableApp>(
       );
     }
     blocks = await BlockStore.open(target.blocksDb);
-    switching = await options.openApp(options.home);
-    return await replayBlocks(switching, sourceBlocks, blocks, genesis, options);
+    switching = await options.openApp(options.home, { syncCommits: false });
+    const flush = () => flushStores(target);
+    const report = await replayBlocks(switching, sourceBlocks, blocks, genesis, { ...options, flush });
+    failed = false;
+    return report;
   } finally {
     await switching?.close().catch(() => undefined);
     await blocks?.close().catch(() => undefined);
     await sourceBlocks.close().catch(() => undefined);
     await rm(sourceCopy, { recursive: true, force: true });
+    // However the replay ended (done, a mismatch, a halt, an error): what it wrote is made durable. A failed flush
+    // fails a finished replay, but does not hide the error that stopped one.
+    await flushStores(target).catch((err: unknown) => {
+      if (!failed) throw err;
+    });
   }
+}
+
+/** Flushes the new home's block store, then its state store (the engine's order: a height's block before its state). */
+async function flushStores(target: ReturnType<typeof homePaths>): Promise<void> {
+  await flushLevelLogs(target.blocksDb);
+  await flushLevelLogs(target.applicationDb);
 }
 
 async function checkInputs(source: ReturnType<typeof homePaths>, target: ReturnType<typeof homePaths>) {
@@ -230,9 +268,9 @@ async function replayBlocks<A extends SwitchableApp>(
   source: BlockStore,
   target: BlockStore,
   genesis: EngineGenesis,
-  options: Pick<ReplayHomeOptions<A>, "onProgress" | "sourceHome">,
+  options: Pick<ReplayHomeOptions<A>, "onProgress" | "sourceHome"> & { flush(): Promise<void> },
 ): Promise<ReplayReport> {
-  const { onProgress, sourceHome } = options;
+  const { onProgress, sourceHome, flush } = options;
   const tip = source.height;
   const base = source.base;
   const info = await switching.info(
@@ -272,9 +310,18 @@ async function replayBlocks<A extends SwitchableApp>(
     };
     segmentStart = now;
   });
+  // The source's records of the next height are read while this one executes (their reads wait on LevelDB's
+  // threads, not on this one). A read that fails is reported when its height comes, as if read then.
+  const readAhead = (h: bigint) => {
+    const read = sourceHeight(source, sourceHome, h);
+    read.catch(() => undefined);
+    return read;
+  };
+  let next = readAhead(base);
   try {
     for (let h = base; h <= tip; h++) {
-      const { stored, saved, seenCommit } = await sourceHeight(source, sourceHome, h);
+      const { stored, saved, seenCommit } = await next;
+      if (h < tip) next = readAhead(h + 1n);
       if (stored === undefined || saved === undefined || seenCommit === undefined) {
         throw new ReplayError(`the source's block store lacks height ${h} (block, results or commit)`);
       }
@@ -311,17 +358,23 @@ async function replayBlocks<A extends SwitchableApp>(
         );
       }
       const after = nextState(state, stored.block, stored.blockId, results);
-      await target.saveHeight({
-        block: stored.block,
-        blockBytes: encodeBlock(stored.block),
-        blockId: stored.blockId,
-        seenCommit,
-        results,
-        validators: state.validators,
-        state: after,
-      });
+      await target.saveHeight(
+        {
+          block: stored.block,
+          // The source's bytes, which decode to this block (they hash to its header's data, commit and
+          // evidence hashes, and the header to its id): the same a new encoding would give.
+          blockBytes: stored.bytes,
+          blockId: stored.blockId,
+          seenCommit,
+          results,
+          validators: state.validators,
+          state: after,
+        },
+        { sync: false },
+      );
       await switching.commit(create(RequestCommitSchema, {}));
       state = after;
+      if ((h - base + 1n) % FLUSH_EVERY === 0n) await flush();
       segment.toHeight = h;
       segment.blocks += 1;
       onProgress?.({ height: h, tip, base, release: switching.release.name, elapsedMs: performance.now() - started });

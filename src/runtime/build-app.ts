@@ -59,6 +59,11 @@ export interface ChainAppOptions {
   skipUpgradeHeights?: bigint[];
   /** "memory" for tests and dry runs that must not touch disk; default LevelDB at data/application.db. */
   backend?: "leveldb" | "memory";
+  /**
+   * Flush each commit of the state store to stable storage before it resolves (default true). `chaind replay` turns
+   * it off and flushes the store's log itself every so many heights (src/replay/level-logs.ts).
+   */
+  syncCommits?: boolean;
   /** Overrides where the state store lives (the dry run opens a copy). */
   storePath?: string;
   /** Do not load (a caller that wants to inspect before opening). */
@@ -141,7 +146,13 @@ export async function buildChainApp(options: ChainAppOptions): Promise<ChainApp>
     ? (o) =>
         openMultiStore({ backend: "memory", storeNames: o.storeNames, upgrades: o.upgrades, pruning: options.pruning })
     : (o) =>
-        openMultiStore({ path: storePath, storeNames: o.storeNames, upgrades: o.upgrades, pruning: options.pruning });
+        openMultiStore({
+          path: storePath,
+          storeNames: o.storeNames,
+          upgrades: o.upgrades,
+          pruning: options.pruning,
+          sync: options.syncCommits,
+        });
   const migrationGuard: MigrationGuardOptions = {
     storeKey: upgradeKeeper.storeKey,
     moduleOfMsg: (typeUrl) => moduleManager.moduleOfMsg(typeUrl),

@@ -35,7 +35,7 @@ export function replayCommand(io: CliIo): Command {
         report = await replayHome({
           sourceHome,
           home,
-          openApp: async (target) => {
+          openApp: async (target, store) => {
             const appConfig = await loadAppConfig(target);
             const genesis = await loadEngineGenesis(homePaths(target).genesis);
             return openChainSwitchingApp({
@@ -46,6 +46,7 @@ export function replayCommand(io: CliIo): Command {
               minimumGasPrices: formatDecCoins(appConfig.minimumGasPrices),
               pruning: appConfig.pruning,
               minRetainBlocks: appConfig.minRetainBlocks,
+              syncCommits: store.syncCommits,
             });
           },
           onProgress: (p) => progress.update(p),
