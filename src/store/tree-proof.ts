@@ -6,7 +6,7 @@ import { putUvarint, uvarintLength } from "../bytes/varint.ts";
 import { type NodeLoader, resolve } from "./avl-tree.ts";
 import { ByteWriter } from "./byte-records.ts";
 import { type CommitmentProof, type ExistenceProof, HASH_OP, IAVL_SPEC, type InnerOp } from "./ics23.ts";
-import { hashOf, type InnerNode, type LeafNode, sizeOf, type TreeNode } from "./tree-node.ts";
+import { hashOf, type InnerNode, keyPrefix, type LeafNode, sizeOf, type TreeNode } from "./tree-node.ts";
 
 interface Step {
   node: InnerNode;
@@ -21,13 +21,19 @@ interface LeafPath {
   index: number;
 }
 
-/** The leaf where a search for `key` ends (the key itself, or a neighbour of where it would be). */
+/**
+ * The leaf where a search for `key` ends (the key itself, or a neighbour of where it would be). Each level
+ * compares the key's first 4 bytes with the inner node's (`kp`) first, as a commit's descent does: the
+ * inner key's own bytes, another object elsewhere in the heap, are read only on a tie.
+ */
 function pathToKey(root: TreeNode, loader: NodeLoader, key: Uint8Array): LeafPath {
   const steps: Step[] = [];
+  const kp = keyPrefix(key);
   let index = 0;
   let node = resolve(loader, root);
   while (node.kind === 1) {
-    const wentLeft = compareBytes(key, node.key) < 0;
+    const nkp = node.kp;
+    const wentLeft = kp < nkp || (kp === nkp && compareBytes(key, node.key) < 0);
     steps.push({ node, wentLeft });
     if (!wentLeft) index += sizeOf(node.left);
     node = resolve(loader, wentLeft ? node.left : node.right);
