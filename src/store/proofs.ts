@@ -19,7 +19,7 @@ import {
   verifyExistence,
 } from "./ics23.ts";
 import type { TreeNode } from "./tree-node.ts";
-import { proveKey } from "./tree-proof.ts";
+import { proveKeyEncoded } from "./tree-proof.ts";
 import type { ProofOpLike, StoreProof } from "./types.ts";
 
 /** ProofOp type of a key inside a module store (IAVL spec). */
@@ -61,9 +61,8 @@ export function storeRootOp(storeName: string, rootHash: Uint8Array, storePath: 
 
 /** Builds the two proof ops for a key (existence when it has a value, else non-existence). */
 export function proveMultistore(p: ProveParameters): StoreProof {
-  const storeProof = proveKey(p.root, p.loader, p.key, p.valueAt);
   const ops: ProofOpLike[] = [
-    { type: PROOF_OP_IAVL, key: p.key, data: encodeCommitmentProof(storeProof) },
+    { type: PROOF_OP_IAVL, key: p.key, data: proveKeyEncoded(p.root, p.loader, p.key, p.valueAt) },
     // Copies: a caller may change what it was handed without reaching the next proof's op.
     { type: PROOF_OP_SIMPLE, key: p.storeOp.key.slice(), data: p.storeOp.data.slice() },
   ];
