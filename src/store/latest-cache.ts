@@ -20,7 +20,7 @@ export interface CachedRow {
 /** The default memory bound: ~100k entries of 32-byte keys and 100-byte values (IAVL's fast-node cache holds 100k). */
 export const DEFAULT_LATEST_CACHE_BYTES = 32 * 1024 * 1024;
 
-/** What an entry costs beyond its key and value bytes (Map slot, the row object, the value's view): an estimate. */
+/** What an entry costs beyond its key and value bytes (Map slot, the row object, the value's view, a kept promise and its slot): an estimate. */
 const ENTRY_OVERHEAD = 160;
 
 /** The row of a key that has no latest row at `version` (absent or deleted). */
