@@ -4,10 +4,11 @@
 // program's sources and module files so an edit rebuilds it and an unchanged program is built once. Where `go` is
 // not installed or the build fails, `buildIavlProgram` says why instead of a path: the bench then prints the
 // figures as skipped, never a made-up number.
-import { execFile } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, renameSync } from "node:fs";
 import { dirname, join } from "node:path";
+import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 
@@ -65,4 +66,53 @@ export interface IavlReadsResult {
 export async function runIavlProgram<T>(path: string, args: string[]): Promise<T> {
   const { stdout } = await run(path, args, { maxBuffer: 16 * 2 ** 20 });
   return JSON.parse(stdout) as T;
+}
+
+/** A phase of the read workload: reads at the latest version, 1,000 versions back, or proofs at the latest. */
+export type ReadPhase = "latest" | "back" | "proofs";
+
+/** The read workload held open by `iavl-bench serve-reads`: one timed pass per call, in microseconds per operation. */
+export interface IavlReadSession {
+  phase(name: ReadPhase): Promise<number>;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts `iavl-bench serve-reads` (it builds its tree, then times one phase per line it is sent) and resolves once
+ * the tree is ready, so the bench can run IAVL's passes and its own in alternation.
+ */
+export async function startIavlReads(path: string, args: string[]): Promise<IavlReadSession> {
+  const child = spawn(path, ["serve-reads", ...args], { stdio: ["pipe", "pipe", "pipe"] });
+  let stderr = "";
+  child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+    stderr += chunk;
+  });
+  const exited = new Promise<number | null>((resolve) => child.once("close", (code) => resolve(code)));
+  const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
+  const next = async (): Promise<Record<string, unknown>> => {
+    const line = await lines.next();
+    if (line.done) {
+      const code = await exited;
+      throw new Error(`iavl-bench serve-reads exited (${code}): ${stderr.trim() || "no output"}`);
+    }
+    return JSON.parse(line.value) as Record<string, unknown>;
+  };
+  const ready = await next();
+  if (ready.ready !== true)
+    throw new Error(`iavl-bench serve-reads: expected {"ready":true}, got ${JSON.stringify(ready)}`);
+  return {
+    async phase(name) {
+      child.stdin.write(`${name}\n`);
+      const got = await next();
+      if (got.phase !== name || typeof got.usPerOp !== "number") {
+        throw new Error(`iavl-bench serve-reads: expected phase ${name}, got ${JSON.stringify(got)}`);
+      }
+      return got.usPerOp;
+    },
+    async close() {
+      child.stdin.end();
+      const code = await exited;
+      if (code !== 0) throw new Error(`iavl-bench serve-reads exited (${code}): ${stderr.trim()}`);
+    },
+  };
 }

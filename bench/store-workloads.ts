@@ -5,6 +5,7 @@ import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 import { type MultiStore, openMultiStore } from "../src/store/multistore.ts";
 import type { PruningOptions } from "../src/store/types.ts";
+import type { ReadPhase } from "./iavl-program.ts";
 
 const KEEP_ALL: PruningOptions = { strategy: "nothing", keepRecent: 0n, interval: 0n };
 const LOAD_BLOCK = 20_000;
@@ -80,25 +81,24 @@ export async function ourCommitRounds(
   }
 }
 
-/** Microseconds per operation, medians of the rounds (the shape `iavl-bench reads` prints). */
-export interface ReadFigures {
-  latestUsPerRead: number;
-  backUsPerRead: number;
-  proofUsPerProof: number;
+/** Our read workload held open: one timed pass per call, in microseconds per operation. */
+export interface OurReadSession {
+  phase(name: ReadPhase): Promise<number>;
+  close(): Promise<void>;
 }
 
 /**
- * A store of `keys` keys, then `versions` more versions of 40 random updates each (unsynced: they are not timed);
- * then reads of random keys at the latest version and 1,000 versions back, and proofs (the store op and the
- * multistore op, as a query with prove=true answers) of a tenth as many keys at the latest version.
+ * A store of `keys` keys, then `versions` more versions of 40 random updates each (unsynced: they are not timed),
+ * compacted; each `phase` call then times one pass: reads of `samples` random keys at the latest version or 1,000
+ * versions back (`view(version).store().get`, as a query reads), or proofs (the store op and the multistore op, as a
+ * query with prove=true answers) of a tenth as many keys at the latest version.
  */
-export async function ourReads(
+export async function openOurReads(
   dir: string,
   keys: number,
   versions: number,
   samples: number,
-  rounds: number,
-): Promise<ReadFigures> {
+): Promise<OurReadSession> {
   const store = await openMultiStore({
     path: join(dir, "ours-reads"),
     storeNames: ["bank"],
@@ -121,22 +121,26 @@ export async function ourReads(
     const back = (await store.view(latest - 1000n)).store("bank");
     const sample = Array.from({ length: samples }, () => population[Math.floor(Math.random() * population.length)]);
     const proofSample = sample.slice(0, Math.floor(samples / 10));
-    const latestUs: number[] = [];
-    const backUs: number[] = [];
-    const proofUs: number[] = [];
-    for (let r = 0; r < rounds; r++) {
-      let t = performance.now();
-      for (const k of sample) if ((await now.get(k)) === undefined) throw new Error("a key is missing at latest");
-      latestUs.push(((performance.now() - t) * 1000) / sample.length);
-      t = performance.now();
-      for (const k of sample) if ((await back.get(k)) === undefined) throw new Error("a key is missing 1,000 back");
-      backUs.push(((performance.now() - t) * 1000) / sample.length);
-      t = performance.now();
-      for (const k of proofSample) await store.prove("bank", k, latest);
-      proofUs.push(((performance.now() - t) * 1000) / proofSample.length);
-    }
-    return { latestUsPerRead: median(latestUs), backUsPerRead: median(backUs), proofUsPerProof: median(proofUs) };
-  } finally {
+    const passes: Record<ReadPhase, () => Promise<number>> = {
+      async latest() {
+        const t = performance.now();
+        for (const k of sample) if ((await now.get(k)) === undefined) throw new Error("a key is missing at latest");
+        return ((performance.now() - t) * 1000) / sample.length;
+      },
+      async back() {
+        const t = performance.now();
+        for (const k of sample) if ((await back.get(k)) === undefined) throw new Error("a key is missing 1,000 back");
+        return ((performance.now() - t) * 1000) / sample.length;
+      },
+      async proofs() {
+        const t = performance.now();
+        for (const k of proofSample) await store.prove("bank", k, latest);
+        return ((performance.now() - t) * 1000) / proofSample.length;
+      },
+    };
+    return { phase: (name) => passes[name](), close: () => store.close() };
+  } catch (err) {
     await store.close();
+    throw err;
   }
 }

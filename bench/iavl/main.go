@@ -11,9 +11,14 @@
 //	iavl-bench commit <dir> <keys> <writes> <rounds>   10k writes a version into a tree of <keys> keys
 //	iavl-bench reads <dir> <keys> <versions> <samples> <rounds>
 //	                                                   reads at latest and 1,000 versions back, proofs
+//	iavl-bench serve-reads <dir> <keys> <versions> <samples>
+//	                                                   the same workload, one timed phase per stdin line
+//	                                                   (latest, back or proofs), so a caller can alternate
+//	                                                   IAVL's phases with its own
 package main
 
 import (
+	"bufio"
 	"crypto/rand"
 	"encoding/binary"
 	"encoding/json"
@@ -22,6 +27,7 @@ import (
 	"os"
 	"sort"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -199,86 +205,172 @@ type readsResult struct {
 	ProofBytesAvg float64 `json:"proofBytesAvg"`
 }
 
-// runReads builds a tree of `keys` keys, then `versions` more versions of 40 random updates each, and times reads of
-// random keys at the latest version and 1,000 versions back (through GetImmutable, as the SDK's queries at a height
-// read), and membership proofs at the latest version (GetMembershipProof, as a query with prove=true).
-func runReads(dir string, keys int, versions int, samples int, rounds int) (*readsResult, error) {
+// readWorkload is the tree the read phases time, with the versions they read and the keys they sample.
+type readWorkload struct {
+	s           *store
+	latest      int64
+	now         *iavl.ImmutableTree
+	back        *iavl.ImmutableTree
+	sample      [][]byte
+	proofSample [][]byte
+	proofBytes  int
+}
+
+// newReadWorkload builds a tree of `keys` keys, then `versions` more versions of 40 random updates each, compacts
+// the database, and opens the latest version and the one 1,000 versions back (through GetImmutable, as the SDK's
+// queries at a height read). The caller closes w.s.db.
+func newReadWorkload(dir string, keys int, versions int, samples int) (*readWorkload, error) {
 	s, err := open(dir)
 	if err != nil {
 		return nil, err
 	}
-	defer s.db.Close()
 	s.sync = false
 	population := randomKeys(keys)
 	if err := s.load(population); err != nil {
+		s.db.Close()
 		return nil, err
 	}
 	var latest int64
 	for v := 0; v < versions; v++ {
 		for i := 0; i < 40; i++ {
 			if _, err := s.tree.Set(population[mrand.IntN(len(population))], randomBytes(valueSize)); err != nil {
+				s.db.Close()
 				return nil, err
 			}
 		}
 		if latest, err = s.commit(); err != nil {
+			s.db.Close()
 			return nil, err
 		}
 	}
 	// Let LevelDB settle, as bench/store.bench.ts compacts both sides before timing reads.
 	if err := s.db.ForceCompact(nil, nil); err != nil {
+		s.db.Close()
 		return nil, err
 	}
-	now, err := s.tree.GetImmutable(latest)
+	w := &readWorkload{s: s, latest: latest}
+	if w.now, err = s.tree.GetImmutable(latest); err != nil {
+		s.db.Close()
+		return nil, err
+	}
+	if w.back, err = s.tree.GetImmutable(latest - 1000); err != nil {
+		s.db.Close()
+		return nil, err
+	}
+	w.sample = make([][]byte, samples)
+	for i := range w.sample {
+		w.sample[i] = population[mrand.IntN(len(population))]
+	}
+	w.proofSample = w.sample[:samples/10]
+	return w, nil
+}
+
+// readPass times one pass over the sample at `tree`, in microseconds per read.
+func readPass(tree *iavl.ImmutableTree, sample [][]byte, what string) (float64, error) {
+	start := time.Now()
+	for _, k := range sample {
+		if v, err := tree.Get(k); err != nil || v == nil {
+			return 0, fmt.Errorf("%s: %v %v", what, v, err)
+		}
+	}
+	return ms(time.Since(start)) * 1000 / float64(len(sample)), nil
+}
+
+// proofPass times membership proofs of the proof sample at the latest version (GetMembershipProof, as a query with
+// prove=true, and its encoding), in microseconds per proof.
+func (w *readWorkload) proofPass() (float64, error) {
+	start := time.Now()
+	w.proofBytes = 0
+	for _, k := range w.proofSample {
+		proof, err := w.now.GetMembershipProof(k)
+		if err != nil {
+			return 0, err
+		}
+		// Encoding it is part of answering a query with a proof.
+		encoded, err := proof.Marshal()
+		if err != nil {
+			return 0, err
+		}
+		w.proofBytes += len(encoded)
+	}
+	return ms(time.Since(start)) * 1000 / float64(len(w.proofSample)), nil
+}
+
+// phase runs one timed pass: "latest" (reads at the latest version), "back" (1,000 versions back) or "proofs".
+func (w *readWorkload) phase(name string) (float64, error) {
+	switch name {
+	case "latest":
+		return readPass(w.now, w.sample, "read at latest")
+	case "back":
+		return readPass(w.back, w.sample, "read 1,000 versions back")
+	case "proofs":
+		return w.proofPass()
+	}
+	return 0, fmt.Errorf("unknown phase %q (expected latest, back or proofs)", name)
+}
+
+// runReads times reads of random keys at the latest version and 1,000 versions back, and membership proofs at the
+// latest version, `rounds` times each, and prints the medians.
+func runReads(dir string, keys int, versions int, samples int, rounds int) (*readsResult, error) {
+	w, err := newReadWorkload(dir, keys, versions, samples)
 	if err != nil {
 		return nil, err
 	}
-	back, err := s.tree.GetImmutable(latest - 1000)
-	if err != nil {
-		return nil, err
-	}
-	sample := make([][]byte, samples)
-	for i := range sample {
-		sample[i] = population[mrand.IntN(len(population))]
-	}
-	proofSample := sample[:samples/10]
+	defer w.s.db.Close()
 	var latestUs, backUs, proofUs []float64
-	var proofBytes int
 	for r := 0; r < rounds; r++ {
-		start := time.Now()
-		for _, k := range sample {
-			if v, err := now.Get(k); err != nil || v == nil {
-				return nil, fmt.Errorf("read at latest: %v %v", v, err)
-			}
-		}
-		latestUs = append(latestUs, ms(time.Since(start))*1000/float64(len(sample)))
-		start = time.Now()
-		for _, k := range sample {
-			if v, err := back.Get(k); err != nil || v == nil {
-				return nil, fmt.Errorf("read 1,000 versions back: %v %v", v, err)
-			}
-		}
-		backUs = append(backUs, ms(time.Since(start))*1000/float64(len(sample)))
-		start = time.Now()
-		proofBytes = 0
-		for _, k := range proofSample {
-			proof, err := now.GetMembershipProof(k)
+		for _, p := range []struct {
+			name string
+			out  *[]float64
+		}{{"latest", &latestUs}, {"back", &backUs}, {"proofs", &proofUs}} {
+			us, err := w.phase(p.name)
 			if err != nil {
 				return nil, err
 			}
-			// Encoding it is part of answering a query with a proof.
-			encoded, err := proof.Marshal()
-			if err != nil {
-				return nil, err
-			}
-			proofBytes += len(encoded)
+			*p.out = append(*p.out, us)
 		}
-		proofUs = append(proofUs, ms(time.Since(start))*1000/float64(len(proofSample)))
 	}
 	return &readsResult{
-		Workload: "reads", Keys: keys, Versions: latest, Samples: samples,
+		Workload: "reads", Keys: keys, Versions: w.latest, Samples: samples,
 		LatestUs: median(latestUs), BackUs: median(backUs), ProofUs: median(proofUs),
-		ProofBytesAvg: float64(proofBytes) / float64(len(proofSample)),
+		ProofBytesAvg: float64(w.proofBytes) / float64(len(w.proofSample)),
 	}, nil
+}
+
+// phaseResult is one line `serve-reads` prints per phase it is asked for.
+type phaseResult struct {
+	Phase   string  `json:"phase"`
+	UsPerOp float64 `json:"usPerOp"`
+}
+
+// serveReads builds the read workload, prints {"ready":true}, then runs one timed pass per line of stdin naming a
+// phase (latest, back or proofs) and prints its figure as one JSON line, until stdin ends. The caller's own passes
+// then run between IAVL's, so both sides meet the same load (the bench alternates them).
+func serveReads(dir string, keys int, versions int, samples int) error {
+	w, err := newReadWorkload(dir, keys, versions, samples)
+	if err != nil {
+		return err
+	}
+	defer w.s.db.Close()
+	out := json.NewEncoder(os.Stdout)
+	if err := out.Encode(map[string]bool{"ready": true}); err != nil {
+		return err
+	}
+	lines := bufio.NewScanner(os.Stdin)
+	for lines.Scan() {
+		name := strings.TrimSpace(lines.Text())
+		if name == "" {
+			continue
+		}
+		us, err := w.phase(name)
+		if err != nil {
+			return err
+		}
+		if err := out.Encode(phaseResult{Phase: name, UsPerOp: us}); err != nil {
+			return err
+		}
+	}
+	return lines.Err()
 }
 
 func atoi(s string) int {
@@ -299,8 +391,14 @@ func main() {
 		result, err = runCommit(args[1], atoi(args[2]), atoi(args[3]), atoi(args[4]))
 	case len(args) == 6 && args[0] == "reads":
 		result, err = runReads(args[1], atoi(args[2]), atoi(args[3]), atoi(args[4]), atoi(args[5]))
+	case len(args) == 5 && args[0] == "serve-reads":
+		if err := serveReads(args[1], atoi(args[2]), atoi(args[3]), atoi(args[4])); err != nil {
+			fmt.Fprintf(os.Stderr, "iavl-bench: %v\n", err)
+			os.Exit(1)
+		}
+		return
 	default:
-		fmt.Fprintln(os.Stderr, "usage: iavl-bench commit <dir> <keys> <writes> <rounds> | reads <dir> <keys> <versions> <samples> <rounds>")
+		fmt.Fprintln(os.Stderr, "usage: iavl-bench commit <dir> <keys> <writes> <rounds> | reads <dir> <keys> <versions> <samples> <rounds> | serve-reads <dir> <keys> <versions> <samples>")
 		os.Exit(2)
 	}
 	if err != nil {

@@ -428,6 +428,24 @@ export class VersionSource implements KVSource {
     return readCached(this.backend, this.cache, this.sid, key, s, this.version, this.isExactLatest());
   }
 
+  /**
+   * `readSync` as a promise. At the latest version a cached key's promise is kept by the cache (made on its
+   * first read here), so a repeated read is one probe and allocates nothing.
+   */
+  readPromise(key: Uint8Array): Promise<Uint8Array | undefined> {
+    this.check();
+    const sk = bytesToBinaryString(key);
+    if (!this.isExactLatest()) {
+      return Promise.resolve(readCached(this.backend, this.cache, this.sid, key, sk, this.version, false));
+    }
+    const kept = this.cache.promiseOf(this.sid, sk);
+    if (kept !== undefined) return kept;
+    const row = latestRow(this.backend, this.cache, this.sid, key, sk);
+    const promise = Promise.resolve(row.value);
+    this.cache.keepPromise(this.sid, sk, row, promise);
+    return promise;
+  }
+
   scan(range: ScanRange): AsyncIterable<[Uint8Array, Uint8Array]> {
     // At the latest version (what most queries read) rows map one to one to entries, mapped by the
     // engine iteration itself (no generator layer). The check and the choice happen at the first

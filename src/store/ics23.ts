@@ -117,7 +117,8 @@ function messageField(w: ByteWriter, field: number, body: Uint8Array): void {
   w.lengthPrefixed(body);
 }
 
-function encodeLeafOp(op: LeafOp): Uint8Array {
+/** Protobuf bytes of a LeafOp. */
+export function encodeLeafOp(op: LeafOp): Uint8Array {
   const w = new ByteWriter(32);
   enumField(w, 1, op.hash);
   enumField(w, 2, op.prehashKey);

@@ -15,6 +15,11 @@ export interface ScanRange {
 export interface KVSource {
   /** The value, or undefined when absent (or deleted in this layer). `sk` is the key's binary string when known. */
   readSync(key: Uint8Array, sk?: string): Uint8Array | undefined;
+  /**
+   * `readSync` as a promise, for sources that can hand out one they already hold: `ReadOnlyStore.get`
+   * then makes no promise of its own. Throws where `readSync` would.
+   */
+  readPromise?(key: Uint8Array): Promise<Uint8Array | undefined>;
   /** Entries of the range in key order (descending when `range.reverse`). */
   scan(range: ScanRange): AsyncIterable<[Uint8Array, Uint8Array]>;
 }

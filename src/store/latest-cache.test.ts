@@ -114,6 +114,39 @@ test("cached keys that a commit overwrites or deletes read the new state at late
   }
 });
 
+test("a kept promise answers repeated reads at the latest version only until a commit writes its key", async () => {
+  const dir = await tempDir();
+  const store = await openMultiStore({ path: dir.path, storeNames: ["bank"], pruning: KEEP_ALL });
+  try {
+    const v1 = await commitWrites(store, [
+      ["a", "a1"],
+      ["b", "b1"],
+    ]);
+    const atV1 = (await store.view(v1)).store("bank");
+    const first = atV1.get(b("a"));
+    assert.equal(s(await first), "a1");
+    // The second read hands out the promise the first one kept (and a missing key's too).
+    assert.equal(atV1.get(b("a")), first);
+    assert.equal(await atV1.get(b("none")), undefined);
+    assert.equal(atV1.get(b("none")), atV1.get(b("none")));
+    const v2 = await commitWrites(store, [
+      ["a", "a2"],
+      ["none", "n2"],
+    ]);
+    const atV2 = (await store.view(v2)).store("bank");
+    assert.equal(s(await atV2.get(b("a"))), "a2");
+    assert.equal(s(await atV2.get(b("none"))), "n2");
+    // b was not written: its kept promise still answers at v2; the view at v1 reads v1's rows.
+    assert.equal(s(await atV2.get(b("b"))), "b1");
+    assert.equal(s(await atV1.get(b("a"))), "a1");
+    assert.equal(await atV1.get(b("none")), undefined);
+    await assert.rejects(atV2.get(new Uint8Array(0)), /get: key must not be empty/);
+  } finally {
+    await store.close();
+    await dir.remove();
+  }
+});
+
 test("a discarded stage and a failed commit whose rows reached LevelDB leave reads at the committed version", async () => {
   const dir = await tempDir();
   const store = await openMultiStore({ path: dir.path, storeNames: ["bank"], pruning: KEEP_ALL });

@@ -20,7 +20,7 @@ export interface CachedRow {
 /** The default memory bound: ~100k entries of 32-byte keys and 100-byte values (IAVL's fast-node cache holds 100k). */
 export const DEFAULT_LATEST_CACHE_BYTES = 32 * 1024 * 1024;
 
-/** What an entry costs beyond its key and value bytes (Map slot, the row object, the value's view): an estimate. */
+/** What an entry costs beyond its key and value bytes (Map slot, the row object, the value's view, a kept promise and its slot): an estimate. */
 const ENTRY_OVERHEAD = 160;
 
 /** The row of a key that has no latest row at `version` (absent or deleted). */
@@ -40,10 +40,17 @@ interface StoreGenerations {
   /** History rows by key, then write number (a number key: no string built per probe). */
   youngHistory: Map<string, Map<number, CachedHistoryRow>>;
   oldHistory: Map<string, Map<number, CachedHistoryRow>>;
+  /**
+   * The values of cached rows as resolved promises, for async reads at `version` (`VersionSource.readPromise`):
+   * a hit is one probe, and the promise is handed out as is — none made and resolved per read, no `then`
+   * lookup on the value. Only rows held in `young` or `old` get one; it leaves with them (a commit that
+   * writes the key, a rotation, a failed commit).
+   */
+  promises: Map<string, Promise<Uint8Array | undefined>>;
 }
 
 function newGenerations(): StoreGenerations {
-  return { young: new Map(), old: new Map(), youngHistory: new Map(), oldHistory: new Map() };
+  return { young: new Map(), old: new Map(), youngHistory: new Map(), oldHistory: new Map(), promises: new Map() };
 }
 
 /**
@@ -77,6 +84,22 @@ export class LatestValueCache {
     const old = gens.old.get(sk);
     if (old !== undefined && this.filling) this.add(gens, sk, old);
     return old;
+  }
+
+  /** The promise of key `sk`'s value at `version`, if an async read kept one (see StoreGenerations.promises). */
+  promiseOf(sid: number, sk: string): Promise<Uint8Array | undefined> | undefined {
+    return this.stores.get(sid)?.promises.get(sk);
+  }
+
+  /**
+   * Keeps `promise` (resolved to `row.value`) for later async reads of `sk` at `version`, when `row` is the
+   * key's cached row: nothing is kept for a row the cache did not take.
+   */
+  keepPromise(sid: number, sk: string, row: CachedRow, promise: Promise<Uint8Array | undefined>): void {
+    if (!this.filling) return;
+    const gens = this.stores.get(sid);
+    if (gens === undefined || gens.young.get(sk) !== row) return;
+    gens.promises.set(sk, promise);
   }
 
   /** Whether LevelDB's latest rows are `version`'s: no commit's batch is being written, and none failed since the last success. */
@@ -156,6 +179,8 @@ export class LatestValueCache {
       gens.young = new Map();
       gens.oldHistory = gens.youngHistory;
       gens.youngHistory = new Map();
+      // Kept promises follow their rows into the old generation no further: reads make them again.
+      gens.promises = new Map();
     }
     this.youngBytes = 0;
   }
@@ -173,9 +198,11 @@ export class LatestValueCache {
     for (const [sid, keys] of written) {
       const gens = this.stores.get(sid);
       if (gens === undefined || (gens.young.size === 0 && gens.old.size === 0)) continue;
+      const promises = gens.promises;
       for (const sk of keys) {
         gens.young.delete(sk);
         gens.old.delete(sk);
+        promises.delete(sk);
       }
     }
     this.version = version;

@@ -2,7 +2,7 @@
 // commitments, historical reads, proofs, pruning and store upgrades. README.md explains the design.
 
 import { bytesToBinaryString, utf8 } from "../bytes/text.ts";
-import { type MerkleStep, merklePath } from "../crypto/merkle.ts";
+import { merklePath } from "../crypto/merkle.ts";
 import { committedRoot, hashNewNodes, type PersistedTree, persistInOrder, rootHash, TreeWriter } from "./avl-tree.ts";
 import { BackgroundWork } from "./background.ts";
 import { Branch, type BranchOwner } from "./branch.ts";
@@ -28,7 +28,7 @@ import { LeafHasher } from "./leaf-hasher.ts";
 import { appHash, appHashItems } from "./merkle.ts";
 import { NodeStore } from "./node-store.ts";
 import { repairLatestPages } from "./page-repair.ts";
-import { proveMultistore } from "./proofs.ts";
+import { proveMultistore, storeRootOp } from "./proofs.ts";
 import { earliestAfterCommit, type ResolvedPruning, resolvePruning } from "./pruning.ts";
 import { ReadOnlyStore } from "./read-only-store.ts";
 import {
@@ -47,6 +47,7 @@ import type {
   BranchMultiStore,
   CommitInfo,
   CommitMultiStore,
+  ProofOpLike,
   PruningOptions,
   ReadableKVStore,
   StoreProof,
@@ -174,8 +175,8 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
   private staged: Staged | undefined;
   private closed = false;
   private readonly commitCache = new Map<number, CommitRecord>();
-  /** Each store's path to the app hash, per commit record (a record never changes; it goes when the record does). */
-  private readonly storePaths = new WeakMap<CommitRecord, Map<number, MerkleStep[]>>();
+  /** Each store's proof op up to the app hash, per commit record (a record never changes; it goes when the record does). */
+  private readonly storeOps = new WeakMap<CommitRecord, Map<number, ProofOpLike>>();
   /** Hashes the leaves a commit writes, on a worker thread beside this one (started at the first large commit). */
   private readonly leafHasher: LeafHasher;
   /** Versions a reader (a snapshot export) holds: pruning never moves the earliest version past them. */
@@ -785,30 +786,32 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
       rootHash: entry.rootHash,
       loader: this.nodes.loader(entry.sid),
       valueAt,
-      storePath: this.storePath(record, entry.sid),
+      storeOp: this.storeOp(record, entry),
     });
   }
 
   /**
-   * The path of store `sid`'s item up to the app hash of `record`'s version: the same for every proof at that
-   * version, so it is computed once per record (a leaf hash per store and the tree above them, every proof).
+   * The `ics23:simple` op of a store at `record`'s version (its root up to the app hash): the same for every
+   * proof at that version, so it is built once per record and store (the items' leaf hashes, the path above
+   * them and the op's encoding).
    */
-  private storePath(record: CommitRecord, sid: number): MerkleStep[] {
-    let paths = this.storePaths.get(record);
-    if (paths === undefined) {
-      paths = new Map();
-      this.storePaths.set(record, paths);
+  private storeOp(record: CommitRecord, entry: StoreCommit): ProofOpLike {
+    let ops = this.storeOps.get(record);
+    if (ops === undefined) {
+      ops = new Map();
+      this.storeOps.set(record, ops);
     }
-    let path = paths.get(sid);
-    if (path === undefined) {
+    let op = ops.get(entry.sid);
+    if (op === undefined) {
       const { items } = appHashItems(record.stores.map((s) => ({ name: s.name, root: s.rootHash })));
-      path = merklePath(
+      const path = merklePath(
         items,
-        record.stores.findIndex((s) => s.sid === sid),
+        record.stores.findIndex((s) => s.sid === entry.sid),
       );
-      paths.set(sid, path);
+      op = storeRootOp(entry.name, entry.rootHash, path);
+      ops.set(entry.sid, op);
     }
-    return path;
+    return op;
   }
 
   /** Resolves once background pruning and reclamation have nothing left to do. */

@@ -152,4 +152,32 @@ describe("proofs", () => {
     assert.deepEqual(absent.nonexist?.left?.key, b("k060"));
     assert.deepEqual(absent.nonexist?.right?.key, b("k063"));
   });
+
+  test("an existence proof written straight from its path has the bytes of the generic encoder, at every version", async () => {
+    const store2 = await openMultiStore({ backend: "memory", storeNames: ["bank", "staking"], pruning: KEEP_ALL });
+    try {
+      const keys = Array.from({ length: 300 }, (_, i) => b(`key-${(i * 7919) % 1000}`));
+      const appHashes: Uint8Array[] = [];
+      for (let v = 1; v <= 5; v++) {
+        const block = store2.branch();
+        for (let i = v - 1; i < keys.length; i += 3) block.store("bank").set(keys[i], b(`v${v}-${i}`));
+        // An empty value: proto3 omits the field.
+        block.store("bank").set(b("empty"), new Uint8Array(0));
+        block.store("staking").set(b(`s${v}`), b("x"));
+        appHashes[v] = (await store2.stage(block)).appHash;
+        await store2.commit();
+        for (let version = 1; version <= v; version++) {
+          for (const key of [...keys.filter((_, i) => i % 11 === v), b("empty")]) {
+            const proof = await store2.prove("bank", key, BigInt(version));
+            const data = proof.ops[0].data;
+            assert.deepEqual(encodeCommitmentProof(decodeCommitmentProof(data)), data);
+            assert.deepEqual(CosmjsCommitmentProof.encode(CosmjsCommitmentProof.decode(data)).finish(), data);
+            assert.ok(verifyStoreProof(proof, appHashes[version]));
+          }
+        }
+      }
+    } finally {
+      await store2.close();
+    }
+  });
 });

@@ -19,7 +19,7 @@ import {
   verifyExistence,
 } from "./ics23.ts";
 import type { TreeNode } from "./tree-node.ts";
-import { proveKey } from "./tree-proof.ts";
+import { proveKeyEncoded } from "./tree-proof.ts";
 import type { ProofOpLike, StoreProof } from "./types.ts";
 
 /** ProofOp type of a key inside a module store (IAVL spec). */
@@ -37,25 +37,34 @@ export interface ProveParameters {
   rootHash: Uint8Array;
   loader: NodeLoader;
   valueAt: (key: Uint8Array) => Uint8Array;
-  /** Path of the store's item in the app hash tree. */
-  storePath: MerkleStep[];
+  /** The second op (`storeRootOp`): the same for every key of the store at this version. */
+  storeOp: ProofOpLike;
+}
+
+/**
+ * The `ics23:simple` op: the store's root (`rootHash`) under its name in the app hash, given the path of
+ * the store's item in the app hash tree. Every proof of the store at one version carries the same one, so
+ * the multistore builds it once per version and store and hands each proof a copy.
+ */
+export function storeRootOp(storeName: string, rootHash: Uint8Array, storePath: MerkleStep[]): ProofOpLike {
+  const nameBytes = utf8(storeName);
+  const multistoreProof: CommitmentProof = {
+    exist: {
+      key: nameBytes,
+      value: rootHash,
+      leaf: TENDERMINT_SPEC.leaf,
+      path: storePath.map((s) => ({ hash: HASH_OP.SHA256, prefix: s.prefix, suffix: s.suffix })),
+    },
+  };
+  return { type: PROOF_OP_SIMPLE, key: nameBytes, data: encodeCommitmentProof(multistoreProof) };
 }
 
 /** Builds the two proof ops for a key (existence when it has a value, else non-existence). */
 export function proveMultistore(p: ProveParameters): StoreProof {
-  const storeProof = proveKey(p.root, p.loader, p.key, p.valueAt);
-  const nameBytes = utf8(p.storeName);
-  const multistoreProof: CommitmentProof = {
-    exist: {
-      key: nameBytes,
-      value: p.rootHash,
-      leaf: TENDERMINT_SPEC.leaf,
-      path: p.storePath.map((s) => ({ hash: HASH_OP.SHA256, prefix: s.prefix, suffix: s.suffix })),
-    },
-  };
   const ops: ProofOpLike[] = [
-    { type: PROOF_OP_IAVL, key: p.key, data: encodeCommitmentProof(storeProof) },
-    { type: PROOF_OP_SIMPLE, key: nameBytes, data: encodeCommitmentProof(multistoreProof) },
+    { type: PROOF_OP_IAVL, key: p.key, data: proveKeyEncoded(p.root, p.loader, p.key, p.valueAt) },
+    // Copies: a caller may change what it was handed without reaching the next proof's op.
+    { type: PROOF_OP_SIMPLE, key: p.storeOp.key.slice(), data: p.storeOp.data.slice() },
   ];
   return { storeName: p.storeName, key: p.key, value: p.value, version: p.version, ops };
 }

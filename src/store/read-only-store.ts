@@ -18,9 +18,16 @@ export class ReadOnlyStore implements ReadableKVStore, RangeReader {
     this.source = source;
   }
 
-  async get(key: Uint8Array): Promise<Uint8Array | undefined> {
-    assertKey(key, "get");
-    return this.source.readSync(key);
+  // Not async: a source that holds the value's promise already (a cached key at the latest version) hands
+  // it out as is — no promise made and resolved per read, no `then` lookup on the value.
+  get(key: Uint8Array): Promise<Uint8Array | undefined> {
+    try {
+      assertKey(key, "get");
+      const source = this.source;
+      return source.readPromise !== undefined ? source.readPromise(key) : Promise.resolve(source.readSync(key));
+    } catch (err) {
+      return Promise.reject(err);
+    }
   }
 
   /** `get` at once: committed reads are synchronous (LevelDB's `getSync`). */
