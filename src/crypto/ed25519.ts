@@ -8,6 +8,7 @@ import {
   verify as nodeVerify,
 } from "node:crypto";
 import { KeyError } from "./errors.ts";
+import { SpkiKeyCache } from "./spki-key-cache.ts";
 
 /** Length of an ed25519 public key. */
 export const ED25519_PUBKEY_LENGTH = 32;
@@ -89,27 +90,11 @@ export function verifyEd25519(publicKey: Uint8Array, message: Uint8Array, signat
   }
 }
 
-// Verifiers see the same few keys again and again (a validator set's consensus keys, block after block): each is
-// parsed once and kept, the oldest dropped past the limit; null remembers a key that does not parse.
-const KEY_CACHE_LIMIT = 4096;
-const keyCache = new Map<string, KeyObject | null>();
+// Verifiers see the same few keys again and again (a validator set's consensus keys, block after block).
+const keyCache = new SpkiKeyCache(SPKI_PREFIX, 4096);
 
 function publicKeyObject(publicKey: Uint8Array): KeyObject | undefined {
-  const cacheKey = Buffer.from(publicKey.buffer, publicKey.byteOffset, publicKey.byteLength).toString("latin1");
-  const cached = keyCache.get(cacheKey);
-  if (cached !== undefined) return cached ?? undefined;
-  let key: KeyObject | null;
-  try {
-    key = createPublicKey({ key: Buffer.concat([SPKI_PREFIX, publicKey]), format: "der", type: "spki" });
-  } catch {
-    key = null;
-  }
-  if (keyCache.size >= KEY_CACHE_LIMIT) {
-    const oldest = keyCache.keys().next();
-    if (!oldest.done) keyCache.delete(oldest.value);
-  }
-  keyCache.set(cacheKey, key);
-  return key ?? undefined;
+  return keyCache.keyObject(publicKey);
 }
 
 function privateKeyObject(seed: Uint8Array): KeyObject {

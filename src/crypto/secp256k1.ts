@@ -2,13 +2,14 @@
 // over SHA-256(message) as 64-byte r‖s with low S. Signing uses noble (deterministic RFC 6979 nonces, the
 // same bytes as Go and CosmJS); verification uses libsecp256k1 (native-secp256k1.ts) on the tx path, or
 // node:crypto's OpenSSL where that addon cannot load.
-import { createPublicKey, hash, type KeyObject, verify as nodeVerify } from "node:crypto";
+import { hash, type KeyObject, verify as nodeVerify } from "node:crypto";
 import { secp256k1 } from "@noble/curves/secp256k1";
 import { HDKey } from "@scure/bip32";
 import { sha256 } from "../bytes/sha256.ts";
 import { KeyError } from "./errors.ts";
 import { type HdPathParameters, hdPath, mnemonicToSeed } from "./mnemonic.ts";
 import { nativeSecp256k1Verify } from "./native-secp256k1.ts";
+import { SpkiKeyCache } from "./spki-key-cache.ts";
 
 /** Length of a compressed secp256k1 public key. */
 export const SECP256K1_PUBKEY_LENGTH = 33;
@@ -124,10 +125,8 @@ export function isValidSecp256k1PublicKey(publicKey: Uint8Array): boolean {
   return publicKeyObject(publicKey) !== undefined;
 }
 
-// Parsing a key into an OpenSSL object costs more than a verify; a node sees the same signers over and
-// over, so parsed keys are kept (bounded, oldest dropped first). Invalid keys are remembered as null.
-const KEY_CACHE_LIMIT = 8192;
-const keyCache = new Map<string, KeyObject | null>();
+// A node sees the same signers over and over: parsed keys are kept (spki-key-cache.ts).
+const keyCache = new SpkiKeyCache(SPKI_PREFIX, 8192);
 
 /** 33 bytes starting 02 or 03: the only key form the chain takes (libsecp256k1 would parse 65-byte keys too). */
 function isCompressedPoint(publicKey: Uint8Array): boolean {
@@ -136,24 +135,7 @@ function isCompressedPoint(publicKey: Uint8Array): boolean {
 
 function publicKeyObject(publicKey: Uint8Array): KeyObject | undefined {
   if (!isCompressedPoint(publicKey)) return undefined;
-  const cacheKey = Buffer.from(publicKey.buffer, publicKey.byteOffset, publicKey.byteLength).toString("latin1");
-  const cached = keyCache.get(cacheKey);
-  if (cached !== undefined) return cached ?? undefined;
-  let key: KeyObject | null;
-  try {
-    const der = new Uint8Array(SPKI_PREFIX.length + publicKey.length);
-    der.set(SPKI_PREFIX);
-    der.set(publicKey, SPKI_PREFIX.length);
-    key = createPublicKey({ key: Buffer.from(der), format: "der", type: "spki" });
-  } catch {
-    key = null;
-  }
-  if (keyCache.size >= KEY_CACHE_LIMIT) {
-    const oldest = keyCache.keys().next();
-    if (!oldest.done) keyCache.delete(oldest.value);
-  }
-  keyCache.set(cacheKey, key);
-  return key ?? undefined;
+  return keyCache.keyObject(publicKey);
 }
 
 function assertPrivateKey(privateKey: Uint8Array): void {
