@@ -34,8 +34,13 @@ import { RawHttpPoster } from "./raw-http-poster.ts";
 /** Half the blocks timed from H on; before H, those from the restart to the halt (at least BLOCKS). */
 const BLOCKS = 100n;
 const SENDS_PER_KEY = 100;
-/** How far ahead of the vote the plan is: the 2 s voting period at the slow pace (100 ms blocks, ~20 blocks), then the v1 stretch. */
-const PLAN_AHEAD = 100n + 2n * BLOCKS;
+/**
+ * How far ahead of the vote the plan is: the 2 s voting period at the slow pace (100 ms blocks, ~20 blocks), then
+ * the v1 stretch, which must hold every one of its 300 sends before v1 halts at H (each send posted once the
+ * previous one's CheckTx answered, a block or so apart when blocks are fast: ~300 heights at most), or the v2
+ * stretch's sends, signed for the sequences after them, are refused.
+ */
+const PLAN_AHEAD = 100n + 3n * BLOCKS;
 const logger = createNodeLogger({ level: "silent" });
 /** The upgrade entering v2. */
 const upgradeName = v2.upgrade?.name as string;

@@ -22,6 +22,7 @@ import { historyKey, storeKey, storePrefix, TABLE } from "./keys.ts";
 import type { KeyRange, KVBackend } from "./kv-backend.ts";
 import type { KVSource, ScanRange } from "./kv-source.ts";
 import { ABSENT_ROW, type CachedRow, type LatestValueCache } from "./latest-cache.ts";
+import { MAX_RANGE_BYTES, MAX_RANGE_ENTRIES } from "./latest-range-cache.ts";
 
 /** A parsed latest or deleted row. */
 export interface LatestRow {
@@ -336,10 +337,38 @@ export class LatestSource implements KVSource {
     return latestRow(this.backend, this.cache, this.sid, key, sk ?? bytesToBinaryString(key)).value;
   }
 
+  /**
+   * The range's entries. A short range read whole is remembered for the version (latest-range-cache.ts): the
+   * blockers scan the same few ranges every block, and the commits in between seldom write inside them.
+   */
   async *scan(range: ScanRange): AsyncIterable<[Uint8Array, Uint8Array]> {
-    for await (const [k, row] of this.backend.iterate(scanBounds(TABLE.latest, this.sid, range))) {
-      yield [tail(k, 5), latestValue(row)];
+    const cache = this.cache;
+    const bounds = {
+      lo: range.lo === undefined ? undefined : bytesToBinaryString(range.lo),
+      hi: range.hi === undefined ? undefined : bytesToBinaryString(range.hi),
+      reverse: range.reverse,
+    };
+    const known = cache.ranges.lookup(this.sid, bounds.lo, bounds.hi, bounds.reverse);
+    if (known !== undefined) {
+      for (const [k, v] of known) yield [k, v];
+      return;
     }
+    // Checked in the same synchronous step that opens the LevelDB iterator (its first next()), so the rows read
+    // are `version`'s; fillRange checks again at the end that no commit started meanwhile.
+    const version = cache.accepting ? cache.version : -1;
+    let read: [Uint8Array, Uint8Array][] | undefined = version < 0 ? undefined : [];
+    let bytes = 0;
+    for await (const [k, row] of this.backend.iterate(scanBounds(TABLE.latest, this.sid, range))) {
+      const entry: [Uint8Array, Uint8Array] = [tail(k, 5), latestValue(row)];
+      if (read !== undefined) {
+        read.push(entry);
+        bytes += entry[0].length + entry[1].length;
+        if (read.length > MAX_RANGE_ENTRIES || bytes > MAX_RANGE_BYTES) read = undefined;
+      }
+      // A tuple of its own for the reader: the kept one must stay as read.
+      yield read === undefined ? entry : [entry[0], entry[1]];
+    }
+    if (read !== undefined) cache.fillRange(this.sid, bounds, read, bytes, version);
   }
 
   /** At most `limit` entries of the range in one engine read (see KVBackend.readRange). */

@@ -7,7 +7,9 @@
 // step that makes its version the latest; entries are only added (`fill`) while the LevelDB rows
 // match `version` — never while a commit's batch is being written (its rows may already be visible),
 // and never after a commit failed (its rows may be on disk without being the latest version) until
-// a commit succeeds. Nothing is persisted: a restart starts empty.
+// a commit succeeds. Nothing is persisted: a restart starts empty. Short ranges read whole are kept
+// beside the rows under the same rule (latest-range-cache.ts).
+import { LatestRangeCache } from "./latest-range-cache.ts";
 
 /** A key's latest row: its value (undefined: no latest row), the version of that write, its write number and the version before it. */
 export interface CachedRow {
@@ -67,6 +69,8 @@ export class LatestValueCache {
   private youngBytes = 0;
   /** False while a commit is being written and after a failed one: the rows on disk may not be `version`'s. */
   private filling = true;
+  /** Short ranges of `version` read whole (lookups go straight to it; fills through fillRange). */
+  readonly ranges = new LatestRangeCache();
 
   constructor(maxBytes: number = DEFAULT_LATEST_CACHE_BYTES) {
     if (!Number.isSafeInteger(maxBytes) || maxBytes < 0) {
@@ -139,6 +143,21 @@ export class LatestValueCache {
     this.addHistory(this.generations(sid), sk, writeNo, row);
   }
 
+  /**
+   * Keeps the whole content of range [lo, hi) of store `sid` (bounds as binary strings), read from LevelDB by a
+   * scan that began while the cache was `accepting` at `version`: ignored when a commit started since.
+   */
+  fillRange(
+    sid: number,
+    bounds: { lo: string | undefined; hi: string | undefined; reverse: boolean },
+    entries: readonly (readonly [Uint8Array, Uint8Array])[],
+    contentBytes: number,
+    version: number,
+  ): void {
+    if (!this.accepting || version !== this.version) return;
+    this.ranges.add(sid, bounds.lo, bounds.hi, bounds.reverse, entries, contentBytes);
+  }
+
   private generations(sid: number): StoreGenerations {
     let gens = this.stores.get(sid);
     if (gens === undefined) {
@@ -197,13 +216,20 @@ export class LatestValueCache {
   commitDone(version: number, written: Iterable<[number, Iterable<string>]>): void {
     for (const [sid, keys] of written) {
       const gens = this.stores.get(sid);
-      if (gens === undefined || (gens.young.size === 0 && gens.old.size === 0)) continue;
-      const promises = gens.promises;
-      for (const sk of keys) {
-        gens.young.delete(sk);
-        gens.old.delete(sk);
-        promises.delete(sk);
+      const hasRows = gens !== undefined && (gens.young.size > 0 || gens.old.size > 0);
+      const hasRanges = this.ranges.has(sid);
+      if (!hasRows && !hasRanges) continue;
+      // The keys come once (a generator): listed when both need them.
+      const list = hasRows && hasRanges ? [...keys] : keys;
+      if (hasRows) {
+        const promises = gens.promises;
+        for (const sk of list) {
+          gens.young.delete(sk);
+          gens.old.delete(sk);
+          promises.delete(sk);
+        }
       }
+      if (hasRanges) this.ranges.written(sid, list);
     }
     this.version = version;
     this.filling = true;
@@ -217,6 +243,7 @@ export class LatestValueCache {
 
   /** Forgets a store's entries (a store deleted by an upgrade). */
   dropStore(sid: number): void {
+    this.ranges.dropStore(sid);
     const gens = this.stores.get(sid);
     if (gens === undefined) return;
     this.stores.delete(sid);
@@ -226,6 +253,7 @@ export class LatestValueCache {
   /** Forgets everything. */
   clear(): void {
     this.stores.clear();
+    this.ranges.clear();
     this.youngBytes = 0;
   }
 
