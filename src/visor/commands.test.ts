@@ -1,6 +1,6 @@
 // The commands other than `run`, through the real CLI.
 import assert from "node:assert/strict";
-import { mkdir, readdir, readFile, readlink, stat, writeFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, readlink, stat, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, afterEach, before, beforeEach, describe, it } from "node:test";
 import {
@@ -210,6 +210,7 @@ describe("chainvisor status", () => {
       [
         "current release:    genesis",
         `current binary:     ${home.path("chainvisor", "genesis", "bin", "chaind")}`,
+        "switch ahead:       off (DAEMON_SWITCH_AHEAD)",
         "upgrades installed: v2, v3 (no executable)",
         'upgrade-info.json:  "v2" at height 130',
         'node plan:          "v2" at height 130, staged',
@@ -224,7 +225,12 @@ describe("chainvisor status", () => {
       height: "125",
       error: null,
     });
-    assert.deepEqual(json.current, { release: "genesis", binary: home.path("chainvisor", "genesis", "bin", "chaind") });
+    assert.deepEqual(json.current, {
+      release: "genesis",
+      binary: home.path("chainvisor", "genesis", "bin", "chaind"),
+      switched_ahead: null,
+    });
+    assert.deepEqual(json.switch_ahead, { enabled: false, window: "10m0s", guard: "20" });
     assert.equal(
       await readlink(home.path("chainvisor", "current")).catch(() => "none"),
       "none",
@@ -236,6 +242,37 @@ describe("chainvisor status", () => {
       apiOff.stdout,
       /node plan: {10}not asked: the REST API is disabled in .*app\.toml \(\[api\] enable = false\)/,
     );
+  });
+
+  it("says when the current release runs switched ahead, and how switching ahead is set", async () => {
+    await writeFakeNode(home.path("chainvisor", "genesis", "bin", "chaind"), { label: "genesis" });
+    await writeFakeNode(home.path("chainvisor", "upgrades", "v2", "bin", "chaind"), { label: "v2" });
+    await symlink("upgrades/v2", home.path("chainvisor", "current"));
+    const mark = home.path("chainvisor", "upgrades", "v2", "in-place-upgrades.json");
+    await writeFile(mark, '{"plan":"v2","plan_height":"130","switched_at_height":"71"}\n');
+    const env = home.env({
+      DAEMON_SWITCH_AHEAD: "true",
+      DAEMON_SWITCH_AHEAD_WINDOW: "90s",
+      DAEMON_SWITCH_AHEAD_GUARD: "30",
+    });
+    const text = await runVisor(["status"], env);
+    assert.equal(text.code, 0, text.stderr);
+    assert.match(text.stdout, /^current release: {4}v2$/m);
+    assert.match(
+      text.stdout,
+      /^switched ahead: {5}for upgrade v2 at height 130, restarted at height 71 \(the in-place mode\)$/m,
+    );
+    assert.match(text.stdout, /^switch ahead: {7}on \(window 1m30s, guard 30 blocks\)$/m);
+    const json = JSON.parse((await runVisor(["status", "-o", "json"], env)).stdout);
+    assert.deepEqual(json.current.switched_ahead, { plan: "v2", plan_height: "130", switched_at_height: "71" });
+    assert.deepEqual(json.switch_ahead, { enabled: true, window: "1m30s", guard: "30" });
+
+    // A damaged mark is reported where it is; the rest of the status still prints.
+    await writeFile(mark, "not json");
+    const damaged = await runVisor(["status"], env);
+    assert.equal(damaged.code, 0, damaged.stderr);
+    assert.match(damaged.stdout, /^switched ahead: {5}unknown: .+$/m);
+    assert.match(damaged.stdout, /^upgrades installed: v2$/m);
   });
 });
 

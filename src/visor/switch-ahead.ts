@@ -4,10 +4,10 @@
 // restart the node on that release in the in-place mode (src/visor/run-loop.ts does the restart, the backup and the
 // fall back). Everything here is advice: a failure is logged and the halt path stays in charge.
 import { execFile } from "node:child_process";
-import { rm, stat, writeFile } from "node:fs/promises";
+import { readFile, rm, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { VisorConfig } from "./config.ts";
-import { errorMessage, VisorError } from "./errors.ts";
+import { errorCode, errorMessage, VisorError } from "./errors.ts";
 import { formatGoDuration } from "./go-duration.ts";
 import { hasBinary, type Layout, releaseBinary, upgradeDir, upgradeDirName } from "./layout.ts";
 import type { Logger } from "./log.ts";
@@ -200,6 +200,35 @@ export async function markInPlace(releaseDir: string, plan: UpgradePlan, height:
 /** Removes the mark (a fall back to the old release). */
 export async function unmarkInPlace(releaseDir: string): Promise<void> {
   await rm(join(releaseDir, IN_PLACE_MARKER), { force: true });
+}
+
+/** What the in-place mark of a release directory records: the upgrade it was switched ahead for, and when. */
+export interface InPlaceMark {
+  plan: string;
+  plan_height: string;
+  /** The node's height when chainvisor restarted it ahead (absent when the API did not say). */
+  switched_at_height?: string;
+}
+
+/** The release directory's in-place mark, or undefined when it has none; throws when it cannot be read or parsed. */
+export async function readInPlaceMark(releaseDir: string): Promise<InPlaceMark | undefined> {
+  const file = join(releaseDir, IN_PLACE_MARKER);
+  let text: string;
+  try {
+    text = await readFile(file, "utf8");
+  } catch (error) {
+    if (errorCode(error) === "ENOENT") return undefined;
+    throw error;
+  }
+  const parsed = JSON.parse(text) as Partial<InPlaceMark> | null;
+  if (typeof parsed?.plan !== "string" || typeof parsed.plan_height !== "string") {
+    throw new Error(`${file}: expected {"plan": "<name>", "plan_height": "<height>"}, got ${text.trim()}`);
+  }
+  return {
+    plan: parsed.plan,
+    plan_height: parsed.plan_height,
+    ...(typeof parsed.switched_at_height === "string" ? { switched_at_height: parsed.switched_at_height } : {}),
+  };
 }
 
 /** Whether chainvisor runs this release in the in-place mode. */

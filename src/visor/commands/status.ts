@@ -3,8 +3,10 @@ import { readdir } from "node:fs/promises";
 import { join } from "node:path";
 import type { VisorConfig } from "../config.ts";
 import { errorCode, errorMessage } from "../errors.ts";
+import { formatGoDuration } from "../go-duration.ts";
 import { hasBinary, readCurrentRelease, upgradeDirName, visorLayout } from "../layout.ts";
 import { fetchCurrentPlan, resolveApiEndpoint } from "../node-api.ts";
+import { type InPlaceMark, readInPlaceMark } from "../switch-ahead.ts";
 import { describePlan, readUpgradeInfo, type UpgradePlan } from "../upgrade-info.ts";
 
 /** The JSON shape of a plan in status output. */
@@ -16,7 +18,15 @@ export interface PlanJson {
 
 /** Everything `status` reports. */
 export interface VisorStatus {
-  current: { release: string; binary: string } | { error: string };
+  /**
+   * `switched_ahead`: the current release runs in the in-place mode because chainvisor restarted the node on it
+   * ahead of the plan's height (DAEMON_SWITCH_AHEAD), as its in-place mark records; null when it does not.
+   */
+  current:
+    | { release: string; binary: string; switched_ahead: InPlaceMark | null | { error: string } }
+    | { error: string };
+  /** DAEMON_SWITCH_AHEAD and its window and guard, as this chainvisor reads them. */
+  switch_ahead: { enabled: boolean; window: string; guard: string };
   upgrades: { name: string; dir: string; ready: boolean }[];
   upgrade_info: PlanJson | null | { error: string };
   node: {
@@ -35,7 +45,13 @@ export async function collectStatus(config: VisorConfig): Promise<VisorStatus> {
   let current: VisorStatus["current"];
   try {
     const release = await readCurrentRelease(layout, false);
-    current = { release: release.label, binary: release.binary };
+    let switchedAhead: InPlaceMark | null | { error: string };
+    try {
+      switchedAhead = (await readInPlaceMark(release.dir)) ?? null;
+    } catch (error) {
+      switchedAhead = { error: errorMessage(error) };
+    }
+    current = { release: release.label, binary: release.binary, switched_ahead: switchedAhead };
   } catch (error) {
     current = { error: errorMessage(error) };
   }
@@ -82,7 +98,12 @@ export async function collectStatus(config: VisorConfig): Promise<VisorStatus> {
       node.error = errorMessage(error);
     }
   }
-  return { current, upgrades, upgrade_info: upgradeInfo, node };
+  const switchAhead = {
+    enabled: config.switchAhead,
+    window: formatGoDuration(config.switchAheadWindowMs),
+    guard: config.switchAheadGuard.toString(),
+  };
+  return { current, switch_ahead: switchAhead, upgrades, upgrade_info: upgradeInfo, node };
 }
 
 function planJson(plan: UpgradePlan): PlanJson {
@@ -97,7 +118,21 @@ export function formatStatus(status: VisorStatus): string {
   else {
     row("current release", status.current.release);
     row("current binary", status.current.binary);
+    const mark = status.current.switched_ahead;
+    if (mark !== null) {
+      row(
+        "switched ahead",
+        "error" in mark
+          ? `unknown: ${mark.error}`
+          : `for upgrade ${mark.plan} at height ${mark.plan_height}${mark.switched_at_height === undefined ? "" : `, restarted at height ${mark.switched_at_height}`} (the in-place mode)`,
+      );
+    }
   }
+  const ahead = status.switch_ahead;
+  row(
+    "switch ahead",
+    ahead.enabled ? `on (window ${ahead.window}, guard ${ahead.guard} blocks)` : "off (DAEMON_SWITCH_AHEAD)",
+  );
   row(
     "upgrades installed",
     status.upgrades.length === 0
