@@ -1,7 +1,7 @@
 // Setting up the homes of a testnet: the options checked first, `chaind init` and a validator key per home, the
 // shared genesis (genesis.ts), config.toml and app.toml per node, chainvisor when asked, and the manifest last.
 import { existsSync } from "node:fs";
-import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { homePaths } from "../../src/config/home.ts";
 import { loadNodeKey } from "../../src/config/node-keys.ts";
@@ -102,6 +102,20 @@ export async function rewritePorts(dir: string, manifest: TestnetManifest): Prom
   const updated = { ...manifest, nodes: records };
   await writeManifest(dir, updated);
   return updated;
+}
+
+/**
+ * Puts a node's `data/` back as `chaind init` left it (only a height-0 priv_validator_state.json), for a testnet set
+ * up in this start whose first attempt failed: a process stopped while it created its databases can leave one
+ * without its entry point (goleveldb: "database entry point either missing or corrupted"), and blocks three nodes
+ * made without the fourth would not match a fresh start's. Nothing of a testnet that ran before is ever cleared.
+ */
+export async function resetFreshNodeData(home: string): Promise<void> {
+  const paths = homePaths(home);
+  for (const entry of await readdir(paths.dataDir)) {
+    await rm(join(paths.dataDir, entry), { recursive: true, force: true });
+  }
+  await writeFile(paths.privValidatorState, `${JSON.stringify({ height: "0", round: 0, step: 0 }, null, 2)}\n`);
 }
 
 /** Writes `<dir>/testnet.json` (its presence means the directory is set up). */

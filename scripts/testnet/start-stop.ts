@@ -2,7 +2,7 @@
 // then a new block on every node; stopping ends every CometBFT first, then every chaind. A start whose ports were
 // taken meanwhile is retried with new ones (port-retry.ts).
 import { resolve } from "node:path";
-import { checkOptions, readManifest, rewritePorts, setUp } from "./homes.ts";
+import { checkOptions, readManifest, resetFreshNodeData, rewritePorts, setUp } from "./homes.ts";
 import { endpoints, startChaind, startCometbft } from "./nodes.ts";
 import { refuseIfRunning, writePids } from "./pids.ts";
 import { retryOnPortCollision } from "./port-retry.ts";
@@ -61,6 +61,8 @@ export async function startTestnet(options: TestnetOptions): Promise<Testnet> {
     repick: async () => {
       manifest = await rewritePorts(dir, manifest);
       net.nodes = manifest.nodes.map(toNode);
+      // Set up by this start: the next attempt starts from genesis again (see resetFreshNodeData).
+      if (existing === undefined) await Promise.all(manifest.nodes.map((node) => resetFreshNodeData(node.home)));
     },
     attempts: options.basePort === undefined ? undefined : 1,
     log,

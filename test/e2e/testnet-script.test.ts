@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { promisify } from "node:util";
 import { ephemeralRangeStart } from "../../scripts/free-ports.ts";
+import { resetFreshNodeData } from "../../scripts/testnet/homes.ts";
 import {
   allocatePorts,
   findPortCollision,
@@ -264,6 +265,27 @@ describe("findPortCollision", () => {
     );
     const rest = findPortCollision([node(exited(chaindStart))]);
     assert.deepEqual([rest?.kind, rest?.port], ["api", 27_104]);
+  });
+});
+
+describe("resetFreshNodeData", () => {
+  it("leaves a node's data/ as `chaind init` did: only a height-0 priv_validator_state.json", async () => {
+    const home = await tempDir();
+    const data = homePaths(home).dataDir;
+    // What a first attempt killed while CometBFT created its databases leaves: a goleveldb directory without its
+    // entry point (CURRENT), the app's store, a signing state past height 0.
+    await mkdir(join(data, "blockstore.db"), { recursive: true });
+    await writeFile(join(data, "blockstore.db", "000001.log"), "partial");
+    await mkdir(join(data, "application.db"), { recursive: true });
+    await writeFile(join(data, "application.db", "CURRENT"), "MANIFEST-000002\n");
+    await writeFile(homePaths(home).privValidatorState, '{"height":"1","round":0,"step":3}');
+    await resetFreshNodeData(home);
+    assert.deepEqual(await readdir(data), ["priv_validator_state.json"]);
+    assert.deepEqual(JSON.parse(await readFile(homePaths(home).privValidatorState, "utf8")), {
+      height: "0",
+      round: 0,
+      step: 0,
+    });
   });
 });
 
