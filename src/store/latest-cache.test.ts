@@ -4,27 +4,12 @@
 // store with the cache off over random histories.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { b, KEEP_ALL, s, tempDir } from "../../test/support/store/helpers.ts";
+import { b, cacheOf, commitWrites, KEEP_ALL, s, tempDir } from "../../test/support/store/helpers.ts";
 import type { KVBackend } from "./kv-backend.ts";
 import { ABSENT_ROW, LatestValueCache } from "./latest-cache.ts";
 import { type MultiStore, openMultiStore } from "./multistore.ts";
 import { verifyStoreProof } from "./proofs.ts";
 import type { PruningOptions } from "./types.ts";
-
-function cacheOf(store: MultiStore): LatestValueCache {
-  return (store as unknown as { latestCache: LatestValueCache }).latestCache;
-}
-
-async function commitWrites(store: MultiStore, writes: [string, string | null][]): Promise<bigint> {
-  const branch = store.branch();
-  for (const [k, v] of writes) {
-    if (v === null) branch.store("bank").delete(b(k));
-    else branch.store("bank").set(b(k), b(v));
-  }
-  const info = await store.stage(branch);
-  await store.commit();
-  return info.version;
-}
 
 async function readAt(store: MultiStore, version: bigint, key: string): Promise<string | undefined> {
   return s(await (await store.view(version)).store("bank").get(b(key)));

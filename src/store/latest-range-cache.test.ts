@@ -3,25 +3,10 @@
 // random histories the blocks' scans read what a store with the cache off reads.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { b, entries, KEEP_ALL, tempDir } from "../../test/support/store/helpers.ts";
-import type { LatestValueCache } from "./latest-cache.ts";
+import { b, cacheOf, commitWrites, entries, KEEP_ALL, tempDir } from "../../test/support/store/helpers.ts";
 import { LatestRangeCache, MAX_RANGE_ENTRIES } from "./latest-range-cache.ts";
 import { type MultiStore, openMultiStore } from "./multistore.ts";
 import type { IterateOptions } from "./types.ts";
-
-function cacheOf(store: MultiStore): LatestValueCache {
-  return (store as unknown as { latestCache: LatestValueCache }).latestCache;
-}
-
-async function commitWrites(store: MultiStore, writes: [string, string | null][]): Promise<void> {
-  const branch = store.branch();
-  for (const [k, v] of writes) {
-    if (v === null) branch.store("bank").delete(b(k));
-    else branch.store("bank").set(b(k), b(v));
-  }
-  await store.stage(branch);
-  await store.commit();
-}
 
 /** A block's scan: a fresh branch of the latest state, as the blockers read it. */
 function scan(store: MultiStore, options: IterateOptions): Promise<[string, string][]> {

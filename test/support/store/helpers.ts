@@ -2,6 +2,8 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { LatestValueCache } from "../../../src/store/latest-cache.ts";
+import type { MultiStore } from "../../../src/store/multistore.ts";
 import type { PruningOptions } from "../../../src/store/types.ts";
 
 const encoder = new TextEncoder();
@@ -32,3 +34,20 @@ export async function tempDir(prefix = "chaind-store-"): Promise<{ path: string;
 
 /** Pruning that keeps everything. */
 export const KEEP_ALL: PruningOptions = { strategy: "nothing", keepRecent: 0n, interval: 0n };
+
+/** A multistore's latest-value cache (a private field), for tests that look at what it holds. */
+export function cacheOf(store: MultiStore): LatestValueCache {
+  return (store as unknown as { latestCache: LatestValueCache }).latestCache;
+}
+
+/** Commits one version of `writes` (a null value deletes) to the store "bank"; returns the version. */
+export async function commitWrites(store: MultiStore, writes: [string, string | null][]): Promise<bigint> {
+  const branch = store.branch();
+  for (const [k, v] of writes) {
+    if (v === null) branch.store("bank").delete(b(k));
+    else branch.store("bank").set(b(k), b(v));
+  }
+  const info = await store.stage(branch);
+  await store.commit();
+  return info.version;
+}
