@@ -271,7 +271,10 @@ describe("chainvisor status", () => {
     await writeFile(mark, "not json");
     const damaged = await runVisor(["status"], env);
     assert.equal(damaged.code, 0, damaged.stderr);
-    assert.match(damaged.stdout, /^switched ahead: {5}unknown: .+$/m);
+    assert.match(
+      damaged.stdout,
+      /^switched ahead: {5}unknown: .*in-place-upgrades\.json is not JSON: expected \{"plan": "<name>", "plan_height": "<height>"\}, got "not json"$/m,
+    );
     assert.match(damaged.stdout, /^upgrades installed: v2$/m);
   });
 });

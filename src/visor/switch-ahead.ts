@@ -220,9 +220,15 @@ export async function readInPlaceMark(releaseDir: string): Promise<InPlaceMark |
     if (errorCode(error) === "ENOENT") return undefined;
     throw error;
   }
-  const parsed = JSON.parse(text) as Partial<InPlaceMark> | null;
+  const expected = `expected {"plan": "<name>", "plan_height": "<height>"}`;
+  let parsed: Partial<InPlaceMark> | null;
+  try {
+    parsed = JSON.parse(text) as Partial<InPlaceMark> | null;
+  } catch {
+    throw new Error(`${file} is not JSON: ${expected}, got ${JSON.stringify(text.trim().slice(0, 80))}`);
+  }
   if (typeof parsed?.plan !== "string" || typeof parsed.plan_height !== "string") {
-    throw new Error(`${file}: expected {"plan": "<name>", "plan_height": "<height>"}, got ${text.trim()}`);
+    throw new Error(`${file}: ${expected}, got ${text.trim().slice(0, 80)}`);
   }
   return {
     plan: parsed.plan,
