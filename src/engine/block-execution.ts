@@ -33,7 +33,7 @@ import {
 } from "./hashing/hashes.ts";
 import { consensusParamsToProto, updateConsensusParams, validateConsensusParamsUpdate } from "./params.ts";
 import type { EngineState } from "./state.ts";
-import { addMillis, compareTimestamps } from "./time.ts";
+import { addMillis, compareTimestamps, timestampToMillis } from "./time.ts";
 import {
   type Block,
   type BlockId,
@@ -141,6 +141,21 @@ export function nextBlockTime(state: EngineState, lastCommit: Commit, genesisTim
     median -= w.power;
   }
   return weighted[weighted.length - 1].time;
+}
+
+/**
+ * When the last block was committed, as the engine times `timeout_commit` from it: the latest commit-flag
+ * signature time of its commit, never later than now. A node restarted long after its last block proposes at once
+ * (CometBFT waits a whole `timeout_commit` after a restart "to gather transactions"; a restarted node's mempool
+ * is empty, so that wait only delays the first block); one restarted inside the timeout waits out the rest, so the
+ * block interval holds. `now` when the commit has no signature (before the first block).
+ */
+export function lastCommitMillis(lastCommit: Commit, nowMs: number): number {
+  let latest = Number.NEGATIVE_INFINITY;
+  for (const sig of lastCommit.signatures) {
+    if (sig.blockIdFlag === BlockIdFlag.commit) latest = Math.max(latest, timestampToMillis(sig.timestamp));
+  }
+  return Number.isFinite(latest) ? Math.min(latest, nowMs) : nowMs;
 }
 
 /** A precommit's timestamp: now, but at least 1 ms after the block's own time (CometBFT `voteTime`). */

@@ -36,6 +36,7 @@ import {
   extendedCommitInfoOf,
   finalizeRequestOf,
   genesisState,
+  lastCommitMillis,
   makeBlock,
   maxDataBytes,
   nextBlockTime,
@@ -318,7 +319,7 @@ export class Engine {
       const early = this.haltAfter(s.lastBlockHeight, s.lastBlockTime.seconds);
       if (early !== undefined) return early;
     }
-    let lastCommitAt = Date.now();
+    let lastCommitAt = lastCommitMillis(this.lastSeenCommit, Date.now());
     while (!this.stopRequested) {
       if (!(await this.waitForNextHeight(lastCommitAt))) break;
       const exit = await this.produceBlock();
