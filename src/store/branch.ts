@@ -1,6 +1,8 @@
 // Cache-wrapped branches over the multistore: one CacheLayer per store, created on first use,
 // nested as deep as needed. A top-level branch writes into the multistore's working set.
 import type { CacheLayer } from "./cache-layer.ts";
+import type { KVSource } from "./kv-source.ts";
+import type { ReadLog } from "./read-log.ts";
 import type { BranchMultiStore, KVStore } from "./types.ts";
 
 /** What a branch needs from the multistore that made it. */
@@ -14,7 +16,7 @@ export interface BranchOwner {
   /** The mounted store names, sorted. */
   storeNames(): string[];
   /** Makes an empty cache layer over `parent`. */
-  newLayer(parent: CacheLayer): CacheLayer;
+  newLayer(parent: KVSource): CacheLayer;
 }
 
 /** A branch: per-store pending writes over a parent (another branch or the working set). */
@@ -23,10 +25,13 @@ export class Branch implements BranchMultiStore {
   /** The enclosing branch, or undefined for a branch over the working set. */
   readonly parent: Branch | undefined;
   private readonly layers = new Map<string, CacheLayer>();
+  /** Records what this branch reads from beneath it (a top-level branch of work done ahead), when given. */
+  private readonly readLog: ReadLog | undefined;
 
-  constructor(owner: BranchOwner, parent: Branch | undefined) {
+  constructor(owner: BranchOwner, parent: Branch | undefined, readLog?: ReadLog) {
     this.owner = owner;
     this.parent = parent;
+    this.readLog = readLog;
   }
 
   private parentLayer(name: string): CacheLayer {
@@ -38,7 +43,8 @@ export class Branch implements BranchMultiStore {
     let layer = this.layers.get(name);
     if (layer === undefined) {
       this.owner.assertOpen();
-      layer = this.owner.newLayer(this.parentLayer(name));
+      const parent = this.parentLayer(name);
+      layer = this.owner.newLayer(this.readLog === undefined ? parent : this.readLog.source(name, parent));
       // A top-level branch's parent (the working set) changes only when a branch is staged into it.
       if (this.parent === undefined) layer.enableReadCache();
       this.layers.set(name, layer);
@@ -59,6 +65,24 @@ export class Branch implements BranchMultiStore {
   hasPendingWrites(): boolean {
     for (const layer of this.layers.values()) if (layer.size > 0) return true;
     return false;
+  }
+
+  /**
+   * Whether a pending write of this branch touches what `log` saw: work done ahead on another branch of the same
+   * state that read those keys would not be what running it on this branch gives.
+   */
+  wroteWhatWasRead(log: ReadLog): boolean {
+    for (const [name, layer] of this.layers) {
+      for (const sk of layer.pendingKeys()) if (log.saw(name, sk)) return true;
+    }
+    return false;
+  }
+
+  /** Moves every pending write of `other` (a branch of the same state) into this branch, as its own writes. */
+  absorb(other: Branch): void {
+    for (const [name, layer] of other.layers) {
+      if (layer.size > 0) layer.flushInto(this.layer(name));
+    }
   }
 
   write(): void {

@@ -134,6 +134,11 @@ export class CacheLayer implements KVStore, KVSource, WriteTarget {
     this.unsorted.push(created);
   }
 
+  /** The keys of the pending writes (binary strings), in no order. */
+  pendingKeys(): IterableIterator<string> {
+    return this.pending.keys();
+  }
+
   /** Pending writes in key order. */
   sortedWrites(): PendingWrite[] {
     if (this.unsorted.length > 0) {

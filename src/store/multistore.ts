@@ -4,6 +4,7 @@
 import { bytesToBinaryString, utf8 } from "../bytes/text.ts";
 import { merklePath } from "../crypto/merkle.ts";
 import { committedRoot, hashNewNodes, type PersistedTree, persistInOrder, rootHash, TreeWriter } from "./avl-tree.ts";
+import { AheadBranch } from "./ahead-branch.ts";
 import { BackgroundWork } from "./background.ts";
 import { Branch, type BranchOwner } from "./branch.ts";
 import { CacheLayer } from "./cache-layer.ts";
@@ -23,6 +24,7 @@ import { decodeLatestRow, LatestSource, readCached, VersionSource } from "./flat
 import { EMPTY_HASH } from "./hash.ts";
 import { changelogKey, commitKey, FORMAT_MARKER, META, metaKey, nodeKey, storeKey, TABLE } from "./keys.ts";
 import { type KVBackend, type KVBatch, openLevelBackend, openMemoryBackend } from "./kv-backend.ts";
+import type { KVSource } from "./kv-source.ts";
 import { DEFAULT_LATEST_CACHE_BYTES, LatestValueCache } from "./latest-cache.ts";
 import { LeafHasher } from "./leaf-hasher.ts";
 import { appHash, appHashItems } from "./merkle.ts";
@@ -297,7 +299,7 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
     return [...this.sortedNames];
   }
 
-  newLayer(parent: CacheLayer): CacheLayer {
+  newLayer(parent: KVSource): CacheLayer {
     return new CacheLayer(parent);
   }
 
@@ -333,6 +335,11 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
   branch(): BranchMultiStore {
     this.assertOpen();
     return new Branch(this, undefined);
+  }
+
+  aheadBranch(): AheadBranch {
+    this.assertOpen();
+    return new AheadBranch(this);
   }
 
   async stage(writes: BranchMultiStore): Promise<CommitInfo> {

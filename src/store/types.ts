@@ -1,5 +1,6 @@
 // The contract between the state store and everything above it (the app framework, the
 // modules, the query servers). The store helper implements it; callers depend only on this file.
+import type { AheadBranch } from "./ahead-branch.ts";
 
 /** Options for ordered iteration. Bounds are raw keys; `end` is exclusive. */
 export interface IterateOptions {
@@ -125,6 +126,12 @@ export interface CommitMultiStore {
   commit(): Promise<CommitInfo>;
   /** Forgets the staged version (e.g. a block that must not be committed). */
   discardStaged(): void;
+  /**
+   * A branch of the latest committed state for work done ahead of the next block (src/store/ahead-branch.ts):
+   * it records its reads and joins the block's branch only if the block has not written what it read.
+   * Optional: a store without it gets no work done ahead.
+   */
+  aheadBranch?(): AheadBranch;
   /** A read-only view at `version`; 0n or undefined = latest. Errors: PrunedVersionError, FutureVersionError. */
   view(version?: bigint): Promise<VersionView>;
   /** The earliest version still readable (after pruning). */
