@@ -1,6 +1,7 @@
 // Public entry point of the state store.
 
 export { merkleRoot } from "../crypto/merkle.ts";
+export { AheadBranch } from "./ahead-branch.ts";
 export {
   readCommittedStoreNames,
   readCommittedValue,
@@ -32,7 +33,6 @@ export {
   TENDERMINT_SPEC,
 } from "./ics23.ts";
 export { appHash } from "./merkle.ts";
-export { AheadBranch } from "./ahead-branch.ts";
 export { MultiStore, type OpenMultiStoreOptions, openMultiStore } from "./multistore.ts";
 export { PROOF_OP_IAVL, PROOF_OP_SIMPLE, verifyStoreProof } from "./proofs.ts";
 export { PRUNING_PRESETS, type ResolvedPruning, resolvePruning } from "./pruning.ts";

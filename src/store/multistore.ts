@@ -3,8 +3,8 @@
 
 import { bytesToBinaryString, utf8 } from "../bytes/text.ts";
 import { merklePath } from "../crypto/merkle.ts";
-import { committedRoot, hashNewNodes, type PersistedTree, persistInOrder, rootHash, TreeWriter } from "./avl-tree.ts";
 import { AheadBranch } from "./ahead-branch.ts";
+import { committedRoot, hashNewNodes, type PersistedTree, persistInOrder, rootHash, TreeWriter } from "./avl-tree.ts";
 import { BackgroundWork } from "./background.ts";
 import { Branch, type BranchOwner } from "./branch.ts";
 import { CacheLayer } from "./cache-layer.ts";

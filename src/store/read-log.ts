@@ -17,12 +17,10 @@ export class ReadLog {
 
   /** `parent` as seen by store `name`: every read passes through and is recorded. */
   source(name: string, parent: KVSource): KVSource {
-    let keys = this.keys.get(name);
-    if (keys === undefined) this.keys.set(name, (keys = new Set()));
-    let ranges = this.ranges.get(name);
-    if (ranges === undefined) this.ranges.set(name, (ranges = []));
-    const readKeys = keys;
-    const scanned = ranges;
+    const readKeys = this.keys.get(name) ?? new Set<string>();
+    this.keys.set(name, readKeys);
+    const scanned = this.ranges.get(name) ?? [];
+    this.ranges.set(name, scanned);
     return {
       readSync(key: Uint8Array, sk?: string): Uint8Array | undefined {
         const s = sk ?? bytesToBinaryString(key);
