@@ -53,11 +53,13 @@ import {
   ResponseVerifyVoteExtensionSchema,
 } from "../gen/tendermint/abci/types_pb.js";
 import { type ConsensusParams, ConsensusParamsSchema } from "../gen/tendermint/types/params_pb.js";
+import type { AheadBranch } from "../store/ahead-branch.ts";
 import { FutureVersionError, InvalidVersionError } from "../store/errors.ts";
 import type { BranchMultiStore, CommitMultiStore, StoreUpgrades, VersionView } from "../store/types.ts";
 import { MAX_VERSION } from "../store/version-limit.ts";
 import { toAbciEvents, toAbciValidatorUpdates, toExecTxResult } from "./abci-convert.ts";
 import { handleAbciQuery } from "./abci-query.ts";
+import { aheadHeader } from "./ahead-context.ts";
 import type { AnteHandler } from "./ante.ts";
 import { AppStateError } from "./app-state-error.ts";
 import { blockRetentionHeight } from "./block-retention.ts";
@@ -241,6 +243,20 @@ export class App {
   /** Sets where Info.app_version comes from (the upgrade module's protocol version). */
   setAppVersionProvider(provider: AppVersionProvider): void {
     this.appVersionProvider = provider;
+  }
+
+  /**
+   * A context for work done ahead of the next block, on a branch of the committed state that records what it reads
+   * (the store's AheadBranch: its writes join the block's branch only if the block has not written what it read).
+   * The header is the next block's as far as it is known (aheadHeader: its time, proposer and hash throw).
+   * Undefined before the first block, while a block awaits Commit, or on a store that cannot branch ahead.
+   */
+  aheadContext(events: EventManager): { ctx: Context; branch: AheadBranch; version: bigint } | undefined {
+    const last = this.store.lastCommit();
+    if (last.version === 0n || this.staged !== undefined || this.store.aheadBranch === undefined) return undefined;
+    const branch = this.store.aheadBranch();
+    const header = aheadHeader(last.version + 1n, this.chainId, last.appHash);
+    return { ctx: this.newContext(branch, "finalize", header, events), branch, version: last.version };
   }
 
   /** Calls `listener` with the height after every Commit (e.g. periodic snapshots); it must not throw or block. */

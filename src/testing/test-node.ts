@@ -31,7 +31,9 @@ import type { UpgradeKeeper } from "../x/upgrade/keeper.ts";
 import { genesisFor, packAny, signTx, type TestKey, testKey } from "./app.ts";
 import { createValidatorMsg } from "./staking.ts";
 
-const CHAIN_ID = "upgrade-test";
+/** The chain id of every test node's chain. */
+export const TEST_CHAIN_ID = "upgrade-test";
+const CHAIN_ID = TEST_CHAIN_ID;
 
 /** gov voting period of the test chain. */
 export const VOTING_PERIOD_MS = 20_000;

@@ -11,6 +11,7 @@ import type { Plan } from "../../gen/chain/upgrade/v1beta1/upgrade_pb.js";
 import type { CommitMultiStore, StoreUpgrades } from "../../store/types.ts";
 import { UpgradeDefinitionError } from "./errors.ts";
 import { readLastCompletedUpgrade, readPlan, readProtocolVersion, type UpgradeKeeper } from "./keeper.ts";
+import type { AheadContextSource } from "./migration-lookahead.ts";
 import { wrongBinaryHalt } from "./pre-block.ts";
 import type { SteppedMigration } from "./stepped-migration.ts";
 import { releaseStoreLoader, upgradeStoreLoader } from "./store-loader.ts";
@@ -67,6 +68,9 @@ export interface UpgradeAppHooks {
   setAppVersionProvider(provider: (ctx: Context) => Promise<bigint>): void;
   onInitChainVersionMap(handler: (ctx: Context, versionMap: VersionMap) => Promise<void>): void;
   setStoreLoader(loader: StoreLoader): void;
+  /** After every Commit; with `aheadContext`, the next block's migration steps are done there (optional). */
+  onCommit?(listener: (height: bigint) => void): void;
+  aheadContext?: AheadContextSource["aheadContext"];
 }
 
 /** The committed state as it is on disk, read before the app mounts its own store set. */
@@ -148,6 +152,8 @@ export async function installUpgrades(
     if (upgrade.steppedMigrations !== undefined) keeper.setSteppedMigrations(upgrade.name, upgrade.steppedMigrations);
   }
   app.setAppVersionProvider((ctx) => keeper.getProtocolVersion(ctx));
+  const aheadContext = app.aheadContext?.bind(app);
+  if (aheadContext !== undefined) app.onCommit?.(() => keeper.lookahead.start({ aheadContext }));
   app.onInitChainVersionMap((ctx, versionMap) => keeper.setModuleVersionMap(ctx, versionMap));
 
   const source = options.storeLoader ?? "upgrade-info";

@@ -26,6 +26,7 @@ import {
   UPGRADE_STORE_KEY,
   VERSION_MAP_PREFIX,
 } from "./keys.ts";
+import { MigrationLookahead } from "./migration-lookahead.ts";
 import { startSteppedMigrations } from "./migration-runner.ts";
 import { readMigrations } from "./migration-store.ts";
 import { isDue, storedForm, validatePlan } from "./plan.ts";
@@ -90,6 +91,8 @@ export class UpgradeKeeper {
   onApplied: ((applied: { name: string; height: bigint; handlerSeconds: number }) => void) | undefined;
   /** Whether this process has run the downgrade guard (once: before the mount or at the first PreBlock). */
   private downgradeChecked = false;
+  /** The next block's migration steps, done after each commit (migration-lookahead.ts). */
+  readonly lookahead: MigrationLookahead = new MigrationLookahead(this);
 
   constructor(options: UpgradeKeeperOptions) {
     this.home = options.home;
@@ -140,6 +143,11 @@ export class UpgradeKeeper {
   setSteppedMigrations(name: string, migrations: readonly SteppedMigration[]): void {
     validateSteppedMigrations(name, migrations);
     this.stepped.set(name, [...migrations]);
+  }
+
+  /** Whether this binary carries any stepped migration (only then are a block's steps done ahead). */
+  carriesSteppedMigrations(): boolean {
+    return this.stepped.size > 0;
   }
 
   /** The stepped migrations this binary carries for the upgrade `name` ([] when none). */

@@ -19,7 +19,8 @@ import type { BondedValidatorsReader } from "./readiness-query.ts";
  * 3. a plan is not yet due but this binary has its handler: halt `BINARY UPDATED BEFORE TRIGGER! …` (exit 21).
  * Before 2, a due plan meets the readiness gate (readiness-gate.ts): when it postpones or abandons the plan, nothing
  * else happens. A due plan with a handler, or a skipped one, is left to EndBlock.
- * Then, unless the node halted: one step of each running stepped migration (migration-runner.ts).
+ * Then, unless the node halted: one step of each running stepped migration (migration-runner.ts), joined from the
+ * work done ahead after the last commit when it fits this block (migration-lookahead.ts), else run here.
  */
 export async function upgradePreBlock(
   keeper: UpgradeKeeper,
@@ -27,7 +28,7 @@ export async function upgradePreBlock(
   bonded: BondedValidatorsReader = async () => [],
 ): Promise<void> {
   await upgradeGuard(keeper, ctx, bonded);
-  await runMigrationSteps(keeper, ctx);
+  if (!(await keeper.lookahead.take(ctx))) await runMigrationSteps(keeper, ctx);
 }
 
 async function upgradeGuard(keeper: UpgradeKeeper, ctx: Context, bonded: BondedValidatorsReader): Promise<void> {
