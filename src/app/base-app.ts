@@ -53,9 +53,14 @@ import {
   ResponseVerifyVoteExtensionSchema,
 } from "../gen/tendermint/abci/types_pb.js";
 import { type ConsensusParams, ConsensusParamsSchema } from "../gen/tendermint/types/params_pb.js";
-import type { AheadBranch } from "../store/ahead-branch.ts";
 import { FutureVersionError, InvalidVersionError } from "../store/errors.ts";
-import type { BranchMultiStore, CommitMultiStore, StoreUpgrades, VersionView } from "../store/types.ts";
+import type {
+  AheadBranchMultiStore,
+  BranchMultiStore,
+  CommitMultiStore,
+  StoreUpgrades,
+  VersionView,
+} from "../store/types.ts";
 import { MAX_VERSION } from "../store/version-limit.ts";
 import { toAbciEvents, toAbciValidatorUpdates, toExecTxResult } from "./abci-convert.ts";
 import { handleAbciQuery } from "./abci-query.ts";
@@ -251,7 +256,7 @@ export class App {
    * The header is the next block's as far as it is known (aheadHeader: its time, proposer and hash throw).
    * Undefined before the first block, while a block awaits Commit, or on a store that cannot branch ahead.
    */
-  aheadContext(events: EventManager): { ctx: Context; branch: AheadBranch; version: bigint } | undefined {
+  aheadContext(events: EventManager): { ctx: Context; branch: AheadBranchMultiStore; version: bigint } | undefined {
     const last = this.store.lastCommit();
     if (last.version === 0n || this.staged !== undefined || this.store.aheadBranch === undefined) return undefined;
     const branch = this.store.aheadBranch();

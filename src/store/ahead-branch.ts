@@ -5,10 +5,10 @@
 import { Branch, type BranchOwner } from "./branch.ts";
 import { StoreUsageError } from "./errors.ts";
 import { ReadLog } from "./read-log.ts";
-import type { BranchMultiStore, KVStore } from "./types.ts";
+import type { AheadBranchMultiStore, BranchMultiStore, KVStore } from "./types.ts";
 
 /** See the file comment. Made by `MultiStore.aheadBranch()`. */
-export class AheadBranch implements BranchMultiStore {
+export class AheadBranch implements AheadBranchMultiStore {
   private readonly log = new ReadLog();
   private readonly work: Branch;
 

@@ -1,6 +1,5 @@
 // The contract between the state store and everything above it (the app framework, the
 // modules, the query servers). The store helper implements it; callers depend only on this file.
-import type { AheadBranch } from "./ahead-branch.ts";
 
 /** Options for ordered iteration. Bounds are raw keys; `end` is exclusive. */
 export interface IterateOptions {
@@ -49,6 +48,17 @@ export interface BranchMultiStore {
   write(): void;
   /** The names of the stores visible in this branch, sorted. */
   storeNames(): string[];
+}
+
+/**
+ * A branch for work done ahead of a block (src/store/ahead-branch.ts): it records what it reads, is never written
+ * into the state itself, and its writes join a block's top-level branch that wrote nothing it read.
+ */
+export interface AheadBranchMultiStore extends BranchMultiStore {
+  /** Whether `block` has written nothing this branch read (then joining gives what running the work on it gives). */
+  fitsInto(block: BranchMultiStore): boolean;
+  /** Moves this branch's writes into `block` (throws StoreUsageError when it does not fit). */
+  joinInto(block: BranchMultiStore): void;
 }
 
 /** A read-only view of every store at one committed version (historical or latest). */
@@ -131,7 +141,7 @@ export interface CommitMultiStore {
    * it records its reads and joins the block's branch only if the block has not written what it read.
    * Optional: a store without it gets no work done ahead.
    */
-  aheadBranch?(): AheadBranch;
+  aheadBranch?(): AheadBranchMultiStore;
   /** A read-only view at `version`; 0n or undefined = latest. Errors: PrunedVersionError, FutureVersionError. */
   view(version?: bigint): Promise<VersionView>;
   /** The earliest version still readable (after pruning). */

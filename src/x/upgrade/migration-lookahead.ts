@@ -9,12 +9,12 @@
 
 import type { Context } from "../../app/context.ts";
 import { type AbciEvent, EventManager } from "../../app/events.ts";
-import type { AheadBranch } from "../../store/ahead-branch.ts";
+import type { AheadBranchMultiStore } from "../../store/types.ts";
 import { runMigrationSteps, type SteppedMigrationSource } from "./migration-runner.ts";
 
 /** What the App gives the lookahead (src/app/base-app.ts `App.aheadContext`). */
 export interface AheadContextSource {
-  aheadContext(events: EventManager): { ctx: Context; branch: AheadBranch; version: bigint } | undefined;
+  aheadContext(events: EventManager): { ctx: Context; branch: AheadBranchMultiStore; version: bigint } | undefined;
 }
 
 /** Steps done ahead for the block at `height`, on the state whose app hash is `appHash`, once `result` resolves. */
@@ -22,7 +22,7 @@ interface AheadSteps {
   height: bigint;
   appHash: Uint8Array;
   /** The branch and the events of the steps, or undefined when they could not be done ahead. */
-  result: Promise<{ branch: AheadBranch; events: AbciEvent[] } | undefined>;
+  result: Promise<{ branch: AheadBranchMultiStore; events: AbciEvent[] } | undefined>;
 }
 
 /** See the file comment. One per upgrade keeper. */
