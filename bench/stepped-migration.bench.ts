@@ -22,7 +22,7 @@ import type { WayResult } from "./stepped-migration/way.ts";
 
 const RECORDS = quickMode() ? 100_000 : 1_000_000;
 /** Records a step: sized so that a step's FinalizeBlock + Commit stays well under half a timeout_commit. */
-const BUDGET = 10_000;
+const BUDGET = Number(process.env.STEPPED_BENCH_BUDGET ?? 10_000);
 const BLOCKS_BEFORE = 20;
 const WAY = join(import.meta.dirname, "stepped-migration", "way.ts");
 

@@ -28,6 +28,8 @@ const KIT_CLOCK_START = 1_700_000_000_000;
 export interface WayResult {
   /** FinalizeBlock + Commit of each block it ran, in ms, in order (prepare: the blocks after the proposal). */
   blocks: number[];
+  /** The work behind each block's commit, during timeout_commit (pages, steps done ahead), in ms. */
+  behind: number[];
   /** prepare: the last block's time, for the next process's clock. */
   clock?: number;
   /** The process's peak RSS, MiB. */
@@ -35,18 +37,19 @@ export interface WayResult {
 }
 
 /**
- * One block's work, in ms: its FinalizeBlock + Commit, plus the part of its tree pages' write (which the store does on
- * this thread behind the commit, while the engine waits timeout_commit) that outlasts timeout_commit — so a block
- * whose pages take longer than the wait delays the next block by that much, and a step's pages are not counted in
- * the next step's time.
+ * One block's work, in ms: its FinalizeBlock + Commit, plus whatever of the work the node does behind the commit,
+ * while the engine waits timeout_commit, outlasts timeout_commit: its tree pages' write (on this thread) and the next
+ * block's migration steps done ahead (x/upgrade migration-lookahead.ts). A block whose work behind the commit takes
+ * longer than the wait delays the next block by that much. `behind` collects that work's time, block by block.
  */
-async function timed(node: TestNode, advanceMs?: number): Promise<number> {
+async function timed(node: TestNode, behind: number[], advanceMs?: number): Promise<number> {
   const started = performance.now();
   await node.nextBlock(advanceMs === undefined ? {} : { advanceMs });
   const committed = performance.now();
-  await (node.app.store as MultiStore).pagesDurable();
-  const pages = performance.now() - committed;
-  return committed - started + Math.max(0, pages - TIMEOUT_COMMIT_MS);
+  await Promise.all([(node.app.store as MultiStore).pagesDurable(), node.keeper.lookahead.settled()]);
+  const after = performance.now() - committed;
+  behind.push(after);
+  return committed - started + Math.max(0, after - TIMEOUT_COMMIT_MS);
 }
 
 async function prepare(home: string, records: number): Promise<WayResult> {
@@ -62,7 +65,8 @@ async function prepare(home: string, records: number): Promise<WayResult> {
     ),
   ]);
   const blocks: number[] = [];
-  while (node.app.lastBlockHeight() < UPGRADE_HEIGHT - 1n) blocks.push(await timed(node));
+  const behind: number[] = [];
+  while (node.app.lastBlockHeight() < UPGRADE_HEIGHT - 1n) blocks.push(await timed(node, behind));
   const halted = await node.nextBlock().then(
     () => false,
     () => true,
@@ -71,7 +75,7 @@ async function prepare(home: string, records: number): Promise<WayResult> {
   const clock = timestampMs((await node.query()).blockTime);
   await node.close();
   await settleDatabase(join(home, "data", "application.db"));
-  return { blocks, clock, maxRssMiB: maxRssMiB() };
+  return { blocks, behind, clock, maxRssMiB: maxRssMiB() };
 }
 
 /**
@@ -92,17 +96,18 @@ async function upgrade(home: string, records: number, clock: number, budget?: nu
   const release = budget === undefined ? oneHandler(records) : stepped(records, budget);
   const node = await startTestNode({ home, release });
   // This process's kit clock starts over: the first block steps past the prepared chain's last time.
-  const blocks = [await timed(node, clock - KIT_CLOCK_START + 1000)];
+  const behind: number[] = [];
+  const blocks = [await timed(node, behind, clock - KIT_CLOCK_START + 1000)];
   if (budget !== undefined) {
     for (;;) {
       const [migration] = await node.keeper.getMigrations(await node.query());
       if (migration === undefined) throw new Error("the upgrade's block started no stepped migration");
       if (migration.finishedHeight !== 0n) break;
-      blocks.push(await timed(node));
+      blocks.push(await timed(node, behind));
     }
   }
   await node.close();
-  return { blocks, maxRssMiB: maxRssMiB() };
+  return { blocks, behind, maxRssMiB: maxRssMiB() };
 }
 
 function maxRssMiB(): number {
