@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { create } from "@bufbuild/protobuf";
 import { runToUpgradeHalt } from "../../../test/support/upgrade/halt-at-plan.ts";
+import { ledgerFill } from "../../../test/support/upgrade/ledger-fill.ts";
 import { zeroTimestamp } from "../../app/context.ts";
 import { packAny } from "../../client/tx/any.ts";
 import { MsgSendSchema } from "../../gen/chain/bank/v1beta1/tx_pb.js";
@@ -35,21 +36,7 @@ const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString("hex");
 
 // ledger: RECORDS records written 20 a block, and each rewritten by a prefix migration 10 a block that counts what it
 // saw in another key (the two interleave: the rewrite reads what the fill wrote the block before).
-const fill: SteppedMigration = {
-  module: "ledger",
-  name: "fill",
-  budget: 20,
-  step: async (ctx, cursor, budget) => {
-    const from = cursor === undefined ? 0 : new DataView(cursor.buffer, cursor.byteOffset).getUint32(0);
-    const to = Math.min(from + budget, RECORDS);
-    for (let i = from; i < to; i++)
-      ctx.kvStore("ledger").set(enc(`record/${String(i).padStart(4, "0")}`), enc(`v${i}`));
-    if (to === RECORDS) return "done";
-    const next = new Uint8Array(4);
-    new DataView(next.buffer).setUint32(0, to);
-    return { cursor: next, progress: { done: BigInt(to), total: BigInt(RECORDS) } };
-  },
-};
+const fill = ledgerFill(RECORDS, 20);
 const rewrite: SteppedMigration = {
   module: "ledger",
   name: "rewrite",

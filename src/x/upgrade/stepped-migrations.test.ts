@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
 import { runToUpgradeHalt } from "../../../test/support/upgrade/halt-at-plan.ts";
+import { ledgerFill } from "../../../test/support/upgrade/ledger-fill.ts";
 import { packAny } from "../../client/tx/any.ts";
 import { MsgMultiSendSchema, MsgSendSchema } from "../../gen/chain/bank/v1beta1/tx_pb.js";
 import {
@@ -53,21 +54,7 @@ const touchBalances: SteppedMigration = {
   }),
 };
 // ledger: 35 records written, 10 a block, the cursor the count so far.
-const fillLedger: SteppedMigration = {
-  module: "ledger",
-  name: "fill",
-  budget: 10,
-  step: async (ctx, cursor, budget) => {
-    const from = cursor === undefined ? 0 : new DataView(cursor.buffer, cursor.byteOffset).getUint32(0);
-    const to = Math.min(from + budget, LEDGER_RECORDS);
-    for (let i = from; i < to; i++)
-      ctx.kvStore("ledger").set(enc(`record/${String(i).padStart(4, "0")}`), enc(`v${i}`));
-    if (to === LEDGER_RECORDS) return "done";
-    const next = new Uint8Array(4);
-    new DataView(next.buffer).setUint32(0, to);
-    return { cursor: next, progress: { done: BigInt(to), total: BigInt(LEDGER_RECORDS) } };
-  },
-};
+const fillLedger = ledgerFill(LEDGER_RECORDS, 10);
 
 const v1: TestRelease = { modules: () => [testModule({ name: "ledger", version: 1n })] };
 const v2: TestRelease = {
