@@ -43,6 +43,14 @@ export class AheadBranch implements AheadBranchMultiStore {
     return block instanceof Branch && block.parent === undefined && !block.wroteWhatWasRead(this.log);
   }
 
+  /**
+   * Readies the commit of this branch's writes, still ahead of the block: sorts them (the order the commit walks them
+   * in, kept through the join) and loads the committed tree nodes their commit will copy into the node cache.
+   */
+  warm(): void {
+    this.work.warmWrites();
+  }
+
   /** Moves this branch's writes into `block`, after them in order (a key both wrote ends with this branch's value). */
   joinInto(block: BranchMultiStore): void {
     if (!(block instanceof Branch) || !this.fitsInto(block)) {

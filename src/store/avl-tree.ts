@@ -33,6 +33,18 @@ export function resolve(loader: NodeLoader, node: TreeNode): LeafNode | InnerNod
   return node.kind === 2 ? loader.load(node) : node;
 }
 
+/**
+ * Loads, through `loader` (and so into its cache), every persisted node on the path from `root` to where `key` is or
+ * would go: the nodes a write of `key` copies. Reads only.
+ */
+export function loadPath(loader: NodeLoader, root: TreeNode | undefined, key: Uint8Array): void {
+  let node = root;
+  while (node !== undefined && node.kind !== 0) {
+    const n = resolve(loader, node) as InnerNode;
+    node = compareBytes(key, n.key) < 0 ? n.left : n.right;
+  }
+}
+
 /** Applies the writes of one version to one store's tree. */
 export class TreeWriter {
   readonly version: number;

@@ -17,6 +17,8 @@ export interface BranchOwner {
   storeNames(): string[];
   /** Makes an empty cache layer over `parent`. */
   newLayer(parent: KVSource): CacheLayer;
+  /** Loads the committed tree nodes on the paths to `keys` of store `name` into memory (optional: reads only). */
+  warmTreePaths?(name: string, keys: Iterable<Uint8Array>): void;
 }
 
 /** A branch: per-store pending writes over a parent (another branch or the working set). */
@@ -78,6 +80,13 @@ export class Branch implements BranchMultiStore {
     return false;
   }
 
+  /** Sorts each store's pending writes and has the owner load the tree nodes a commit of them will copy. */
+  warmWrites(): void {
+    for (const [name, layer] of this.layers) {
+      if (layer.size > 0) this.owner.warmTreePaths?.(name, keysOf(layer.sortedWrites()));
+    }
+  }
+
   /** Moves every pending write of `other` (a branch of the same state) into this branch, as its own writes. */
   absorb(other: Branch): void {
     for (const [name, layer] of other.layers) {
@@ -96,4 +105,8 @@ export class Branch implements BranchMultiStore {
   storeNames(): string[] {
     return this.owner.storeNames();
   }
+}
+
+function* keysOf(writes: readonly { key: Uint8Array }[]): Iterable<Uint8Array> {
+  for (const w of writes) yield w.key;
 }

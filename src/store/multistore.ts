@@ -4,7 +4,15 @@
 import { bytesToBinaryString, utf8 } from "../bytes/text.ts";
 import { merklePath } from "../crypto/merkle.ts";
 import { AheadBranch } from "./ahead-branch.ts";
-import { committedRoot, hashNewNodes, type PersistedTree, persistInOrder, rootHash, TreeWriter } from "./avl-tree.ts";
+import {
+  committedRoot,
+  hashNewNodes,
+  loadPath,
+  type PersistedTree,
+  persistInOrder,
+  rootHash,
+  TreeWriter,
+} from "./avl-tree.ts";
 import { BackgroundWork } from "./background.ts";
 import { Branch, type BranchOwner } from "./branch.ts";
 import { CacheLayer } from "./cache-layer.ts";
@@ -335,6 +343,19 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
   branch(): BranchMultiStore {
     this.assertOpen();
     return new Branch(this, undefined);
+  }
+
+  /**
+   * Loads into the node cache the committed tree nodes on the paths to `keys` in store `name`: work done ahead of a
+   * block (the ahead branch's `warm`), so that staging those writes finds the nodes in memory instead of reading
+   * their pages. Reads only; nothing when a version is staged (its tree is not the committed one).
+   */
+  warmTreePaths(name: string, keys: Iterable<Uint8Array>): void {
+    this.assertOpen();
+    const ws = this.working.get(name);
+    if (ws === undefined || this.staged !== undefined) return;
+    const loader = this.nodes.loader(ws.sid);
+    for (const key of keys) loadPath(loader, ws.root, key);
   }
 
   aheadBranch(): AheadBranch {

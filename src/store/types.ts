@@ -59,6 +59,8 @@ export interface AheadBranchMultiStore extends BranchMultiStore {
   fitsInto(block: BranchMultiStore): boolean;
   /** Moves this branch's writes into `block` (throws StoreUsageError when it does not fit). */
   joinInto(block: BranchMultiStore): void;
+  /** Sorts the writes and loads the tree nodes their commit will copy (reads only: the state does not change). */
+  warm(): void;
 }
 
 /** A read-only view of every store at one committed version (historical or latest). */

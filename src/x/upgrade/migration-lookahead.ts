@@ -50,7 +50,14 @@ export class MigrationLookahead {
     if (made === undefined) return;
     const { ctx, branch } = made;
     const result = runMigrationSteps(this.source, ctx).then(
-      () => ({ branch, events: events.events() }),
+      () => {
+        // Still in the wait: what the block's commit of these writes will read from disk, read now. Only a head
+        // start: should it fail, the commit reads (and reports) the same itself.
+        try {
+          branch.warm();
+        } catch {}
+        return { branch, events: events.events() };
+      },
       () => undefined,
     );
     this.ahead = { height: ctx.blockHeight, appHash: ctx.header.lastAppHash, result };
