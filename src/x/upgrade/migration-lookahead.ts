@@ -46,7 +46,12 @@ export class MigrationLookahead {
     this.ahead = undefined;
     if (!this.enabled || !this.source.carriesSteppedMigrations()) return;
     const events = new EventManager();
-    const made = app.aheadContext(events);
+    let made: ReturnType<AheadContextSource["aheadContext"]>;
+    try {
+      made = app.aheadContext(events);
+    } catch {
+      return; // e.g. a store closing under a stopping node: the block, if any, runs its steps itself
+    }
     if (made === undefined) return;
     const { ctx, branch } = made;
     const result = runMigrationSteps(this.source, ctx).then(
