@@ -256,12 +256,12 @@ export class App {
    * The header is the next block's as far as it is known (aheadHeader: its time, proposer and hash throw).
    * Undefined before the first block, while a block awaits Commit, or on a store that cannot branch ahead.
    */
-  aheadContext(events: EventManager): { ctx: Context; branch: AheadBranchMultiStore; version: bigint } | undefined {
+  aheadContext(events: EventManager): { ctx: Context; branch: AheadBranchMultiStore } | undefined {
     const last = this.store.lastCommit();
     if (last.version === 0n || this.staged !== undefined || this.store.aheadBranch === undefined) return undefined;
     const branch = this.store.aheadBranch();
     const header = aheadHeader(last.version + 1n, this.chainId, last.appHash);
-    return { ctx: this.newContext(branch, "finalize", header, events), branch, version: last.version };
+    return { ctx: this.newContext(branch, "finalize", header, events), branch };
   }
 
   /** Calls `listener` with the height after every Commit (e.g. periodic snapshots); it must not throw or block. */

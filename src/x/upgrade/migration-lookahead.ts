@@ -14,7 +14,7 @@ import { runMigrationSteps, type SteppedMigrationSource } from "./migration-runn
 
 /** What the App gives the lookahead (src/app/base-app.ts `App.aheadContext`). */
 export interface AheadContextSource {
-  aheadContext(events: EventManager): { ctx: Context; branch: AheadBranchMultiStore; version: bigint } | undefined;
+  aheadContext(events: EventManager): { ctx: Context; branch: AheadBranchMultiStore } | undefined;
 }
 
 /** Steps done ahead for the block at `height`, on the state whose app hash is `appHash`, once `result` resolves. */
