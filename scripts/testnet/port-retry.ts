@@ -2,7 +2,7 @@
 // CI run beside other tests saw CometBFT exit with "bind: address already in use". This file tells such a collision
 // from a node process's own output and retries a start with newly picked ports, a bounded number of times. Any
 // other failure is passed on at once.
-import { closeSync, fstatSync, openSync, readSync } from "node:fs";
+import { ownOutput } from "./processes.ts";
 import { type NodePorts, type NodeProcess, TestnetError, type TestnetNode } from "./types.ts";
 
 /** How many times a start is tried in all when its ports keep being taken. */
@@ -28,20 +28,6 @@ export class PortInUseError extends TestnetError {
     super(message, options);
     this.name = "PortInUseError";
     this.collision = collision;
-  }
-}
-
-/** What `proc` wrote to its log since it started (the log is shared with the node's earlier runs). */
-function ownOutput(proc: NodeProcess): string {
-  if (proc.logStart === undefined) return "";
-  const fd = openSync(proc.logFile, "r");
-  try {
-    const length = Math.max(0, fstatSync(fd).size - proc.logStart);
-    const buffer = Buffer.alloc(length);
-    const read = readSync(fd, buffer, 0, length, proc.logStart);
-    return buffer.subarray(0, read).toString("utf8");
-  } finally {
-    closeSync(fd);
   }
 }
 

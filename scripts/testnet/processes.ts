@@ -1,7 +1,7 @@
 // The processes of a testnet: spawning one detached in its own process group with its output in a log file,
 // watching it exit (as our child, or by polling a pid from pids.json), and stopping it with its group.
 import { type ChildProcess, spawn } from "node:child_process";
-import { closeSync, fstatSync, openSync, readFileSync } from "node:fs";
+import { closeSync, fstatSync, openSync, readFileSync, readSync } from "node:fs";
 import { type ExitStatus, type NodeProcess, PROJECT_ROOT, TestnetError } from "./types.ts";
 
 /** Whether `pid` runs (a zombie does not). */
@@ -124,4 +124,18 @@ export function foreignProcess(kind: NodeProcess["kind"], pid: number, logFile: 
     return undefined;
   });
   return { kind, pid, logFile, exited, hasExited: () => done };
+}
+
+/** What `proc` wrote to its log since it started (the log is shared with the node's earlier runs). */
+export function ownOutput(proc: NodeProcess): string {
+  if (proc.logStart === undefined) return "";
+  const fd = openSync(proc.logFile, "r");
+  try {
+    const length = Math.max(0, fstatSync(fd).size - proc.logStart);
+    const buffer = Buffer.alloc(length);
+    const read = readSync(fd, buffer, 0, length, proc.logStart);
+    return buffer.subarray(0, read).toString("utf8");
+  } finally {
+    closeSync(fd);
+  }
 }

@@ -27,6 +27,7 @@ import {
   waitForHeight,
   waitUntil,
 } from "../../scripts/testnet/index.ts";
+import { ownOutput } from "../../scripts/testnet/processes.ts";
 import { run } from "../../scripts/testnet/tools.ts";
 import { CHAINVISOR_ENTRY, type ChainvisorSetup } from "../../scripts/testnet/types.ts";
 import { headerDifferences, restGet } from "./testnet-support/chain-client.ts";
@@ -47,10 +48,35 @@ const GUARD = 10;
 /** Seconds the three restarts ahead may take, one after the other, on a busy machine, counted into H. */
 const RESTARTS_SECONDS = 150;
 
-/** Starts again every CometBFT that exited once its chaind answers ABCI (as CometBFT's supervisor would). */
+/**
+ * How long a CometBFT may take to exit once it has stopped its node. CometBFT stops its node when its ABCI app goes
+ * away (chainvisor restarting chaind) and then exits; on a loaded machine one was seen to sit for minutes with every
+ * service stopped and its process alive, so nothing restarted it.
+ */
+const STOPPED_EXIT_MS = 15_000;
+const stoppedSince = new Map<TestnetNode, number>();
+
+/** Ends a CometBFT that stopped its node STOPPED_EXIT_MS ago and is still there (its supervisor would). */
+async function endStuckCometbft(node: TestnetNode): Promise<void> {
+  const cometbft = node.cometbft;
+  if (cometbft === undefined || cometbft.hasExited()) return;
+  if (!ownOutput(cometbft).includes('msg="Stopping Consensus service"')) return;
+  const since = stoppedSince.get(node) ?? Date.now();
+  stoppedSince.set(node, since);
+  if (Date.now() - since < STOPPED_EXIT_MS) return;
+  process.kill(cometbft.pid, "SIGKILL");
+  await cometbft.exited;
+}
+
+/**
+ * Starts again every CometBFT that exited once its chaind answers ABCI (as CometBFT's supervisor would), after ending
+ * one that stopped its node and did not exit.
+ */
 async function restartExitedCometbfts(net: Testnet): Promise<void> {
   for (const node of net.nodes) {
+    await endStuckCometbft(node);
     if (!node.cometbft?.hasExited()) continue;
+    stoppedSince.delete(node);
     if (!(await abciAnswers(node.ports.abci).catch(() => false))) continue;
     await startCometbft(net, node);
   }
