@@ -71,8 +71,15 @@ export async function startChaind(
   return node.chaind;
 }
 
-/** Starts the node's `cometbft node` on the same home and waits until its RPC answers. */
-export async function startCometbft(net: Testnet, node: TestnetNode): Promise<NodeProcess> {
+/**
+ * Starts the node's `cometbft node` on the same home and waits until its RPC answers. `proxyAppPort` points it at
+ * another ABCI address on loopback for this run only (config.toml keeps chaind's), as a test's proxy needs.
+ */
+export async function startCometbft(
+  net: Testnet,
+  node: TestnetNode,
+  options: { proxyAppPort?: number } = {},
+): Promise<NodeProcess> {
   if (node.cometbft !== undefined && !node.cometbft.hasExited()) {
     throw new TestnetError(`${node.moniker}'s cometbft is already running (pid ${node.cometbft.pid})`);
   }
@@ -80,7 +87,12 @@ export async function startCometbft(net: Testnet, node: TestnetNode): Promise<No
   node.cometbft = spawnLogged(
     "cometbft",
     net.cometbft,
-    ["node", "--home", node.home],
+    [
+      "node",
+      "--home",
+      node.home,
+      ...(options.proxyAppPort === undefined ? [] : ["--proxy_app", `tcp://127.0.0.1:${options.proxyAppPort}`]),
+    ],
     logFile,
     process.env,
     net.detached,

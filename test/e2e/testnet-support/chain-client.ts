@@ -293,16 +293,3 @@ export async function consensusAddress(node: TestnetNode): Promise<string> {
   const text = await readFile(join(node.home, "config", "priv_validator_key.json"), "utf8");
   return (JSON.parse(text) as { address: string }).address;
 }
-
-/** The height chaind's state is at: the `x-chain-block-height` its REST gateway answers a latest-state query with. */
-export async function appCommittedHeight(node: TestnetNode): Promise<number> {
-  const response = await fetch(`${node.apiUrl}/chain/bank/v1beta1/balances/${node.address}`, {
-    signal: AbortSignal.timeout(30_000),
-  });
-  await response.arrayBuffer();
-  const header = response.headers.get("x-chain-block-height");
-  if (response.status !== 200 || header === null) {
-    throw new Error(`${node.moniker} REST answered ${response.status} without x-chain-block-height`);
-  }
-  return Number(header);
-}
