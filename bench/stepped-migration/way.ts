@@ -11,7 +11,6 @@ import { create } from "@bufbuild/protobuf";
 import { timestampMs } from "@bufbuild/protobuf/wkt";
 import { ClassicLevel } from "classic-level";
 import { MsgSoftwareUpgradeSchema } from "../../src/gen/chain/upgrade/v1beta1/tx_pb.js";
-import type { MultiStore } from "../../src/store/multistore.ts";
 import { packAny } from "../../src/testing/app.ts";
 import { startTestNode, type TestNode } from "../../src/testing/test-node.ts";
 import { closeVerifyPool } from "../../src/x/auth/verify-pool.ts";
@@ -38,15 +37,16 @@ export interface WayResult {
 
 /**
  * One block's work, in ms: its FinalizeBlock + Commit, plus whatever of the work the node does behind the commit,
- * while the engine waits timeout_commit, outlasts timeout_commit: its tree pages' write (on this thread) and the next
- * block's migration steps done ahead (x/upgrade migration-lookahead.ts). A block whose work behind the commit takes
+ * while the engine waits timeout_commit, outlasts timeout_commit: its tree pages' write (on this thread), the next
+ * block's migration steps done ahead (x/upgrade migration-lookahead.ts) and a garbage collection when one is due
+ * (src/app/idle-collection.ts): `App.settledAfterCommit`. A block whose work behind the commit takes
  * longer than the wait delays the next block by that much. `behind` collects that work's time, block by block.
  */
 async function timed(node: TestNode, behind: number[], advanceMs?: number): Promise<number> {
   const started = performance.now();
   await node.nextBlock(advanceMs === undefined ? {} : { advanceMs });
   const committed = performance.now();
-  await Promise.all([(node.app.store as MultiStore).pagesDurable(), node.keeper.lookahead.settled()]);
+  await node.app.settledAfterCommit();
   const after = performance.now() - committed;
   behind.push(after);
   return committed - started + Math.max(0, after - TIMEOUT_COMMIT_MS);

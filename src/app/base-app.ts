@@ -81,6 +81,7 @@ import {
 import { KV_GAS_CONFIG, newInfiniteGasMeter } from "./gas.ts";
 import { checkGenesisValidators, parseAppState } from "./genesis-checks.ts";
 import { CONFIG_HALT_EXIT_CODE, HaltError } from "./halt.ts";
+import { IdleCollector } from "./idle-collection.ts";
 import type { VersionMap } from "./module.ts";
 import type { ModuleManager } from "./module-manager.ts";
 import { newQueryGasMeter } from "./query-gas.ts";
@@ -150,6 +151,11 @@ export interface AppOptions {
   queryGasLimit?: bigint;
   /** Vote extensions (ExtendVote, VerifyVoteExtension); without: empty extensions only. */
   voteExtensions?: VoteExtensionHandler;
+  /**
+   * Garbage collection in the wait after a commit, once the work behind it is over (idle-collection.ts): on by
+   * default; false turns it off, and a collector replaces the default one (tests).
+   */
+  idleCollection?: false | IdleCollector;
 }
 
 /** gas_info.gas_wanted of every simulation: MaxUint64, the limit of upstream's infinite gas meter. */
@@ -198,6 +204,10 @@ export class App {
   private checkState: BranchMultiStore | undefined;
   private genesis: { branch: BranchMultiStore; initialHeight: bigint; time: Timestamp } | undefined;
   private staged: BlockInProgress | undefined;
+  /** FinalizeBlock calls so far: the work behind a commit is idle only while no next block has started. */
+  private finalizeCalls = 0;
+  private workBehindCommit: Promise<void> = Promise.resolve();
+  private readonly idleCollector: IdleCollector | undefined;
   private lastHeader: Context["header"] | undefined;
   /**
    * The last extended-commit tx decoded and what it decoded to: ProcessProposal, the readiness gate's question and
@@ -215,10 +225,11 @@ export class App {
       }
     | undefined;
   private checkQueue: Promise<void> = Promise.resolve();
-  private readonly commitListeners: ((height: bigint) => void)[] = [];
+  private readonly commitListeners: ((height: bigint) => unknown)[] = [];
 
   constructor(options: AppOptions) {
     this.options = options;
+    this.idleCollector = options.idleCollection === false ? undefined : (options.idleCollection ?? new IdleCollector());
     this.name = options.name ?? "chaind";
     this.version = options.version ?? "0.0.0";
     this.chainId = options.chainId;
@@ -264,9 +275,23 @@ export class App {
     return { ctx: this.newContext(branch, "finalize", header, events), branch };
   }
 
-  /** Calls `listener` with the height after every Commit (e.g. periodic snapshots); it must not throw or block. */
-  onCommit(listener: (height: bigint) => void): void {
+  /**
+   * Calls `listener` with the height after every Commit (e.g. periodic snapshots); it must not throw or block. A
+   * promise it returns is work it started for the wait before the next block, part of the work behind the commit
+   * ({@link settledAfterCommit}); anything else it returns is ignored.
+   */
+  onCommit(listener: (height: bigint) => unknown): void {
     this.commitListeners.push(listener);
+  }
+
+  /**
+   * Resolves once the work the node does behind the last commit, in the wait before the next block, is over: the
+   * store's (its tree pages' write), what commit listeners started (the next block's migration steps done ahead),
+   * then a garbage collection when one is due and no next block has started (idle-collection.ts). Never rejects:
+   * a failure there is the store's or the listener's to report.
+   */
+  settledAfterCommit(): Promise<void> {
+    return this.workBehindCommit;
   }
 
   /** Sets the handler that receives the full version map at InitChain (the upgrade module stores it). */
@@ -603,6 +628,7 @@ export class App {
    * (HaltError from the upgrade guard, or a failing hook) leaves nothing staged.
    */
   async finalizeBlock(request: RequestFinalizeBlock): Promise<ResponseFinalizeBlock> {
+    this.finalizeCalls++;
     const store = this.store;
     const height = request.height;
     if (this.staged !== undefined) {
@@ -696,7 +722,17 @@ export class App {
       this.options.minRetainBlocks ?? 0n,
       this.options.blockRetention,
     );
-    for (const listener of this.commitListeners) listener(info.version);
+    const behind: Promise<unknown>[] = [];
+    const storeWork = this.store.workBehindCommit?.();
+    if (storeWork !== undefined) behind.push(storeWork);
+    for (const listener of this.commitListeners) {
+      const work = listener(info.version);
+      if (work instanceof Promise) behind.push(work);
+    }
+    const finalizeCalls = this.finalizeCalls;
+    this.workBehindCommit = Promise.allSettled(behind).then(() => {
+      if (this.finalizeCalls === finalizeCalls) this.idleCollector?.collectIfDue();
+    });
     return create(ResponseCommitSchema, { retainHeight });
   }
 

@@ -645,6 +645,13 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
     );
   }
 
+  workBehindCommit(): Promise<void> {
+    return this.pagesWrite.then(
+      () => {},
+      () => {},
+    );
+  }
+
   /**
    * Resolves once the last commit's tree pages are on disk: for readers that read pages without this
    * store's node cache (a snapshot export). Retries a failed page write.

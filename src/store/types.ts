@@ -144,6 +144,11 @@ export interface CommitMultiStore {
    * Optional: a store without it gets no work done ahead.
    */
   aheadBranch?(): AheadBranchMultiStore;
+  /**
+   * Resolves once the work the store does after a commit, beside the next block's wait, is over (the tree pages'
+   * write), whether it succeeded or not: a failure is reported where it always was. Optional.
+   */
+  workBehindCommit?(): Promise<void>;
   /** A read-only view at `version`; 0n or undefined = latest. Errors: PrunedVersionError, FutureVersionError. */
   view(version?: bigint): Promise<VersionView>;
   /** The earliest version still readable (after pruning). */

@@ -6,7 +6,7 @@ import { createHash } from "node:crypto";
 import { create, type JsonValue, toBinary } from "@bufbuild/protobuf";
 import { type Any, AnySchema, timestampFromMs } from "@bufbuild/protobuf/wkt";
 import pino, { type Logger } from "pino";
-import { type App, createApp } from "../app/base-app.ts";
+import { type App, type AppOptions, createApp } from "../app/base-app.ts";
 import { type Coin, coinsToProto } from "../app/coins.ts";
 import { parseDecCoins } from "../app/dec-coins.ts";
 import type { AppModule } from "../app/module.ts";
@@ -84,6 +84,8 @@ export interface TestAppOptions {
   skipInitChain?: boolean;
   /** Do not call `app.load()` (to set a store loader first); implies skipInitChain. */
   deferLoad?: boolean;
+  /** Garbage collection after commits (AppOptions.idleCollection): on by default. */
+  idleCollection?: AppOptions["idleCollection"];
 }
 
 /** What createTestApp returns. */
@@ -119,6 +121,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     logger,
     readCommittedHeight: options.readCommittedHeight,
     minGasPrices: parseDecCoins(options.minGasPrices ?? ""),
+    idleCollection: options.idleCollection,
   });
   let time = 1_700_000_000_000;
   if (!options.deferLoad) await app.load();

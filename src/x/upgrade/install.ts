@@ -68,8 +68,11 @@ export interface UpgradeAppHooks {
   setAppVersionProvider(provider: (ctx: Context) => Promise<bigint>): void;
   onInitChainVersionMap(handler: (ctx: Context, versionMap: VersionMap) => Promise<void>): void;
   setStoreLoader(loader: StoreLoader): void;
-  /** After every Commit; with `aheadContext`, the next block's migration steps are done there (optional). */
-  onCommit?(listener: (height: bigint) => void): void;
+  /**
+   * After every Commit; with `aheadContext`, the next block's migration steps are done there (optional). The
+   * listener's promise is that work, part of what the app does behind the commit.
+   */
+  onCommit?(listener: (height: bigint) => unknown): void;
   aheadContext?: AheadContextSource["aheadContext"];
 }
 

@@ -41,9 +41,15 @@ export class MigrationLookahead {
   /**
    * After a commit: starts the next block's steps on a branch of the committed state (nothing when this binary
    * carries no stepped migration, or the app cannot branch ahead). Never throws; what fails ahead runs in the block.
+   * Returns {@link settled}'s promise: the work started.
    */
-  start(app: AheadContextSource): void {
+  start(app: AheadContextSource): Promise<void> {
     this.ahead = undefined;
+    this.startAhead(app);
+    return this.settled();
+  }
+
+  private startAhead(app: AheadContextSource): void {
     if (!this.enabled || !this.source.carriesSteppedMigrations()) return;
     const events = new EventManager();
     let made: ReturnType<AheadContextSource["aheadContext"]>;

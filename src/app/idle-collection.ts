@@ -1,0 +1,88 @@
+// Garbage collection in the wait after a commit. A block that allocates a lot that lives past it (a stepped
+// migration's 30,000 rewrites a block, their tree nodes, the nodes their paths load) fills V8's old generation, and
+// V8 collects it when the heap reaches a limit it sets at up to ~4× what survived its last full collection —
+// whenever that falls, often inside a block: measured on a 1M-record stepped migration, the blocks a full
+// collection fell in took 0.5–0.7 s against ~0.2–0.3 s. After a commit the node has nothing to do until the next
+// block (timeout_commit, 1 s by default) once the work behind the commit is over, so that is where a full
+// collection costs no block anything. The app asks this collector there; it collects a little before V8 would
+// (3.5× what the last collection left, and at least 128 MiB more), so the collections are about as many as V8's
+// own and fall in the wait instead of in blocks. Collecting more often (2×) kept the heap smaller (peak RSS 1.25 →
+// 0.83 GiB) but made the blocks themselves ~25% slower: each full collection costs the blocks after it too.
+// A node whose blocks leave little behind (most blocks) never reaches the mark.
+// Node exposes no collection call without --expose-gc; the flag is set at run time and the `gc` function taken from
+// a fresh context, so no global `gc` appears in the node's own context.
+import { getHeapStatistics, setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
+
+/** When a collection is due. */
+export interface IdleCollectionPolicy {
+  /** Collect once the heap in use is this many times what the last collection left... */
+  growthFactor: number;
+  /** ...and at least this many bytes more. */
+  minGrowthBytes: number;
+}
+
+/**
+ * The default: 3.5× the heap the last collection left, and 128 MiB more (measured on the stepped migration of 1M
+ * records, alternating runs: the longest block 615/727 → 495/464 ms, the blocks' total unchanged;
+ * docs/PERFORMANCE.md).
+ */
+export const DEFAULT_IDLE_COLLECTION: IdleCollectionPolicy = { growthFactor: 3.5, minGrowthBytes: 128 * 2 ** 20 };
+
+/** What the collector reads and calls: V8's heap in use and a full collection (fakes in tests). */
+export interface HeapControl {
+  heapUsed(): number;
+  collect(): void;
+}
+
+let fullCollection: (() => void) | undefined;
+
+/** V8's own heap: its bytes in use, and a full, synchronous collection. */
+export function v8Heap(): HeapControl {
+  return {
+    heapUsed: () => getHeapStatistics().used_heap_size,
+    collect: () => {
+      if (fullCollection === undefined) {
+        setFlagsFromString("--expose-gc");
+        fullCollection = runInNewContext("gc") as () => void;
+      }
+      fullCollection();
+    },
+  };
+}
+
+/** Decides, each time the node is idle after a commit, whether to collect garbage now. */
+export class IdleCollector {
+  private readonly heap: HeapControl;
+  private readonly policy: IdleCollectionPolicy;
+  /** The heap in use after the last collection (or when first asked). */
+  private baseline: number | undefined;
+  /** Collections made. */
+  collections = 0;
+
+  constructor(heap: HeapControl = v8Heap(), policy: IdleCollectionPolicy = DEFAULT_IDLE_COLLECTION) {
+    if (!(policy.growthFactor > 1) || !(policy.minGrowthBytes >= 0)) {
+      throw new RangeError(
+        `idle collection: growthFactor must be > 1 and minGrowthBytes >= 0, got ${policy.growthFactor} and ${policy.minGrowthBytes}`,
+      );
+    }
+    this.heap = heap;
+    this.policy = policy;
+  }
+
+  /** Collects when the heap has grown enough since the last collection; returns whether it did. */
+  collectIfDue(): boolean {
+    const used = this.heap.heapUsed();
+    const baseline = this.baseline;
+    if (baseline === undefined || used < baseline) {
+      // The first look, or V8 collected on its own since: measure growth from here.
+      this.baseline = used;
+      return false;
+    }
+    if (used < baseline * this.policy.growthFactor || used - baseline < this.policy.minGrowthBytes) return false;
+    this.heap.collect();
+    this.collections++;
+    this.baseline = this.heap.heapUsed();
+    return true;
+  }
+}
