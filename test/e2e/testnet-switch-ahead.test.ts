@@ -27,7 +27,7 @@ import {
   waitForHeight,
   waitUntil,
 } from "../../scripts/testnet/index.ts";
-import { ownOutput } from "../../scripts/testnet/processes.ts";
+import { ownOutput, stopProcess } from "../../scripts/testnet/processes.ts";
 import { run } from "../../scripts/testnet/tools.ts";
 import { CHAINVISOR_ENTRY, type ChainvisorSetup } from "../../scripts/testnet/types.ts";
 import { headerDifferences, restGet } from "./testnet-support/chain-client.ts";
@@ -64,8 +64,7 @@ async function endStuckCometbft(node: TestnetNode): Promise<void> {
   const since = stoppedSince.get(node) ?? Date.now();
   stoppedSince.set(node, since);
   if (Date.now() - since < STOPPED_EXIT_MS) return;
-  process.kill(cometbft.pid, "SIGKILL");
-  await cometbft.exited;
+  await stopProcess(cometbft, { signal: "SIGKILL" });
 }
 
 /**

@@ -32,8 +32,8 @@ export async function startAbciCut(appPort: number): Promise<AbciCut> {
     let finalizing: bigint | undefined;
     fromComet.on("data", (chunk: Buffer) => {
       for (const frame of requests.push(chunk).frames) {
-        const request = fromBinary(RequestSchema, frame);
-        if (request.value.case === "finalizeBlock") finalizing = request.value.value.height;
+        const height = finalizeBlockHeight(frame);
+        if (height !== undefined) finalizing = height;
       }
       if (!held) toApp.write(chunk);
     });
@@ -68,4 +68,15 @@ export async function startAbciCut(appPort: number): Promise<AbciCut> {
       await new Promise<void>((closed) => server.close(() => closed()));
     },
   };
+}
+
+/** The height of a FinalizeBlock request; undefined for any other request, and for a frame that does not decode
+ * (passed on uninspected: the proxy must never be what breaks the connection). */
+function finalizeBlockHeight(frame: Uint8Array): bigint | undefined {
+  try {
+    const request = fromBinary(RequestSchema, frame);
+    return request.value.case === "finalizeBlock" ? request.value.value.height : undefined;
+  } catch {
+    return undefined;
+  }
 }
