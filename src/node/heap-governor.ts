@@ -17,7 +17,7 @@
 //    the freed pages back to the OS).
 import { type PerformanceEntry, PerformanceObserver, performance } from "node:perf_hooks";
 import { getHeapSpaceStatistics, getHeapStatistics, setFlagsFromString } from "node:v8";
-import { runInNewContext } from "node:vm";
+import { v8Gc } from "../app/idle-collection.ts";
 
 const MIB = 1024 * 1024;
 
@@ -65,24 +65,6 @@ function matureHeapSize(): number {
 function youngGenerationSize(): number {
   for (const space of getHeapSpaceStatistics()) if (space.space_name === "new_space") return space.space_size;
   return 0;
-}
-
-let gcFunction: ((options: object) => void) | undefined;
-
-/**
- * V8's `gc()`: `--expose-gc` installs it in contexts created while the flag is on, so a fresh vm context
- * fetches it and the flag goes off again (no other context, nor the node's own, sees a `gc` global).
- */
-function v8Gc(): (options: object) => void {
-  if (gcFunction === undefined) {
-    setFlagsFromString("--expose-gc");
-    try {
-      gcFunction = runInNewContext("gc") as (options: object) => void;
-    } finally {
-      setFlagsFromString("--no-expose-gc");
-    }
-  }
-  return gcFunction;
 }
 
 /**
