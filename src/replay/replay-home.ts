@@ -108,6 +108,12 @@ export interface ReplayStoreOptions {
 /** Heights between two flushes of the new home's stores (both written unsynced in between). */
 export const FLUSH_EVERY = 100n;
 
+/**
+ * Heights of the source read ahead of the one executing: h + 1 is needed as soon as h is finalized (its header
+ * carries h's app hash), so it is read during h − 1 and h, not only during h's FinalizeBlock.
+ */
+const READ_AHEAD = 2n;
+
 /** Options of {@link replayHome}. */
 export interface ReplayHomeOptions<A extends SwitchableApp> {
   /** The home whose blocks are replayed (read only). */
@@ -250,17 +256,44 @@ async function checkInputs(source: ReturnType<typeof homePaths>, target: ReturnT
   }
 }
 
-/** The source's records of height `h`, each verified by the block store; damage is the source's, named as such. */
+/** Names the source's damage, found reading height `h`, as such; the new home keeps the heights up to `h − 1`. */
+function sourceDamage(err: unknown, sourceHome: string, h: bigint): unknown {
+  if (!(err instanceof BlockStoreCorruptError)) return err;
+  return new ReplayError(
+    `the source home ${sourceHome} is damaged at height ${err.height ?? h}: ${err.detail} (in its data/blocks.db); restore the source's data/blocks.db from a backup, or replay from another home; the new home keeps the replayed state up to height ${h - 1n}`,
+    { cause: err, exitCode: 1 },
+  );
+}
+
+/** The source's block and seen commit of height `h`, each verified by the block store; damage is the source's. */
 async function sourceHeight(source: BlockStore, sourceHome: string, h: bigint) {
   try {
-    return { stored: await source.block(h), saved: await source.results(h), seenCommit: await source.seenCommit(h) };
+    return { stored: await source.block(h), seenCommit: await source.seenCommit(h) };
   } catch (err) {
-    if (!(err instanceof BlockStoreCorruptError)) throw err;
-    throw new ReplayError(
-      `the source home ${sourceHome} is damaged at height ${err.height ?? h}: ${err.detail} (in its data/blocks.db); restore the source's data/blocks.db from a backup, or replay from another home; the new home keeps the replayed state up to height ${h - 1n}`,
-      { cause: err, exitCode: 1 },
-    );
+    throw sourceDamage(err, sourceHome, h);
   }
+}
+
+/** What the chain recorded after a height: its app hash and the hash of its tx results (last_results_hash). */
+interface Recorded {
+  appHash: Uint8Array;
+  lastResultsHash: Uint8Array;
+}
+
+/**
+ * What the source recorded after height `h` from its stored results (verified by the block store against the next
+ * header): the way taken when the next block could not be read, so the damage or gap is reported at its own height.
+ */
+async function sourceResults(source: BlockStore, sourceHome: string, h: bigint): Promise<Recorded | undefined> {
+  let saved: Awaited<ReturnType<BlockStore["results"]>>;
+  try {
+    saved = await source.results(h);
+  } catch (err) {
+    throw sourceDamage(err, sourceHome, h);
+  }
+  return saved === undefined
+    ? undefined
+    : { appHash: saved.appHash, lastResultsHash: lastResultsHash(saved.txResults) };
 }
 
 async function replayBlocks<A extends SwitchableApp>(
@@ -310,19 +343,35 @@ async function replayBlocks<A extends SwitchableApp>(
     };
     segmentStart = now;
   });
-  // The source's records of the next height are read while this one executes (their reads wait on LevelDB's
-  // threads, not on this one). A read that fails is reported when its height comes, as if read then.
-  const readAhead = (h: bigint) => {
-    const read = sourceHeight(source, sourceHome, h);
-    read.catch(() => undefined);
+  // The source's records of the next READ_AHEAD heights are read while this one executes (their reads wait on
+  // LevelDB's threads, not on this one). A read that fails is reported when its height comes, as if read then.
+  const reads = new Map<bigint, ReturnType<typeof sourceHeight>>();
+  const readOf = (h: bigint) => {
+    let read = reads.get(h);
+    if (read === undefined) {
+      read = sourceHeight(source, sourceHome, h);
+      read.catch(() => undefined);
+      reads.set(h, read);
+    }
     return read;
   };
-  let next = readAhead(base);
+  // What the chain recorded after height h: the header of h + 1 (read ahead, verified against its block id) carries
+  // h's app hash and last_results_hash; after the tip, the source's engine state saved with it does. The source's
+  // stored results of h hold the same two hashes (the block store checks them against that same header), so they
+  // are read only when block h + 1 could not be.
+  const sourceState = source.state as EngineState;
+  const recordedAfter = async (h: bigint): Promise<Recorded | undefined> => {
+    if (h === tip) return { appHash: sourceState.appHash, lastResultsHash: sourceState.lastResultsHash };
+    const header = (await readOf(h + 1n).catch(() => undefined))?.stored?.block.header;
+    if (header !== undefined) return { appHash: header.appHash, lastResultsHash: header.lastResultsHash };
+    return sourceResults(source, sourceHome, h);
+  };
   try {
     for (let h = base; h <= tip; h++) {
-      const { stored, saved, seenCommit } = await next;
-      if (h < tip) next = readAhead(h + 1n);
-      if (stored === undefined || saved === undefined || seenCommit === undefined) {
+      const { stored, seenCommit } = await readOf(h);
+      reads.delete(h);
+      for (let ahead = h + 1n; ahead <= h + READ_AHEAD && ahead <= tip; ahead++) readOf(ahead);
+      if (stored === undefined || seenCommit === undefined) {
         throw new ReplayError(`the source's block store lacks height ${h} (block, results or commit)`);
       }
       // The header of h carries the app hash of h − 1: check what this replay computed against it.
@@ -344,20 +393,32 @@ async function replayBlocks<A extends SwitchableApp>(
           { cause: err, exitCode: err.exitCode },
         );
       }
-      if (Buffer.compare(results.appHash, saved.appHash) !== 0) {
-        throw new ReplayMismatchError(h, hex(saved.appHash), hex(results.appHash), switching.release.name);
+      const recorded = await recordedAfter(h);
+      if (recorded === undefined) {
+        throw new ReplayError(`the source's block store lacks height ${h} (block, results or commit)`);
+      }
+      if (Buffer.compare(results.appHash, recorded.appHash) !== 0) {
+        throw new ReplayMismatchError(h, hex(recorded.appHash), hex(results.appHash), switching.release.name);
+      }
+      // The next state holds the hash of these tx results (last_results_hash), computed once for both; should the
+      // results break a consensus rule, the mismatch below is still reported first.
+      let after: EngineState | undefined;
+      let broken: unknown;
+      try {
+        after = nextState(state, stored.block, stored.blockId, results);
+      } catch (err) {
+        broken = err;
       }
       // The next header commits to the tx results too (last_results_hash): results that differ there would make a
       // new home whose block store disagrees with its own blocks.
-      const expectedResults = lastResultsHash(saved.txResults);
-      const gotResults = lastResultsHash(results.txResults);
-      if (Buffer.compare(expectedResults, gotResults) !== 0) {
+      const gotResults = after?.lastResultsHash ?? lastResultsHash(results.txResults);
+      if (Buffer.compare(recorded.lastResultsHash, gotResults) !== 0) {
         throw new ReplayError(
-          `tx results mismatch at height ${h}: expected last_results_hash ${hex(expectedResults)} (recorded by the source), got ${hex(gotResults)} (replayed with release ${switching.release.name}); the new home keeps the replayed state up to height ${h - 1n}`,
+          `tx results mismatch at height ${h}: expected last_results_hash ${hex(recorded.lastResultsHash)} (recorded by the source), got ${hex(gotResults)} (replayed with release ${switching.release.name}); the new home keeps the replayed state up to height ${h - 1n}`,
           { exitCode: 1 },
         );
       }
-      const after = nextState(state, stored.block, stored.blockId, results);
+      if (after === undefined) throw broken;
       await target.saveHeight(
         {
           block: stored.block,

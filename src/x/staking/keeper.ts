@@ -3,9 +3,12 @@
 // transactions, MsgCreateValidator, MsgDelegate) and never come out (no undelegation, redelegation,
 // slashing or rewards), which is all governance and consensus need (docs/CONTRACT.md §3).
 import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
+import { BinaryWriter, WireType } from "@bufbuild/protobuf/wire";
+import type { Timestamp } from "@bufbuild/protobuf/wkt";
 import type { Coin } from "../../app/coins.ts";
 import type { Context } from "../../app/context.ts";
 import { formatDecimal, parseDecimal } from "../../app/dec.ts";
+import { decodedOnce } from "../../app/decoded-once.ts";
 import { ErrLogic } from "../../app/errors.ts";
 import type { ValidatorUpdate } from "../../app/module.ts";
 import { addDuration, compareTimestamps } from "../../app/time.ts";
@@ -24,7 +27,6 @@ import {
   type Validator,
   ValidatorSchema,
 } from "../../gen/chain/staking/v1beta1/staking_pb.js";
-import { HeaderSchema } from "../../gen/tendermint/types/types_pb.js";
 import { ErrDelegatorShareExRateInvalid, ErrNoValidatorFound } from "./errors.ts";
 import {
   BONDED_POOL_NAME,
@@ -58,6 +60,7 @@ import {
   consensusPower,
   decodeValidator,
   encodeValidator,
+  freezeValidator,
   hasInvalidExchangeRate,
   isBonded,
   operatorBytes,
@@ -122,6 +125,15 @@ export interface PoolAmounts {
   bondedTokens: bigint;
 }
 
+/** The header fields a historical info records (upstream's HistoricalInfo header: the rest left zero). */
+interface HistoricalHeader {
+  chainId: string;
+  height: bigint;
+  time: Timestamp | undefined;
+  appHash: Uint8Array;
+  proposerAddress: Uint8Array;
+}
+
 /** Validators, delegations, power and the validator set. */
 export class StakingKeeper {
   readonly storeKey = STAKING_STORE_KEY;
@@ -129,6 +141,13 @@ export class StakingKeeper {
   readonly powerReduction: bigint;
   readonly bankKeeper: StakingBankKeeper;
   readonly accountKeeper: StakingAccountKeeper;
+  // Every block reads the params and the set's validators several times (historical info, the set's updates):
+  // decoded once per stored value — branches hand back the same bytes object until the key is rewritten, as for
+  // auth's accounts — and frozen, since the readers share them.
+  private readonly decodeParams = decodedOnce((bytes) => fromBinary(ParamsSchema, bytes));
+  private readonly decodedValidators = new WeakMap<Uint8Array, Validator>();
+  /** The valset of the last historical info written (its frozen records) and its encoding. */
+  private lastValset: { validators: readonly Validator[]; bytes: Uint8Array } | undefined;
 
   constructor(options: StakingKeeperOptions) {
     this.bankKeeper = options.bankKeeper;
@@ -140,10 +159,10 @@ export class StakingKeeper {
 
   // ---- params ----------------------------------------------------------------------------------
 
-  /** The staking params (upstream defaults until set). */
+  /** The staking params (upstream defaults until set). Frozen when stored: change a copy and `setParams` it. */
   async getParams(ctx: Context): Promise<Params> {
     const bytes = await ctx.kvStore(this.storeKey).get(PARAMS_KEY);
-    return bytes === undefined ? defaultStakingParams() : fromBinary(ParamsSchema, bytes);
+    return bytes === undefined ? defaultStakingParams() : this.decodeParams(bytes);
   }
 
   /** Stores the params (validate first with validateStakingParams). */
@@ -158,10 +177,20 @@ export class StakingKeeper {
 
   // ---- validators -----------------------------------------------------------------------------
 
-  /** The validator operated by `operator`, if any. */
+  /** The validator operated by `operator`, if any. The record is frozen: change a copy and `setValidator` it. */
   async getValidator(ctx: Context, operator: Uint8Array): Promise<Validator | undefined> {
     const bytes = await ctx.kvStore(this.storeKey).get(validatorKey(operator));
-    return bytes === undefined ? undefined : decodeValidator(bytes);
+    return bytes === undefined ? undefined : this.validatorOf(bytes);
+  }
+
+  /** The frozen record stored as `bytes`, decoded once per bytes object. */
+  private validatorOf(bytes: Uint8Array): Validator {
+    let validator = this.decodedValidators.get(bytes);
+    if (validator === undefined) {
+      validator = freezeValidator(decodeValidator(bytes));
+      this.decodedValidators.set(bytes, validator);
+    }
+    return validator;
   }
 
   /** The validator operated by `operator`; staking 3 `validator does not exist` otherwise. */
@@ -203,10 +232,10 @@ export class StakingKeeper {
       .delete(validatorByPowerKey(potentialConsensusPower(validator, this.powerReduction), operatorBytes(validator)));
   }
 
-  /** Every validator, in operator-address order. */
+  /** Every validator (frozen records), in operator-address order. */
   async *iterateValidators(ctx: Context): AsyncIterable<Validator> {
     for await (const [, value] of ctx.kvStore(this.storeKey).iterate({ prefix: VALIDATORS_PREFIX })) {
-      yield decodeValidator(value);
+      yield this.validatorOf(value);
     }
   }
 
@@ -564,15 +593,52 @@ export class StakingKeeper {
       if (byPower !== 0n) return byPower < 0n ? -1 : 1;
       return compareBytes(consensusAddress(a), consensusAddress(b));
     });
-    const header = create(HeaderSchema, {
+    const header: HistoricalHeader = {
       chainId: ctx.chainId,
       height: ctx.blockHeight,
       time: ctx.blockTime,
       appHash: ctx.header.lastAppHash,
       proposerAddress: ctx.header.proposerAddress,
-    });
-    const info = create(HistoricalInfoSchema, { header, valset });
-    store.set(historicalInfoKey(ctx.blockHeight), toBinary(HistoricalInfoSchema, info));
+    };
+    store.set(historicalInfoKey(ctx.blockHeight), this.encodeHistoricalInfo(header, valset));
+  }
+
+  /**
+   * `toBinary(HistoricalInfoSchema, create(HistoricalInfoSchema, { header, valset }))`, written field by field as
+   * toBinary writes them (fields in number order, zero scalars and empty bytes left out): the header (1) with its
+   * five fields, then each of the valset (2). The valset's part is encoded again only when its records changed —
+   * the same frozen records (validatorOf) in the same order encode to the same bytes, and the set rarely changes
+   * between blocks. `staking.test.ts` ("historical info") checks the bytes against toBinary.
+   */
+  private encodeHistoricalInfo(header: HistoricalHeader, valset: Validator[]): Uint8Array {
+    let last = this.lastValset;
+    if (
+      last === undefined ||
+      last.validators.length !== valset.length ||
+      last.validators.some((validator, i) => validator !== valset[i] || !Object.isFrozen(validator))
+    ) {
+      const writer = new BinaryWriter();
+      for (const validator of valset) {
+        writer.tag(2, WireType.LengthDelimited).bytes(toBinary(ValidatorSchema, validator));
+      }
+      last = { validators: valset, bytes: writer.finish() };
+      this.lastValset = last;
+    }
+    // tendermint.types.Header: chain_id = 2, height = 3, time = 4 (seconds = 1, nanos = 2), app_hash = 11,
+    // proposer_address = 14.
+    const writer = new BinaryWriter().tag(1, WireType.LengthDelimited).fork();
+    if (header.chainId !== "") writer.tag(2, WireType.LengthDelimited).string(header.chainId);
+    if (header.height !== 0n) writer.tag(3, WireType.Varint).int64(header.height);
+    const time = header.time;
+    if (time !== undefined) {
+      writer.tag(4, WireType.LengthDelimited).fork();
+      if (time.seconds !== 0n) writer.tag(1, WireType.Varint).int64(time.seconds);
+      if (time.nanos !== 0) writer.tag(2, WireType.Varint).int32(time.nanos);
+      writer.join();
+    }
+    if (header.appHash.length > 0) writer.tag(11, WireType.LengthDelimited).bytes(header.appHash);
+    if (header.proposerAddress.length > 0) writer.tag(14, WireType.LengthDelimited).bytes(header.proposerAddress);
+    return writer.join().raw(last.bytes).finish();
   }
 
   /** The historical info recorded at `height`, if kept. */

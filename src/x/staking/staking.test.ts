@@ -1,19 +1,21 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { create, fromBinary } from "@bufbuild/protobuf";
+import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
 import { addressToBech32 } from "../../crypto/index.ts";
 import { BaseAccountSchema } from "../../gen/chain/auth/v1beta1/auth_pb.js";
 import { Query as AuthQuery } from "../../gen/chain/auth/v1beta1/query_pb.js";
 import { Query } from "../../gen/chain/staking/v1beta1/query_pb.js";
-import { BondStatus } from "../../gen/chain/staking/v1beta1/staking_pb.js";
+import { BondStatus, HistoricalInfoSchema } from "../../gen/chain/staking/v1beta1/staking_pb.js";
 import {
   MsgCreateValidatorSchema,
   MsgDelegateSchema,
   MsgUndelegateSchema,
   MsgUpdateParamsSchema,
 } from "../../gen/chain/staking/v1beta1/tx_pb.js";
+import { HeaderSchema } from "../../gen/tendermint/types/types_pb.js";
 import { packAny } from "../../testing/app.ts";
 import { consensusKeyOf, createStakingTestChain, createValidatorMsg, key } from "../../testing/staking.ts";
+import { historicalInfoKey } from "./keys.ts";
 import { ed25519PubKeyAny } from "./validator.ts";
 
 const val1 = key("staking-val-1");
@@ -359,6 +361,45 @@ describe("validator set limits", () => {
       chain.query(Query.method.historicalInfo, { height: latest - 3n }),
       /historical info for height \d+ not found/,
     );
+  });
+});
+
+describe("historical info", () => {
+  test("each block's record is HistoricalInfo's own encoding, before and after the set's records change", async () => {
+    const chain = await createStakingTestChain({
+      accounts: [
+        { key: val1, stake: 100_000_000n },
+        { key: val2, stake: 100_000_000n },
+      ],
+      validators: [
+        { key: val1, selfDelegation: 10_000_000n, moniker: "one" },
+        { key: val2, selfDelegation: 5_000_000n, moniker: "two" },
+      ],
+    });
+    await chain.nextBlock();
+    await chain.nextBlock();
+    // val2's record changes (its tokens): the keeper's encoded valset must follow.
+    await chain.deliver(val2, [delegateMsg(val2, val2, 20_000_000n)]);
+    await chain.nextBlock();
+    const ctx = await chain.app.createQueryContext();
+    const store = ctx.kvStore(chain.stakingKeeper.storeKey);
+    const latest = chain.app.lastBlockHeight();
+    const powers: bigint[][] = [];
+    for (let height = latest - 3n; height <= latest; height++) {
+      const raw = await store.get(historicalInfoKey(height));
+      assert.ok(raw !== undefined, `no historical info at ${height}`);
+      const info = fromBinary(HistoricalInfoSchema, raw);
+      assert.deepEqual(toBinary(HistoricalInfoSchema, info), raw, `the record of height ${height}`);
+      // What the keeper wrote before it encoded the record itself: the five header fields and the set, through create.
+      const { chainId, time, appHash, proposerAddress } = info.header ?? {};
+      const header = create(HeaderSchema, { chainId, height, time, appHash, proposerAddress });
+      const expected = toBinary(HistoricalInfoSchema, create(HistoricalInfoSchema, { header, valset: info.valset }));
+      assert.deepEqual(raw, expected, `the record of height ${height}, against toBinary`);
+      assert.equal(info.header?.height, height);
+      powers.push(info.valset.map((v) => BigInt(v.tokens)));
+    }
+    assert.deepEqual(powers[0], [10_000_000n, 5_000_000n]);
+    assert.deepEqual(powers[3], [25_000_000n, 10_000_000n]);
   });
 });
 

@@ -31,6 +31,24 @@ export function decodeValidator(bytes: Uint8Array): Validator {
   return fromBinary(ValidatorSchema, bytes);
 }
 
+/**
+ * Freezes a decoded record and the messages it holds (not their byte arrays, which cannot be frozen), for a record
+ * several readers share (the keeper's decoded records): change a copy (`create(ValidatorSchema, { ...v, ... })`).
+ */
+export function freezeValidator(validator: Validator): Readonly<Validator> {
+  if (validator.consensusPubkey !== undefined) Object.freeze(validator.consensusPubkey);
+  if (validator.description !== undefined) Object.freeze(validator.description);
+  if (validator.unbondingTime !== undefined) Object.freeze(validator.unbondingTime);
+  const commission = validator.commission;
+  if (commission !== undefined) {
+    if (commission.commissionRates !== undefined) Object.freeze(commission.commissionRates);
+    if (commission.updateTime !== undefined) Object.freeze(commission.updateTime);
+    Object.freeze(commission);
+  }
+  Object.freeze(validator.unbondingIds);
+  return Object.freeze(validator);
+}
+
 /** Encodes a validator for the store. */
 export function encodeValidator(validator: Validator): Uint8Array {
   return toBinary(ValidatorSchema, validator);

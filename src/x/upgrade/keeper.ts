@@ -2,6 +2,7 @@
 // version, the in-memory upgrade handlers of this binary, skip heights and the upgrade-info.json file.
 import { fromBinary, toBinary } from "@bufbuild/protobuf";
 import type { Context } from "../../app/context.ts";
+import { decodedOnce } from "../../app/decoded-once.ts";
 import { ErrInvalidRequest } from "../../app/errors.ts";
 import type { VersionMap } from "../../app/module.ts";
 import { fromUtf8 } from "../../bytes/text.ts";
@@ -319,10 +320,16 @@ export class UpgradeKeeper {
   }
 }
 
-/** The plan stored in an upgrade store (any version of it), if any. */
+// PreBlock, EndBlock and the replay mode's switch read the plan every block: decoded once per stored value.
+const decodePlan = decodedOnce((bytes) => fromBinary(PlanSchema, bytes));
+
+/**
+ * The plan stored in an upgrade store (any version of it), if any. The record is frozen (its readers share it):
+ * change a copy.
+ */
 export async function readPlan(store: ReadableKVStore): Promise<Plan | undefined> {
   const bytes = await store.get(PLAN_KEY);
-  return bytes === undefined ? undefined : fromBinary(PlanSchema, bytes);
+  return bytes === undefined ? undefined : decodePlan(bytes);
 }
 
 /**
