@@ -106,6 +106,14 @@ describe("consensus metrics of the embedded engine", () => {
         type: "sync",
       }) ?? 0) >= 2,
     );
+    // The dev chain extends its votes (upgrade readiness) from height 1: with metrics on the node still asks the App.
+    assert.ok(
+      (sample(first, "cometbft_abci_connection_method_timing_seconds_count", {
+        ...labels,
+        method: "extend_vote",
+        type: "sync",
+      }) ?? 0) >= 1,
+    );
     assert.ok((sample(first, "cometbft_consensus_block_interval_seconds_count", labels) ?? 0) >= 1);
     assert.match(first, /cometbft_abci_connection_method_timing_seconds_bucket\{[^}]*le="0\.0001"/);
     assert.match(first, /cometbft_state_block_processing_time_bucket\{[^}]*le="91"/);
