@@ -14,8 +14,11 @@ import { asInt64, ProtoDecodeError, readFields } from "./proto-reader.ts";
 const textDecoder = new TextDecoder("utf-8", { fatal: true });
 const EMPTY = new Uint8Array(0);
 
+// A copy of its own, and a plain Uint8Array: the block store's reads hand back Buffers, whose slice() is a view (it
+// kept the whole record alive) and which JSON.stringify writes as {"type":"Buffer",…} before any replacer sees them
+// (the engine state a replay saved held its block id so, and a node could not start on the replayed home).
 function copy(b: Uint8Array): Uint8Array {
-  return b.slice();
+  return new Uint8Array(b);
 }
 
 function expectLen(f: { field: number; wire: number; value: unknown }, what: string): Uint8Array {
