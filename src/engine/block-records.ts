@@ -7,7 +7,7 @@ import { type ResponseFinalizeBlock, ResponseFinalizeBlockSchema } from "../gen/
 import { encodeExecTxResult } from "./exec-tx-result-encoding.ts";
 import { decodeBlockId, decodeHeader } from "./hashing/decode.ts";
 import { encodeBlockId, encodeHeader } from "./hashing/encode.ts";
-import { asInt64, readFields } from "./hashing/proto-reader.ts";
+import { FieldReader } from "./hashing/proto-reader.ts";
 import { ProtoWriter } from "./hashing/proto-writer.ts";
 import type { EngineState } from "./state.ts";
 import type { Block, BlockId, Commit, Header, Validator } from "./types.ts";
@@ -50,11 +50,11 @@ export function decodeBlockMeta(bytes: Uint8Array): BlockMeta {
     header: decodeHeader(new Uint8Array(0)),
     numTxs: 0n,
   };
-  for (const f of readFields(bytes)) {
-    if (f.field === 1 && f.wire === 2) m.blockId = decodeBlockId(f.value);
-    else if (f.field === 2 && f.wire === 0) m.blockSize = asInt64(f.value);
-    else if (f.field === 3 && f.wire === 2) m.header = decodeHeader(f.value);
-    else if (f.field === 4 && f.wire === 0) m.numTxs = asInt64(f.value);
+  for (const f = new FieldReader(bytes); f.next(); ) {
+    if (f.field === 1 && f.wire === 2) m.blockId = decodeBlockId(f.bytesValue());
+    else if (f.field === 2 && f.wire === 0) m.blockSize = f.int64();
+    else if (f.field === 3 && f.wire === 2) m.header = decodeHeader(f.bytesValue());
+    else if (f.field === 4 && f.wire === 0) m.numTxs = f.int64();
   }
   return m;
 }

@@ -251,6 +251,19 @@ describe("block store", () => {
     await store.close();
   });
 
+  it("reads a block with its seen commit in one read, as the two reads give them", async () => {
+    const chain = await makeTestChain();
+    chains.push(chain);
+    const store = await chain.openStore();
+    await fill(store, chain, [["a=1"], ["b=2"]]);
+    assert.deepEqual(await store.blockAndSeenCommit(2n), {
+      stored: await store.block(2n),
+      seenCommit: await store.seenCommit(2n),
+    });
+    assert.deepEqual(await store.blockAndSeenCommit(3n), { stored: undefined, seenCommit: undefined });
+    await store.close();
+  });
+
   it("refuses out-of-order heights and result counts that do not match the block", async () => {
     const chain = await makeTestChain();
     chains.push(chain);

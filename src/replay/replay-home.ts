@@ -268,7 +268,7 @@ function sourceDamage(err: unknown, sourceHome: string, h: bigint): unknown {
 /** The source's block and seen commit of height `h`, each verified by the block store; damage is the source's. */
 async function sourceHeight(source: BlockStore, sourceHome: string, h: bigint) {
   try {
-    return { stored: await source.block(h), seenCommit: await source.seenCommit(h) };
+    return await source.blockAndSeenCommit(h);
   } catch (err) {
     throw sourceDamage(err, sourceHome, h);
   }

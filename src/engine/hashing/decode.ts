@@ -9,7 +9,7 @@ import type {
   PartSetHeader,
   Timestamp,
 } from "../types.ts";
-import { asInt64, ProtoDecodeError, readFields } from "./proto-reader.ts";
+import { FieldReader, ProtoDecodeError } from "./proto-reader.ts";
 
 const textDecoder = new TextDecoder("utf-8", { fatal: true });
 const EMPTY = new Uint8Array(0);
@@ -21,39 +21,39 @@ function copy(b: Uint8Array): Uint8Array {
   return new Uint8Array(b);
 }
 
-function expectLen(f: { field: number; wire: number; value: unknown }, what: string): Uint8Array {
-  if (f.wire !== 2) throw new ProtoDecodeError(`${what}: field ${f.field} should be length-delimited`);
-  return f.value as Uint8Array;
+function expectLen(r: FieldReader, what: string): Uint8Array {
+  if (r.wire !== 2) throw new ProtoDecodeError(`${what}: field ${r.field} should be length-delimited`);
+  return r.bytesValue();
 }
 
-function expectVarint(f: { field: number; wire: number; value: unknown }, what: string): bigint {
-  if (f.wire !== 0) throw new ProtoDecodeError(`${what}: field ${f.field} should be a varint`);
-  return f.value as bigint;
+function expectVarint(r: FieldReader, what: string): FieldReader {
+  if (r.wire !== 0) throw new ProtoDecodeError(`${what}: field ${r.field} should be a varint`);
+  return r;
 }
 
 /** google.protobuf.Timestamp. */
 export function decodeTimestamp(bytes: Uint8Array): Timestamp {
   const t: Timestamp = { seconds: 0n, nanos: 0 };
-  for (const f of readFields(bytes)) {
-    if (f.field === 1) t.seconds = asInt64(expectVarint(f, "Timestamp"));
-    else if (f.field === 2) t.nanos = Number(asInt64(expectVarint(f, "Timestamp")));
+  for (const f = new FieldReader(bytes); f.next(); ) {
+    if (f.field === 1) t.seconds = expectVarint(f, "Timestamp").int64();
+    else if (f.field === 2) t.nanos = expectVarint(f, "Timestamp").int64Number();
   }
   return t;
 }
 
 function decodeConsensusVersion(bytes: Uint8Array): ConsensusVersion {
   const v: ConsensusVersion = { block: 0n, app: 0n };
-  for (const f of readFields(bytes)) {
-    if (f.field === 1) v.block = expectVarint(f, "Consensus");
-    else if (f.field === 2) v.app = expectVarint(f, "Consensus");
+  for (const f = new FieldReader(bytes); f.next(); ) {
+    if (f.field === 1) v.block = expectVarint(f, "Consensus").uint64();
+    else if (f.field === 2) v.app = expectVarint(f, "Consensus").uint64();
   }
   return v;
 }
 
 function decodePartSetHeader(bytes: Uint8Array): PartSetHeader {
   const p: PartSetHeader = { total: 0, hash: EMPTY };
-  for (const f of readFields(bytes)) {
-    if (f.field === 1) p.total = Number(expectVarint(f, "PartSetHeader"));
+  for (const f = new FieldReader(bytes); f.next(); ) {
+    if (f.field === 1) p.total = expectVarint(f, "PartSetHeader").uint64Number();
     else if (f.field === 2) p.hash = copy(expectLen(f, "PartSetHeader"));
   }
   return p;
@@ -62,7 +62,7 @@ function decodePartSetHeader(bytes: Uint8Array): PartSetHeader {
 /** tendermint.types.BlockID. */
 export function decodeBlockId(bytes: Uint8Array): BlockId {
   const id: BlockId = { hash: EMPTY, partSetHeader: { total: 0, hash: EMPTY } };
-  for (const f of readFields(bytes)) {
+  for (const f = new FieldReader(bytes); f.next(); ) {
     if (f.field === 1) id.hash = copy(expectLen(f, "BlockID"));
     else if (f.field === 2) id.partSetHeader = decodePartSetHeader(expectLen(f, "BlockID"));
   }
@@ -87,7 +87,7 @@ export function decodeHeader(bytes: Uint8Array): Header {
     evidenceHash: EMPTY,
     proposerAddress: EMPTY,
   };
-  for (const f of readFields(bytes)) {
+  for (const f = new FieldReader(bytes); f.next(); ) {
     switch (f.field) {
       case 1:
         h.version = decodeConsensusVersion(expectLen(f, "Header"));
@@ -96,7 +96,7 @@ export function decodeHeader(bytes: Uint8Array): Header {
         h.chainId = textDecoder.decode(expectLen(f, "Header"));
         break;
       case 3:
-        h.height = asInt64(expectVarint(f, "Header"));
+        h.height = expectVarint(f, "Header").int64();
         break;
       case 4:
         h.time = decodeTimestamp(expectLen(f, "Header"));
@@ -143,8 +143,8 @@ function decodeCommitSig(bytes: Uint8Array): CommitSig {
     timestamp: { seconds: 0n, nanos: 0 },
     signature: EMPTY,
   };
-  for (const f of readFields(bytes)) {
-    if (f.field === 1) s.blockIdFlag = Number(expectVarint(f, "CommitSig"));
+  for (const f = new FieldReader(bytes); f.next(); ) {
+    if (f.field === 1) s.blockIdFlag = expectVarint(f, "CommitSig").uint64Number();
     else if (f.field === 2) s.validatorAddress = copy(expectLen(f, "CommitSig"));
     else if (f.field === 3) s.timestamp = decodeTimestamp(expectLen(f, "CommitSig"));
     else if (f.field === 4) s.signature = copy(expectLen(f, "CommitSig"));
@@ -155,9 +155,9 @@ function decodeCommitSig(bytes: Uint8Array): CommitSig {
 /** tendermint.types.Commit. */
 export function decodeCommit(bytes: Uint8Array): Commit {
   const c: Commit = { height: 0n, round: 0, blockId: decodeBlockId(EMPTY), signatures: [] };
-  for (const f of readFields(bytes)) {
-    if (f.field === 1) c.height = asInt64(expectVarint(f, "Commit"));
-    else if (f.field === 2) c.round = Number(asInt64(expectVarint(f, "Commit")));
+  for (const f = new FieldReader(bytes); f.next(); ) {
+    if (f.field === 1) c.height = expectVarint(f, "Commit").int64();
+    else if (f.field === 2) c.round = expectVarint(f, "Commit").int64Number();
     else if (f.field === 3) c.blockId = decodeBlockId(expectLen(f, "Commit"));
     else if (f.field === 4) c.signatures.push(decodeCommitSig(expectLen(f, "Commit")));
   }
@@ -170,12 +170,13 @@ export function decodeBlock(bytes: Uint8Array): Block {
   const txs: Uint8Array[] = [];
   const evidence: Uint8Array[] = [];
   let lastCommit: Commit | undefined;
-  for (const f of readFields(bytes)) {
+  for (const f = new FieldReader(bytes); f.next(); ) {
     if (f.field === 1) header = decodeHeader(expectLen(f, "Block"));
     else if (f.field === 2) {
-      for (const d of readFields(expectLen(f, "Block"))) if (d.field === 1) txs.push(copy(expectLen(d, "Data")));
+      for (const d = new FieldReader(expectLen(f, "Block")); d.next(); )
+        if (d.field === 1) txs.push(copy(expectLen(d, "Data")));
     } else if (f.field === 3) {
-      for (const e of readFields(expectLen(f, "Block")))
+      for (const e = new FieldReader(expectLen(f, "Block")); e.next(); )
         if (e.field === 1) evidence.push(copy(expectLen(e, "EvidenceList")));
     } else if (f.field === 4) lastCommit = decodeCommit(expectLen(f, "Block"));
   }
