@@ -24,8 +24,15 @@ export interface BlockMeta {
 export interface HeightRecord {
   block: Block;
   blockBytes: Uint8Array;
+  /**
+   * The meta's bytes when the caller holds them already (a replay, from its source's block store: the block's header,
+   * size and tx count, verified): saved as they are instead of encoding the meta again.
+   */
+  metaBytes?: Uint8Array;
   blockId: BlockId;
   seenCommit: Commit;
+  /** The seen commit's bytes when the caller read them with it (a replay, from its source): saved as they are. */
+  seenCommitBytes?: Uint8Array;
   results: ResponseFinalizeBlock;
   /** The validator set that signed this height. */
   validators: Validator[];

@@ -10,7 +10,9 @@ import {
   ResponseInitChainSchema,
 } from "../gen/tendermint/abci/types_pb.js";
 import { emptyCommit, genesisState, makeBlock, nextState } from "./block-execution.ts";
+import { encodeBlockMeta } from "./block-records.ts";
 import { type BlockStore, BlockStoreError } from "./block-store.ts";
+import { encodeCommit } from "./hashing/encode.ts";
 import { txHash } from "./hashing/hashes.ts";
 import { PrivValidator } from "./priv-validator.ts";
 import type { EngineState } from "./state.ts";
@@ -256,11 +258,25 @@ describe("block store", () => {
     chains.push(chain);
     const store = await chain.openStore();
     await fill(store, chain, [["a=1"], ["b=2"]]);
-    assert.deepEqual(await store.blockAndSeenCommit(2n), {
-      stored: await store.block(2n),
-      seenCommit: await store.seenCommit(2n),
+    const { stored, seenCommit, seenCommitBytes } = await store.blockAndSeenCommit(2n);
+    assert.deepEqual({ stored, seenCommit }, { stored: await store.block(2n), seenCommit: await store.seenCommit(2n) });
+    // The bytes a replay saves as they are: the ones the store wrote for them.
+    assert.ok(stored?.metaBytes && seenCommit && seenCommitBytes);
+    assert.deepEqual(
+      new Uint8Array(stored.metaBytes),
+      encodeBlockMeta({
+        blockId: stored.blockId,
+        blockSize: BigInt(stored.size),
+        header: stored.block.header,
+        numTxs: 1n,
+      }),
+    );
+    assert.deepEqual(new Uint8Array(seenCommitBytes), encodeCommit(seenCommit));
+    assert.deepEqual(await store.blockAndSeenCommit(3n), {
+      stored: undefined,
+      seenCommit: undefined,
+      seenCommitBytes: undefined,
     });
-    assert.deepEqual(await store.blockAndSeenCommit(3n), { stored: undefined, seenCommit: undefined });
     await store.close();
   });
 

@@ -39,6 +39,11 @@ export interface StoredBlock {
   blockId: BlockId;
   size: number;
   bytes: Uint8Array;
+  /**
+   * The stored meta's bytes, when they hold this block's header in the block's own bytes (verified against the
+   * block id), its size and its tx count: what {@link HeightRecord.metaBytes} takes to save them as they are.
+   */
+  metaBytes: Uint8Array | undefined;
 }
 
 /** A page of tx_search results. */
@@ -282,15 +287,16 @@ export class BlockStore {
     batch.put(prefixedKey(PREFIX.block, hk), rec.blockBytes);
     batch.put(
       prefixedKey(PREFIX.meta, hk),
-      encodeBlockMeta({
-        blockId: rec.blockId,
-        blockSize: BigInt(rec.blockBytes.length),
-        header: rec.block.header,
-        numTxs: BigInt(rec.block.txs.length),
-      }),
+      rec.metaBytes ??
+        encodeBlockMeta({
+          blockId: rec.blockId,
+          blockSize: BigInt(rec.blockBytes.length),
+          header: rec.block.header,
+          numTxs: BigInt(rec.block.txs.length),
+        }),
     );
     batch.put(prefixedKey(PREFIX.hash, rec.blockId.hash), hk);
-    batch.put(prefixedKey(PREFIX.commit, hk), encodeCommit(rec.seenCommit));
+    batch.put(prefixedKey(PREFIX.commit, hk), rec.seenCommitBytes ?? encodeCommit(rec.seenCommit));
     const encoded = encodeResults(rec);
     batch.put(prefixedKey(PREFIX.results, hk), encoded.results);
     batch.put(prefixedKey(PREFIX.validators, hk), textEncoder.encode(toStoreJson(rec.validators)));
@@ -426,16 +432,18 @@ export class BlockStore {
    * snapshot instead of two reads): what a replay takes from its source every height. The block is verified and
    * its damage reported first, as reading the two one after the other would.
    */
-  async blockAndSeenCommit(
-    height: bigint,
-  ): Promise<{ stored: StoredBlock | undefined; seenCommit: Commit | undefined }> {
+  async blockAndSeenCommit(height: bigint): Promise<{
+    stored: StoredBlock | undefined;
+    seenCommit: Commit | undefined;
+    seenCommitBytes: Uint8Array | undefined;
+  }> {
     const hk = u64(height);
     const [bytes, metaBytes, commitBytes] = await this.getMany(
       [prefixedKey(PREFIX.block, hk), prefixedKey(PREFIX.meta, hk), prefixedKey(PREFIX.commit, hk)],
       `block ${height} and its commit`,
     );
     const stored = this.verifiedBlock(height, bytes, metaBytes);
-    return { stored, seenCommit: this.seenCommitOf(height, commitBytes) };
+    return { stored, seenCommit: this.seenCommitOf(height, commitBytes), seenCommitBytes: commitBytes };
   }
 
   /** A block read with its meta, verified as {@link block} says; undefined when not stored. */
@@ -450,7 +458,8 @@ export class BlockStore {
     const block = this.decode(() => decodeBlock(bytes), `block ${height}`, height);
     // A header stored in the same bytes as the meta's (verified just above) decodes to the same header, which hashes
     // to the same id: only a header stored otherwise is hashed, which names the damage as before.
-    if (!sameHeaderBytes(bytes, metaBytes)) {
+    const sameHeader = sameHeaderBytes(bytes, metaBytes);
+    if (!sameHeader) {
       const hash = headerHash(block.header);
       if (!sameBytes(hash, meta.blockId.hash)) {
         throw this.corrupt(
@@ -471,7 +480,8 @@ export class BlockStore {
       "last_commit_hash",
     );
     this.checkPart(height, "evidence", evidenceHash(block.evidence), block.header.evidenceHash, "evidence_hash");
-    return { block, blockId: meta.blockId, size: bytes.length, bytes };
+    const wholeMeta = sameHeader && meta.blockSize === BigInt(bytes.length) && meta.numTxs === BigInt(block.txs.length);
+    return { block, blockId: meta.blockId, size: bytes.length, bytes, metaBytes: wholeMeta ? metaBytes : undefined };
   }
 
   private checkPart(height: bigint, part: string, got: Uint8Array, expected: Uint8Array, field: string): void {

@@ -368,7 +368,7 @@ async function replayBlocks<A extends SwitchableApp>(
   };
   try {
     for (let h = base; h <= tip; h++) {
-      const { stored, seenCommit } = await readOf(h);
+      const { stored, seenCommit, seenCommitBytes } = await readOf(h);
       reads.delete(h);
       for (let ahead = h + 1n; ahead <= h + READ_AHEAD && ahead <= tip; ahead++) readOf(ahead);
       if (stored === undefined || seenCommit === undefined) {
@@ -425,8 +425,12 @@ async function replayBlocks<A extends SwitchableApp>(
           // The source's bytes, which decode to this block (they hash to its header's data, commit and
           // evidence hashes, and the header to its id): the same a new encoding would give.
           blockBytes: stored.bytes,
+          // The source's meta and seen commit as it stored them, which decode to what is saved with them: the
+          // same bytes an encoding would give, without encoding them again.
+          metaBytes: stored.metaBytes,
           blockId: stored.blockId,
           seenCommit,
+          seenCommitBytes,
           results,
           validators: state.validators,
           state: after,
