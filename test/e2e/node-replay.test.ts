@@ -3,6 +3,7 @@
 // release carries on from H (store rename, delete and add, bank migration 1 → 2). Then, with the v2 release alone:
 // - `chaind replay` rebuilds a new home from genesis, switching v1 → v2 in process at H, and every height's app hash
 //   (and FinalizeBlock results) equals the source's, checked here height by height; the source is not modified;
+// - a node starts on the home the replay wrote and produces blocks after its tip;
 // - `chaind start --replay-releases` on a fresh home holding only the source's blocks replays them through H in its
 //   handshake and goes on producing blocks;
 // - a release whose rules differ (a changed migration) is stopped at H with height, expected and computed hash;
@@ -243,6 +244,21 @@ test("chaind replay with the v2 release alone reproduces every app hash from gen
     new RegExp(`^ {2}v2 +heights ${upgradeHeight}\\.\\.${tip} \\(\\d+ blocks, entered by upgrade "v2"\\)`, "m"),
   );
   assert.doesNotMatch(text.stdout + text.stderr, /\[[=\u2588\u2591 -]+\]/, "no progress bar without a TTY");
+});
+
+test("a node starts on the home chaind replay wrote and carries on from its tip", async () => {
+  // The replay saves the engine state a live node saves: a start on the replayed home once failed at its first block
+  // ("Cannot convert undefined to a BigInt") because the saved block id had been stored in Buffer form.
+  const target = join(dir.path, "replayed");
+  await stat(homePaths(target).blocksDb);
+  const node = spawnChaind(["--home", target, "start", ...LOOPBACK_PORT_FLAGS], {
+    userHome,
+    env: { CHAIND_RELEASE: "v2" },
+  });
+  const { rpc } = await bannerEndpoints(node);
+  await waitForHeight(rpc, tip + 2n);
+  node.signal("SIGTERM");
+  assert.equal((await node.exited).code, 0, node.stderr.slice(-3000));
 });
 
 test("a release whose rules differ is stopped at the first different height with height, expected and got", async () => {
