@@ -1,0 +1,66 @@
+// A module-resolution shortcut for `chaind` run from the source tree (chain/cmd/chaind.mjs installs it before the
+// CLI loads). A query loads ~160 ES modules, and Node's default resolver spends more on each relative import than
+// on compiling the module out of the compile cache: it builds URLs and paths, stats the file, takes its real path
+// and walks up to the package.json that decides its format. This hook answers a relative import (`./x.ts`,
+// `../y.js`) itself, as `new URL(specifier, parent)` with the format Node gave the last file it resolved with the
+// same extension in the same directory: the package scope, and so the format, is the same for every file of a
+// directory. Anything else — bare names, `node:` built-ins, a directory or extension not seen yet, specifiers with
+// a query, fragment or escape — goes to Node's resolver, whose answers teach the hook. A query's CPU went from
+// ~170 to ~135 ms (docs/PERFORMANCE.md, "Start-up at the CLI and at the upgrade").
+//
+// What it skips, knowingly: the existence check (a missing relative import then fails as the file's read, ENOENT
+// naming the path, instead of ERR_MODULE_NOT_FOUND) and the real path (the source tree holds no symlinked source
+// files; node_modules, a symlink in a git worktree, is reached through bare names, which Node still resolves).
+// Bare names are remembered per process for importers outside node_modules, which all resolve them alike. Only
+// ES imports take the shortcut; require() is resolved by Node as before.
+import { registerHooks } from "node:module";
+
+type ResolveResult = { url: string; format?: string | null };
+
+/** Installs the shortcut for the rest of the process (only imports resolved after this call use it). */
+export function shortcutRelativeResolution(): void {
+  // `dirname/.ext` → the format Node gave a file there; e.g. "file:///repo/src/cli/.ts" → "module-typescript".
+  const formatByDirAndExtension = new Map<string, string>();
+  const bareNames = new Map<string, ResolveResult>();
+  const learn = (result: ResolveResult): void => {
+    if (typeof result.format === "string" && result.url.startsWith("file:")) {
+      formatByDirAndExtension.set(dirAndExtension(result.url), result.format);
+    }
+  };
+  registerHooks({
+    resolve(specifier, context, nextResolve) {
+      const parent = context.parentURL;
+      // require() calls (CommonJS, or a package's require condition) are left to Node: its CommonJS loader
+      // takes the format from the file itself, and the start-up cost is in the ES imports.
+      if (parent?.startsWith("file:") && !context.conditions.includes("require")) {
+        if (isPlainRelative(specifier)) {
+          const url = new URL(specifier, parent).href;
+          const format = formatByDirAndExtension.get(dirAndExtension(url));
+          if (format !== undefined) return { url, format, shortCircuit: true };
+        } else if (!specifier.startsWith("node:") && !parent.includes("/node_modules/")) {
+          const key = `${specifier}\0${context.conditions.join(",")}`;
+          const known = bareNames.get(key);
+          if (known !== undefined) return { ...known, shortCircuit: true };
+          const result = nextResolve(specifier, context);
+          bareNames.set(key, { url: result.url, format: result.format });
+          learn(result);
+          return result;
+        }
+      }
+      const result = nextResolve(specifier, context);
+      learn(result);
+      return result;
+    },
+  });
+}
+
+function isPlainRelative(specifier: string): boolean {
+  return (specifier.startsWith("./") || specifier.startsWith("../")) && !/[?#%\\]/.test(specifier);
+}
+
+/** "file:///a/b/c.ts" → "file:///a/b/.ts"; a name without an extension keeps its own key (never matches a file). */
+function dirAndExtension(url: string): string {
+  const slash = url.lastIndexOf("/");
+  const dot = url.lastIndexOf(".");
+  return dot > slash ? url.slice(0, slash + 1) + url.slice(dot) : url;
+}
