@@ -1,0 +1,65 @@
+// The bundled dependencies must stand for the packages exactly (the same exported names) and be built only where
+// no one else can write. Each test points the cache at a temporary TMPDIR of its own.
+import assert from "node:assert/strict";
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, test } from "node:test";
+import { fileURLToPath } from "node:url";
+import { bundledDependencies } from "./dependency-bundle.ts";
+
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+const scratch = mkdtempSync(join(tmpdir(), "dependency-bundle-"));
+after(() => rmSync(scratch, { recursive: true, force: true }));
+
+/** Runs `body` with os.tmpdir() answering `dir`. */
+function withTmpdir<T>(dir: string, body: () => T): T {
+  const saved = process.env.TMPDIR;
+  process.env.TMPDIR = dir;
+  try {
+    return body();
+  } finally {
+    if (saved === undefined) delete process.env.TMPDIR;
+    else process.env.TMPDIR = saved;
+  }
+}
+
+test("each bundled name exports what the package exports, and a second call reuses the bundle", async () => {
+  const dir = join(scratch, "fresh");
+  mkdirSync(dir);
+  const bundled = withTmpdir(dir, () => bundledDependencies(ROOT));
+  assert.ok(bundled !== undefined, "the bundle was built");
+  for (const [name, url] of bundled) {
+    const [fromBundle, fromPackage] = await Promise.all([import(url), import(name)]);
+    assert.deepEqual(Object.keys(fromBundle).sort(), Object.keys(fromPackage).sort(), name);
+  }
+  const cacheRoot = join(dir, `chaind-source-deps-${process.getuid?.()}`);
+  const built = readdirSync(cacheRoot);
+  assert.equal(built.length, 1, "one bundle, no partial directory left");
+  assert.deepEqual(
+    withTmpdir(dir, () => bundledDependencies(ROOT)),
+    bundled,
+  );
+  assert.deepEqual(readdirSync(cacheRoot), built);
+});
+
+test("a cache directory others can write to is not used", () => {
+  const dir = join(scratch, "shared");
+  const cacheRoot = join(dir, `chaind-source-deps-${process.getuid?.()}`);
+  mkdirSync(cacheRoot, { recursive: true });
+  chmodSync(cacheRoot, 0o777);
+  assert.equal(
+    withTmpdir(dir, () => bundledDependencies(ROOT)),
+    undefined,
+  );
+  assert.deepEqual(readdirSync(cacheRoot), []);
+});
+
+test("a project without the packages gets no bundle (the CLI loads node_modules as before)", () => {
+  const dir = join(scratch, "empty-project");
+  mkdirSync(dir);
+  assert.equal(
+    withTmpdir(dir, () => bundledDependencies(dir)),
+    undefined,
+  );
+});
