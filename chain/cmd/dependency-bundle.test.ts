@@ -1,7 +1,7 @@
 // The bundled dependencies must stand for the packages exactly (the same exported names) and be built only where
 // no one else can write. Each test points the cache at a temporary TMPDIR of its own.
 import assert from "node:assert/strict";
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync, unlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
@@ -41,6 +41,26 @@ test("each bundled name exports what the package exports, and a second call reus
     bundled,
   );
   assert.deepEqual(readdirSync(cacheRoot), built);
+});
+
+test("a bundle missing a file is not used, and is removed so the next start rebuilds it", () => {
+  const dir = join(scratch, "aged");
+  mkdirSync(dir);
+  const bundled = withTmpdir(dir, () => bundledDependencies(ROOT));
+  assert.ok(bundled !== undefined);
+  const cacheRoot = join(dir, `chaind-source-deps-${process.getuid?.()}`);
+  const [key] = readdirSync(cacheRoot);
+  const chunk = readdirSync(join(cacheRoot, key as string)).find((name) => name.startsWith("chunk-"));
+  unlinkSync(join(cacheRoot, key as string, chunk as string));
+  assert.equal(
+    withTmpdir(dir, () => bundledDependencies(ROOT)),
+    undefined,
+  );
+  assert.deepEqual(readdirSync(cacheRoot), []);
+  assert.deepEqual(
+    withTmpdir(dir, () => bundledDependencies(ROOT)),
+    bundled,
+  );
 });
 
 test("a cache directory others can write to is not used", () => {

@@ -8,14 +8,24 @@
 //
 // Anything unusual — esbuild or a package not installed, a cache directory that is not this user's alone, a failed
 // build — means no bundle: the CLI then loads the packages from node_modules, as it always did.
-import { lstatSync, mkdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 
 /** Bumped when what is bundled, or how, changes: a new key, so old bundles are never used. */
-const LAYOUT = 1;
+const LAYOUT = 2;
 
 /** Each bundled import name and the file it becomes; every name a package exposes that chaind imports. */
 const ENTRIES: Readonly<Record<string, string>> = {
@@ -47,6 +57,11 @@ export function bundledDependencies(root: string): ReadonlyMap<string, string> |
     if (!ownedByUserAlone(cacheRoot, uid)) return undefined;
     const dir = join(cacheRoot, installKey(root));
     if (statSync(join(dir, "package.json"), { throwIfNoEntry: false }) === undefined) build(root, cacheRoot, dir);
+    if (!isWhole(dir)) {
+      // Files gone from it (a temp cleaner ages files out of /tmp): not used, and removed so the next start rebuilds.
+      rmSync(dir, { recursive: true, force: true });
+      return undefined;
+    }
     return new Map(Object.entries(ENTRIES).map(([name, file]) => [name, pathToFileURL(join(dir, `${file}.js`)).href]));
   } catch {
     return undefined;
@@ -87,14 +102,24 @@ function build(root: string, cacheRoot: string, dir: string): void {
       logLevel: "silent",
       absWorkingDir: root,
     });
-    // Written last: its presence marks a complete bundle (the files' format is "module" through it).
-    writeFileSync(join(partial, "package.json"), '{ "type": "module" }\n');
+    // Written last: its presence marks a complete bundle (the files' format is "module" through it), and it lists
+    // the bundle's files, checked on every start.
+    const files = readdirSync(partial).sort();
+    writeFileSync(join(partial, "package.json"), `${JSON.stringify({ type: "module", files })}\n`);
     renameSync(partial, dir);
   } catch (error) {
     rmSync(partial, { recursive: true, force: true });
     // Another start renamed its bundle into place first: use that one.
     if (statSync(join(dir, "package.json"), { throwIfNoEntry: false }) === undefined) throw error;
   }
+}
+
+/** Every file the bundle was built with is still there (one readdir). */
+function isWhole(dir: string): boolean {
+  const { files } = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as { files?: unknown };
+  if (!Array.isArray(files)) return false;
+  const present = new Set(readdirSync(dir));
+  return files.every((file) => present.has(file));
 }
 
 /** Code is loaded from here: a directory anyone else could write to (a planted /tmp path) is not used. */
