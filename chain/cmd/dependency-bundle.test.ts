@@ -1,7 +1,7 @@
 // The bundled dependencies must stand for the packages exactly (the same exported names) and be built only where
 // no one else can write. Each test points the cache at a temporary TMPDIR of its own.
 import assert from "node:assert/strict";
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync, unlinkSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, unlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
@@ -41,6 +41,24 @@ test("each bundled name exports what the package exports, and a second call reus
     bundled,
   );
   assert.deepEqual(readdirSync(cacheRoot), built);
+});
+
+test("every import of a bundled package in the sources names one of the bundle's entries", () => {
+  const bundled = withTmpdir(join(scratch, "fresh"), () => bundledDependencies(ROOT));
+  assert.ok(bundled !== undefined);
+  const packages = ["@bufbuild/protobuf", "commander", "smol-toml"];
+  const imported = new Set<string>();
+  for (const folder of ["src", "chain"]) {
+    for (const file of readdirSync(join(ROOT, folder), { recursive: true, encoding: "utf8" })) {
+      if (!/\.(ts|js|mjs)$/.test(file)) continue;
+      for (const match of readFileSync(join(ROOT, folder, file), "utf8").matchAll(/from\s+"([^"]+)"/g)) {
+        const name = match[1] as string;
+        if (packages.some((pkg) => name === pkg || name.startsWith(`${pkg}/`))) imported.add(name);
+      }
+    }
+  }
+  assert.ok(imported.has("@bufbuild/protobuf"), "the scan found the sources' imports");
+  for (const name of imported) assert.ok(bundled.has(name), `${name} is imported but not bundled`);
 });
 
 test("a bundle missing a file is not used, and is removed so the next start rebuilds it", () => {

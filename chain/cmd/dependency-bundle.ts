@@ -2,8 +2,8 @@
 // (chain/cmd/chaind.mjs). Node loads @bufbuild/protobuf as ~60 small ES modules and commander as CommonJS behind an
 // ES wrapper; each module costs Node's loader more than the code it holds. Bundled once per installed version
 // (esbuild, the project's own build tool, the way the single-file release bundles the whole application) into a
-// per-user cache directory, they load as ~15 files: a query's CPU ~137 -> ~117 ms (docs/PERFORMANCE.md, "Start-up at
-// the CLI and at the upgrade"). chain/cmd/resolve-shortcut.ts points every ES import of these names at the bundle, so
+// per-user cache directory, they load as ~15 files: a query's CPU 164 -> 149 ms, medians of one interleaved run
+// (docs/PERFORMANCE.md, "Start-up at the CLI and at the upgrade"). chain/cmd/resolve-shortcut.ts points every ES import of these names at the bundle, so
 // the process still holds one copy of each package; require() still gets the package itself, as before.
 //
 // Anything unusual — esbuild or a package not installed, a cache directory that is not this user's alone, a failed
@@ -27,7 +27,10 @@ import { pathToFileURL } from "node:url";
 /** Bumped when what is bundled, or how, changes: a new key, so old bundles are never used. */
 const LAYOUT = 2;
 
-/** Each bundled import name and the file it becomes; every name a package exposes that chaind imports. */
+/**
+ * Each bundled import name and the file it becomes. Every name of these packages that the sources import must be
+ * here (dependency-bundle.test.ts checks): one left out would load a second copy of the package from node_modules.
+ */
 const ENTRIES: Readonly<Record<string, string>> = {
   "@bufbuild/protobuf": "protobuf",
   "@bufbuild/protobuf/codegenv2": "protobuf-codegenv2",
