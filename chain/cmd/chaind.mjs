@@ -9,7 +9,7 @@ import { enableCompileCache } from "node:module";
 import { fileURLToPath } from "node:url";
 
 enableCompileCache?.();
-const { bundledDependencies } = await import("./dependency-bundle.ts");
+const { lazyDependencyBundle } = await import("./dependency-bundle.ts");
 const { shortcutRelativeResolution } = await import("./resolve-shortcut.ts");
-shortcutRelativeResolution(bundledDependencies(fileURLToPath(new URL("../..", import.meta.url))));
+shortcutRelativeResolution(lazyDependencyBundle(fileURLToPath(new URL("../..", import.meta.url))));
 await import("./chaind.ts");

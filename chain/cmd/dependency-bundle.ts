@@ -47,6 +47,28 @@ const BANNER = 'import { createRequire as __chaindCreateRequire } from "node:mod
   "const require = __chaindCreateRequire(import.meta.url);",
 );
 
+/** The bundle's import names, known without touching the disk, and its files, looked for only when first asked. */
+export interface LazyBundle {
+  names: ReadonlySet<string>;
+  /** {@link bundledDependencies} of the project, computed once. */
+  urls(): ReadonlyMap<string, string> | undefined;
+}
+
+/**
+ * The bundle of `root`'s dependencies, looked up (and built) at the first import of one of its names: a command that
+ * imports none of them (a plain `version`) pays nothing for it.
+ */
+export function lazyDependencyBundle(root: string): LazyBundle {
+  let urls: ReadonlyMap<string, string> | undefined | null = null;
+  return {
+    names: new Set(Object.keys(ENTRIES)),
+    urls: () => {
+      if (urls === null) urls = bundledDependencies(root);
+      return urls;
+    },
+  };
+}
+
 /**
  * The bundled files of the packages `root` (the project directory) has installed, by import name, building them on
  * first use; undefined when they cannot be had (the packages then load from node_modules).

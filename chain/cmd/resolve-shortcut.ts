@@ -18,10 +18,14 @@ import { registerHooks } from "node:module";
 type ResolveResult = { url: string; format?: string | null };
 
 /**
- * Installs the shortcut for the rest of the process (only imports resolved after this call use it). `bundled` maps
- * bare import names to the ES module that stands for them (chain/cmd/dependency-bundle.ts), for every ES importer.
+ * Installs the shortcut for the rest of the process (only imports resolved after this call use it). `bundle` names
+ * bare imports to load from a bundle (chain/cmd/dependency-bundle.ts), for every ES importer; its files are asked
+ * for at the first such import, and when it has none the names resolve as usual.
  */
-export function shortcutRelativeResolution(bundled: ReadonlyMap<string, string> = new Map()): void {
+export function shortcutRelativeResolution(bundle?: {
+  names: ReadonlySet<string>;
+  urls(): ReadonlyMap<string, string> | undefined;
+}): void {
   // `dirname/.ext` → the format Node gave a file there; e.g. "file:///repo/src/cli/.ts" → "module-typescript".
   const formatByDirAndExtension = new Map<string, string>();
   const bareNames = new Map<string, ResolveResult>();
@@ -36,8 +40,8 @@ export function shortcutRelativeResolution(bundled: ReadonlyMap<string, string> 
       // require() calls (CommonJS, or a package's require condition) are left to Node: its CommonJS loader
       // takes the format from the file itself, and the start-up cost is in the ES imports.
       if (parent?.startsWith("file:") && !context.conditions.includes("require")) {
-        const bundle = bundled.get(specifier);
-        if (bundle !== undefined) return { url: bundle, format: "module", shortCircuit: true };
+        const bundled = bundle?.names.has(specifier) ? bundle.urls()?.get(specifier) : undefined;
+        if (bundled !== undefined) return { url: bundled, format: "module", shortCircuit: true };
         if (isPlainRelative(specifier)) {
           const url = new URL(specifier, parent).href;
           const format = formatByDirAndExtension.get(dirAndExtension(url));
