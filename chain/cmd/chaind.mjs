@@ -11,5 +11,6 @@ import { fileURLToPath } from "node:url";
 enableCompileCache?.();
 const { lazyDependencyBundle } = await import("./dependency-bundle.ts");
 const { shortcutRelativeResolution } = await import("./resolve-shortcut.ts");
-shortcutRelativeResolution(lazyDependencyBundle(fileURLToPath(new URL("../..", import.meta.url))));
+const project = new URL("../..", import.meta.url);
+shortcutRelativeResolution(project.href, lazyDependencyBundle(fileURLToPath(project)));
 await import("./chaind.ts");

@@ -33,7 +33,7 @@ function run(entry: string, withShortcut = true): { status: number | null; stdou
   const script = [
     'import { registerHooks } from "node:module";',
     `const { shortcutRelativeResolution } = await import(${JSON.stringify(shortcut)});`,
-    withShortcut ? "shortcutRelativeResolution();" : "",
+    withShortcut ? `shortcutRelativeResolution(${JSON.stringify(pathToFileURL(`${dir}/`).href)});` : "",
     "const seen = [];",
     'registerHooks({ load(url, context, next) { const r = next(url, context); seen.push(url + " " + r.format); return r; } });',
     'process.on("exit", () => console.log(seen.sort().join("\\n")));',

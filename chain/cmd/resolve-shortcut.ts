@@ -11,7 +11,7 @@
 // What it skips, knowingly: the existence check (a missing relative import then fails as the file's read, ENOENT
 // naming the path, instead of ERR_MODULE_NOT_FOUND) and the real path (the source tree holds no symlinked source
 // files; node_modules, a symlink in a git worktree, is reached through bare names, which Node still resolves).
-// Bare names are remembered per process for importers outside node_modules, which all resolve them alike. Only
+// Bare names are remembered per process for importers among the project's own files, which all resolve them alike. Only
 // ES imports take the shortcut; require() is resolved by Node as before.
 import { registerHooks } from "node:module";
 
@@ -22,10 +22,11 @@ type ResolveResult = { url: string; format?: string | null };
  * bare imports to load from a bundle (chain/cmd/dependency-bundle.ts), for every ES importer; its files are asked
  * for at the first such import, and when it has none the names resolve as usual.
  */
-export function shortcutRelativeResolution(bundle?: {
-  names: ReadonlySet<string>;
-  urls(): ReadonlyMap<string, string> | undefined;
-}): void {
+export function shortcutRelativeResolution(
+  /** The project's directory as a file URL ending in "/": bare names imported from its own files are remembered. */
+  projectUrl: string,
+  bundle?: { names: ReadonlySet<string>; urls(): ReadonlyMap<string, string> | undefined },
+): void {
   // `dirname/.ext` → the format Node gave a file there; e.g. "file:///repo/src/cli/.ts" → "module-typescript".
   const formatByDirAndExtension = new Map<string, string>();
   const bareNames = new Map<string, ResolveResult>();
@@ -46,7 +47,11 @@ export function shortcutRelativeResolution(bundle?: {
           const url = new URL(specifier, parent).href;
           const format = formatByDirAndExtension.get(dirAndExtension(url));
           if (format !== undefined) return { url, format, shortCircuit: true };
-        } else if (!specifier.startsWith("node:") && !parent.includes("/node_modules/")) {
+        } else if (
+          !specifier.startsWith("node:") &&
+          parent.startsWith(projectUrl) &&
+          !parent.includes("/node_modules/")
+        ) {
           const key = `${specifier}\0${context.conditions.join(",")}`;
           const known = bareNames.get(key);
           if (known !== undefined) return { ...known, shortCircuit: true };
