@@ -6,6 +6,7 @@ import { equalBytes } from "../bytes/compare.ts";
 import { fromUtf8, utf8 } from "../bytes/text.ts";
 import type { MerkleStep } from "../crypto/merkle.ts";
 import type { NodeLoader } from "./avl-tree.ts";
+import { slabCopy } from "./byte-slab.ts";
 import { EMPTY_HASH } from "./hash.ts";
 import {
   type CommitmentProof,
@@ -64,7 +65,7 @@ export function proveMultistore(p: ProveParameters): StoreProof {
   const ops: ProofOpLike[] = [
     { type: PROOF_OP_IAVL, key: p.key, data: proveKeyEncoded(p.root, p.loader, p.key, p.valueAt) },
     // Copies: a caller may change what it was handed without reaching the next proof's op.
-    { type: PROOF_OP_SIMPLE, key: p.storeOp.key.slice(), data: p.storeOp.data.slice() },
+    { type: PROOF_OP_SIMPLE, key: p.storeOp.key.slice(), data: slabCopy(p.storeOp.data) },
   ];
   return { storeName: p.storeName, key: p.key, value: p.value, version: p.version, ops };
 }

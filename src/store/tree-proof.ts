@@ -5,6 +5,7 @@ import { compareBytes, equalBytes } from "../bytes/compare.ts";
 import { putUvarint, uvarintLength } from "../bytes/varint.ts";
 import { type NodeLoader, resolve } from "./avl-tree.ts";
 import { ByteWriter } from "./byte-records.ts";
+import { slabBytes } from "./byte-slab.ts";
 import {
   type CommitmentProof,
   type ExistenceProof,
@@ -14,7 +15,7 @@ import {
   IAVL_SPEC,
   type InnerOp,
 } from "./ics23.ts";
-import { hashOf, type InnerNode, keyPrefix, type LeafNode, sizeOf, type TreeNode } from "./tree-node.ts";
+import { copyDigest, hashOf, type InnerNode, keyPrefix, type LeafNode, sizeOf, type TreeNode } from "./tree-node.ts";
 
 interface Step {
   node: InnerNode;
@@ -77,10 +78,8 @@ function svarintLength(value: number): number {
   return uvarintLength(value * 2);
 }
 
-/** Writes the 32 bytes of a digest string at `offset`. */
-function putDigest(out: Uint8Array, offset: number, digest: string): void {
-  for (let i = 0; i < 32; i++) out[offset + i] = digest.charCodeAt(i);
-}
+/** Writes the 32 bytes of a digest string at `offset` (one native call: 32 `charCodeAt` stores were ~10% of a proof). */
+const putDigest = copyDigest;
 
 // IAVL's inner op: prefix = svarint(height) svarint(size) svarint(version) then the left child's hash
 // (length-prefixed) when the path goes right, and the right child's hash as the suffix when it goes left.
@@ -184,7 +183,7 @@ function encodeExistencePath(path: LeafPath, value: Uint8Array): Uint8Array {
     const n = innerOpMessageLength(innerPrefixLength(step), step.wentLeft);
     body += 1 + uvarintLength(n) + n;
   }
-  const out = new Uint8Array(1 + uvarintLength(body) + body);
+  const out = slabBytes(1 + uvarintLength(body) + body);
   out[0] = 1 * 8 + 2; // CommitmentProof.exist
   let o = putUvarint(out, 1, body);
   o = putField(out, o, 1 * 8 + 2, key);
