@@ -63,6 +63,31 @@ async function listing(path: string): Promise<Record<string, number>> {
   return out;
 }
 
+/**
+ * Runs `chaind <args>`, which must exit by itself: one CI run saw this file's damaged-tx test hang until the test's
+ * own timeout, which did not say which command. After `DEADLINE_MS` the process is killed and the failure names the
+ * command with what it printed.
+ */
+async function runWithDeadline(args: string[]): Promise<ChaindResult> {
+  const child = spawnChaind(args, { userHome });
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<"hung">((resolve) => {
+    timer = setTimeout(() => resolve("hung"), DEADLINE_MS);
+  });
+  const outcome = await Promise.race([child.exited, deadline]);
+  clearTimeout(timer);
+  if (outcome === "hung") {
+    child.signal("SIGKILL");
+    assert.fail(
+      `chaind ${args.join(" ")} did not exit within ${DEADLINE_MS} ms\nstdout:\n${child.stdout}\nstderr:\n${child.stderr}`,
+    );
+  }
+  return outcome;
+}
+
+/** Far above what a refusal takes (2–6 s on a busy machine), below the test runner's own timeout. */
+const DEADLINE_MS = 240_000;
+
 async function copyHome(name: string): Promise<string> {
   const home = join(dir.path, name);
   await cp(pristine, home, { recursive: true });
@@ -207,7 +232,7 @@ test("a tx's bytes damaged in data/blocks.db: the start stops on that block; rep
   assert.ok(flipped > 0, "the signature was not found in the table files");
 
   // The block is within the heights the start verifies.
-  const start = await runChaind(["--home", home, "start", ...LOOPBACK_PORT_FLAGS], { userHome });
+  const start = await runWithDeadline(["--home", home, "start", ...LOOPBACK_PORT_FLAGS]);
   assertOneLine(
     start,
     new RegExp(
@@ -215,9 +240,7 @@ test("a tx's bytes damaged in data/blocks.db: the start stops on that block; rep
     ),
   );
 
-  const replay = await runChaind(["replay", "--from", home, "--home", join(dir.path, "replay-flipped")], {
-    userHome,
-  });
+  const replay = await runWithDeadline(["replay", "--from", home, "--home", join(dir.path, "replay-flipped")]);
   assertOneLine(
     replay,
     new RegExp(
