@@ -36,7 +36,7 @@ import type { KVSource } from "./kv-source.ts";
 import { DEFAULT_LATEST_CACHE_BYTES, LatestValueCache } from "./latest-cache.ts";
 import { LeafHasher } from "./leaf-hasher.ts";
 import { appHash, appHashItems } from "./merkle.ts";
-import { NodeStore } from "./node-store.ts";
+import { DEFAULT_NODE_CACHE_SIZE, NodeStore } from "./node-store.ts";
 import { repairLatestPages } from "./page-repair.ts";
 import { proveMultistore, storeRootOp } from "./proofs.ts";
 import { earliestAfterCommit, type ResolvedPruning, resolvePruning } from "./pruning.ts";
@@ -90,9 +90,7 @@ export interface OpenMultiStoreOptions {
   /** Flush each commit to stable storage before it resolves (default true). */
   sync?: boolean;
   /**
-   * Inner nodes of each store's commitment tree kept in memory (default 200,000, up to ~120 MB for
-   * a store whose tree is that large: enough for the whole live tree of a 100k-key store, whose
-   * commits otherwise spend a third of their time re-reading evicted nodes).
+   * Inner nodes of each store's commitment tree kept in memory (default {@link DEFAULT_NODE_CACHE_SIZE}).
    */
   nodeCacheSize?: number;
   /**
@@ -204,7 +202,7 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
     state: { latest: number; earliest: number; record: CommitRecord; registry: StoreRegistry; reclaim: number[] },
   ) {
     this.backend = backend;
-    this.nodes = new NodeStore(backend, options.nodeCacheSize ?? 200_000);
+    this.nodes = new NodeStore(backend, options.nodeCacheSize ?? DEFAULT_NODE_CACHE_SIZE);
     this.latestCache = new LatestValueCache(options.latestCacheBytes ?? DEFAULT_LATEST_CACHE_BYTES);
     this.pruning = resolvePruning(options.pruning);
     this.sync = options.sync ?? true;

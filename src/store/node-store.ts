@@ -123,6 +123,16 @@ class NodeCache {
   }
 }
 
+/**
+ * Inner nodes kept in memory per store by default. Enough for the whole live tree of a 100k-key store (99,999 inner
+ * nodes; the nodes a commit replaces leave the cache before its new ones join, so the count never passes the live
+ * tree), whose commits would otherwise re-read evicted nodes. A larger store's tree does not fit whatever the size:
+ * its walks read pages. Each cached node costs ~1.3 KiB of RSS with the garbage V8 lets grow beside it; the default
+ * was 200,000 until the stepped migration over 1M records showed the extra 80,000 cost ~100 MiB of peak RSS and made
+ * no block faster (docs/PERFORMANCE.md, "A migration of 1,000,000 records, stepped").
+ */
+export const DEFAULT_NODE_CACHE_SIZE = 120_000;
+
 /** Node and page caches over one backend, shared by every store. */
 export class NodeStore {
   private readonly backend: KVBackend;
