@@ -1,7 +1,18 @@
 // The bundled dependencies must stand for the packages exactly (the same exported names) and be built only where
 // no one else can write. Each test points the cache at a temporary TMPDIR of its own.
 import assert from "node:assert/strict";
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, unlinkSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import {
+  chmodSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  unlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
@@ -68,8 +79,7 @@ test("a bundle missing a file is not used, and is removed so the next start rebu
   assert.ok(bundled !== undefined);
   const cacheRoot = join(dir, `chaind-source-deps-${process.getuid?.()}`);
   const [key] = readdirSync(cacheRoot);
-  const chunk = readdirSync(join(cacheRoot, key as string)).find((name) => name.startsWith("chunk-"));
-  unlinkSync(join(cacheRoot, key as string, chunk as string));
+  unlinkSync(join(cacheRoot, key as string, "dependencies.cjs"));
   assert.equal(
     withTmpdir(dir, () => bundledDependencies(ROOT)),
     undefined,
@@ -79,6 +89,30 @@ test("a bundle missing a file is not used, and is removed so the next start rebu
     withTmpdir(dir, () => bundledDependencies(ROOT)),
     bundled,
   );
+});
+
+test("the first process to load the bundle leaves its V8 code cache, which the next uses; a damaged one is replaced", () => {
+  const bundled = withTmpdir(join(scratch, "fresh"), () => bundledDependencies(ROOT));
+  const url = bundled?.get("@bufbuild/protobuf");
+  assert.ok(url !== undefined);
+  const cache = join(fileURLToPath(new URL(".", url)), "dependencies.cjs.v8cache");
+  const load = (): string =>
+    execFileSync(process.execPath, [
+      "--input-type=module",
+      "-e",
+      `import { create } from ${JSON.stringify(url)};
+      import { TimestampSchema } from ${JSON.stringify(bundled?.get("@bufbuild/protobuf/wkt"))};
+      process.stdout.write(typeof create(TimestampSchema).seconds);`,
+    ]).toString();
+  rmSync(cache, { force: true });
+  assert.equal(load(), "bigint");
+  const written = statSync(cache);
+  assert.ok(written.size > 0, "the cache was written as the process exited");
+  assert.equal(load(), "bigint");
+  assert.equal(statSync(cache).mtimeMs, written.mtimeMs, "an accepted cache is not written again");
+  writeFileSync(cache, "not a code cache");
+  assert.equal(load(), "bigint");
+  assert.ok(statSync(cache).size > 100, "a refused cache is replaced");
 });
 
 test("a cache directory others can write to is not used", () => {

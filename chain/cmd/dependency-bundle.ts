@@ -1,13 +1,22 @@
-// The CLI's heaviest dependencies as a few bundled files, for `chaind` run from the source tree
-// (chain/cmd/chaind.mjs). Node loads @bufbuild/protobuf as ~60 small ES modules and commander as CommonJS behind an
-// ES wrapper; each module costs Node's loader more than the code it holds. Bundled once per installed version
-// (esbuild, the project's own build tool, the way the single-file release bundles the whole application) into a
-// per-user cache directory, they load as ~15 files: a query's CPU 164 -> 149 ms, medians of one interleaved run
-// (docs/PERFORMANCE.md, "Start-up at the CLI and at the upgrade"). chain/cmd/resolve-shortcut.ts points every ES import of these names at the bundle, so
-// the process still holds one copy of each package; require() still gets the package itself, as before.
+// The CLI's heaviest dependencies as one bundled script, for `chaind` run from the source tree (chain/cmd/chaind.mjs).
+// Node loads @bufbuild/protobuf as ~60 small ES modules and commander as CommonJS behind an ES wrapper; each module
+// costs Node's loader more than the code it holds. Bundled once per installed version (esbuild, the project's own
+// build tool, the way the single-file release bundles the whole application) into a per-user cache directory, they
+// load as one CommonJS script (each package behind a getter, so a command evaluates only the packages it imports)
+// and one small ES module per import name: a query's CPU 164 -> 149 ms as ES chunks, medians of one interleaved run
+// (docs/PERFORMANCE.md, "Start-up at the CLI and at the upgrade"). chain/cmd/resolve-shortcut.ts points every ES
+// import of these names at the bundle, so the process still holds one copy of each package; require() still gets
+// the package itself, as before.
+//
+// Why a script and not ES chunks (session 10): Node's compile cache is made right after a module is compiled, so it
+// holds the top level only, and every start compiled again each function it called — the protobuf runtime's
+// descriptor building, commander's parser. The bundle's loader runs the script through a vm.Script whose V8 code
+// cache is written as the first process to load it exits, holding every function that process compiled: a query's
+// CPU 120 -> 109 ms (medians of 21 interleaved rounds at load 12).
 //
 // Anything unusual — esbuild or a package not installed, a cache directory that is not this user's alone, a failed
 // build — means no bundle: the CLI then loads the packages from node_modules, as it always did.
+import type * as ChildProcess from "node:child_process";
 import {
   lstatSync,
   mkdirSync,
@@ -25,7 +34,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 
 /** Bumped when what is bundled, or how, changes: a new key, so old bundles are never used. */
-const LAYOUT = 2;
+const LAYOUT = 3;
 
 /**
  * Each bundled import name and the file it becomes. Every name of these packages that the sources import must be
@@ -42,10 +51,41 @@ const ENTRIES: Readonly<Record<string, string>> = {
 };
 const PACKAGES = ["@bufbuild/protobuf", "commander", "smol-toml"];
 
-// commander is CommonJS: inside an ES bundle its require() of Node's built-ins needs a require of its own.
-const BANNER = 'import { createRequire as __chaindCreateRequire } from "node:module";\n'.concat(
-  "const require = __chaindCreateRequire(import.meta.url);",
+/** The packages as one CommonJS script, its loader, and the loader's text (an ES module of the bundle). */
+const SCRIPT = "dependencies.cjs";
+const LOADER = "dependencies-loader.js";
+const LOADER_SOURCE = `// Written by chaind's chain/cmd/dependency-bundle.ts: runs ${SCRIPT} once per process through a vm.Script and,
+// when it has no V8 code cache for it yet (or V8 refuses the one it has), writes one as the process exits. Made
+// after a run, the cache holds every function the run compiled; Node's compile cache, made right after compiling,
+// holds only the top level, so every start compiled the packages' functions again as they were first called.
+import { readFileSync, renameSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { fileURLToPath } from "node:url";
+import { constants, Script } from "node:vm";
+
+const file = fileURLToPath(new URL("./${SCRIPT}", import.meta.url));
+const cacheFile = \`\${file}.v8cache\`;
+let cachedData;
+try {
+  cachedData = readFileSync(cacheFile);
+} catch {}
+const script = new Script(
+  \`(function (exports, require, module, __filename, __dirname) {\${readFileSync(file, "utf8")}\\n})\`,
+  { filename: file, cachedData, importModuleDynamically: constants.USE_MAIN_CONTEXT_DEFAULT_LOADER },
 );
+const module = { exports: {} };
+script.runInThisContext()(module.exports, createRequire(file), module, file, file.slice(0, file.lastIndexOf("/")));
+if (cachedData === undefined || script.cachedDataRejected) {
+  process.once("exit", () => {
+    try {
+      const partial = \`\${cacheFile}.\${process.pid}\`;
+      writeFileSync(partial, script.createCachedData());
+      renameSync(partial, cacheFile);
+    } catch {}
+  });
+}
+export default module.exports;
+`;
 
 /** The bundle's import names, known without touching the disk, and its files, looked for only when first asked. */
 export interface LazyBundle {
@@ -114,19 +154,40 @@ function build(root: string, cacheRoot: string, dir: string): void {
   const esbuild = createRequire(join(root, "package.json"))("esbuild") as typeof import("esbuild");
   const partial = join(cacheRoot, `.partial-${process.pid}-${Date.now()}`);
   try {
+    // One CommonJS script holding every package, each behind a getter: a command evaluates only what it imports.
+    const getters = Object.keys(ENTRIES).map(
+      (name) => `get ${JSON.stringify(name)}() { return require(${JSON.stringify(name)}); }`,
+    );
     esbuild.buildSync({
-      entryPoints: Object.fromEntries(Object.entries(ENTRIES).map(([name, file]) => [file, name])),
-      outdir: partial,
+      stdin: {
+        contents: `module.exports = { ${getters.join(", ")} };`,
+        resolveDir: root,
+        sourcefile: "dependencies.cjs",
+      },
+      outfile: join(partial, SCRIPT),
       bundle: true,
-      splitting: true,
-      format: "esm",
+      format: "cjs",
       platform: "node",
       target: "node24",
-      banner: { js: BANNER },
       legalComments: "none",
       logLevel: "silent",
       absWorkingDir: root,
     });
+    writeFileSync(join(partial, LOADER), LOADER_SOURCE);
+    // The ES face of each name: its exported names, read from the script in a process of their own (this one must
+    // not load a copy of the packages that the rest of the run would not share).
+    // node:child_process only here: loading it costs every start ~6 ms of CPU (it loads node:net).
+    const { execFileSync } = process.getBuiltinModule("node:child_process") as typeof ChildProcess;
+    const exported = JSON.parse(
+      execFileSync(process.execPath, [
+        "-e",
+        `const d = require(${JSON.stringify(join(partial, SCRIPT))});` +
+          `process.stdout.write(JSON.stringify(Object.fromEntries(Object.keys(d).map((n) => [n, Object.keys(d[n])]))));`,
+      ]).toString(),
+    ) as Record<string, string[]>;
+    for (const [name, file] of Object.entries(ENTRIES)) {
+      writeFileSync(join(partial, `${file}.js`), shimSource(name, exported[name] ?? []));
+    }
     // Written last: its presence marks a complete bundle (the files' format is "module" through it), and it lists
     // the bundle's files, checked on every start.
     const files = readdirSync(partial).sort();
@@ -137,6 +198,18 @@ function build(root: string, cacheRoot: string, dir: string): void {
     // Another start renamed its bundle into place first: use that one.
     if (statSync(join(dir, "package.json"), { throwIfNoEntry: false }) === undefined) throw error;
   }
+}
+
+/** The ES module standing for import name `name`: the script's exports of that name, as named (and default) exports. */
+function shimSource(name: string, names: readonly string[]): string {
+  const named = names.filter((n) => n !== "default" && /^[A-Za-z_$][\w$]*$/.test(n));
+  const lines = [
+    `import dependencies from "./${LOADER}";`,
+    `const m = dependencies[${JSON.stringify(name)}];`,
+    `export const { ${named.join(", ")} } = m;`,
+  ];
+  if (names.includes("default")) lines.push("export default m.default;");
+  return `${lines.join("\n")}\n`;
 }
 
 /** Every file the bundle was built with is still there (one readdir). */
