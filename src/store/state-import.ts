@@ -8,7 +8,7 @@ import { equalBytes } from "../bytes/compare.ts";
 import { toHex } from "../bytes/hex.ts";
 import { utf8 } from "../bytes/text.ts";
 import { rootHash } from "./avl-tree.ts";
-import { putHistoryRow, putLatestRow } from "./commit-rows.ts";
+import { putFirstWriteRows } from "./commit-rows.ts";
 import { StoreError } from "./errors.ts";
 import { EMPTY_HASH } from "./hash.ts";
 import { commitKey, FORMAT_MARKER, META, metaKey, nodeKey } from "./keys.ts";
@@ -116,8 +116,7 @@ export async function importState(options: ImportStateOptions): Promise<CommitIn
             hasher.add(tree.leaf(item.key, item.version), item.value);
             // Assembled in the commit path's scratch buffer: a fresh small key array per row would cost more in
             // the binding (V8 moves its bytes off the heap when native code asks for them) than the row itself.
-            putLatestRow(writer.batch, sid, item.key, 1, item.version, 0, item.value);
-            putHistoryRow(writer.batch, sid, item.key, 1, item.version, 0, item.value);
+            putFirstWriteRows(writer.batch, sid, item.key, item.version, item.value);
             writer.rows += 2;
             if (writer.full()) await writer.flush();
           } else {
