@@ -1,6 +1,6 @@
 // A/B of the snapshot restore: the importer of this tree against the one of another checkout (an older build),
 // alternating in one process on the same snapshot, so both see the same load. Prints each run's wall time and
-// process CPU (every thread: LevelDB's and the hash worker's too), then the medians and their ratios, and checks
+// process CPU (every thread: LevelDB's and the hash worker's too) and this thread's CPU, then the medians and their ratios, and checks
 // that both builds wrote the same rows (byte for byte) and the same app hash. For example:
 //   git worktree add /tmp/restore-old <commit> && ln -s "$PWD/node_modules" /tmp/restore-old/node_modules
 //   KEEP=1 node bench/big-state/restore-profile.ts 100000          # builds a state and its snapshot; names the folder
@@ -52,9 +52,9 @@ const work = resolve(process.argv[2] ?? "");
 const oldRoot = resolve(process.argv[3] ?? "");
 const rounds = Number(process.argv[4] ?? 3);
 const snapshots = join(work, "snap", "snapshots");
-const builds: { name: string; run: Importer; wall: number[]; cpu: number[]; hash?: string }[] = [
-  { name: "old", run: await importerOf(oldRoot, snapshots), wall: [], cpu: [] },
-  { name: "new", run: await importerOf(resolve(import.meta.dirname, "../.."), snapshots), wall: [], cpu: [] },
+const builds: { name: string; run: Importer; wall: number[]; cpu: number[]; main: number[]; hash?: string }[] = [
+  { name: "old", run: await importerOf(oldRoot, snapshots), wall: [], cpu: [], main: [] },
+  { name: "new", run: await importerOf(resolve(import.meta.dirname, "../.."), snapshots), wall: [], cpu: [], main: [] },
 ];
 const target = (name: string) => join(work, `ab-${name}.db`);
 for (let round = 0; round < rounds; round++) {
@@ -63,18 +63,25 @@ for (let round = 0; round < rounds; round++) {
     await rm(target(b.name), { recursive: true, force: true });
     const load = (await import("node:fs")).readFileSync("/proc/loadavg", "utf8").split(" ")[0];
     const cpu = process.cpuUsage();
+    const main = process.threadCpuUsage();
     const t = performance.now();
     b.hash = await b.run(target(b.name));
     const wall = performance.now() - t;
     const used = process.cpuUsage(cpu);
+    const mainUsed = process.threadCpuUsage(main);
     b.wall.push(wall);
     b.cpu.push((used.user + used.system) / 1000);
-    console.log(`${b.name}: wall ${wall.toFixed(0)} ms, CPU ${b.cpu.at(-1)?.toFixed(0)} ms (load ${load})`);
+    b.main.push((mainUsed.user + mainUsed.system) / 1000);
+    console.log(
+      `${b.name}: wall ${wall.toFixed(0)} ms, CPU ${b.cpu.at(-1)?.toFixed(0)} ms, main thread ${b.main.at(-1)?.toFixed(0)} ms (load ${load})`,
+    );
   }
 }
 const [o, n] = builds;
+const line = (what: string, pick: (b: (typeof builds)[number]) => number[]) =>
+  `${what} old ${median(pick(o)).toFixed(0)} new ${median(pick(n)).toFixed(0)} (${(median(pick(n)) / median(pick(o))).toFixed(3)})`;
 console.log(
-  `medians: old wall ${median(o.wall).toFixed(0)} CPU ${median(o.cpu).toFixed(0)}; new wall ${median(n.wall).toFixed(0)} CPU ${median(n.cpu).toFixed(0)}; new/old wall ${(median(n.wall) / median(o.wall)).toFixed(3)} CPU ${(median(n.cpu) / median(o.cpu)).toFixed(3)}`,
+  `medians: ${line("wall", (b) => b.wall)}; ${line("CPU", (b) => b.cpu)}; ${line("main thread", (b) => b.main)}`,
 );
 console.log(
   `app hash ${o.hash === n.hash ? "same" : "DIFFERENT"}; rows ${(await sameRows(target("old"), target("new"))) ? "same" : "DIFFERENT"}`,
