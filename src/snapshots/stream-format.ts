@@ -78,8 +78,16 @@ export async function* encodeChunks(
 }
 
 /**
- * Decodes a chunked stream into batches of items (one batch per chunk); throws SnapshotFormatError for bytes that
- * are not format 1. A leaf's value is a view of the chunk's bytes (its key a copy).
+ * Items per decoded batch at most. A batch's items and the importer's nodes for them stay alive until the batch is
+ * settled, so a whole 4 MiB chunk's ~100,000 items at once outlived the young generation and were promoted and
+ * marked (a third of a restore's main-thread CPU was GC); batches this size die young.
+ */
+export const DECODE_BATCH_ITEMS = 8192;
+
+/**
+ * Decodes a chunked stream into batches of items (at most DECODE_BATCH_ITEMS each, none across a chunk boundary
+ * but for the item that spans it); throws SnapshotFormatError for bytes that are not format 1. A leaf's value is a
+ * view of the chunk's bytes (its key a copy).
  */
 export async function* decodeChunks(
   chunks: AsyncIterable<Uint8Array> | Iterable<Uint8Array>,
@@ -88,12 +96,16 @@ export async function* decodeChunks(
   for await (const chunk of chunks) {
     pending = pending.length === 0 ? chunk : concatBytes(pending, chunk);
     let offset = 0;
-    const batch: ExportItem[] = [];
+    let batch: ExportItem[] = [];
     for (;;) {
-      const parsed = parseItem(pending, offset);
-      if (parsed === undefined) break;
-      batch.push(parsed.item);
-      offset = parsed.next;
+      const item = parseItem(pending, offset);
+      if (item === undefined) break;
+      batch.push(item);
+      offset = parsedEnd;
+      if (batch.length === DECODE_BATCH_ITEMS) {
+        yield batch;
+        batch = [];
+      }
     }
     pending = pending.subarray(offset);
     if (batch.length > 0) yield batch;
@@ -102,37 +114,70 @@ export async function* decodeChunks(
     throw new SnapshotFormatError(`the snapshot stream ends inside an item (${pending.length} bytes left)`);
 }
 
-function parseItem(buf: Uint8Array, offset: number): { item: ExportItem; next: number } | undefined {
+/** Where the last complete uvarintAt() or parseItem() ended (module state: no result object per call). */
+let parsedEnd = 0;
+
+/**
+ * The uvarint at `offset`, setting parsedEnd past it; -1 while its last byte has not arrived. Up to 7 bytes (49
+ * bits, always a safe integer) inline; longer ones go through readUvarint, which rejects what is too long or large.
+ */
+function uvarintAt(buf: Uint8Array, offset: number): number {
+  let value = 0;
+  let scale = 1;
+  const stop = Math.min(buf.length, offset + 7);
+  for (let at = offset; at < stop; at++) {
+    const byte = buf[at];
+    value += (byte & 0x7f) * scale;
+    if (byte < 0x80) {
+      parsedEnd = at + 1;
+      return value;
+    }
+    scale *= 0x80;
+  }
+  if (stop < offset + 7) return -1;
+  const long = readUvarintAt(buf, offset);
+  if (long === undefined) return -1;
+  parsedEnd = long.next;
+  return long.value;
+}
+
+/** The item at `offset` (parsedEnd set past it), or undefined when it has not fully arrived. */
+function parseItem(buf: Uint8Array, offset: number): ExportItem | undefined {
   if (offset >= buf.length) return undefined;
   const tag = buf[offset];
-  const a = readUvarintAt(buf, offset + 1);
-  if (a === undefined) return undefined;
+  const a = uvarintAt(buf, offset + 1);
+  if (a < 0) return undefined;
   switch (tag) {
     case TAG_STORE: {
-      if (a.next + a.value > buf.length) return undefined;
+      const from = parsedEnd;
+      if (from + a > buf.length) return undefined;
       let name: string;
       try {
-        name = textDecoder.decode(buf.subarray(a.next, a.next + a.value));
+        name = textDecoder.decode(buf.subarray(from, from + a));
       } catch {
         throw new SnapshotFormatError("a store name in the snapshot stream is not UTF-8");
       }
-      return { item: { kind: "store", name }, next: a.next + a.value };
+      parsedEnd = from + a;
+      return { kind: "store", name };
     }
     case TAG_LEAF: {
-      const keyLen = readUvarintAt(buf, a.next);
-      if (keyLen === undefined || keyLen.next + keyLen.value > buf.length) return undefined;
-      const key = buf.slice(keyLen.next, keyLen.next + keyLen.value);
-      const valueLen = readUvarintAt(buf, keyLen.next + keyLen.value);
-      if (valueLen === undefined || valueLen.next + valueLen.value > buf.length) return undefined;
+      const keyLen = uvarintAt(buf, parsedEnd);
+      const keyAt = parsedEnd;
+      if (keyLen < 0 || keyAt + keyLen > buf.length) return undefined;
+      const valueLen = uvarintAt(buf, keyAt + keyLen);
+      const valueAt = parsedEnd;
+      if (valueLen < 0 || valueAt + valueLen > buf.length) return undefined;
+      const key = buf.slice(keyAt, keyAt + keyLen);
       // A view: the importer only hashes the value and copies it into its rows (the key, which the rebuilt tree
       // keeps, is a copy so the tree never pins a chunk).
-      const value = buf.subarray(valueLen.next, valueLen.next + valueLen.value);
-      return { item: { kind: "leaf", key, value, version: a.value }, next: valueLen.next + valueLen.value };
+      const value = buf.subarray(valueAt, valueAt + valueLen);
+      parsedEnd = valueAt + valueLen;
+      return { kind: "leaf", key, value, version: a };
     }
     case TAG_INNER: {
-      const h = readUvarintAt(buf, a.next);
-      if (h === undefined) return undefined;
-      return { item: { kind: "inner", version: a.value, height: h.value }, next: h.next };
+      const h = uvarintAt(buf, parsedEnd);
+      if (h < 0) return undefined;
+      return { kind: "inner", version: a, height: h };
     }
     default:
       throw new SnapshotFormatError(`unknown item tag ${tag} in the snapshot stream (format ${SNAPSHOT_FORMAT})`);

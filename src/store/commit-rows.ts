@@ -130,6 +130,41 @@ export function putHistoryRow(
   putRow(batch, k, o);
 }
 
+/**
+ * A key's first write, as an imported state records every key: its latest row and its history row with write number
+ * 1 and no previous version. Both rows are assembled once in the scratch buffer: the history row's key is the latest
+ * row's with another table byte and the write number after it, and its value header (version, 0, set) is as long as
+ * the latest row's (1, version, 0), so the value is copied in once for both.
+ */
+export function putFirstWriteRows(
+  batch: KVBatch,
+  sid: number,
+  key: Uint8Array,
+  version: number,
+  value: Uint8Array,
+): void {
+  const buf = room(11 + key.length, 21 + value.length);
+  const k = putStoreKey(buf, TABLE.latest, sid, key);
+  buf[valueAt] = 1; // uvarint(writeNo 1)
+  let o = putUvarint(buf, valueAt + 1, version);
+  buf[o++] = 0; // uvarint(prevVersion 0)
+  buf.set(value, o);
+  const end = o + value.length;
+  putRow(batch, k, end);
+  // The batch has copied the latest row: the same bytes become the history row.
+  buf[0] = TABLE.history;
+  buf[k] = 0;
+  buf[k + 1] = 0;
+  buf[k + 2] = 0;
+  buf[k + 3] = 0;
+  buf[k + 4] = 0;
+  buf[k + 5] = 1; // writeNo(6) = 1
+  o = putUvarint(buf, valueAt, version);
+  buf[o++] = 0; // uvarint(prevVersion 0)
+  buf[o] = 1; // set
+  putRow(batch, k + 6, end);
+}
+
 /** One key's change in a version, as the flat rows record it. */
 export interface FlatChange {
   key: Uint8Array;

@@ -8,7 +8,7 @@ import { equalBytes } from "../bytes/compare.ts";
 import { toHex } from "../bytes/hex.ts";
 import { utf8 } from "../bytes/text.ts";
 import { rootHash } from "./avl-tree.ts";
-import { putHistoryRow, putLatestRow } from "./commit-rows.ts";
+import { putFirstWriteRows } from "./commit-rows.ts";
 import { StoreError } from "./errors.ts";
 import { EMPTY_HASH } from "./hash.ts";
 import { commitKey, FORMAT_MARKER, META, metaKey, nodeKey } from "./keys.ts";
@@ -43,10 +43,19 @@ export interface ImportStateOptions {
   batchSize?: number;
   /** Hash a large batch's leaves on a worker thread too (default true; never on one core). */
   leafHashWorker?: boolean;
+  /** LevelDB's memtable for the import, bytes (default 64 MiB; the store's own is 8 MiB). */
+  writeBufferSize?: number;
 }
 
 /** Rows per write batch by default: large enough that LevelDB's per-write cost is spread thin. */
 const DEFAULT_BATCH_ROWS = 50_000;
+/**
+ * The import's memtable: each key's two rows and the tree's pages are twice the raw pairs' bytes, spread over three
+ * key ranges that all grow at their ends, so every memtable flushed as a small level-0 table overlapped the others
+ * and LevelDB's threads compacted the same rows again and again (with 8 MiB they took about as much of a restore's
+ * CPU as this thread). A larger one flushes fewer, larger tables; the opened store uses its usual 8 MiB.
+ */
+const DEFAULT_WRITE_BUFFER = 64 * 1024 * 1024;
 
 /**
  * Rebuilds the exported state at `path`. Resolves with the imported version and its app hash;
@@ -64,7 +73,10 @@ export async function importState(options: ImportStateOptions): Promise<CommitIn
     throw new StateImportError(`the version to import must be a positive height, got ${String(options.version)}`);
   }
   const v = Number(options.version);
-  const backend: KVBackend = await openLevelBackend(options.path, { createIfMissing: true });
+  const backend: KVBackend = await openLevelBackend(options.path, {
+    createIfMissing: true,
+    writeBufferSize: options.writeBufferSize ?? DEFAULT_WRITE_BUFFER,
+  });
   const writer = new BatchPipeline(backend, options.batchSize ?? DEFAULT_BATCH_ROWS);
   const hasher = new LeafHasher(options.leafHashWorker ?? true);
   try {
@@ -76,7 +88,7 @@ export async function importState(options: ImportStateOptions): Promise<CommitIn
     const finishStore = () => {
       if (current === undefined) return;
       const { name, sid, tree } = current;
-      const root = inStore(name, () => tree.finish());
+      const root = tree.finish();
       stores.push({ name, sid, root, rootHash: rootHash(root, EMPTY_HASH) });
       current = undefined;
     };
@@ -85,49 +97,51 @@ export async function importState(options: ImportStateOptions): Promise<CommitIn
     const settle = () => {
       hasher.finish();
       if (current !== undefined) {
-        const { name, tree } = current;
-        inStore(name, () => tree.settle());
+        current.tree.settle();
       }
     };
-    for await (const batch of options.items) {
-      hasher.begin(batch.length);
-      for (let i = 0; i < batch.length; i++) {
-        const item = batch[i];
-        if (item.kind === "store") {
-          settle();
-          finishStore();
-          hasher.begin(batch.length - i);
-          const previous = stores.at(-1)?.name;
-          if (previous !== undefined && !(previous < item.name)) {
-            throw new StateImportError(
-              `store "${item.name}" follows "${previous}": stores must come once each, sorted by name`,
-            );
+    // A malformed tree names its store: one try around the loop (a closure per item to name it cost more).
+    try {
+      for await (const batch of options.items) {
+        hasher.begin(batch.length);
+        for (let i = 0; i < batch.length; i++) {
+          const item = batch[i];
+          if (item.kind === "store") {
+            settle();
+            finishStore();
+            hasher.begin(batch.length - i);
+            const previous = stores.at(-1)?.name;
+            if (previous !== undefined && !(previous < item.name)) {
+              throw new StateImportError(
+                `store "${item.name}" follows "${previous}": stores must come once each, sorted by name`,
+              );
+            }
+            const sid = stores.length + 1;
+            const tree = new TreeRebuilder(v, (page, bytes) => writer.put(nodeKey(sid, v, page), bytes));
+            current = { name: item.name, sid, tree };
+            continue;
           }
-          const sid = stores.length + 1;
-          const tree = new TreeRebuilder(v, (page, bytes) => writer.put(nodeKey(sid, v, page), bytes));
-          current = { name: item.name, sid, tree };
-          continue;
+          if (current === undefined)
+            throw new StateImportError("the export starts with a tree node instead of a store");
+          const { sid, tree } = current;
+          if (item.kind === "leaf") {
+            hasher.add(tree.leaf(item.key, item.version), item.value);
+            // Assembled in the commit path's scratch buffer: a fresh small key array per row would cost more in
+            // the binding (V8 moves its bytes off the heap when native code asks for them) than the row itself.
+            putFirstWriteRows(writer.batch, sid, item.key, item.version, item.value);
+            writer.rows += 2;
+            if (writer.full()) await writer.flush();
+          } else {
+            tree.inner(item.version, item.height);
+          }
         }
-        if (current === undefined) throw new StateImportError("the export starts with a tree node instead of a store");
-        const { name, sid, tree } = current;
-        if (item.kind === "leaf") {
-          hasher.add(
-            inStore(name, () => tree.leaf(item.key, item.version)),
-            item.value,
-          );
-          // Assembled in the commit path's scratch buffer: a fresh small key array per row would cost more in
-          // the binding (V8 moves its bytes off the heap when native code asks for them) than the row itself.
-          putLatestRow(writer.batch, sid, item.key, 1, item.version, 0, item.value);
-          putHistoryRow(writer.batch, sid, item.key, 1, item.version, 0, item.value);
-          writer.rows += 2;
-          if (writer.full()) await writer.flush();
-        } else {
-          inStore(name, () => tree.inner(item.version, item.height));
-        }
+        settle();
       }
-      settle();
+      finishStore();
+    } catch (err) {
+      if (err instanceof TreeStreamError) throw new StateImportError(`store "${current?.name}": ${err.message}`);
+      throw err;
     }
-    finishStore();
     const names = stores.map((s) => s.name);
     if (options.storeNames !== undefined) {
       const want = [...options.storeNames].sort();
@@ -165,16 +179,6 @@ export async function importState(options: ImportStateOptions): Promise<CommitIn
     await hasher.close();
     await writer.abandon();
     await backend.close();
-  }
-}
-
-/** Runs a step of one store's rebuild, naming the store in what it throws. */
-function inStore<T>(name: string, step: () => T): T {
-  try {
-    return step();
-  } catch (err) {
-    if (err instanceof TreeStreamError) throw new StateImportError(`store "${name}": ${err.message}`);
-    throw err;
   }
 }
 
