@@ -13,6 +13,7 @@ import { currentChainManifest, loadCurrentChain, useChain } from "../runtime/cur
 import type { LazyChain } from "../runtime/lazy-chain.ts";
 import type { ChainDefinition } from "../runtime/release.ts";
 import { commandWord } from "./early-dispatch.ts";
+import { armExitBackstop } from "./exit-backstop.ts";
 import { relaunchForNode } from "./node-relaunch.ts";
 
 /** Commands that never read the chain's definition (only, at most, its manifest). */
@@ -30,10 +31,22 @@ const CHAIN_FREE_COMMANDS: ReadonlySet<string> = new Set(["version", "keys", "qu
  * await runCli(myChain);
  */
 export async function runCli(chain: ChainDefinition | LazyChain, argv: string[] = process.argv): Promise<void> {
-  const word = commandWord(argv.slice(2));
+  // The process's own command line: this run is the process's whole job (never for a caller's argv, e.g. a test's).
+  const ownProcess = argv === process.argv;
   // `start` and `dev` first replace this process with one that has the node's malloc settings
-  // (src/cli/node-relaunch.ts); only for the process's own command line, never a caller's argv.
-  if (argv === process.argv) await relaunchForNode(word);
+  // (src/cli/node-relaunch.ts).
+  if (ownProcess) await relaunchForNode(commandWord(argv.slice(2)));
+  try {
+    await runCommand(chain, argv);
+  } finally {
+    // The command is over, everything it opened closed: the process ends now, or within the backstop's grace
+    // period naming what a bug left open (src/cli/exit-backstop.ts).
+    if (ownProcess) armExitBackstop();
+  }
+}
+
+async function runCommand(chain: ChainDefinition | LazyChain, argv: string[]): Promise<void> {
+  const word = commandWord(argv.slice(2));
   // The chain names the binary, and so its default home (~/.<name>), which `status` asks the node of.
   useChain(chain);
   if (word === "status") {

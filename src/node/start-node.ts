@@ -279,6 +279,13 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
         );
       }
       const node = embedded;
+      // From here on the RPC server listens and data/blocks.db is open: whatever fails next (the servers, a hook)
+      // closes them through the cleanup like everything else, or the listening socket would keep the process alive.
+      // On the way out after a run, stop() and run() find the engine stopped and the run finished: nothing to do.
+      cleanups.push(async () => {
+        await node.stop();
+        await node.run().catch(() => undefined);
+      });
       endpoints.rpc = node.rpc.url;
       consensusMetrics?.attach(node.engine);
       hooks = engineNodeHooks(
@@ -307,11 +314,7 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
         telemetry: telemetry?.server,
       });
     } catch (err) {
-      // The engine has handshaken but not run: close its RPC server and block store through stop+run.
-      if (embedded !== undefined) {
-        await embedded.stop();
-        await embedded.run().catch(() => undefined);
-      }
+      // The cleanup closes what is open: the engine's RPC server and block store (through stop+run), the App.
       throw listenError(err, "the REST gateway or the gRPC server (app.toml api.address / grpc.address, or the flags)");
     }
     cleanups.push(() => servers.stop());

@@ -45,6 +45,8 @@ function assertOneLine(result: ChaindResult, pattern: RegExp): void {
   assert.equal(lines.length, 1, `expected one Error line\n${result.stderr}`);
   assert.match(lines[0] as string, pattern);
   assert.doesNotMatch(result.stderr, STACK_FRAME, `a stack trace was printed\n${result.stderr}`);
+  // A refusal closes all it opened: the CLI's exit backstop (src/cli/exit-backstop.ts) must not have had to end it.
+  assert.doesNotMatch(result.stderr, /the process was still held/, `a handle was left open\n${result.stderr}`);
 }
 
 /** A tcp:// address on 127.0.0.1 where nothing listens. */

@@ -10,6 +10,7 @@ import type { NodeOverrides } from "../../node/node-settings.ts";
 import { type NodeEndpoints, type RunningNode, startNode } from "../../node/start-node.ts";
 import { currentChainIdentity } from "../../runtime/current-chain.ts";
 import { UPGRADE_EXIT_CODES } from "../../x/upgrade/errors.ts";
+import { armExitBackstop } from "../exit-backstop.ts";
 import type { CliIo } from "../io.ts";
 import { globalFlags } from "./cli-support.ts";
 
@@ -128,8 +129,9 @@ export async function runUntilStopped(node: RunningNode, announce?: () => void):
     governor?.stop();
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);
-    // Everything is closed by now; should a stray handle still hold the event loop, do not hang a supervisor.
-    setTimeout(() => process.exit(), 5000).unref();
+    // Everything is closed by now; should a stray handle still hold the event loop, do not hang a supervisor
+    // (src/cli/exit-backstop.ts; runCli arms it too once the command is over, whatever way it ended).
+    armExitBackstop();
   }
   if (exit.exitCode !== 0) {
     throw new CliError(exit.error?.message ?? `the node stopped (${exit.reason})`, {
