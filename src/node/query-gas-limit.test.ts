@@ -31,7 +31,7 @@ after(async () => {
   await dir?.remove();
 });
 
-/** Starts the dev node with `query-gas-limit = "<limit>"` in app.toml, once it has committed a block. */
+/** Starts the dev node with `query-gas-limit = "<limit>"` in app.toml; returns once the App has committed a block. */
 async function startWithLimit(limit: string): Promise<RunningNode> {
   await node?.stop();
   node = undefined;
@@ -39,8 +39,9 @@ async function startWithLimit(limit: string): Promise<RunningNode> {
   await writeFile(appToml, setTomlValues(await readFile(appToml, "utf8"), { "query-gas-limit": limit }));
   const started = await startNode({ home: dev.home, logger, overrides: PORTS });
   node = started;
-  await pollUntil(async () => ((started.embedded?.engine.store.height ?? 0n) >= 1n ? true : undefined), {
-    what: "the first block",
+  // The App's own last commit, which queries read: the block store saves a block before the App commits it.
+  await pollUntil(async () => (started.chain.app.lastBlockHeight() >= 1n ? true : undefined), {
+    what: "the App's first committed block",
   });
   return started;
 }
