@@ -36,12 +36,15 @@ export async function runCli(chain: ChainDefinition | LazyChain, argv: string[] 
   // `start` and `dev` first replace this process with one that has the node's malloc settings
   // (src/cli/node-relaunch.ts).
   if (ownProcess) await relaunchForNode(commandWord(argv.slice(2)));
+  let failed = true;
   try {
     await runCommand(chain, argv);
+    failed = Number(process.exitCode ?? 0) !== 0;
   } finally {
-    // The command is over, everything it opened closed: the process ends now, or within the backstop's grace
-    // period naming what a bug left open (src/cli/exit-backstop.ts).
-    if (ownProcess) armExitBackstop();
+    // A failed command has closed everything it opened: its process ends now, or within the backstop's grace
+    // period naming what a bug left open (src/cli/exit-backstop.ts). Only a failure: a chain's own command may
+    // return from its action with a server of its own still listening, and that process must live on.
+    if (ownProcess && failed) armExitBackstop();
   }
 }
 
