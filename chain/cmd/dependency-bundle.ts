@@ -17,24 +17,19 @@
 // Anything unusual — esbuild or a package not installed, a cache directory that is not this user's alone, a failed
 // build — means no bundle: the CLI then loads the packages from node_modules, as it always did.
 import type * as ChildProcess from "node:child_process";
-import {
-  lstatSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  realpathSync,
-  renameSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 
+// node:fs is taken with process.getBuiltinModule, here and in the loader, not a value import: an ESM import of it
+// reads every export, and its lazy ones (the streams, `promises`, `Dir`) load ~20 more built-in modules, a few ms
+// of every start.
+const { lstatSync, mkdirSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } =
+  process.getBuiltinModule("node:fs");
+
 /** Bumped when what is bundled, or how, changes: a new key, so old bundles are never used. */
-const LAYOUT = 3;
+const LAYOUT = 4;
 
 /**
  * Each bundled import name and the file it becomes. Every name of these packages that the sources import must be
@@ -58,10 +53,11 @@ const LOADER_SOURCE = `// Written by chaind's chain/cmd/dependency-bundle.ts: ru
 // when it has no V8 code cache for it yet (or V8 refuses the one it has), writes one as the process exits. Made
 // after a run, the cache holds every function the run compiled; Node's compile cache, made right after compiling,
 // holds only the top level, so every start compiled the packages' functions again as they were first called.
-import { readFileSync, renameSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
-import { constants, Script } from "node:vm";
+
+const { readFileSync, renameSync, writeFileSync } = process.getBuiltinModule("node:fs");
+const { constants, Script } = process.getBuiltinModule("node:vm");
 
 const file = fileURLToPath(new URL("./${SCRIPT}", import.meta.url));
 const cacheFile = \`\${file}.v8cache\`;

@@ -1,7 +1,6 @@
 // The node's home directory: one place that knows every path of docs/CONTRACT.md §1, so no other part of the
 // code joins path segments by hand. The layout matches CometBFT's, so `cometbft node --home <same>`
 // finds its files where chaind put them.
-import { mkdir } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 
@@ -112,6 +111,9 @@ export function homePaths(home: string = defaultHome()): HomePaths {
  */
 export async function ensureHome(home: string = defaultHome()): Promise<HomePaths> {
   const paths = homePaths(home);
+  // Looked up here, not imported: node:fs/promises loads ~10 built-in modules (readline among them) that a client
+  // command, which imports this file for its paths, never needs.
+  const { mkdir } = process.getBuiltinModule("node:fs/promises");
   await mkdir(paths.configDir, { recursive: true, mode: 0o700 });
   await mkdir(paths.dataDir, { recursive: true, mode: 0o700 });
   return paths;
