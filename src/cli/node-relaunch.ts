@@ -66,6 +66,9 @@ export function nodeRelaunch(command: string | undefined, proc: RelaunchProcess)
 /** Replaces this process with the relaunch `command` needs (see {@link nodeRelaunch}); returns when none is. */
 export async function relaunchForNode(command: string | undefined): Promise<void> {
   if (typeof process.execve !== "function") return; // Node before 22.15 / 23.11: run with glibc's defaults.
+  // Every other command returns here, before node:sea is imported: its import is a module job of its own that a
+  // client command's start would pay for nothing.
+  if (command === undefined || !NODE_COMMANDS.has(command)) return;
   const { isSea } = await import("node:sea");
   const relaunch = nodeRelaunch(command, {
     platform: process.platform,
