@@ -23,7 +23,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 
 // node:fs is taken with process.getBuiltinModule, here and in the loader, not a value import: an ESM import of it
-// reads every export, and its lazy ones (the streams, `promises`, `Dir`) load ~20 more built-in modules, a few ms
+// reads every export, and its lazy ones (the streams, `promises`, `Dir`) load a dozen more built-in modules, a few ms
 // of every start.
 const { lstatSync, mkdirSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } =
   process.getBuiltinModule("node:fs");

@@ -7,7 +7,7 @@ import type { ListenAddress } from "./listen-address.ts";
 import { parseTomlText, readSchemeAddress, TomlFieldReader } from "./toml-reader.ts";
 
 // node:fs is taken with process.getBuiltinModule, not a value import: an ESM import of it reads every export, and
-// its lazy ones (the streams, `promises`, `Dir`) load ~20 more built-in modules on every client command's start.
+// its lazy ones (the streams, `promises`, `Dir`) load a dozen more built-in modules on every client command's start.
 const { readFileSync } = process.getBuiltinModule("node:fs");
 
 /** The address a client dials when nothing else says which: CometBFT's and the SDK's client default. */
