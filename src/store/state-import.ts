@@ -18,8 +18,9 @@ import { appHash } from "./merkle.ts";
 import { encodeCommit, encodeRegistry, encodeVersion, type StoreCommit, type StoreRegistry } from "./records.ts";
 import type { ExportItem } from "./state-export.ts";
 import { TreeRebuilder, TreeStreamError } from "./state-import-tree.ts";
-import { leafHashOfValue } from "./tree-node.ts";
+import { leafHashOfValueDigest } from "./tree-node.ts";
 import type { CommitInfo } from "./types.ts";
+import { ValueDigests } from "./value-digests.ts";
 
 /** An exported state that cannot be imported (malformed stream, wrong stores, wrong hash); nothing usable is left. */
 export class StateImportError extends StoreError {
@@ -86,6 +87,7 @@ export async function importState(options: ImportStateOptions): Promise<CommitIn
   // Without the worker each leaf is hashed as it comes: LeafHasher's job (packing the inputs into shared memory,
   // copying them out again to hash) only pays for itself when another thread takes half of it.
   const hasher = options.leafHashWorker === true ? new LeafHasher(true) : undefined;
+  const values = new ValueDigests();
   try {
     for await (const _ of backend.iterate({ limit: 1 })) {
       throw new StateImportError(`cannot import into ${options.path}: the directory already holds data`);
@@ -134,7 +136,7 @@ export async function importState(options: ImportStateOptions): Promise<CommitIn
           if (item.kind === "leaf") {
             const leaf = tree.leaf(item.key, item.version);
             if (hasher !== undefined) hasher.add(leaf, item.value);
-            else leaf.hash = leafHashOfValue(item.key, item.value, item.version);
+            else leaf.hash = leafHashOfValueDigest(item.key, values.of(item.value), item.version);
             // Assembled in the commit path's scratch buffer: a fresh small key array per row would cost more in
             // the binding (V8 moves its bytes off the heap when native code asks for them) than the row itself.
             putFirstWriteRows(writer.batch, sid, item.key, item.version, item.value);
