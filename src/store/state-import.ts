@@ -44,8 +44,8 @@ export interface ImportStateOptions {
   /** Rows per intermediate write batch (default 50,000). */
   batchSize?: number;
   /**
-   * Hash a large batch's leaves on a worker thread too (default false: on two cores the worker's CPU, ~0.5 s per
-   * 400,000 pairs more than it takes off this thread, competes with LevelDB's threads; never on one core).
+   * Hash a large batch's leaves on a worker thread too (default false: on two cores the worker spent ~0.4-0.5 s of
+   * CPU per 400,000 pairs for the ~0.15 s it took off this thread, beside LevelDB's busy threads; never on one core).
    */
   leafHashWorker?: boolean;
   /** LevelDB's memtable for the import, bytes (default 64 MiB; the store's own is 8 MiB). */
