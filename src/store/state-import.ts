@@ -18,7 +18,9 @@ import { appHash } from "./merkle.ts";
 import { encodeCommit, encodeRegistry, encodeVersion, type StoreCommit, type StoreRegistry } from "./records.ts";
 import type { ExportItem } from "./state-export.ts";
 import { TreeRebuilder, TreeStreamError } from "./state-import-tree.ts";
+import { leafHashOfValueDigest } from "./tree-node.ts";
 import type { CommitInfo } from "./types.ts";
+import { ValueDigests } from "./value-digests.ts";
 
 /** An exported state that cannot be imported (malformed stream, wrong stores, wrong hash); nothing usable is left. */
 export class StateImportError extends StoreError {
@@ -41,7 +43,10 @@ export interface ImportStateOptions {
   expectedAppHash?: Uint8Array;
   /** Rows per intermediate write batch (default 50,000). */
   batchSize?: number;
-  /** Hash a large batch's leaves on a worker thread too (default true; never on one core). */
+  /**
+   * Hash a large batch's leaves on a worker thread too (default false: on two cores the worker spent ~0.4-0.5 s of
+   * CPU per 400,000 pairs for the ~0.15 s it took off this thread, beside LevelDB's busy threads; never on one core).
+   */
   leafHashWorker?: boolean;
   /** LevelDB's memtable for the import, bytes (default 64 MiB; the store's own is 8 MiB). */
   writeBufferSize?: number;
@@ -63,8 +68,9 @@ const DEFAULT_WRITE_BUFFER = 64 * 1024 * 1024;
  * metadata that makes the directory a store is written last, so an interrupted import never
  * opens as a store; callers import into a fresh directory and move it into place afterwards.
  *
- * The import streams: each store's tree is rebuilt bottom-up as its nodes arrive (TreeRebuilder; a batch's
- * leaves hashed on two threads by LeafHasher), its pages and each key's rows go into a write batch at once,
+ * The import streams: each store's tree is rebuilt bottom-up as its nodes arrive (TreeRebuilder; each leaf hashed
+ * as it comes, or a batch's leaves on two threads by LeafHasher with `leafHashWorker`), its pages and each key's
+ * rows go into a write batch at once,
  * and a full batch is written while the next one fills (one write in flight). Memory stays bounded by one
  * batch of the stream, the write batches and the trees' heights, whatever the state's size.
  */
@@ -78,7 +84,10 @@ export async function importState(options: ImportStateOptions): Promise<CommitIn
     writeBufferSize: options.writeBufferSize ?? DEFAULT_WRITE_BUFFER,
   });
   const writer = new BatchPipeline(backend, options.batchSize ?? DEFAULT_BATCH_ROWS);
-  const hasher = new LeafHasher(options.leafHashWorker ?? true);
+  // Without the worker each leaf is hashed as it comes: LeafHasher's job (packing the inputs into shared memory,
+  // copying them out again to hash) only pays for itself when another thread takes half of it.
+  const hasher = options.leafHashWorker === true ? new LeafHasher(true) : undefined;
+  const values = new ValueDigests();
   try {
     for await (const _ of backend.iterate({ limit: 1 })) {
       throw new StateImportError(`cannot import into ${options.path}: the directory already holds data`);
@@ -92,10 +101,10 @@ export async function importState(options: ImportStateOptions): Promise<CommitIn
       stores.push({ name, sid, root, rootHash: rootHash(root, EMPTY_HASH) });
       current = undefined;
     };
-    // A round is one batch of the stream: its leaves are hashed together (on two threads when there are many),
-    // then its inner nodes (TreeRebuilder.settle).
+    // A round is one batch of the stream: its leaves are hashed (as they come, or together on two threads with the
+    // worker), then its inner nodes (TreeRebuilder.settle).
     const settle = () => {
-      hasher.finish();
+      hasher?.finish();
       if (current !== undefined) {
         current.tree.settle();
       }
@@ -103,13 +112,13 @@ export async function importState(options: ImportStateOptions): Promise<CommitIn
     // A malformed tree names its store: one try around the loop (a closure per item to name it cost more).
     try {
       for await (const batch of options.items) {
-        hasher.begin(batch.length);
+        hasher?.begin(batch.length);
         for (let i = 0; i < batch.length; i++) {
           const item = batch[i];
           if (item.kind === "store") {
             settle();
             finishStore();
-            hasher.begin(batch.length - i);
+            hasher?.begin(batch.length - i);
             const previous = stores.at(-1)?.name;
             if (previous !== undefined && !(previous < item.name)) {
               throw new StateImportError(
@@ -125,7 +134,9 @@ export async function importState(options: ImportStateOptions): Promise<CommitIn
             throw new StateImportError("the export starts with a tree node instead of a store");
           const { sid, tree } = current;
           if (item.kind === "leaf") {
-            hasher.add(tree.leaf(item.key, item.version), item.value);
+            const leaf = tree.leaf(item.key, item.version);
+            if (hasher !== undefined) hasher.add(leaf, item.value);
+            else leaf.hash = leafHashOfValueDigest(item.key, values.of(item.value), item.version);
             // Assembled in the commit path's scratch buffer: a fresh small key array per row would cost more in
             // the binding (V8 moves its bytes off the heap when native code asks for them) than the row itself.
             putFirstWriteRows(writer.batch, sid, item.key, item.version, item.value);
@@ -176,7 +187,7 @@ export async function importState(options: ImportStateOptions): Promise<CommitIn
     if (err instanceof StoreError) throw err;
     throw new StateImportError(`cannot import the state of version ${v}: ${(err as Error).message}`, { cause: err });
   } finally {
-    await hasher.close();
+    await hasher?.close();
     await writer.abandon();
     await backend.close();
   }

@@ -219,7 +219,11 @@ export function leafHash(key: Uint8Array, valueHash: Uint8Array, version: number
  * with the value's digest written straight into the hash input (no array for it).
  */
 export function leafHashOfValue(key: Uint8Array, value: Uint8Array, version: number): Digest {
-  const digest = digestOf(value);
+  return leafHashOfValueDigest(key, digestOf(value), version);
+}
+
+/** leafHash with the value's digest as a Digest string (the caller hashed the value, or knew its digest). */
+export function leafHashOfValueDigest(key: Uint8Array, digest: Digest, version: number): Digest {
   const buf = ensureScratch(key.length + 64);
   buf[0] = 0; // svarint(height 0)
   buf[1] = 2; // svarint(size 1)
