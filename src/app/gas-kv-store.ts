@@ -5,6 +5,24 @@ import { type RangeReader, readRangeOf } from "../store/entry-iterators.ts";
 import type { IterateOptions, KVStore } from "../store/types.ts";
 import { GasDescriptor, type GasMeter, KV_GAS_CONFIG, type KVGasConfig } from "./gas.ts";
 
+// Every read and write charges its key's and value's lengths times a per-byte cost: two BigInts made and dropped
+// per charge, a few dozen charges a tx. The products for the lengths keys and values have are made once per cost.
+const PER_BYTE_TABLE_LENGTH = 1024;
+const MAX_PER_BYTE_TABLES = 8;
+const perByteTables = new Map<bigint, bigint[]>();
+
+/** `costPerByte * length`, from a table made once per cost for lengths below {@link PER_BYTE_TABLE_LENGTH}. */
+export function perByteGas(costPerByte: bigint, length: number): bigint {
+  let table = perByteTables.get(costPerByte);
+  if (table === undefined && perByteTables.size < MAX_PER_BYTE_TABLES) {
+    table = Array.from({ length: PER_BYTE_TABLE_LENGTH }, (_, i) => costPerByte * BigInt(i));
+    perByteTables.set(costPerByte, table);
+  }
+  return length < PER_BYTE_TABLE_LENGTH && table !== undefined
+    ? (table[length] as bigint)
+    : costPerByte * BigInt(length);
+}
+
 /** Wraps `parent` so that every operation consumes gas from `meter` according to `config`. */
 export function gasKVStore(parent: KVStore, meter: GasMeter, config: KVGasConfig = KV_GAS_CONFIG): KVStore {
   return new GasKVStore(parent, meter, config);
@@ -46,8 +64,8 @@ class GasKVStore implements KVStore, RangeReader {
 
   private chargeRead(key: Uint8Array, value: Uint8Array | undefined): void {
     const { meter, config } = this;
-    meter.consume(config.readCostPerByte * BigInt(key.length), GasDescriptor.readPerByte);
-    meter.consume(config.readCostPerByte * BigInt(value?.length ?? 0), GasDescriptor.readPerByte);
+    meter.consume(perByteGas(config.readCostPerByte, key.length), GasDescriptor.readPerByte);
+    meter.consume(perByteGas(config.readCostPerByte, value?.length ?? 0), GasDescriptor.readPerByte);
   }
 
   async has(key: Uint8Array): Promise<boolean> {
@@ -58,8 +76,8 @@ class GasKVStore implements KVStore, RangeReader {
   set(key: Uint8Array, value: Uint8Array): void {
     const { meter, config } = this;
     meter.consume(config.writeCostFlat, GasDescriptor.writeFlat);
-    meter.consume(config.writeCostPerByte * BigInt(key.length), GasDescriptor.writePerByte);
-    meter.consume(config.writeCostPerByte * BigInt(value.length), GasDescriptor.writePerByte);
+    meter.consume(perByteGas(config.writeCostPerByte, key.length), GasDescriptor.writePerByte);
+    meter.consume(perByteGas(config.writeCostPerByte, value.length), GasDescriptor.writePerByte);
     this.parent.set(key, value);
   }
 
@@ -80,8 +98,8 @@ class GasKVStore implements KVStore, RangeReader {
     const entries = await readRangeOf(this.parent, options);
     const { meter, config } = this;
     for (const [key, value] of entries) {
-      meter.consume(config.readCostPerByte * BigInt(key.length), GasDescriptor.valuePerByte);
-      meter.consume(config.readCostPerByte * BigInt(value.length), GasDescriptor.valuePerByte);
+      meter.consume(perByteGas(config.readCostPerByte, key.length), GasDescriptor.valuePerByte);
+      meter.consume(perByteGas(config.readCostPerByte, value.length), GasDescriptor.valuePerByte);
       meter.consume(config.iterNextCostFlat, GasDescriptor.iterNextFlat);
     }
     if (entries.length < options.limit) meter.consume(config.iterNextCostFlat, GasDescriptor.iterNextFlat);
@@ -130,8 +148,8 @@ class MeteredIteration implements AsyncIterableIterator<Entry> {
       return step;
     }
     try {
-      meter.consume(config.readCostPerByte * BigInt(step.value[0].length), GasDescriptor.valuePerByte);
-      meter.consume(config.readCostPerByte * BigInt(step.value[1].length), GasDescriptor.valuePerByte);
+      meter.consume(perByteGas(config.readCostPerByte, step.value[0].length), GasDescriptor.valuePerByte);
+      meter.consume(perByteGas(config.readCostPerByte, step.value[1].length), GasDescriptor.valuePerByte);
       meter.consume(config.iterNextCostFlat, GasDescriptor.iterNextFlat);
     } catch (err) {
       // Out of gas mid-iteration: the consumer sees a throw and will not close us, so close the source.

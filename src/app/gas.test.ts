@@ -3,8 +3,8 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { openMultiStore } from "../store/index.ts";
 import type { KVStore } from "../store/types.ts";
-import { MAX_GAS, newGasMeter, newInfiniteGasMeter, OutOfGasError } from "./gas.ts";
-import { gasKVStore } from "./gas-kv-store.ts";
+import { KV_GAS_CONFIG, MAX_GAS, newGasMeter, newInfiniteGasMeter, OutOfGasError } from "./gas.ts";
+import { gasKVStore, perByteGas } from "./gas-kv-store.ts";
 
 const bytes = (text: string) => new TextEncoder().encode(text);
 
@@ -87,4 +87,13 @@ describe("gas", () => {
       await assert.rejects(read, { name: "OutOfGasError", descriptor: "ReadPerByte" });
     }
   });
+});
+
+it("the per-byte charge from the table is the product, for every length and any number of costs", () => {
+  for (let cost = 0n; cost < 12n; cost++) {
+    for (const length of [0, 1, 2, 33, 500, 1023, 1024, 1025, 70_000]) {
+      assert.equal(perByteGas(cost, length), cost * BigInt(length), `${cost} × ${length}`);
+    }
+  }
+  assert.equal(perByteGas(KV_GAS_CONFIG.writeCostPerByte, 40), 1200n);
 });

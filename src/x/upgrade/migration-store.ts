@@ -62,6 +62,19 @@ export async function runningMigrationCount(store: ReadableKVStore): Promise<big
   return value === undefined ? 0n : decodeUint64(value, "the running stepped migrations count");
 }
 
+/**
+ * True when `store` can tell at once (a branch's `getNow`) that no stepped migration runs: the count's key is absent.
+ * False when it runs, or the store cannot say without waiting, or the read fails: then ask {@link readRunningMigrations}.
+ */
+export function noMigrationRunningNow(store: ReadableKVStore): boolean {
+  if (store.getNow === undefined) return false;
+  try {
+    return store.getNow(RUNNING_MIGRATIONS_KEY) === undefined;
+  } catch {
+    return false;
+  }
+}
+
 /** Only the running ones, in key order; one read when none runs. */
 export async function readRunningMigrations(store: ReadableKVStore): Promise<StoredMigration[]> {
   if ((await runningMigrationCount(store)) === 0n) return [];
