@@ -51,6 +51,9 @@ export class BackgroundWork {
   /** True once a pruning pass found nothing below the earliest version. */
   private pruneIdle = true;
   private lastError: unknown;
+  /** Batches begun, and whether one is running ({@link rowsMark}). */
+  private stepsStarted = 0;
+  private stepRunning = false;
   private decoded: { rowKey: string; changelog: Changelog } | undefined;
 
   constructor(backend: KVBackend, batchSize: number, host: BackgroundHost) {
@@ -141,9 +144,33 @@ export class BackgroundWork {
     await this.tail;
   }
 
+  /**
+   * A mark of the rows this work may change, or undefined while a batch is running: work that read rows (a commit
+   * staged ahead of its block reads deleted rows, which pruning removes) still stands when
+   * {@link rowsUnchangedSince} its mark.
+   */
+  rowsMark(): number | undefined {
+    return this.stepRunning ? undefined : this.stepsStarted;
+  }
+
+  /** True when no batch has begun since `mark` was taken. */
+  rowsUnchangedSince(mark: number): boolean {
+    return !this.stepRunning && this.stepsStarted === mark;
+  }
+
   /** One bounded batch. Returns false when there was nothing to do. */
   private async step(): Promise<boolean> {
     if (this.stopped || this.host.pagesPending()) return false;
+    this.stepsStarted++;
+    this.stepRunning = true;
+    try {
+      return await this.rowStep();
+    } finally {
+      this.stepRunning = false;
+    }
+  }
+
+  private async rowStep(): Promise<boolean> {
     if (this.host.reclaimList().length > 0) return this.reclaimStep();
     if (!this.pruneIdle) {
       if (await this.pruneStep()) return true;

@@ -1,6 +1,6 @@
 // Cache-wrapped branches over the multistore: one CacheLayer per store, created on first use,
 // nested as deep as needed. A top-level branch writes into the multistore's working set.
-import type { CacheLayer } from "./cache-layer.ts";
+import type { CacheLayer, PendingWrite } from "./cache-layer.ts";
 import type { KVSource } from "./kv-source.ts";
 import type { ReadLog } from "./read-log.ts";
 import type { BranchMultiStore, KVStore } from "./types.ts";
@@ -19,6 +19,8 @@ export interface BranchOwner {
   newLayer(parent: KVSource): CacheLayer;
   /** Loads the committed tree nodes on the paths to `keys` of store `name` into memory (optional: reads only). */
   warmTreePaths?(name: string, keys: Iterable<Uint8Array>): void;
+  /** Stages the commit of store `name`'s `writes` (key order) ahead of their block (optional: see MultiStore). */
+  stageAhead?(name: string, writes: readonly PendingWrite[]): void;
 }
 
 /** A branch: per-store pending writes over a parent (another branch or the working set). */
@@ -80,10 +82,18 @@ export class Branch implements BranchMultiStore {
     return false;
   }
 
-  /** Sorts each store's pending writes and has the owner load the tree nodes a commit of them will copy. */
+  /**
+   * Sorts each store's pending writes and readies their commit: the store with the most writes has the owner stage
+   * its commit ahead (one store a version: its batch becomes the version's), the others the tree nodes it will copy
+   * loaded.
+   */
   warmWrites(): void {
+    let most: [string, CacheLayer] | undefined;
+    for (const entry of this.layers) if (entry[1].size > (most?.[1].size ?? 0)) most = entry;
     for (const [name, layer] of this.layers) {
-      if (layer.size > 0) this.owner.warmTreePaths?.(name, keysOf(layer.sortedWrites()));
+      if (layer.size === 0) continue;
+      if (name === most?.[0] && this.owner.stageAhead !== undefined) this.owner.stageAhead(name, layer.sortedWrites());
+      else this.owner.warmTreePaths?.(name, keysOf(layer.sortedWrites()));
     }
   }
 

@@ -15,7 +15,7 @@ import {
 } from "./avl-tree.ts";
 import { BackgroundWork } from "./background.ts";
 import { Branch, type BranchOwner } from "./branch.ts";
-import { CacheLayer } from "./cache-layer.ts";
+import { CacheLayer, type PendingWrite } from "./cache-layer.ts";
 import { type FlatChange, putChangeRows } from "./commit-rows.ts";
 import { readCommittedState } from "./committed-state.ts";
 import {
@@ -52,6 +52,7 @@ import {
   type StoreCommit,
   type StoreRegistry,
 } from "./records.ts";
+import { type StagedAhead, sameWrites } from "./staged-ahead.ts";
 import { encodePageView, type InnerNode, type LeafNode, PAGE_NODES, sizeOf, type TreeNode } from "./tree-node.ts";
 import type {
   BranchMultiStore,
@@ -195,6 +196,10 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
   private pendingPages: PendingPages | undefined;
   /** The last page write started (never rejects). */
   private pagesWrite: Promise<void> = Promise.resolve();
+  /** One store's commit staged ahead of the next block ({@link stageAhead}), until the next stage takes or drops it. */
+  private stagedAhead: StagedAhead<StagedStore> | undefined;
+  /** Commits staged ahead that a stage took, and those it dropped (the block's writes were not the same). */
+  readonly stagedAheadCounts = { taken: 0, dropped: 0 };
 
   private constructor(
     backend: KVBackend,
@@ -356,6 +361,69 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
     for (const key of keys) loadPath(loader, ws.root, key);
   }
 
+  /**
+   * Stages the commit of `writes` (store `name`'s writes, in key order) ahead of the block they belong to: work done
+   * ahead of a block (the ahead branch's `warm`). The tree updates, the hashes and the flat rows are done now, and
+   * the next stage takes them instead of doing them when that block's writes to the store are exactly these and
+   * nothing else changed (staged-ahead.ts); else it drops them. Only the loads of the tree nodes, when it cannot
+   * stage (a version staged, a background batch running) or staging fails (the block's stage reports that itself).
+   */
+  stageAhead(name: string, writes: readonly PendingWrite[]): void {
+    this.assertOpen();
+    this.dropStagedAhead();
+    const ws = this.working.get(name);
+    if (ws === undefined || this.staged !== undefined) return;
+    const rowsMark = this.background.rowsMark();
+    const version = this.latest + 1;
+    if (this.latest === 0 || rowsMark === undefined || BigInt(this.latest) >= MAX_VERSION || writes.length === 0) {
+      this.warmTreePaths(name, keysOf(writes));
+      return;
+    }
+    const batch = this.backend.batch();
+    let store: StagedStore;
+    try {
+      this.leafHasher.begin(writes.length);
+      try {
+        store = this.stageWrites(ws, writes, version, batch);
+      } finally {
+        this.leafHasher.finish();
+      }
+      store.newNodes = hashNewNodes(store.root, store.newNodeOrder);
+      store.rootHash = rootHash(store.root, EMPTY_HASH);
+    } catch {
+      void batch.close();
+      return;
+    }
+    const values = writes.map((w) => w.value);
+    this.stagedAhead = { name, sid: ws.sid, version, base: ws.root, rowsMark, writes, values, store, batch };
+  }
+
+  /** The commit staged ahead when it stands for `ws`'s writes at `version` (taken: used once), else undefined. */
+  private takeStagedAhead(ws: WorkingStore, version: number): StagedStore | undefined {
+    const ahead = this.stagedAhead;
+    if (
+      ahead === undefined ||
+      ahead.name !== ws.name ||
+      ahead.sid !== ws.sid ||
+      ahead.version !== version ||
+      ahead.base !== ws.root ||
+      !this.background.rowsUnchangedSince(ahead.rowsMark) ||
+      !sameWrites(ahead, ws.layer)
+    ) {
+      return undefined;
+    }
+    this.stagedAhead = undefined;
+    this.stagedAheadCounts.taken++;
+    return ahead.store;
+  }
+
+  private dropStagedAhead(): void {
+    if (this.stagedAhead === undefined) return;
+    this.stagedAheadCounts.dropped++;
+    void this.stagedAhead.batch.close();
+    this.stagedAhead = undefined;
+  }
+
   aheadBranch(): AheadBranch {
     this.assertOpen();
     return new AheadBranch(this);
@@ -379,14 +447,22 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
     writes.write();
     const version = this.latest === 0 ? this.firstVersion : this.latest + 1;
     const working = this.sortedNames.map((name) => this.working.get(name) as WorkingStore);
+    // A store staged ahead of this block, when it stands: its rows are in its batch, which becomes the version's.
+    const aheadName = this.stagedAhead?.name;
+    const aheadBatch = this.stagedAhead?.batch;
+    const aheadWs = working.find((ws) => ws.name === aheadName);
+    const ahead = aheadWs === undefined ? undefined : this.takeStagedAhead(aheadWs, version);
+    if (ahead === undefined) this.dropStagedAhead();
     let expected = 0;
-    for (const ws of working) expected += ws.layer.size;
+    for (const ws of working) if (ws !== aheadWs || ahead === undefined) expected += ws.layer.size;
     // Leaves are hashed beside the tree updates (LeafHasher); inner nodes once they are all done.
     this.leafHasher.begin(expected);
-    const batch = this.backend.batch();
+    const batch = ahead !== undefined && aheadBatch !== undefined ? aheadBatch : this.backend.batch();
     let stores: StagedStore[];
     try {
-      stores = working.map((ws) => this.stageStore(ws, version, batch));
+      stores = working.map((ws) =>
+        ahead !== undefined && ws === aheadWs ? ahead : this.stageWrites(ws, ws.layer.sortedWrites(), version, batch),
+      );
     } catch (err) {
       void batch.close();
       throw err;
@@ -395,6 +471,7 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
     }
     try {
       for (const s of stores) {
+        if (s === ahead) continue;
         s.newNodes = hashNewNodes(s.root, s.newNodeOrder);
         s.rootHash = rootHash(s.root, EMPTY_HASH);
       }
@@ -407,13 +484,14 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
     return { version: BigInt(version), appHash: hash };
   }
 
-  private stageStore(ws: WorkingStore, version: number, batch: KVBatch): StagedStore {
+  /** Applies `writes` (in key order) to `ws`'s tree at `version`, its leaves to the hasher and its rows to `batch`. */
+  private stageWrites(ws: WorkingStore, writes: readonly PendingWrite[], version: number, batch: KVBatch): StagedStore {
     const tree = new TreeWriter(ws.root, version, this.nodes.loader(ws.sid));
     const hasher = this.leafHasher;
     const changes: FlatChange[] = [];
     const changelog = new ChangelogWriter();
     const sid = ws.sid;
-    for (const w of ws.layer.sortedWrites()) {
+    for (const w of writes) {
       if (w.value !== null) {
         const leaf: LeafNode = { kind: 0, key: w.key, version, writeNo: 0, hash: "" };
         hasher.add(leaf, w.value);
@@ -888,9 +966,14 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
     await this.background.stop();
     this.closed = true;
     this.staged = undefined;
+    this.dropStagedAhead();
     await this.leafHasher.close();
     await this.backend.close();
   }
+}
+
+function* keysOf(writes: readonly PendingWrite[]): Iterable<Uint8Array> {
+  for (const w of writes) yield w.key;
 }
 
 /** Each store's written keys as binary strings (what the latest-value cache drops at the commit). */
