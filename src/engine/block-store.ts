@@ -27,7 +27,7 @@ import { encodeCommit } from "./hashing/encode.ts";
 import { commitHash, dataHash, evidenceHash, headerHash, lastResultsHash, txHash } from "./hashing/hashes.ts";
 import { lastLengthDelimited } from "./hashing/proto-reader.ts";
 import type { EngineState } from "./state.ts";
-import { fromStoreJson, toStoreJson } from "./store-json.ts";
+import { type ArrayTexts, fromStoreJson, toStoreJson } from "./store-json.ts";
 import { conditionMatchesValue, type QueryCondition } from "./tx-query.ts";
 import type { Block, BlockId, Commit, Validator } from "./types.ts";
 
@@ -299,7 +299,9 @@ export class BlockStore {
     batch.put(prefixedKey(PREFIX.commit, hk), rec.seenCommitBytes ?? encodeCommit(rec.seenCommit));
     const encoded = encodeResults(rec);
     batch.put(prefixedKey(PREFIX.results, hk), encoded.results);
-    batch.put(prefixedKey(PREFIX.validators, hk), textEncoder.encode(toStoreJson(rec.validators)));
+    // The set record and the state's three sets are most often one array: written once (store-json.ts).
+    const written: ArrayTexts = new Map();
+    batch.put(prefixedKey(PREFIX.validators, hk), textEncoder.encode(toStoreJson(rec.validators, written)));
     const postings = new EventPostings();
     rec.block.txs.forEach((tx, index) => {
       const pos = txPosition(h, index);
@@ -308,7 +310,7 @@ export class BlockStore {
       postings.add(rec.results.txResults[index].events, index);
     });
     postings.write(h, (k, v) => batch.put(k, v));
-    batch.put(STATE_KEY, textEncoder.encode(toStoreJson(rec.state)));
+    batch.put(STATE_KEY, textEncoder.encode(toStoreJson(rec.state, written)));
     try {
       await batch.write({ sync: options.sync ?? true });
     } catch (err) {

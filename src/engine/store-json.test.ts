@@ -48,3 +48,15 @@ test("a cycle throws as JSON.stringify does", () => {
   cycle.self = cycle;
   assert.throws(() => toStoreJson(cycle), TypeError);
 });
+
+test("a shared memo writes an array met again as it was first written, to the same text", () => {
+  const set = [{ address: Uint8Array.of(1, 2), votingPower: 10n, proposerPriority: -3n }];
+  const state = { lastValidators: set, validators: set, nextValidators: [...set], height: 4n };
+  const memo = new Map();
+  assert.equal(toStoreJson(set, memo), byReplacer(set));
+  assert.equal(toStoreJson(state, memo), byReplacer(state));
+  assert.ok(memo.has(set));
+  const cycle: unknown[] = [1n];
+  cycle.push(cycle);
+  assert.throws(() => toStoreJson(cycle, new Map()), TypeError);
+});

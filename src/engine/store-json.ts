@@ -5,6 +5,9 @@
 // back into JavaScript for every key and copied each byte array to hex it (~3.6% of a replayed height's CPU), so
 // plain data is written by hand below, to the same text; anything else (a Buffer or another object with toJSON,
 // a class instance, a cycle) takes JSON.stringify's own path.
+//
+// A height's save writes the same validator set four times (the set record, and the state's last, current and next
+// sets, one array while the set does not change): the calls of one save share a memo of the arrays already written.
 
 /** The replacer that defines the format: what JSON.stringify(value, storeReplacer) gives is the stored text. */
 function storeReplacer(_key: string, v: unknown): unknown {
@@ -41,7 +44,7 @@ const NOT_PLAIN = new NotPlain();
  * `v`'s JSON, or undefined when `v` writes nothing (undefined, a function or a symbol: left out of an object, `null`
  * in an array, as JSON.stringify does).
  */
-function write(v: unknown, depth: number): string | undefined {
+function write(v: unknown, depth: number, memo: ArrayTexts | undefined): string | undefined {
   switch (typeof v) {
     case "string":
       return JSON.stringify(v);
@@ -62,19 +65,24 @@ function write(v: unknown, depth: number): string | undefined {
   if (proto === Uint8Array.prototype) return `{"$b":"${hexOf(v as Uint8Array)}"}`;
   if (Array.isArray(v)) {
     if (proto !== Array.prototype) throw NOT_PLAIN;
+    const known = memo?.get(v);
+    if (known !== undefined) return known;
     let text = "[";
     for (let i = 0; i < v.length; i++) {
       if (i > 0) text += ",";
-      text += write(v[i], depth + 1) ?? "null";
+      text += write(v[i], depth + 1, memo) ?? "null";
     }
-    return `${text}]`;
+    text += "]";
+    // Kept only once written whole: a cycle still recurses to MAX_DEPTH and falls back to JSON.stringify.
+    memo?.set(v, text);
+    return text;
   }
   if ((proto !== Object.prototype && proto !== null) || typeof (v as { toJSON?: unknown }).toJSON === "function") {
     throw NOT_PLAIN;
   }
   let text = "{";
   for (const key of Object.keys(v as object)) {
-    const value = write((v as Record<string, unknown>)[key], depth + 1);
+    const value = write((v as Record<string, unknown>)[key], depth + 1, memo);
     if (value === undefined) continue;
     if (text.length > 1) text += ",";
     text += quotedKey(key) + value;
@@ -82,11 +90,18 @@ function write(v: unknown, depth: number): string | undefined {
   return `${text}}`;
 }
 
-/** Serialises a value holding bigints and byte arrays. */
-export function toStoreJson(value: unknown): string {
+/**
+ * Arrays already written by calls that share it, by identity. Share one only between calls made together, over
+ * values nothing changes in between (one save's records): a memo kept longer would write an array changed in place
+ * as it was.
+ */
+export type ArrayTexts = Map<readonly unknown[], string>;
+
+/** Serialises a value holding bigints and byte arrays; `memo` (see ArrayTexts) skips arrays already written. */
+export function toStoreJson(value: unknown, memo?: ArrayTexts): string {
   let text: string | undefined;
   try {
-    text = write(value, 0);
+    text = write(value, 0, memo);
   } catch (err) {
     if (err !== NOT_PLAIN) throw err;
   }
