@@ -10,9 +10,7 @@ import { join, resolve } from "node:path";
 import { ClassicLevel } from "classic-level";
 import { openMultiStore, readCommittedStoreNames } from "../../src/store/index.ts";
 import { levelOptions } from "../../src/store/kv-backend.ts";
-
-type Pairs = [Uint8Array, Uint8Array][];
-const RAW_BATCH = 10_000;
+import { type Pairs, prefixedPairs, rawBatchLoad } from "./snapshot-figures.ts";
 
 /** Every store's keys and values at the latest version, the store's name in front (as snapshot-figures.ts). */
 async function rawPairs(path: string): Promise<Pairs> {
@@ -20,16 +18,7 @@ async function rawPairs(path: string): Promise<Pairs> {
   const store = await openMultiStore({ path, storeNames });
   const pairs: Pairs = [];
   try {
-    const view = await store.view(store.lastCommit().version);
-    for (const name of storeNames) {
-      const prefix = new TextEncoder().encode(`${name}/`);
-      for await (const [k, v] of view.store(name).iterate()) {
-        const key = new Uint8Array(prefix.length + k.length);
-        key.set(prefix);
-        key.set(k, prefix.length);
-        pairs.push([key, v]);
-      }
-    }
+    await prefixedPairs(await store.view(store.lastCommit().version), storeNames, pairs);
   } finally {
     await store.close();
   }
@@ -58,12 +47,7 @@ async function load(path: string, pairs: Pairs): Promise<number[]> {
     const cpu = process.cpuUsage();
     const main = process.threadCpuUsage();
     const started = performance.now();
-    for (let from = 0; from < pairs.length; from += RAW_BATCH) {
-      const batch = raw.batch();
-      const to = Math.min(pairs.length, from + RAW_BATCH);
-      for (let i = from; i < to; i++) batch.put(pairs[i][0], pairs[i][1]);
-      await batch.write({ sync: to === pairs.length } as Parameters<typeof batch.write>[0]);
-    }
+    await rawBatchLoad(raw, pairs);
     const wall = performance.now() - started;
     const used = process.cpuUsage(cpu);
     const mainUsed = process.threadCpuUsage(main);

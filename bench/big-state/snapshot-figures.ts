@@ -8,6 +8,10 @@ import { SnapshotStore } from "../../src/snapshots/snapshot-store.ts";
 import { decodeChunks } from "../../src/snapshots/stream-format.ts";
 import { openMultiStore, readCommittedStoreNames } from "../../src/store/index.ts";
 import { levelOptions } from "../../src/store/kv-backend.ts";
+import type { VersionView } from "../../src/store/types.ts";
+
+/** Key/value pairs, in the order they are loaded. */
+export type Pairs = [Uint8Array, Uint8Array][];
 
 /** What one run measured. */
 export interface SnapshotFigures {
@@ -31,11 +35,34 @@ function cpuMsSince(from: NodeJS.CpuUsage): number {
 
 const RAW_BATCH = 10_000;
 
+/** The pairs the raw baseline loads: every store's keys and values in `view`, the store's name in front. */
+export async function prefixedPairs(view: VersionView, storeNames: readonly string[], into: Pairs): Promise<void> {
+  for (const name of storeNames) {
+    const prefix = new TextEncoder().encode(`${name}/`);
+    for await (const [k, v] of view.store(name).iterate()) {
+      const key = new Uint8Array(prefix.length + k.length);
+      key.set(prefix);
+      key.set(k, prefix.length);
+      into.push([key, v]);
+    }
+  }
+}
+
+/** The raw baseline: `pairs` put into `raw` in batches of RAW_BATCH, the last one synced. */
+export async function rawBatchLoad(raw: ClassicLevel<Uint8Array, Uint8Array>, pairs: Pairs): Promise<void> {
+  for (let from = 0; from < pairs.length; from += RAW_BATCH) {
+    const batch = raw.batch();
+    const to = Math.min(pairs.length, from + RAW_BATCH);
+    for (let i = from; i < to; i++) batch.put(pairs[i][0], pairs[i][1]);
+    await batch.write({ sync: to === pairs.length } as Parameters<typeof batch.write>[0]);
+  }
+}
+
 /** Creates a snapshot of the latest height of `applicationDb`, restores it into `work`, and loads the raw pairs. */
 export async function snapshotFigures(applicationDb: string, work: string): Promise<SnapshotFigures> {
   const storeNames = await readCommittedStoreNames(applicationDb);
   const store = await openMultiStore({ path: applicationDb, storeNames });
-  const pairs: [Uint8Array, Uint8Array][] = [];
+  const pairs: Pairs = [];
   let height: bigint;
   let createMs: number;
   let info: Awaited<ReturnType<typeof createSnapshot>>;
@@ -48,17 +75,7 @@ export async function snapshotFigures(applicationDb: string, work: string): Prom
     const started = performance.now();
     info = await createSnapshot(store, snapshots, height);
     createMs = performance.now() - started;
-    // The pairs the raw baseline loads: every store's keys and values at that height, the store's name in front.
-    const view = await store.view(height);
-    for (const name of storeNames) {
-      const prefix = new TextEncoder().encode(`${name}/`);
-      for await (const [k, v] of view.store(name).iterate()) {
-        const key = new Uint8Array(prefix.length + k.length);
-        key.set(prefix);
-        key.set(k, prefix.length);
-        pairs.push([key, v]);
-      }
-    }
+    await prefixedPairs(await store.view(height), storeNames, pairs);
   } finally {
     await store.close();
   }
@@ -79,12 +96,7 @@ export async function snapshotFigures(applicationDb: string, work: string): Prom
   try {
     started = performance.now();
     cpu = process.cpuUsage();
-    for (let from = 0; from < pairs.length; from += RAW_BATCH) {
-      const batch = raw.batch();
-      const to = Math.min(pairs.length, from + RAW_BATCH);
-      for (let i = from; i < to; i++) batch.put(pairs[i][0], pairs[i][1]);
-      await batch.write({ sync: to === pairs.length } as Parameters<typeof batch.write>[0]);
-    }
+    await rawBatchLoad(raw, pairs);
     const rawLoadMs = performance.now() - started;
     const rawLoadCpuMs = cpuMsSince(cpu);
     return { height, pairs: pairs.length, createMs, restoreMs, rawLoadMs, restoreCpuMs, rawLoadCpuMs, restoredDb };
