@@ -11,7 +11,7 @@ import {
   COMETBFT_INSTALL_HINT,
   type CometPorts,
   findCometbft,
-  freePort,
+  freePorts,
   header,
   initCometHome,
   type KvServer,
@@ -100,7 +100,8 @@ test("the ABCI server behind a real CometBFT v0.38", { skip: skipReason, timeout
   const startBoth = async (kvArgs: string[] = []) => {
     kv = await startKvServer(["--state-file", stateFile, ...kvArgs]);
     // Fresh ports on every start: the old ones may linger in TIME_WAIT, and nothing may be fixed.
-    ports = { rpc: await freePort(), p2p: await freePort() };
+    const [rpc, p2p] = await freePorts(2);
+    ports = { rpc, p2p };
     comet = await startCometbft(binary, home, kv.address, ports);
   };
   const stopBoth = async () => {

@@ -18,7 +18,7 @@ import {
   tempDir,
   waitForHeight,
 } from "../../src/testing/processes.ts";
-import { freePort } from "../support/abci/processes.ts";
+import { freePorts } from "../support/abci/processes.ts";
 import { NODE_BIN, PROJECT_ROOT } from "../support/node/chaind.ts";
 
 const TALLYD: ChainBinary = {
@@ -43,25 +43,40 @@ after(async () => {
 
 const tallyd = (args: string[]) => spawnChainBinary(TALLYD, args, { userHome }).exited;
 
+/**
+ * `dev` on fixed ports picked free just before: between the pick and the node's listen another process on the machine
+ * may still take one, and the node then exits naming the address in use. Then the ports are picked again, with a new
+ * home, up to three times; any other failure is the test's.
+ */
+async function startDevOnFixedPorts() {
+  for (let attempt = 1; ; attempt++) {
+    const home = join(dir.path, `home-${attempt}`);
+    const [rpcPort, apiPort, grpcPort] = await freePorts(3);
+    const node = spawnChainBinary(
+      TALLYD,
+      [
+        "dev",
+        "--home",
+        home,
+        "--rpc.laddr",
+        `tcp://127.0.0.1:${rpcPort}`,
+        "--api.address",
+        `tcp://127.0.0.1:${apiPort}`,
+        "--grpc.address",
+        `127.0.0.1:${grpcPort}`,
+      ],
+      { userHome },
+    );
+    try {
+      return { home, rpcPort, apiPort, node, endpoints: await bannerEndpoints(node) };
+    } catch (err) {
+      if (attempt >= 3 || !/address already in use/.test((err as Error).message)) throw err;
+    }
+  }
+}
+
 test("a chain's identity: tally1 keys, utally genesis, a send and REST; dev's ports are saved for --home clients", async () => {
-  const home = join(dir.path, "home");
-  const [rpcPort, apiPort, grpcPort] = [await freePort(), await freePort(), await freePort()];
-  const node = spawnChainBinary(
-    TALLYD,
-    [
-      "dev",
-      "--home",
-      home,
-      "--rpc.laddr",
-      `tcp://127.0.0.1:${rpcPort}`,
-      "--api.address",
-      `tcp://127.0.0.1:${apiPort}`,
-      "--grpc.address",
-      `127.0.0.1:${grpcPort}`,
-    ],
-    { userHome },
-  );
-  const endpoints = await bannerEndpoints(node);
+  const { home, rpcPort, apiPort, node, endpoints } = await startDevOnFixedPorts();
   assert.equal(endpoints.rpc, `http://127.0.0.1:${rpcPort}`);
   assert.match(node.stdout, /Created the development chain "tally-dev"/);
   const keys = Object.fromEntries(

@@ -45,6 +45,24 @@ export async function freePort(): Promise<number> {
   return address.port;
 }
 
+/**
+ * `count` distinct free ports: each listener stays open until all are picked, since a port just closed may be handed
+ * out again at once (two `freePort()` calls in a row once gave the same port, and the node's second listen failed).
+ */
+export async function freePorts(count: number): Promise<number[]> {
+  const servers = Array.from({ length: count }, () => createServer());
+  try {
+    await Promise.all(servers.map((server) => new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))));
+    return servers.map((server) => {
+      const address = server.address();
+      if (address === null || typeof address === "string") throw new Error("no port assigned");
+      return address.port;
+    });
+  } finally {
+    await Promise.all(servers.map((server) => new Promise<void>((resolve) => server.close(() => resolve()))));
+  }
+}
+
 /** Polls `probe` until it returns a value other than undefined, or fails after `timeoutMs` with `what`. */
 export async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
