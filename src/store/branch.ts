@@ -1,6 +1,6 @@
 // Cache-wrapped branches over the multistore: one CacheLayer per store, created on first use,
 // nested as deep as needed. A top-level branch writes into the multistore's working set.
-import type { CacheLayer, PendingWrite } from "./cache-layer.ts";
+import { type CacheLayer, keysOf, type PendingWrite } from "./cache-layer.ts";
 import type { KVSource } from "./kv-source.ts";
 import type { ReadLog } from "./read-log.ts";
 import type { BranchMultiStore, KVStore } from "./types.ts";
@@ -115,8 +115,4 @@ export class Branch implements BranchMultiStore {
   storeNames(): string[] {
     return this.owner.storeNames();
   }
-}
-
-function* keysOf(writes: readonly { key: Uint8Array }[]): Iterable<Uint8Array> {
-  for (const w of writes) yield w.key;
 }

@@ -28,6 +28,11 @@ export interface WriteTarget {
   applyWrite(sk: string, key: Uint8Array, value: Uint8Array | null): void;
 }
 
+/** The keys of a run of writes, in their order (what the tree's path warming walks). */
+export function* keysOf(writes: readonly PendingWrite[]): Iterable<Uint8Array> {
+  for (const w of writes) yield w.key;
+}
+
 function lowerBound(entries: PendingWrite[], sk: string): number {
   let lo = 0;
   let hi = entries.length;

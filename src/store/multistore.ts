@@ -15,7 +15,7 @@ import {
 } from "./avl-tree.ts";
 import { BackgroundWork } from "./background.ts";
 import { Branch, type BranchOwner } from "./branch.ts";
-import { CacheLayer, type PendingWrite } from "./cache-layer.ts";
+import { CacheLayer, keysOf, type PendingWrite } from "./cache-layer.ts";
 import { type FlatChange, putChangeRows } from "./commit-rows.ts";
 import { readCommittedState } from "./committed-state.ts";
 import {
@@ -970,10 +970,6 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
     await this.leafHasher.close();
     await this.backend.close();
   }
-}
-
-function* keysOf(writes: readonly PendingWrite[]): Iterable<Uint8Array> {
-  for (const w of writes) yield w.key;
 }
 
 /** Each store's written keys as binary strings (what the latest-value cache drops at the commit). */
