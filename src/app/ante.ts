@@ -19,7 +19,8 @@ export type AnteHandler = ((ctx: Context, tx: DecodedTx) => Promise<void>) & {
   /**
    * Optional: called for one tx when it arrives for CheckTx, outside the app's lock and concurrently
    * with other txs and blocks, against the check state (read only). The default handler verifies the
-   * tx's signatures on a worker thread here, so CheckTx finds them done. Same rules as `prepareBlock`.
+   * tx's signatures here when they go to a worker thread, so CheckTx finds them done (and does nothing where
+   * they would be verified on this thread anyway). Same rules as `prepareBlock`.
    */
   prepareCheck?: (ctx: Context, tx: DecodedTx) => Promise<void>;
 };

@@ -130,6 +130,18 @@ export async function verifyBatch(jobs: readonly VerifyJob[]): Promise<boolean[]
 }
 
 /**
+ * Whether verifyOffThread verifies on this thread whatever the load: with libsecp256k1 a verify (~65 µs) costs
+ * this thread less than handing it to a worker and taking the answer back (measured end to end, node CPU per tx
+ * 0.72–0.76 → 0.64–0.65 ms and ~5% more txs a second), and a one-core machine has no worker. Through OpenSSL
+ * (~400 µs) the worker pays off. A caller that would only verify ahead of time can then leave the check to
+ * the one that needs its outcome.
+ */
+export function singleJobsStayHere(): boolean {
+  if (WORKER_COUNT === 0) return true;
+  return singlesOnWorkers === undefined ? nativeSecp256k1Verify() !== undefined : !singlesOnWorkers;
+}
+
+/**
  * Verifies a few jobs (one tx's signatures, as it arrives for CheckTx) on the least busy worker
  * thread, leaving this thread free for the rest of the node; verifies here on a one-core machine and
  * wherever libsecp256k1 verifies.
@@ -137,12 +149,7 @@ export async function verifyBatch(jobs: readonly VerifyJob[]): Promise<boolean[]
  */
 export async function verifyOffThread(jobs: readonly VerifyJob[]): Promise<boolean[]> {
   if (jobs.length === 0) return [];
-  // With libsecp256k1 a verify (~65 µs) costs this thread less than handing it to a worker and taking the
-  // answer back: measured end to end, node CPU per tx 0.72–0.76 → 0.64–0.65 ms and ~5% more txs a second.
-  // Through OpenSSL (~400 µs) the worker pays off.
-  if (singlesOnWorkers === undefined ? nativeSecp256k1Verify() !== undefined : !singlesOnWorkers) {
-    return jobs.map(verifyHere);
-  }
+  if (singleJobsStayHere()) return jobs.map(verifyHere);
   // A tx now and then is verified here: starting a worker (a V8 isolate of ~25 MiB, tens of ms) for it
   // would cost more than it saves. A steady stream of txs starts the pool.
   if (WORKER_COUNT === 0 || (workers === undefined && !busyStream())) return jobs.map(verifyHere);
