@@ -30,13 +30,14 @@ import {
 } from "./errors.ts";
 import { decodeLatestRow, LatestSource, readCached, VersionSource } from "./flat-state.ts";
 import { EMPTY_HASH } from "./hash.ts";
-import { changelogKey, commitKey, FORMAT_MARKER, META, metaKey, nodeKey, storeKey, TABLE } from "./keys.ts";
+import { changelogKey, commitKey, FORMAT_MARKER, META, metaKey, storeKey, TABLE } from "./keys.ts";
 import { type KVBackend, type KVBatch, openLevelBackend, openMemoryBackend } from "./kv-backend.ts";
 import type { KVSource } from "./kv-source.ts";
 import { DEFAULT_LATEST_CACHE_BYTES, LatestValueCache } from "./latest-cache.ts";
 import { LeafHasher } from "./leaf-hasher.ts";
 import { appHash, appHashItems } from "./merkle.ts";
 import { DEFAULT_NODE_CACHE_SIZE, NodeStore } from "./node-store.ts";
+import { PageBatch } from "./page-batch.ts";
 import { repairLatestPages } from "./page-repair.ts";
 import { proveMultistore, storeRootOp } from "./proofs.ts";
 import { earliestAfterCommit, type ResolvedPruning, resolvePruning } from "./pruning.ts";
@@ -53,7 +54,7 @@ import {
   type StoreRegistry,
 } from "./records.ts";
 import { type StagedAhead, sameWrites } from "./staged-ahead.ts";
-import { encodePageView, type InnerNode, type LeafNode, PAGE_NODES, sizeOf, type TreeNode } from "./tree-node.ts";
+import { type InnerNode, type LeafNode, sizeOf, type TreeNode } from "./tree-node.ts";
 import type {
   BranchMultiStore,
   CommitInfo,
@@ -67,6 +68,12 @@ import type {
 } from "./types.ts";
 import { planStores } from "./upgrades.ts";
 import { MAX_VERSION } from "./version-limit.ts";
+
+/**
+ * Pages encoded between two looks at whether the commit's write is over (~25 µs each): the commit
+ * resolves at most about a slice after its write does.
+ */
+const PAGES_PER_SLICE = 16;
 
 /** Options of openMultiStore. */
 export interface OpenMultiStoreOptions {
@@ -607,8 +614,14 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
     this.latestCache.commitStarted();
     let persisted: PersistedStore[] = [];
     let numberError: unknown;
+    let pages: PageBatch | undefined;
     try {
       const written = batch.write(this.sync);
+      let writeOver = false;
+      const over = () => {
+        writeOver = true;
+      };
+      written.then(over, over);
       // While the disk works: the new nodes are numbered, then the replaced nodes leave the cache (safe
       // before success, see dropReplaced). Nothing here may skip the wait below: the write is in flight.
       try {
@@ -617,9 +630,25 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
       } catch (err) {
         numberError = err;
       }
+      // Then the pages, a slice a turn, for as long as the write lasts (the rest after the commit).
+      if (numberError === undefined) {
+        pages = new PageBatch(this.backend.batch(), v, persisted);
+        while (!writeOver && !pages.done) {
+          try {
+            pages.encode(PAGES_PER_SLICE);
+          } catch {
+            // Left to the encoding after the commit, which keeps the pages pending if it fails too.
+            void pages.batch.close();
+            pages = undefined;
+            break;
+          }
+          await new Promise<void>((resolve) => setImmediate(resolve));
+        }
+      }
       await written;
     } catch (err) {
       this.latestCache.commitFailed();
+      if (pages !== undefined) void pages.batch.close();
       throw new StoreError("STORE_COMMIT_FAILED", `failed to write version ${v} to the state store`, { cause: err });
     }
     if (numberError !== undefined) {
@@ -657,7 +686,7 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
     }
     this.staged = undefined;
     this.pendingPages = { version: v, stores: persisted.filter((p) => p.nodes.length > 0) };
-    this.pagesWrite = this.writePendingPages(true);
+    this.pagesWrite = this.writePendingPages(true, pages);
     after(this.pagesWrite);
     return { version: BigInt(v), appHash: staged.appHash };
   }
@@ -675,20 +704,27 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
 
   /**
    * Encodes the pending pages from the pinned nodes and writes them. Right after a commit
-   * (`afterCommit`) it first lets the event loop turn, so the commit's caller goes on before the
-   * encoding runs. Never rejects: a failure leaves them pending for the next commit to retry.
+   * (`afterCommit`) it takes the pages the commit's wait encoded (`started`) and, when some are left,
+   * first lets the event loop turn, so the commit's caller goes on before the rest is encoded; when
+   * none are left the write starts at once. Never rejects: a failure leaves them pending for the next
+   * commit to retry (from scratch: a batch is written once).
    */
-  private async writePendingPages(afterCommit = false): Promise<void> {
-    if (afterCommit) await new Promise<void>((resolve) => setImmediate(resolve));
+  private async writePendingPages(afterCommit = false, started?: PageBatch): Promise<void> {
+    if (afterCommit && !started?.done) await new Promise<void>((resolve) => setImmediate(resolve));
     const pending = this.pendingPages;
+    if (started !== undefined && (pending?.version !== started.version || pending.stores.length === 0)) {
+      void started.batch.close();
+      started = undefined;
+    }
     if (pending === undefined) return;
     if (pending.stores.length === 0) {
       this.pendingPages = undefined;
       return;
     }
-    const batch = this.backend.batch();
+    const pages = started ?? new PageBatch(this.backend.batch(), pending.version, pending.stores);
+    const batch = pages.batch;
     try {
-      for (const p of pending.stores) putPages(batch, p.sid, pending.version, p.nodes);
+      pages.encode(Number.POSITIVE_INFINITY);
     } catch (err) {
       void batch.close();
       pending.error = err;
@@ -979,14 +1015,6 @@ function* writtenKeys(stores: StagedStore[]): Iterable<[number, Iterable<string>
 
 function* changedKeys(changes: FlatChange[]): Iterable<string> {
   for (const c of changes) yield c.sk ?? bytesToBinaryString(c.key);
-}
-
-/** Puts a version's pages of one store's numbered nodes into a batch. */
-function putPages(batch: KVBatch, sid: number, v: number, nodes: InnerNode[]): void {
-  for (let from = 0, page = 0; from < nodes.length; from += PAGE_NODES, page++) {
-    const to = Math.min(nodes.length, from + PAGE_NODES);
-    batch.put(nodeKey(sid, v, page), encodePageView(nodes, from, to));
-  }
 }
 
 /** Opens (or creates) a versioned multistore. */
