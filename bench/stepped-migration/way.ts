@@ -12,6 +12,7 @@ import { timestampMs } from "@bufbuild/protobuf/wkt";
 import { ClassicLevel } from "classic-level";
 import { MsgSoftwareUpgradeSchema } from "../../src/gen/chain/upgrade/v1beta1/tx_pb.js";
 import { governHeap } from "../../src/node/heap-governor.ts";
+import { peakRssBytes } from "../../src/node/peak-rss.ts";
 import { packAny } from "../../src/testing/app.ts";
 import { startTestNode, type TestNode } from "../../src/testing/test-node.ts";
 import { closeVerifyPool } from "../../src/x/auth/verify-pool.ts";
@@ -111,8 +112,9 @@ async function upgrade(home: string, records: number, clock: number, budget?: nu
   return { blocks, behind, maxRssMiB: maxRssMiB() };
 }
 
+/** This process's own peak RSS (getrusage's would include the bench process that started it: src/node/peak-rss.ts). */
 function maxRssMiB(): number {
-  return (process.resourceUsage().maxRSS * 1024) / 2 ** 20;
+  return peakRssBytes() / 2 ** 20;
 }
 
 const [way, home, records, clock, budget] = process.argv.slice(2);

@@ -19,6 +19,7 @@ import type { StoreUpgrades } from "../../store/types.ts";
 import { closeVerifyPool } from "../../x/auth/verify-pool.ts";
 import type { DrainedMigration } from "../../x/upgrade/migration-runner.ts";
 import { type DryRunReport, releaseForUpgrade, storeRows, versionRows } from "../dry-run.ts";
+import { peakRssBytes } from "../peak-rss.ts";
 import type { CheckResult } from "./checks.ts";
 import { runInvariants } from "./checks.ts";
 import { readCometBlock } from "./comet-block.ts";
@@ -337,7 +338,7 @@ export async function rehearseUpgrade(parameters: RehearsalParameters): Promise<
             totalMs: performance.now() - started,
             pauseEstimateMs: d.loadMs + d.handlerMs + d.commitMs,
           },
-          peakRssBytes: process.resourceUsage().maxRSS * 1024,
+          peakRssBytes: peakRssBytes(),
           passed: failures.length === 0,
           failures,
         };
