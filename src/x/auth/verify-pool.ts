@@ -152,7 +152,7 @@ export async function verifyOffThread(jobs: readonly VerifyJob[]): Promise<boole
   if (singleJobsStayHere()) return jobs.map(verifyHere);
   // A tx now and then is verified here: starting a worker (a V8 isolate of ~25 MiB, tens of ms) for it
   // would cost more than it saves. A steady stream of txs starts the pool.
-  if (WORKER_COUNT === 0 || (workers === undefined && !busyStream())) return jobs.map(verifyHere);
+  if (workers === undefined && !busyStream()) return jobs.map(verifyHere);
   return new Promise<boolean[]>((resolve) => {
     waitingSingles.push({ jobs, resolve });
     if (waitingSingles.length === 1) setImmediate(postWaitingSingles);
