@@ -131,38 +131,17 @@ export function putHistoryRow(
 }
 
 /**
- * A key's first write, as an imported state records every key: its latest row and its history row with write number
- * 1 and no previous version. Both rows are assembled once in the scratch buffer: the history row's key is the latest
- * row's with another table byte and the write number after it, and its value header (version, 0, set) is as long as
- * the latest row's (1, version, 0), so the value is copied in once for both.
+ * An imported key: its latest row alone, write number 1 and no previous version (an imported state writes no history
+ * rows; the commit that supersedes the key's write 1 writes its history row, FlatChange.firstValue).
  */
-export function putFirstWriteRows(
-  batch: KVBatch,
-  sid: number,
-  key: Uint8Array,
-  version: number,
-  value: Uint8Array,
-): void {
-  const buf = room(11 + key.length, 21 + value.length);
+export function putImportedRow(batch: KVBatch, sid: number, key: Uint8Array, version: number, value: Uint8Array): void {
+  const buf = room(5 + key.length, 21 + value.length);
   const k = putStoreKey(buf, TABLE.latest, sid, key);
   buf[valueAt] = 1; // uvarint(writeNo 1)
   let o = putUvarint(buf, valueAt + 1, version);
   buf[o++] = 0; // uvarint(prevVersion 0)
   buf.set(value, o);
-  const end = o + value.length;
-  putRow(batch, k, end);
-  // The batch has copied the latest row: the same bytes become the history row.
-  buf[0] = TABLE.history;
-  buf[k] = 0;
-  buf[k + 1] = 0;
-  buf[k + 2] = 0;
-  buf[k + 3] = 0;
-  buf[k + 4] = 0;
-  buf[k + 5] = 1; // writeNo(6) = 1
-  o = putUvarint(buf, valueAt, version);
-  buf[o++] = 0; // uvarint(prevVersion 0)
-  buf[o] = 1; // set
-  putRow(batch, k + 6, end);
+  putRow(batch, k, o + value.length);
 }
 
 /** One key's change in a version, as the flat rows record it. */
@@ -176,9 +155,18 @@ export interface FlatChange {
   prevVersion: number;
   /** The key had a deleted row (it was deleted before and is set again). */
   clearsDeleted: boolean;
+  /**
+   * The value of the key's write 1 when this change (write 2) supersedes an imported write 1, which has no history
+   * row yet: it is written here, at write 1's version (`prevVersion`), in the same batch as the new latest or
+   * deleted row. Undefined otherwise (write 1 of a committed key has its history row from its own commit).
+   */
+  firstValue?: Uint8Array;
 }
 
-/** Puts one change's flat rows (latest or deleted, history) into the batch and notes it for pruning. */
+/**
+ * Puts one change's flat rows (latest or deleted, history; an imported write 1's history row when it supersedes one)
+ * into the batch and notes it for pruning: the superseded write's history row goes when `v` leaves retention.
+ */
 export function putChangeRows(batch: KVBatch, sid: number, v: number, c: FlatChange, changelog: ChangelogWriter): void {
   if (c.value !== null) {
     putLatestRow(batch, sid, c.key, c.writeNo, v, c.prevVersion, c.value);
@@ -189,5 +177,6 @@ export function putChangeRows(batch: KVBatch, sid: number, v: number, c: FlatCha
     changelog.tombstone(c.key, c.writeNo);
   }
   putHistoryRow(batch, sid, c.key, c.writeNo, v, c.prevVersion, c.value);
+  if (c.firstValue !== undefined) putHistoryRow(batch, sid, c.key, 1, c.prevVersion, 0, c.firstValue);
   if (c.writeNo > 1) changelog.supersede(c.key, c.writeNo - 1);
 }

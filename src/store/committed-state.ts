@@ -22,6 +22,8 @@ export interface CommittedState {
   fresh: boolean;
   latest: number;
   earliest: number;
+  /** The version an imported state was written at (META.importedAt), 0 for a store that was never imported. */
+  importedAt: number;
   record: CommitRecord;
   registry: StoreRegistry;
   reclaim: number[];
@@ -41,6 +43,7 @@ export async function readCommittedState(backend: KVBackend): Promise<CommittedS
       fresh: true,
       latest: 0,
       earliest: 0,
+      importedAt: 0,
       record: { version: 0, appHash: new Uint8Array(0), stores: [] },
       registry: { nextSid: 1, mounted: [], deleted: [] },
       reclaim: [],
@@ -66,10 +69,12 @@ export async function readCommittedState(backend: KVBackend): Promise<CommittedS
     const record = decodeCommit(commitBytes);
     if (record.version !== latest) return corrupt(`commit info ${latest} says it is version ${record.version}`);
     const reclaimBytes = backend.getSync(metaKey(META.reclaim));
+    const importedBytes = backend.getSync(metaKey(META.importedAt));
     return {
       fresh: false,
       latest,
       earliest: decodeVersion(earliestBytes),
+      importedAt: importedBytes === undefined ? 0 : decodeVersion(importedBytes),
       record,
       registry: decodeRegistry(registryBytes),
       reclaim: reclaimBytes === undefined ? [] : decodeSidList(reclaimBytes),

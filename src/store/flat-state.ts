@@ -4,6 +4,11 @@
 //   d‖sid‖key → writeNo, version, prevVersion           a key whose latest write was a delete
 //   h‖sid‖key‖writeNo → version, prevVersion, kind, value  every write, numbered 1, 2, 3, ...
 //
+// A key's history rows below its latest write are all there (within retention) — the only ones a
+// search below reads. The key's latest write has its row too, but nothing reads it while it is the
+// latest, so an imported state (state-import.ts) writes none: the commit that supersedes an imported
+// write 1 writes its row (importedFirstValue, commit-rows.ts), in the batch of the write 2.
+//
 // `prevVersion` is the version of the key's previous write (0 for the first). A read at an older
 // version v reads the latest row; if its version ≤ v that is the answer, and if its previous
 // write is ≤ v the answer is that one history row. Otherwise it searches the key's numbered
@@ -193,6 +198,31 @@ export function readCached(
   const gone = decodeLatestRow(del, false);
   if (gone.version <= version) return undefined;
   return searchHistory(backend, sid, key, version, gone, { cache, sk });
+}
+
+/**
+ * The value of `key`'s write 1, made at `version`, for the commit that supersedes it when it is an imported write
+ * (META.importedAt), which has no history row: the key's latest row is that write while nothing superseded it (the
+ * latest-value cache's copy, else LevelDB's). Undefined when the latest row is not that write but history row 1 is on
+ * disk (a commit whose write reported failure may still have applied and written it): nothing to add then.
+ */
+export function importedFirstValue(
+  backend: KVBackend,
+  cache: LatestValueCache,
+  sid: number,
+  key: Uint8Array,
+  sk: string,
+  version: number,
+): Uint8Array | undefined {
+  const cached = cache.lookup(sid, sk);
+  let row: LatestRow | undefined = cached?.value === undefined ? undefined : cached;
+  if (row === undefined) {
+    const bytes = backend.getSync(storeKey(TABLE.latest, sid, key));
+    if (bytes !== undefined) row = decodeLatestRow(bytes, true);
+  }
+  if (row !== undefined && row.writeNo === 1 && row.version === version) return row.value;
+  if (backend.getSync(historyKey(sid, key, 1)) !== undefined) return undefined;
+  throw new HistoryMissingError(sid, 1);
 }
 
 interface HistoryRow {

@@ -12,7 +12,10 @@ export const TABLE = {
   latest: 0x6c,
   /** d‖sid(4)‖key → uvarint(writeCount) uvarint(version) of a key whose last write was a delete. */
   deleted: 0x64,
-  /** h‖sid(4)‖key‖writeNo(6) → uvarint(version) u8(1 set / 0 delete) value. */
+  /**
+   * h‖sid(4)‖key‖writeNo(6) → uvarint(version) uvarint(prevVersion) u8(1 set / 0 delete) value. Present for every
+   * write before the key's latest one (within retention); an imported key's write 1 gets its row only when superseded.
+   */
   history: 0x68,
   /** n‖sid(4)‖version(8)‖page(4) → a page of inner nodes of the commitment tree. */
   node: 0x6e,
@@ -30,6 +33,11 @@ export const META = {
   stores: "stores",
   pruneOffset: "prune-offset",
   reclaim: "reclaim",
+  /**
+   * u64 version of an imported state (state-import.ts; absent otherwise): a key whose latest or deleted row says write
+   * 1 at or before it has no history row 1 — the commit that supersedes that write writes it (README.md, "Key layout").
+   */
+  importedAt: "imported-at",
 } as const;
 
 /** Identifies this layout; bumped on incompatible changes. */

@@ -28,7 +28,7 @@ import {
   StoreUsageError,
   VersionLimitError,
 } from "./errors.ts";
-import { decodeLatestRow, LatestSource, readCached, VersionSource } from "./flat-state.ts";
+import { decodeLatestRow, importedFirstValue, LatestSource, readCached, VersionSource } from "./flat-state.ts";
 import { EMPTY_HASH } from "./hash.ts";
 import { changelogKey, commitKey, FORMAT_MARKER, META, metaKey, storeKey, TABLE } from "./keys.ts";
 import { type KVBackend, type KVBatch, openLevelBackend, openMemoryBackend } from "./kv-backend.ts";
@@ -180,6 +180,11 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
 
   private latest: number;
   private earliest: number;
+  /**
+   * The version this store was imported at (0 if it never was): a key whose write 1 is at or before it has no history
+   * row 1 until the commit that supersedes that write puts it (stageWrites, FlatChange.firstValue).
+   */
+  private readonly importedAt: number;
   private lastRecord: CommitRecord;
   private registry: StoreRegistry;
   /** Registry to write with the next commit (fresh state or store upgrades). */
@@ -211,7 +216,14 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
   private constructor(
     backend: KVBackend,
     options: OpenMultiStoreOptions,
-    state: { latest: number; earliest: number; record: CommitRecord; registry: StoreRegistry; reclaim: number[] },
+    state: {
+      latest: number;
+      earliest: number;
+      importedAt: number;
+      record: CommitRecord;
+      registry: StoreRegistry;
+      reclaim: number[];
+    },
   ) {
     this.backend = backend;
     this.nodes = new NodeStore(backend, options.nodeCacheSize ?? DEFAULT_NODE_CACHE_SIZE);
@@ -223,6 +235,7 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
     this.latest = state.latest;
     this.latestCache.version = state.latest;
     this.earliest = state.earliest;
+    this.importedAt = state.importedAt;
     this.lastRecord = state.record;
     this.registry = state.registry;
     this.reclaim = state.reclaim;
@@ -520,6 +533,9 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
         }
         leaf.writeNo = writeNo;
         const change: FlatChange = { key: w.key, sk: w.sk, value: w.value, writeNo, prevVersion, clearsDeleted };
+        if (writeNo === 2 && prevVersion <= this.importedAt) {
+          change.firstValue = importedFirstValue(this.backend, this.latestCache, sid, w.key, w.sk, prevVersion);
+        }
         changes.push(change);
         // Rows now, while the value is in the CPU's cache from packing its leaf (and the worker hashes).
         putChangeRows(batch, sid, version, change, changelog);
@@ -534,6 +550,9 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
           prevVersion: removed.version,
           clearsDeleted: false,
         };
+        if (removed.writeNo === 1 && removed.version <= this.importedAt) {
+          change.firstValue = importedFirstValue(this.backend, this.latestCache, sid, w.key, w.sk, removed.version);
+        }
         changes.push(change);
         putChangeRows(batch, sid, version, change, changelog);
       }

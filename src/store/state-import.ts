@@ -1,14 +1,16 @@
 // Import of an exported state (state-export.ts) into an empty store directory: the trees are
 // rebuilt node by node with the exported node versions, so each store's root hash — and the app
-// hash over them — comes out exactly as on the exporting machine, and the flat rows (latest and
-// history) are written so every read and later commit works as on a store that was never
-// imported. The result is a store whose only (and earliest) version is the imported one.
+// hash over them — comes out exactly as on the exporting machine, and each key's latest row is
+// written (write 1) so every read and later commit works as on a store that was never imported.
+// No history rows: while a key's only write is its latest row nothing reads its history, and the
+// commit that supersedes it writes history row 1 (META.importedAt tells the commits which keys
+// those are). The result is a store whose only (and earliest) version is the imported one.
 
 import { equalBytes } from "../bytes/compare.ts";
 import { toHex } from "../bytes/hex.ts";
 import { utf8 } from "../bytes/text.ts";
 import { rootHash } from "./avl-tree.ts";
-import { putFirstWriteRows } from "./commit-rows.ts";
+import { putImportedRow } from "./commit-rows.ts";
 import { StoreError } from "./errors.ts";
 import { EMPTY_HASH } from "./hash.ts";
 import { commitKey, FORMAT_MARKER, META, metaKey, nodeKey } from "./keys.ts";
@@ -55,9 +57,9 @@ export interface ImportStateOptions {
 /** Rows per write batch by default: large enough that LevelDB's per-write cost is spread thin. */
 const DEFAULT_BATCH_ROWS = 50_000;
 /**
- * The import's memtable: each key's two rows and the tree's pages are twice the raw pairs' bytes, spread over three
- * key ranges that all grow at their ends, so every memtable flushed as a small level-0 table overlapped the others
- * and LevelDB's threads compacted the same rows again and again (with 8 MiB they took about as much of a restore's
+ * The import's memtable: each key's latest row and the tree's pages (with the history rows an import wrote before
+ * issue 38's round 4, twice the raw pairs' bytes) land in key ranges that all grow at their ends, so every memtable
+ * flushed as a small level-0 table overlapped the others and LevelDB's threads compacted the same rows again and again (with 8 MiB they took about as much of a restore's
  * CPU as this thread). A larger one flushes fewer, larger tables; the opened store uses its usual 8 MiB.
  */
 const DEFAULT_WRITE_BUFFER = 64 * 1024 * 1024;
@@ -139,8 +141,8 @@ export async function importState(options: ImportStateOptions): Promise<CommitIn
             else leaf.hash = leafHashOfValueDigest(item.key, values.of(item.value), item.version);
             // Assembled in the commit path's scratch buffer: a fresh small key array per row would cost more in
             // the binding (V8 moves its bytes off the heap when native code asks for them) than the row itself.
-            putFirstWriteRows(writer.batch, sid, item.key, item.version, item.value);
-            writer.rows += 2;
+            putImportedRow(writer.batch, sid, item.key, item.version, item.value);
+            writer.rows += 1;
             if (writer.full()) await writer.flush();
           } else {
             tree.inner(item.version, item.height);
@@ -179,6 +181,8 @@ export async function importState(options: ImportStateOptions): Promise<CommitIn
     writer.put(metaKey(META.stores), encodeRegistry(registry));
     writer.put(metaKey(META.earliest), encodeVersion(v));
     writer.put(metaKey(META.latest), encodeVersion(v));
+    // Every key's write 1 is here without its history row: the commits that supersede them write it.
+    writer.put(metaKey(META.importedAt), encodeVersion(v));
     await writer.finish();
     // The format marker last: until it is written the directory does not open as a store.
     await backend.write([{ key: metaKey(META.format), value: utf8(FORMAT_MARKER) }], true);
