@@ -533,8 +533,8 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
         }
         leaf.writeNo = writeNo;
         const change: FlatChange = { key: w.key, sk: w.sk, value: w.value, writeNo, prevVersion, clearsDeleted };
-        if (writeNo === 2 && prevVersion <= this.importedAt) {
-          change.firstValue = importedFirstValue(this.backend, this.latestCache, sid, w.key, w.sk, prevVersion);
+        if (old !== undefined && old.writeNo === 1 && old.version <= this.importedAt) {
+          change.firstValue = importedFirstValue(this.backend, this.latestCache, sid, w.key, w.sk, old.version);
         }
         changes.push(change);
         // Rows now, while the value is in the CPU's cache from packing its leaf (and the worker hashes).
