@@ -68,16 +68,23 @@ test("random sets, overwrites and deletes answer as a Map does, by bytes and by 
   }
 });
 
-test("the table grows past many entries and keeps every one, then empties by deletes", () => {
-  const table = new ByteKeyTable<number>();
-  const key = (i: number) => Uint8Array.from([i & 0xff, (i >> 8) & 0xff, (i >> 16) & 0xff, 1, 2, 3, 4, 5, 6, 7]);
-  for (let i = 0; i < 50_000; i++) table.set(key(i), i);
-  assert.equal(table.size, 50_000);
-  for (let i = 0; i < 50_000; i++) assert.equal(table.get(key(i)), i);
-  for (let i = 0; i < 50_000; i++) assert.equal(table.deleteString(bytesToBinaryString(key(i))), true);
-  assert.equal(table.size, 0);
-  // Deleted slots are reused or dropped by a rehash: sets after the deletes are found as before.
-  for (let i = 0; i < 1_000; i++) table.set(key(i * 7), i);
-  for (let i = 0; i < 1_000; i++) assert.equal(table.get(key(i * 7)), i);
-  assert.equal(table.get(key(1)), undefined);
-});
+for (const length of [10, 70]) {
+  test(`the table grows past many entries of ${length} bytes and keeps every one, then empties by deletes`, () => {
+    const table = new ByteKeyTable<number>();
+    // The varying bytes at the end: past the slot's inline 56 bytes for the long keys.
+    const key = (i: number) => {
+      const out = new Uint8Array(length).fill(9);
+      out.set([i & 0xff, (i >> 8) & 0xff, (i >> 16) & 0xff], length - 3);
+      return out;
+    };
+    for (let i = 0; i < 50_000; i++) table.set(key(i), i);
+    assert.equal(table.size, 50_000);
+    for (let i = 0; i < 50_000; i++) assert.equal(table.get(key(i)), i);
+    for (let i = 0; i < 50_000; i++) assert.equal(table.deleteString(bytesToBinaryString(key(i))), true);
+    assert.equal(table.size, 0);
+    // Deleted slots are reused or dropped by a rehash: sets after the deletes are found as before.
+    for (let i = 0; i < 1_000; i++) table.set(key(i * 7), i);
+    for (let i = 0; i < 1_000; i++) assert.equal(table.get(key(i * 7)), i);
+    assert.equal(table.get(key(1)), undefined);
+  });
+}

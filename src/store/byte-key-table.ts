@@ -212,7 +212,8 @@ export class ByteKeyTable<V> {
     const count = n < INLINE_BYTES ? (n + 3) >> 2 : INLINE_WORDS;
     for (let j = 0; j < INLINE_WORDS; j++) slots[b + 2 + j] = j < count ? words[j] : 0;
     if (n > INLINE_BYTES) {
-      this.tails ??= [];
+      // Filled to the capacity, as the values are: a sparse array of a large index becomes a dictionary.
+      this.tails ??= emptyValues(this.mask + 1);
       this.tails[s] = (key as Uint8Array).slice(INLINE_BYTES);
     }
     this.values[s] = value;
@@ -226,7 +227,7 @@ export class ByteKeyTable<V> {
     const oldTails = this.tails;
     const slots = new Int32Array(capacity * SLOT_INTS);
     const values = emptyValues<V>(capacity);
-    const tails: (Uint8Array | undefined)[] | undefined = oldTails === undefined ? undefined : [];
+    const tails = oldTails === undefined ? undefined : emptyValues<Uint8Array>(capacity);
     const mask = capacity - 1;
     for (let from = 0; from < oldValues.length; from++) {
       const b = from << SLOT_SHIFT;
