@@ -161,43 +161,44 @@ export function readAt(
 }
 
 /**
- * The latest row of `key` (binary string `sk`): from the cache, else one LevelDB read (kept by the cache
- * when it accepts rows now). `hit` tells whether it came from the cache, i.e. is the row at `cache.version`.
+ * The latest row of `key`: from the cache (probed with the key's bytes: no string built), else one LevelDB read
+ * (kept by the cache when it accepts rows now).
  */
-function latestRow(backend: KVBackend, cache: LatestValueCache, sid: number, key: Uint8Array, sk: string): CachedRow {
-  const hit = cache.lookup(sid, sk);
+function latestRow(backend: KVBackend, cache: LatestValueCache, sid: number, key: Uint8Array): CachedRow {
+  const hit = cache.lookupKey(sid, key);
   if (hit !== undefined) return hit;
   const bytes = backend.getSync(storeKey(TABLE.latest, sid, key));
   const row = bytes === undefined ? ABSENT_ROW : decodeLatestRow(bytes, true);
-  cache.fill(sid, sk, row);
+  cache.fillKey(sid, key, row);
   return row;
 }
 
 /**
  * readAt through the latest-value cache: a key whose cached latest write is at or before `version`
  * answers from memory; an older version searches the history from the cached row (one LevelDB read
- * less). A cached absence answers only at the cache's own version.
+ * less). A cached absence answers only at the cache's own version. `sk`, the key's binary string, is
+ * what the cache keeps history rows by: built here only when a search needs it.
  */
 export function readCached(
   backend: KVBackend,
   cache: LatestValueCache,
   sid: number,
   key: Uint8Array,
-  sk: string,
+  sk: string | undefined,
   version: number,
   latestIsExact: boolean,
 ): Uint8Array | undefined {
-  const top = latestRow(backend, cache, sid, key, sk);
+  const top = latestRow(backend, cache, sid, key);
   if (top.value !== undefined) {
     if (top.version <= version) return top.value;
-    return searchHistory(backend, sid, key, version, top, { cache, sk });
+    return searchHistory(backend, sid, key, version, top, { cache, sk: sk ?? bytesToBinaryString(key) });
   }
-  if (latestIsExact || (version === cache.version && cache.lookup(sid, sk) === top)) return undefined;
+  if (latestIsExact || (version === cache.version && cache.lookupKey(sid, key) === top)) return undefined;
   const del = backend.getSync(storeKey(TABLE.deleted, sid, key));
   if (del === undefined) return undefined;
   const gone = decodeLatestRow(del, false);
   if (gone.version <= version) return undefined;
-  return searchHistory(backend, sid, key, version, gone, { cache, sk });
+  return searchHistory(backend, sid, key, version, gone, { cache, sk: sk ?? bytesToBinaryString(key) });
 }
 
 /**
@@ -363,8 +364,8 @@ export class LatestSource implements KVSource {
     this.cache = cache;
   }
 
-  readSync(key: Uint8Array, sk?: string): Uint8Array | undefined {
-    return latestRow(this.backend, this.cache, this.sid, key, sk ?? bytesToBinaryString(key)).value;
+  readSync(key: Uint8Array): Uint8Array | undefined {
+    return latestRow(this.backend, this.cache, this.sid, key).value;
   }
 
   /**
@@ -483,8 +484,7 @@ export class VersionSource implements KVSource {
 
   readSync(key: Uint8Array, sk?: string): Uint8Array | undefined {
     this.check();
-    const s = sk ?? bytesToBinaryString(key);
-    return readCached(this.backend, this.cache, this.sid, key, s, this.version, this.isExactLatest());
+    return readCached(this.backend, this.cache, this.sid, key, sk, this.version, this.isExactLatest());
   }
 
   /**
@@ -499,7 +499,7 @@ export class VersionSource implements KVSource {
     }
     const kept = this.cache.promiseOf(this.sid, sk);
     if (kept !== undefined) return kept;
-    const row = latestRow(this.backend, this.cache, this.sid, key, sk);
+    const row = latestRow(this.backend, this.cache, this.sid, key);
     const promise = Promise.resolve(row.value);
     this.cache.keepPromise(this.sid, sk, row, promise);
     return promise;

@@ -24,7 +24,7 @@ test("the cache holds at most its byte bound, keeps what is read again, and refu
     // Read the hot key again as the others stream past.
     if (cache.lookup(1, "hot") === undefined) cache.fill(1, "hot", row(4));
   }
-  // (key + value + overhead) ≈ 265 bytes an entry: 64 KiB holds ~250 across both generations.
+  // (key + value + overhead) ≈ 360 bytes an entry: 64 KiB holds ~180 across both generations.
   assert.ok(cache.size <= 260, `size ${cache.size}`);
   assert.ok(cache.size >= 100, `size ${cache.size}`);
   assert.equal(cache.lookup(1, "hot")?.version, 4);
@@ -289,3 +289,91 @@ test("random histories read the same at every version with the cache on, tiny, a
 test("random histories read the same at every retained version while pruning deletes history rows", async () => {
   await randomHistories({ strategy: "custom", keepRecent: 5n, interval: 1n });
 });
+
+// The cache's rows are probed with the key's bytes (byte-key-table.ts) and dropped by commits by binary string:
+// the two must meet for keys of every length, the ones longer than a slot's 56 inline bytes and ones that differ
+// only past them included, and a caller's key array may change after a read.
+for (const latestCacheBytes of [undefined, 4096]) {
+  test(`getNow's byte-keyed rows follow overwrites, deletes and a failed commit for short and long keys (latestCacheBytes ${latestCacheBytes ?? "default"})`, async () => {
+    const dir = await tempDir();
+    const store = await openMultiStore({ path: dir.path, storeNames: ["bank"], pruning: KEEP_ALL, latestCacheBytes });
+    const longPrefix = "a-key-longer-than-the-inline-part-of-a-table-slot-".repeat(2);
+    const names = [
+      ...Array.from({ length: 6 }, (_, i) => `short-${i}`),
+      ...Array.from({ length: 6 }, (_, i) => `${longPrefix}${i}`),
+    ];
+    let seed = 777;
+    const next = (n: number) => {
+      seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+      return seed % n;
+    };
+    const model: Map<string, string>[] = [new Map()];
+    const nowAt = async (version: number) => {
+      const view = (await store.view(BigInt(version))).store("bank");
+      const getNow = view.getNow;
+      assert.ok(getNow !== undefined);
+      return (name: string) => {
+        const key = b(name);
+        const value = s(getNow.call(view, key));
+        // The cache kept its own copy of the key: scribbling on the caller's array changes nothing.
+        key.fill(0);
+        return value;
+      };
+    };
+    const checkAll = async (label: string) => {
+      const latest = model.length - 1;
+      for (const at of [latest, Math.max(1, latest - 1), Math.max(1, latest - 3)]) {
+        const read = await nowAt(at);
+        for (let round = 0; round < 2; round++) {
+          for (const name of names) assert.equal(read(name), model[at].get(name), `${label}: ${name} at ${at}`);
+        }
+      }
+    };
+    try {
+      for (let v = 1; v <= 12; v++) {
+        const writes: [string, string | null][] = [];
+        for (let i = 0; i < 4; i++) writes.push([names[next(names.length)], next(3) === 0 ? null : `v${v}-${i}`]);
+        const state = new Map(model[v - 1]);
+        for (const [k, val] of writes) {
+          if (val === null) state.delete(k);
+          else state.set(k, val);
+        }
+        model.push(state);
+        assert.equal(await commitWrites(store, writes), BigInt(v));
+        await checkAll(`after version ${v}`);
+      }
+      // A failed commit whose rows reached LevelDB: reads stay at the committed version, then the retry lands.
+      await store.idle();
+      const backend = (store as unknown as { backend: KVBackend }).backend;
+      const batch = backend.batch.bind(backend);
+      backend.batch = () => {
+        const real = batch();
+        return {
+          ...real,
+          write: async (sync: boolean) => {
+            await real.write(sync);
+            throw new Error("sync failed");
+          },
+        };
+      };
+      const failing = store.branch();
+      const retried = new Map(model[model.length - 1]);
+      for (const name of [names[0], names[7]]) {
+        failing.store("bank").set(b(name), b("retried"));
+        retried.set(name, "retried");
+      }
+      failing.store("bank").delete(b(names[8]));
+      retried.delete(names[8]);
+      await store.stage(failing);
+      await assert.rejects(store.commit(), { code: "STORE_COMMIT_FAILED" });
+      backend.batch = batch;
+      await checkAll("after the failed commit");
+      await store.commit();
+      model.push(retried);
+      await checkAll("after the retried commit");
+    } finally {
+      await store.close();
+      await dir.remove();
+    }
+  });
+}

@@ -1,6 +1,6 @@
 // The latest-value cache: the decoded latest row of keys read recently, in memory, so a read at the
-// latest version (and an older read the key's last write already answers) costs a Map lookup
-// instead of a LevelDB point read. IAVL's fast-node cache plays this part upstream.
+// latest version (and an older read the key's last write already answers) costs one probe of a table keyed
+// by the key's bytes (byte-key-table.ts) instead of a LevelDB point read. IAVL's fast-node cache plays this part upstream.
 //
 // Correctness rests on one invariant: every entry is the key's latest row *as of `version`*, the
 // last committed version. A commit keeps it by dropping the keys it wrote, in the same synchronous
@@ -9,6 +9,7 @@
 // and never after a commit failed (its rows may be on disk without being the latest version) until
 // a commit succeeds. Nothing is persisted: a restart starts empty. Short ranges read whole are kept
 // beside the rows under the same rule (latest-range-cache.ts).
+import { ByteKeyTable } from "./byte-key-table.ts";
 import { LatestRangeCache } from "./latest-range-cache.ts";
 
 /** A key's latest row: its value (undefined: no latest row), the version of that write, its write number and the version before it. */
@@ -22,8 +23,12 @@ export interface CachedRow {
 /** The default memory bound: ~100k entries of 32-byte keys and 100-byte values (IAVL's fast-node cache holds 100k). */
 export const DEFAULT_LATEST_CACHE_BYTES = 32 * 1024 * 1024;
 
-/** What an entry costs beyond its key and value bytes (Map slot, the row object, the value's view, a kept promise and its slot): an estimate. */
-const ENTRY_OVERHEAD = 160;
+/**
+ * What an entry costs beyond its key and value bytes (its table slot, the row object, the value's view, a kept
+ * promise and its slot): an estimate. A row's slot is a 64-byte line of a table kept at most half full
+ * (byte-key-table.ts): ~90 bytes more than the `Map` entry and key string it replaced, measured.
+ */
+const ENTRY_OVERHEAD = 256;
 
 /** The row of a key that has no latest row at `version` (absent or deleted). */
 export const ABSENT_ROW: CachedRow = Object.freeze({ value: undefined, version: 0, writeNo: 0, prevVersion: 0 });
@@ -37,8 +42,9 @@ export interface CachedHistoryRow {
 }
 
 interface StoreGenerations {
-  young: Map<string, CachedRow>;
-  old: Map<string, CachedRow>;
+  /** Latest rows by key: probed with the key's bytes on a read (byte-key-table.ts), by binary string elsewhere. */
+  young: ByteKeyTable<CachedRow>;
+  old: ByteKeyTable<CachedRow>;
   /** History rows by key, then write number (a number key: no string built per probe). */
   youngHistory: Map<string, Map<number, CachedHistoryRow>>;
   oldHistory: Map<string, Map<number, CachedHistoryRow>>;
@@ -52,7 +58,13 @@ interface StoreGenerations {
 }
 
 function newGenerations(): StoreGenerations {
-  return { young: new Map(), old: new Map(), youngHistory: new Map(), oldHistory: new Map(), promises: new Map() };
+  return {
+    young: new ByteKeyTable(),
+    old: new ByteKeyTable(),
+    youngHistory: new Map(),
+    oldHistory: new Map(),
+    promises: new Map(),
+  };
 }
 
 /**
@@ -83,10 +95,26 @@ export class LatestValueCache {
   lookup(sid: number, sk: string): CachedRow | undefined {
     const gens = this.stores.get(sid);
     if (gens === undefined) return undefined;
-    const young = gens.young.get(sk);
+    const young = gens.young.getString(sk);
     if (young !== undefined) return young;
-    const old = gens.old.get(sk);
-    if (old !== undefined && this.filling) this.add(gens, sk, old);
+    const old = gens.old.getString(sk);
+    if (old !== undefined && this.filling && this.reserve(sk.length + (old.value?.length ?? 0))) {
+      gens.young.setString(sk, old);
+    }
+    return old;
+  }
+
+  /** lookup by the key's bytes (the read path: no string built). */
+  lookupKey(sid: number, key: Uint8Array): CachedRow | undefined {
+    const gens = this.stores.get(sid);
+    if (gens === undefined) return undefined;
+    const young = gens.young.get(key);
+    if (young !== undefined) return young;
+    const old = gens.old.get(key);
+    if (old !== undefined && this.filling && this.reserve(key.length + (old.value?.length ?? 0))) {
+      // reserve() may have rotated: the young table is looked up after it.
+      gens.young.set(key, old);
+    }
     return old;
   }
 
@@ -102,7 +130,7 @@ export class LatestValueCache {
   keepPromise(sid: number, sk: string, row: CachedRow, promise: Promise<Uint8Array | undefined>): void {
     if (!this.filling) return;
     const gens = this.stores.get(sid);
-    if (gens === undefined || gens.young.get(sk) !== row) return;
+    if (gens === undefined || gens.young.getString(sk) !== row) return;
     gens.promises.set(sk, promise);
   }
 
@@ -119,7 +147,15 @@ export class LatestValueCache {
   /** Adds the latest row just read from LevelDB (ignored when not `accepting` or when it is newer than `version`). */
   fill(sid: number, sk: string, row: CachedRow): void {
     if (!this.accepting || row.version > this.version) return;
-    this.add(this.generations(sid), sk, row);
+    const gens = this.generations(sid);
+    if (this.reserve(sk.length + (row.value?.length ?? 0))) gens.young.setString(sk, row);
+  }
+
+  /** fill by the key's bytes. */
+  fillKey(sid: number, key: Uint8Array, row: CachedRow): void {
+    if (!this.accepting || row.version > this.version) return;
+    const gens = this.generations(sid);
+    if (this.reserve(key.length + (row.value?.length ?? 0))) gens.young.set(key, row);
   }
 
   /**
@@ -167,10 +203,6 @@ export class LatestValueCache {
     return gens;
   }
 
-  private add(gens: StoreGenerations, sk: string, row: CachedRow): void {
-    if (this.reserve(sk.length + (row.value?.length ?? 0))) gens.young.set(sk, row);
-  }
-
   private addHistory(gens: StoreGenerations, sk: string, writeNo: number, row: CachedHistoryRow): void {
     // The key's bytes are counted with every row (an over-estimate when a key has several).
     if (!this.reserve(sk.length + (row.value?.length ?? 0))) return;
@@ -195,7 +227,7 @@ export class LatestValueCache {
   private rotate(): void {
     for (const gens of this.stores.values()) {
       gens.old = gens.young;
-      gens.young = new Map();
+      gens.young = new ByteKeyTable();
       gens.oldHistory = gens.youngHistory;
       gens.youngHistory = new Map();
       // Kept promises follow their rows into the old generation no further: reads make them again.
@@ -224,8 +256,8 @@ export class LatestValueCache {
       if (hasRows) {
         const promises = gens.promises;
         for (const sk of list) {
-          gens.young.delete(sk);
-          gens.old.delete(sk);
+          gens.young.deleteString(sk);
+          gens.old.deleteString(sk);
           promises.delete(sk);
         }
       }
