@@ -1,8 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { b, KEEP_ALL, s, tempDir } from "../../test/support/store/helpers.ts";
+import { b, failBatchWrites, KEEP_ALL, s, tempDir } from "../../test/support/store/helpers.ts";
 import { toHex } from "../bytes/hex.ts";
-import type { KVBackend } from "./kv-backend.ts";
 import { type MultiStore, openMultiStore } from "./multistore.ts";
 import { verifyStoreProof } from "./proofs.ts";
 
@@ -34,17 +33,10 @@ test("a commit whose write fails is retried with the same hash, and its tree pag
     // retry rebuilds the batch from the staged changes.
     // Version 3's tree pages are written after its commit resolved: they must not meet the failure.
     await store.idle();
-    const backend = (store as unknown as { backend: KVBackend }).backend;
-    const batch = backend.batch.bind(backend);
-    backend.batch = () => ({
-      ...batch(),
-      write: async () => {
-        throw new Error("disk full");
-      },
-    });
+    const restore = failBatchWrites(store, { applied: false });
     const staged = await store.stage(branch);
     await assert.rejects(store.commit(), { code: "STORE_COMMIT_FAILED" });
-    backend.batch = batch;
+    restore();
     const committed = await store.commit();
     assert.deepEqual(committed.appHash, staged.appHash);
 

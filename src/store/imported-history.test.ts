@@ -4,14 +4,23 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { describe, test } from "node:test";
-import { b, cacheOf, entries, KEEP_ALL, s, tempDir } from "../../test/support/store/helpers.ts";
+import {
+  b,
+  cacheOf,
+  collectExport,
+  countRows,
+  entries,
+  KEEP_ALL,
+  s,
+  tempDir,
+} from "../../test/support/store/helpers.ts";
 import { toHex } from "../bytes/hex.ts";
 import { decodeLatestRow, encodeHistoryRow, encodeLatestRow } from "./flat-state.ts";
 import { historyKey, META, metaKey, storeKey, TABLE } from "./keys.ts";
 import { openLevelBackend } from "./kv-backend.ts";
 import { type MultiStore, openMultiStore } from "./multistore.ts";
 import { verifyStoreProof } from "./proofs.ts";
-import { type ExportItem, exportState } from "./state-export.ts";
+import { exportState } from "./state-export.ts";
 import { importState } from "./state-import.ts";
 import type { PruningOptions } from "./types.ts";
 
@@ -64,18 +73,6 @@ async function afterImport(store: MultiStore, warm: boolean): Promise<void> {
     await store.stage(block);
     await store.commit();
   }
-}
-
-async function collect(it: AsyncIterable<ExportItem[]>): Promise<ExportItem[]> {
-  const out: ExportItem[] = [];
-  for await (const batch of it) out.push(...batch);
-  return out;
-}
-
-async function countRows(store: MultiStore, table: number): Promise<number> {
-  let n = 0;
-  for await (const _ of store.backend.iterate({ gte: new Uint8Array([table]), lt: new Uint8Array([table + 1]) })) n++;
-  return n;
 }
 
 /** Every key of both stores at every version from 5 to the latest: point reads, iteration and proofs agree. */
@@ -154,8 +151,11 @@ describe("an imported state's history rows", () => {
         await afterImport(replica, warm);
         await assertSameHistory(restored, replica);
         // The export of the imported version, after its keys were superseded, is the source's.
-        assert.deepEqual(await collect(exportState(restored, IMPORTED)), await collect(exportState(source, IMPORTED)));
-        assert.deepEqual(await collect(exportState(restored, 7n)), await collect(exportState(replica, 7n)));
+        assert.deepEqual(
+          await collectExport(exportState(restored, IMPORTED)),
+          await collectExport(exportState(source, IMPORTED)),
+        );
+        assert.deepEqual(await collectExport(exportState(restored, 7n)), await collectExport(exportState(replica, 7n)));
         // Only the superseded imported writes gained a history row 1 (plus the writes after the import).
         assert.equal(
           s(restored.backend.getSync(historyKey(2, b("k0"), 1))?.subarray(3)),

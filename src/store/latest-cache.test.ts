@@ -4,8 +4,7 @@
 // store with the cache off over random histories.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { b, cacheOf, commitWrites, KEEP_ALL, s, tempDir } from "../../test/support/store/helpers.ts";
-import type { KVBackend } from "./kv-backend.ts";
+import { b, cacheOf, commitWrites, failBatchWrites, KEEP_ALL, s, tempDir } from "../../test/support/store/helpers.ts";
 import { ABSENT_ROW, LatestValueCache } from "./latest-cache.ts";
 import { type MultiStore, openMultiStore } from "./multistore.ts";
 import { verifyStoreProof } from "./proofs.ts";
@@ -149,24 +148,13 @@ test("a discarded stage and a failed commit whose rows reached LevelDB leave rea
 
     // The batch is applied, then the write reports failure (a sync error after LevelDB took the rows).
     await store.idle();
-    const backend = (store as unknown as { backend: KVBackend }).backend;
-    const batch = backend.batch.bind(backend);
-    backend.batch = () => {
-      const real = batch();
-      return {
-        ...real,
-        write: async (sync: boolean) => {
-          await real.write(sync);
-          throw new Error("sync failed");
-        },
-      };
-    };
+    const restore = failBatchWrites(store, { applied: true });
     const failing = store.branch();
     failing.store("bank").set(b("x"), b("x2"));
     failing.store("bank").delete(b("y"));
     await store.stage(failing);
     await assert.rejects(store.commit(), { code: "STORE_COMMIT_FAILED" });
-    backend.batch = batch;
+    restore();
     assert.equal(store.lastCommit().version, v1);
     // Cached or from LevelDB, version 1 is what version 1 reads.
     for (let round = 0; round < 2; round++) {
@@ -344,18 +332,7 @@ for (const latestCacheBytes of [undefined, 4096]) {
       }
       // A failed commit whose rows reached LevelDB: reads stay at the committed version, then the retry lands.
       await store.idle();
-      const backend = (store as unknown as { backend: KVBackend }).backend;
-      const batch = backend.batch.bind(backend);
-      backend.batch = () => {
-        const real = batch();
-        return {
-          ...real,
-          write: async (sync: boolean) => {
-            await real.write(sync);
-            throw new Error("sync failed");
-          },
-        };
-      };
+      const restore = failBatchWrites(store, { applied: true });
       const failing = store.branch();
       const retried = new Map(model[model.length - 1]);
       for (const name of [names[0], names[7]]) {
@@ -366,7 +343,7 @@ for (const latestCacheBytes of [undefined, 4096]) {
       retried.delete(names[8]);
       await store.stage(failing);
       await assert.rejects(store.commit(), { code: "STORE_COMMIT_FAILED" });
-      backend.batch = batch;
+      restore();
       await checkAll("after the failed commit");
       await store.commit();
       model.push(retried);

@@ -17,7 +17,7 @@ import { BackgroundWork } from "./background.ts";
 import { Branch, type BranchOwner } from "./branch.ts";
 import { CacheLayer, keysOf, type PendingWrite } from "./cache-layer.ts";
 import { type FlatChange, putChangeRows } from "./commit-rows.ts";
-import { readCommittedState } from "./committed-state.ts";
+import { type CommittedState, readCommittedState } from "./committed-state.ts";
 import {
   DataDirectoryCorruptError,
   FutureVersionError,
@@ -213,18 +213,7 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
   /** Commits staged ahead that a stage took, and those it dropped (the block's writes were not the same). */
   readonly stagedAheadCounts = { taken: 0, dropped: 0 };
 
-  private constructor(
-    backend: KVBackend,
-    options: OpenMultiStoreOptions,
-    state: {
-      latest: number;
-      earliest: number;
-      importedAt: number;
-      record: CommitRecord;
-      registry: StoreRegistry;
-      reclaim: number[];
-    },
-  ) {
+  private constructor(backend: KVBackend, options: OpenMultiStoreOptions, state: Omit<CommittedState, "fresh">) {
     this.backend = backend;
     this.nodes = new NodeStore(backend, options.nodeCacheSize ?? DEFAULT_NODE_CACHE_SIZE);
     this.latestCache = new LatestValueCache(options.latestCacheBytes ?? DEFAULT_LATEST_CACHE_BYTES);

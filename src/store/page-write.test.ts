@@ -4,10 +4,10 @@
 // next commit) and after a restart (the pages rebuilt from the previous version's tree).
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { b, KEEP_ALL, s, tempDir } from "../../test/support/store/helpers.ts";
+import { b, failBatchWrites, KEEP_ALL, s, tempDir } from "../../test/support/store/helpers.ts";
 import { toHex } from "../bytes/hex.ts";
 import { storeKey, TABLE } from "./keys.ts";
-import { type KVBackend, type KVBatch, openLevelBackend } from "./kv-backend.ts";
+import { openLevelBackend } from "./kv-backend.ts";
 import { type MultiStore, type OpenMultiStoreOptions, openMultiStore } from "./multistore.ts";
 import { verifyStoreProof } from "./proofs.ts";
 import type { StoreUpgrades } from "./types.ts";
@@ -33,27 +33,12 @@ async function commit(store: MultiStore, n: number): Promise<string> {
   return toHex(info.appHash);
 }
 
-/** Makes every batch created from now on fail its write (the commit's pages batch, made after it resolves). */
-function failNewBatches(store: MultiStore): () => void {
-  const backend = (store as unknown as { backend: KVBackend }).backend;
-  const batch = backend.batch.bind(backend);
-  backend.batch = (): KVBatch => ({
-    ...batch(),
-    write: async () => {
-      throw new Error("disk full");
-    },
-  });
-  return () => {
-    backend.batch = batch;
-  };
-}
-
 /** Stages version `n` with its rows' batch intact, then commits it with the pages' write failing. */
 async function commitLosingPages(store: MultiStore, n: number): Promise<string> {
   // The previous version's pages are written after its commit resolved: they must not meet the failure.
   await store.idle();
   const info = await store.stage(writes(store, n));
-  const restore = failNewBatches(store);
+  const restore = failBatchWrites(store, { applied: false });
   try {
     await store.commit();
     // The pages are encoded and written after the commit resolves: the failure stays until they were tried.
@@ -165,7 +150,7 @@ describe("tree pages written after the commit", () => {
       assert.equal(await commitLosingPages(store, 3), await commit(reference, 3));
       // The disk is still failing when version 4 comes: its commit fails and leaves it staged.
       const staged = await store.stage(writes(store, 4));
-      const restore = failNewBatches(store);
+      const restore = failBatchWrites(store, { applied: false });
       await assert.rejects(store.commit(), (err: Error) => {
         assert.equal((err as { code?: string }).code, "STORE_COMMIT_FAILED");
         assert.match(err.message, /tree pages of version 3 could not be written/);

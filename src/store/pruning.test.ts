@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { b, s, tempDir } from "../../test/support/store/helpers.ts";
+import { b, countRows, s, tempDir } from "../../test/support/store/helpers.ts";
 import { FutureVersionError, PrunedVersionError } from "./errors.ts";
 import { TABLE } from "./keys.ts";
 import { type MultiStore, openMultiStore } from "./multistore.ts";
@@ -18,12 +18,6 @@ async function commitUpTo(store: MultiStore, to: number): Promise<void> {
     await store.stage(block);
     await store.commit();
   }
-}
-
-async function countRows(store: MultiStore, table: number): Promise<number> {
-  let n = 0;
-  for await (const _ of store.backend.iterate({ gte: new Uint8Array([table]), lt: new Uint8Array([table + 1]) })) n++;
-  return n;
 }
 
 async function withStore(

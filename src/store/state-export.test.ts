@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { describe, test } from "node:test";
-import { b, entries, tempDir } from "../../test/support/store/helpers.ts";
+import { b, collectExport, entries, tempDir } from "../../test/support/store/helpers.ts";
 import { toHex } from "../bytes/hex.ts";
 import { PrunedVersionError } from "./errors.ts";
 import { type MultiStore, openMultiStore } from "./multistore.ts";
@@ -25,12 +25,6 @@ async function commitBlocks(store: MultiStore, from: number, to: number): Promis
   }
 }
 
-async function collect(it: AsyncIterable<ExportItem[]>): Promise<ExportItem[]> {
-  const out: ExportItem[] = [];
-  for await (const batch of it) out.push(...batch);
-  return out;
-}
-
 describe("state export and import", () => {
   test("an imported version has the exporter's app hash, contents, and continues with the same hashes", async () => {
     const dir = await tempDir();
@@ -41,7 +35,7 @@ describe("state export and import", () => {
     });
     try {
       await commitBlocks(source, 1, 30);
-      const items = await collect(exportState(source, 20n));
+      const items = await collectExport(exportState(source, 20n));
       await commitBlocks(source, 31, 32); // the export read version 20, not the latest
       const info = await importState({ path: join(dir.path, "b"), version: 20n, items: [items], storeNames: NAMES });
       const at20 = await source.view(20n);
@@ -100,7 +94,7 @@ describe("state export and import", () => {
         await source.stage(block);
         await source.commit();
       }
-      const items = await collect(exportState(source, 2n, { batchSize: 13 }));
+      const items = await collectExport(exportState(source, 2n, { batchSize: 13 }));
       const batches: ExportItem[][] = [];
       for (let i = 0; i < items.length; i += 13) batches.push(items.slice(i, i + 13));
       const info = await importState({ path: join(dir.path, "b"), version: 2n, items: batches, batchSize: 7 });
@@ -164,7 +158,7 @@ describe("state export and import", () => {
       assert.equal(toHex(info.appHash), toHex((await store.view(10n)).appHash as Uint8Array));
       await commitBlocks(store, 21, 21);
       assert.equal(store.earliestVersion(), 19n, "released: pruning catches up");
-      await assert.rejects(collect(exportState(store, 5n)), PrunedVersionError);
+      await assert.rejects(collectExport(exportState(store, 5n)), PrunedVersionError);
     } finally {
       await store.close();
       await dir.remove();

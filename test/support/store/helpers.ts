@@ -2,8 +2,10 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { KVBackend, KVBatch } from "../../../src/store/kv-backend.ts";
 import type { LatestValueCache } from "../../../src/store/latest-cache.ts";
 import type { MultiStore } from "../../../src/store/multistore.ts";
+import type { ExportItem } from "../../../src/store/state-export.ts";
 import type { PruningOptions } from "../../../src/store/types.ts";
 
 const encoder = new TextEncoder();
@@ -50,4 +52,41 @@ export async function commitWrites(store: MultiStore, writes: [string, string | 
   const info = await store.stage(branch);
   await store.commit();
   return info.version;
+}
+
+/**
+ * Makes every write batch the store creates from now on fail its write: `applied` writes it first (a sync error after
+ * LevelDB took the rows), otherwise nothing reaches LevelDB (a full disk). Returns the function that undoes it.
+ */
+export function failBatchWrites(store: MultiStore, how: { applied: boolean }): () => void {
+  const backend = (store as unknown as { backend: KVBackend }).backend;
+  const batch = backend.batch.bind(backend);
+  backend.batch = (): KVBatch => {
+    const real = batch();
+    return {
+      ...real,
+      write: async (sync: boolean) => {
+        if (!how.applied) throw new Error("disk full");
+        await real.write(sync);
+        throw new Error("sync failed");
+      },
+    };
+  };
+  return () => {
+    backend.batch = batch;
+  };
+}
+
+/** Every item of an exported state (state-export.ts), its batches joined. */
+export async function collectExport(it: AsyncIterable<ExportItem[]>): Promise<ExportItem[]> {
+  const out: ExportItem[] = [];
+  for await (const batch of it) out.push(...batch);
+  return out;
+}
+
+/** How many rows a store's LevelDB holds in one table (keys.ts TABLE). */
+export async function countRows(store: MultiStore, table: number): Promise<number> {
+  let n = 0;
+  for await (const _ of store.backend.iterate({ gte: new Uint8Array([table]), lt: new Uint8Array([table + 1]) })) n++;
+  return n;
 }
