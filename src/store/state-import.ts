@@ -58,7 +58,7 @@ export interface ImportStateOptions {
 const DEFAULT_BATCH_ROWS = 50_000;
 /**
  * The import's memtable: each key's latest row and the tree's pages (with the history rows an import wrote before
- * issue 38's round 4, twice the raw pairs' bytes) land in key ranges that all grow at their ends, so every memtable
+ * round 3 session 13, twice the raw pairs' bytes) land in key ranges that all grow at their ends, so every memtable
  * flushed as a small level-0 table overlapped the others and LevelDB's threads compacted the same rows again and again (with 8 MiB they took about as much of a restore's
  * CPU as this thread). A larger one flushes fewer, larger tables; the opened store uses its usual 8 MiB.
  */
