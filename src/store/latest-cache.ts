@@ -20,7 +20,10 @@ export interface CachedRow {
   readonly prevVersion: number;
 }
 
-/** The default memory bound: ~100k entries of 32-byte keys and 100-byte values (IAVL's fast-node cache holds 100k). */
+/**
+ * The default memory bound: ~85k entries of 32-byte keys and 100-byte values at ENTRY_OVERHEAD below (IAVL's
+ * fast-node cache holds 100k; ~115k fitted while the rows were in a `Map`).
+ */
 export const DEFAULT_LATEST_CACHE_BYTES = 32 * 1024 * 1024;
 
 /**
