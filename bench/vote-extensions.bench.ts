@@ -135,7 +135,13 @@ function readingRow(name: string, on: number[], off: number[], load: BenchRow["l
  * the machine's other load falls on both sides; each side's figure is the median of its rounds.
  */
 export async function run(): Promise<BenchRow[]> {
-  return [...(await testnetRows()), ...(await embeddedRows())];
+  // CHAIND_BENCH_VOTE_EXTENSIONS=embedded (or =testnet) runs that part alone: the embedded engine's figure needs no
+  // cometbft and takes a minute, the testnet's several.
+  const part = process.env.CHAIND_BENCH_VOTE_EXTENSIONS;
+  if (part !== undefined && part !== "embedded" && part !== "testnet") {
+    throw new Error(`CHAIND_BENCH_VOTE_EXTENSIONS is "embedded" or "testnet", not ${JSON.stringify(part)}`);
+  }
+  return [...(part === "embedded" ? [] : await testnetRows()), ...(part === "testnet" ? [] : await embeddedRows())];
 }
 
 /** The embedded engine's dev chain, timeout_commit 0. */
