@@ -5,6 +5,7 @@ import { ed25519 as nobleEd25519 } from "@noble/curves/ed25519";
 import { secp256k1 as nobleSecp256k1 } from "@noble/curves/secp256k1";
 import { sha256 as nobleSha256 } from "@noble/hashes/sha2";
 import fc from "fast-check";
+import { ed25519Signer } from "./ed25519.ts";
 import {
   accAddressFromPubKey,
   addressFromBech32,
@@ -42,6 +43,7 @@ import {
   verifyEd25519,
   verifySecp256k1,
 } from "./index.ts";
+import { OwnSignatures } from "./own-signatures.ts";
 
 // CosmJS's well-known test mnemonic ("faucet" in proto-signing's test utilities) and what it derives to.
 const FAUCET_MNEMONIC =
@@ -207,6 +209,41 @@ describe("ed25519", () => {
     assert.equal(verifyEd25519(pair.publicKey.subarray(1), message, signature), false);
     assert.deepEqual(ed25519KeyPairFromSeed(pair.privateKey), pair);
     assert.throws(() => signEd25519(new Uint8Array(10), message), expectCode("private-key-invalid", /32-byte seed/));
+  });
+
+  it("knows its own signers' signatures by their exact bytes, and verifies anything one byte apart", async () => {
+    const pair = generateEd25519KeyPair();
+    const other = generateEd25519KeyPair();
+    const signer = ed25519Signer(pair.seed);
+    const message = new TextEncoder().encode("vote extension");
+    for (const signature of [signer.sign(message), await signer.signInBackground(message)]) {
+      assert.deepEqual(signature, signEd25519(pair.seed, message));
+      assert.ok(verifyEd25519(pair.publicKey, message, signature));
+      const altered = new Uint8Array(signature);
+      altered[10] ^= 1;
+      assert.equal(verifyEd25519(pair.publicKey, message, altered), false, "an altered signature");
+      assert.equal(verifyEd25519(pair.publicKey, Uint8Array.of(...message, 0), signature), false, "another message");
+      assert.equal(verifyEd25519(other.publicKey, message, signature), false, "another key");
+      // The other key's own signature of the message is not taken for this key's.
+      assert.equal(verifyEd25519(pair.publicKey, message, ed25519Signer(other.seed).sign(message)), false);
+    }
+  });
+
+  it("keeps a bounded memo of own signatures, matched on all three byte strings", () => {
+    const memo = new OwnSignatures(2);
+    const [key, message, signature] = [Uint8Array.of(1), Uint8Array.of(2), Uint8Array.of(3)];
+    memo.add(key, message, signature);
+    assert.ok(memo.has(key, message, signature));
+    assert.equal(memo.has(Uint8Array.of(9), message, signature), false);
+    assert.equal(memo.has(key, Uint8Array.of(9), signature), false);
+    assert.equal(memo.has(key, message, Uint8Array.of(9)), false);
+    assert.equal(memo.has(key, message, Uint8Array.of(3, 0)), false);
+    message[0] = 7; // the memo copied the bytes it was given
+    assert.ok(memo.has(key, Uint8Array.of(2), signature));
+    memo.add(key, Uint8Array.of(4), signature);
+    memo.add(key, Uint8Array.of(5), signature);
+    assert.equal(memo.has(key, Uint8Array.of(2), signature), false, "the oldest is dropped");
+    assert.ok(memo.has(key, Uint8Array.of(5), signature));
   });
 
   it("derives the consensus address as the first 20 bytes of sha256(pubkey)", () => {

@@ -17,7 +17,7 @@ import {
 } from "../../app/extended-commit.ts";
 import { gatewayJson } from "../../app/gateway-json.ts";
 import { packAny } from "../../client/tx/any.ts";
-import { ed25519KeyPairFromSeed, signEd25519 } from "../../crypto/ed25519.ts";
+import { ed25519KeyPairFromSeed, ed25519Signer, signEd25519 } from "../../crypto/ed25519.ts";
 import {
   QueryUpgradeReadinessRequestSchema,
   QueryUpgradeReadinessResponseSchema,
@@ -137,6 +137,30 @@ describe("the extended commit in a block", () => {
     ];
     for (const [what, txs, proposed] of cases) assert.equal(await process(txs, proposed), REJECT, what);
     assert.equal(await process([tx(honest())]), ACCEPT, "the honest commit still passes");
+  });
+
+  it("refuses the same forgeries when this process's own signer made the signatures (known, not verified again)", async () => {
+    // The proposer's own extension is signed by its validator's signer in this process; verifyEd25519 then knows
+    // that signature by its bytes (src/crypto/own-signatures.ts). Only those exact bytes pass without the curve math.
+    const h = node.app.lastBlockHeight();
+    const signer = ed25519Signer(seed);
+    const ownVote = (extension: Uint8Array, signedHeight: bigint) => ({
+      ...vote(extension, h),
+      extensionSignature: signer.sign(voteExtensionSignBytes(extension, signedHeight, 0n, CHAIN_ID)),
+    });
+    const tx = (v: ReturnType<typeof vote>) => encodeExtendedCommitTx(extendedCommit([v]));
+    assert.equal(await process([tx(ownVote(ready, h))]), ACCEPT, "its own signature, as it signed it");
+    const altered = ownVote(ready, h);
+    altered.voteExtension = encodeReadinessRecord({ plan: "v3", binary: true, staged: false });
+    const otherHeight = ownVote(ready, h + 1n);
+    const flipped = ownVote(ready, h);
+    flipped.extensionSignature = Uint8Array.from(flipped.extensionSignature, (b, i) => (i === 0 ? b ^ 1 : b));
+    const cases: [string, ReturnType<typeof vote>][] = [
+      ["extension altered after signing", altered],
+      ["signed for another height", otherHeight],
+      ["a bit of the signature flipped", flipped],
+    ];
+    for (const [what, v] of cases) assert.equal(await process([tx(v)]), REJECT, what);
   });
 
   it("is recorded in PreBlock as each validator's latest signal, and is no tx", async () => {
