@@ -12,12 +12,14 @@
 //    the young generation is at its cap, back to 2 below it;
 //  - it sets `--heap-growing-percent` so the old generation's next full GC comes at ~1.5× its live size;
 //  - when the event loop has been nearly idle for a few seconds while the heap outside the young generation
-//    has grown well above its size after the last reduction (or at the start), it asks V8 for one
+//    has grown well above its size after the last reduction (or at the start), or the young generation grew
+//    back to its cap during a busy period since (heap-reduction-policy.ts decides), it asks V8 for one
 //    memory-reducing full GC (the `last-resort` flavour: it compacts, shrinks the young generation and gives
 //    the freed pages back to the OS).
 import { type PerformanceEntry, PerformanceObserver, performance } from "node:perf_hooks";
 import { getHeapSpaceStatistics, getHeapStatistics, setFlagsFromString } from "node:v8";
 import { v8Gc } from "../app/idle-collection.ts";
+import { HeapReductionPolicy } from "./heap-reduction-policy.ts";
 
 const MIB = 1024 * 1024;
 
@@ -39,9 +41,9 @@ export interface HeapGovernorOptions {
   /** Idle intervals in a row before a reduction. Default 2. */
   idleChecks?: number;
   /**
-   * Growth of the heap outside the young generation (MiB committed since the start or the last reduction)
-   * that makes a reduction worth it. The young generation is left out: it grows back to its cap at idle and
-   * would make an idle node reduce again and again. Default 16.
+   * Growth (MiB committed since the start or the last reduction) that makes a reduction worth it: of the heap
+   * outside the young generation, or of the young generation itself when the event loop was busy since the
+   * last reduction (heap-reduction-policy.ts). Default 16.
    */
   growthMiB?: number;
   /** Called after each reduction with the heap committed before and after (bytes); for logs and tests. */
@@ -78,8 +80,6 @@ function youngGenerationSize(): number {
  */
 export function governHeap(options: HeapGovernorOptions = {}): HeapGovernor {
   const cap = (options.youngGenerationMiB ?? 32) * MIB;
-  const idleUtilisation = options.idleUtilisation ?? 0.15;
-  const idleChecks = options.idleChecks ?? 2;
   const growth = (options.growthMiB ?? 16) * MIB;
   const heapGrowingPercent = options.heapGrowingPercent ?? 50;
 
@@ -101,36 +101,33 @@ export function governHeap(options: HeapGovernorOptions = {}): HeapGovernor {
   });
   observer.observe({ entryTypes: ["gc"] });
 
-  let floor = matureHeapSize();
+  const heapNow = () => ({ matureBytes: matureHeapSize(), youngBytes: youngGenerationSize() });
+  const policy = new HeapReductionPolicy(
+    { idleUtilisation: options.idleUtilisation ?? 0.15, idleChecks: options.idleChecks ?? 2, growthBytes: growth },
+    heapNow(),
+  );
   const reduce = (): number => {
     const before = getHeapStatistics().total_heap_size;
     v8Gc()({ type: "major", execution: "sync", flavor: "last-resort" });
     quiet = true;
     applyGrowthFactor();
-    floor = matureHeapSize();
+    policy.reduced(heapNow());
     const after = getHeapStatistics().total_heap_size;
     options.onReduce?.(before, after);
     return after;
   };
 
   let last = performance.eventLoopUtilization();
-  let idleInARow = 0;
   const timer = setInterval(() => {
     const now = performance.eventLoopUtilization();
-    const busy = performance.eventLoopUtilization(now, last).utilization;
+    const utilisation = performance.eventLoopUtilization(now, last).utilization;
     last = now;
-    idleInARow = busy < idleUtilisation ? idleInARow + 1 : 0;
-    if (quiet && idleInARow === 0) {
+    const due = policy.check({ utilisation, ...heapNow() });
+    if (quiet && !policy.idle) {
       quiet = false;
       applyGrowthFactor();
     }
-    const heap = matureHeapSize();
-    // A heap that shrank on its own lowers the mark, so the next reduction waits for real growth.
-    floor = Math.min(floor, heap);
-    if (idleInARow >= idleChecks && heap - floor >= growth) {
-      idleInARow = 0;
-      reduce();
-    }
+    if (due) reduce();
   }, options.checkEveryMs ?? 2000);
   timer.unref();
 
