@@ -457,16 +457,18 @@ export class App {
   /**
    * Starts CheckTx's state-reading preparation of a prechecked tx outside the lock (signature checks
    * on a worker thread against the check state), so it overlaps with other txs and with blocks.
-   * Only warms caches; CheckTx still runs every check.
+   * Only warms caches; CheckTx still runs every check. Undefined when there is nothing to prepare (the ante
+   * handler's signature checks stay on this thread, libsecp256k1): no context, gas meter or promise per tx.
    */
-  async prepareCheckTx(tx: Uint8Array): Promise<void> {
+  prepareCheckTx(tx: Uint8Array): Promise<void> | undefined {
+    if (!this.txRunner.preparesCheck()) return undefined;
     let ctx: Context;
     try {
       ctx = this.newContext(this.checkState ?? this.store.branch(), "check", this.checkHeader());
     } catch {
-      return; // e.g. a store being closed: CheckTx will say what is wrong
+      return undefined; // e.g. a store being closed: CheckTx will say what is wrong
     }
-    await this.txRunner.prepareCheck(ctx, tx);
+    return this.txRunner.prepareCheck(ctx, tx);
   }
 
   private async checkTxNow(request: RequestCheckTx, withEvents: boolean): Promise<ResponseCheckTx> {

@@ -94,6 +94,12 @@ export class TxRunner {
    * handler without the hook) is left alone. Never rejects: a failed preparation only means CheckTx
    * does the work itself.
    */
+  /** Whether {@link prepareCheck} would do anything now (the ante handler has a preparation and wants it). */
+  preparesCheck(): boolean {
+    const ante = this.options.anteHandler;
+    return ante.prepareCheck !== undefined && (ante.preparesCheck?.() ?? true);
+  }
+
   async prepareCheck(ctx: Context, txBytes: Uint8Array): Promise<void> {
     const prepare = this.options.anteHandler.prepareCheck;
     const decoded = this.predecoded.get(txBytes);
