@@ -687,7 +687,12 @@ export class App {
       await this.moduleManager.preBlock(ctx);
     });
     await runHook("BeginBlock", (ctx) => this.moduleManager.beginBlock(ctx));
-    const txResults = await this.txRunner.runBlock(blockCtx, commit === undefined ? request.txs : request.txs.slice(1));
+    // Each tx's result becomes its ABCI message as it is made (see runBlock).
+    const txResults = await this.txRunner.runBlock(
+      blockCtx,
+      commit === undefined ? request.txs : request.txs.slice(1),
+      toExecTxResult,
+    );
     const validatorUpdates = await runHook("EndBlock", (ctx) => this.moduleManager.endBlock(ctx));
     const versionAfter = await this.appVersionOf(blockCtx);
     const enableAfter = handler === undefined ? 0n : await handler.enableHeight(blockCtx);
@@ -703,8 +708,7 @@ export class App {
     this.genesis = undefined;
     return create(ResponseFinalizeBlockSchema, {
       events: toAbciEvents(blockEvents),
-      txResults:
-        commit === undefined ? txResults.map(toExecTxResult) : [COMMIT_TX_RESULT, ...txResults.map(toExecTxResult)],
+      txResults: commit === undefined ? txResults : [COMMIT_TX_RESULT, ...txResults],
       validatorUpdates: toAbciValidatorUpdates(validatorUpdates),
       consensusParamUpdates: consensusParamUpdatesOf(versionBefore, versionAfter, enableBefore, enableAfter),
       appHash: commitInfo.appHash,
