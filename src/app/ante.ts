@@ -23,6 +23,11 @@ export type AnteHandler = ((ctx: Context, tx: DecodedTx) => Promise<void>) & {
    * they would be verified on this thread anyway). Same rules as `prepareBlock`.
    */
   prepareCheck?: (ctx: Context, tx: DecodedTx) => Promise<void>;
+  /**
+   * Optional, with `prepareCheck`: whether it would do anything now. False lets the app skip a CheckTx
+   * preparation altogether (its context, gas meter and promises, per tx); absent means it always might.
+   */
+  preparesCheck?: () => boolean;
 };
 
 /** An ante handler that accepts everything (tests of the pipeline itself). */

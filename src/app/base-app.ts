@@ -457,16 +457,18 @@ export class App {
   /**
    * Starts CheckTx's state-reading preparation of a prechecked tx outside the lock (signature checks
    * on a worker thread against the check state), so it overlaps with other txs and with blocks.
-   * Only warms caches; CheckTx still runs every check.
+   * Only warms caches; CheckTx still runs every check. Undefined when there is nothing to prepare (the ante
+   * handler's signature checks stay on this thread, libsecp256k1): no context, gas meter or promise per tx.
    */
-  async prepareCheckTx(tx: Uint8Array): Promise<void> {
+  prepareCheckTx(tx: Uint8Array): Promise<void> | undefined {
+    if (!this.txRunner.preparesCheck()) return undefined;
     let ctx: Context;
     try {
       ctx = this.newContext(this.checkState ?? this.store.branch(), "check", this.checkHeader());
     } catch {
-      return; // e.g. a store being closed: CheckTx will say what is wrong
+      return undefined; // e.g. a store being closed: CheckTx will say what is wrong
     }
-    await this.txRunner.prepareCheck(ctx, tx);
+    return this.txRunner.prepareCheck(ctx, tx);
   }
 
   private async checkTxNow(request: RequestCheckTx, withEvents: boolean): Promise<ResponseCheckTx> {
@@ -685,7 +687,12 @@ export class App {
       await this.moduleManager.preBlock(ctx);
     });
     await runHook("BeginBlock", (ctx) => this.moduleManager.beginBlock(ctx));
-    const txResults = await this.txRunner.runBlock(blockCtx, commit === undefined ? request.txs : request.txs.slice(1));
+    // Each tx's result becomes its ABCI message as it is made (see runBlock).
+    const txResults = await this.txRunner.runBlock(
+      blockCtx,
+      commit === undefined ? request.txs : request.txs.slice(1),
+      toExecTxResult,
+    );
     const validatorUpdates = await runHook("EndBlock", (ctx) => this.moduleManager.endBlock(ctx));
     const versionAfter = await this.appVersionOf(blockCtx);
     const enableAfter = handler === undefined ? 0n : await handler.enableHeight(blockCtx);
@@ -701,8 +708,7 @@ export class App {
     this.genesis = undefined;
     return create(ResponseFinalizeBlockSchema, {
       events: toAbciEvents(blockEvents),
-      txResults:
-        commit === undefined ? txResults.map(toExecTxResult) : [COMMIT_TX_RESULT, ...txResults.map(toExecTxResult)],
+      txResults: commit === undefined ? txResults : [COMMIT_TX_RESULT, ...txResults],
       validatorUpdates: toAbciValidatorUpdates(validatorUpdates),
       consensusParamUpdates: consensusParamUpdatesOf(versionBefore, versionAfter, enableBefore, enableAfter),
       appHash: commitInfo.appHash,

@@ -60,9 +60,10 @@ export interface AbciApp {
    * Optional: work for CheckTx that may start WITHOUT the app lock, as soon as a tx has passed
    * `precheckTx`, and overlap with other txs' CheckTx and with block execution (the default app
    * verifies the tx's signatures on a worker thread here). Only warms caches: it must not change
-   * state, and it never rejects. CheckTx awaits it before it runs, keeping arrival order.
+   * state, and it never rejects. CheckTx awaits it before it runs, keeping arrival order. Undefined when
+   * there is nothing to prepare for this tx.
    */
-  prepareCheckTx?(tx: Uint8Array): Promise<void>;
+  prepareCheckTx?(tx: Uint8Array): Promise<void> | undefined;
 }
 
 /**

@@ -20,7 +20,8 @@ export type Json = null | boolean | number | string | Json[] | { [key: string]: 
 
 /** Uppercase hex (cmtjson HexBytes); "" for empty. */
 export function hexUpper(b: Uint8Array): string {
-  return Buffer.from(b).toString("hex").toUpperCase();
+  // Read through a view: `Buffer.from(b)` would copy the bytes first (twice per broadcast answer: data and hash).
+  return Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString("hex").toUpperCase();
 }
 
 /** Standard base64, or null for empty bytes (Go's nil []byte). */

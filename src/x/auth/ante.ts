@@ -89,6 +89,7 @@ export function createAnteHandler(options: AnteHandlerOptions): AnteHandler {
   // promises per tx would buy nothing (the outcome and the cache are the same either way).
   handler.prepareCheck = (ctx, tx) =>
     singleJobsStayHere() ? NOTHING_TO_PREPARE : preverifySignatures(ctx, [tx], env, verifyOffThread);
+  handler.preparesCheck = () => !singleJobsStayHere();
   return handler;
 }
 
@@ -361,6 +362,11 @@ async function preverifySignatures(
     for (let i = 0; i < tx.signers.length && i < tx.raw.signatures.length; i++) {
       const modeInfo = tx.authInfo.signerInfos[i]?.modeInfo;
       if (modeInfo?.sum.case !== "single" || modeInfo.sum.value.mode !== SignMode.DIRECT) continue;
+      // Checked already (in CheckTx, on this node) and its outcome still cached: nothing to warm, so no account
+      // read. The tx's own check reads the account and looks up the key of that account's number and public
+      // key; should they differ from what CheckTx saw, that lookup misses and verifies there.
+      const known = signatureChecks.get(tx)?.[i];
+      if (known !== undefined && known.chainId === ctx.chainId && cachedOutcome(known.key) !== undefined) continue;
       const account = await env.accountKeeper.getAccount(ctx, tx.signers[i]);
       if (account === undefined) continue;
       const pubKey = account.pubKey ?? supported(tx.pubKeys[i]);

@@ -49,6 +49,7 @@ export function guardMigratingModules(ante: AnteHandler, options: MigrationGuard
   };
   if (ante.prepareBlock !== undefined) guarded.prepareBlock = ante.prepareBlock;
   if (ante.prepareCheck !== undefined) guarded.prepareCheck = ante.prepareCheck;
+  if (ante.preparesCheck !== undefined) guarded.preparesCheck = ante.preparesCheck;
   return guarded;
 }
 
