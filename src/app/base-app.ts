@@ -68,6 +68,7 @@ import { aheadHeader } from "./ahead-context.ts";
 import type { AnteHandler } from "./ante.ts";
 import { AppStateError } from "./app-state-error.ts";
 import { blockRetentionHeight } from "./block-retention.ts";
+import { CommittedEnableHeight } from "./committed-enable-height.ts";
 import { Context, type ExecMode, zeroTimestamp } from "./context.ts";
 import type { DecCoin } from "./dec-coins.ts";
 import { ChainError, ErrInvalidHeight, lookupError } from "./errors.ts";
@@ -214,6 +215,8 @@ export class App {
    * FinalizeBlock read the same tx of a block, which is decoded once (the bytes are compared, not trusted by identity).
    */
   private decodedCommit: { tx: Uint8Array; commit: ExtendedCommitInfo } | undefined;
+  /** The vote extensions' enable height of the latest commit, read once per commit (committed-enable-height.ts). */
+  private readonly committedEnableHeight = new CommittedEnableHeight();
   /** The view and header of query contexts at the latest version (see createQueryContext). */
   private latestQueryBase:
     | {
@@ -595,9 +598,12 @@ export class App {
   /** Whether the block at `height` opens with the extended commit of `height − 1`, by the latest committed state. */
   private async carriesExtendedCommitAt(height: bigint): Promise<boolean> {
     const handler = this.options.voteExtensions;
-    if (handler === undefined || this.store.lastCommit().version === 0n) return false;
-    const ctx = await this.committedStateContext();
-    return carriesExtendedCommit(await handler.enableHeight(ctx), height);
+    const last = this.store.lastCommit();
+    if (handler === undefined || last.version === 0n) return false;
+    const enableHeight = await this.committedEnableHeight.at(last, async () =>
+      handler.enableHeight(await this.committedStateContext()),
+    );
+    return carriesExtendedCommit(enableHeight, height);
   }
 
   /** ExtendVote: the vote-extension handler's extension, read against the latest committed state; else empty. */
@@ -677,7 +683,13 @@ export class App {
     // With vote extensions on at H−1 the first tx is H−1's extended commit (checked in ProcessProposal): it is not
     // run as a tx; the handler records it at the start of PreBlock, before any module's hook reads it.
     const handler = this.options.voteExtensions;
-    const enableBefore = handler === undefined ? 0n : await handler.enableHeight(blockCtx);
+    // Nothing is written yet: the branch reads as the latest commit (at genesis, InitChain's branch, read directly).
+    const enableBefore =
+      handler === undefined
+        ? 0n
+        : last.version === 0n
+          ? await handler.enableHeight(blockCtx)
+          : await this.committedEnableHeight.at(last, () => handler.enableHeight(blockCtx));
     let commit: ExtendedCommitInfo | undefined;
     if (handler !== undefined && isExtendedCommitTx(request.txs[0]) && carriesExtendedCommit(enableBefore, height)) {
       commit = this.decodeCommitTx(request.txs[0]);

@@ -8,8 +8,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { create } from "@bufbuild/protobuf";
+import { isExtendedCommitTx } from "../../app/extended-commit.ts";
 import { packAny } from "../../client/tx/any.ts";
 import { MsgSoftwareUpgradeSchema } from "../../gen/chain/upgrade/v1beta1/tx_pb.js";
+import {
+  RequestPrepareProposalSchema,
+  RequestProcessProposalSchema,
+  ResponseProcessProposal_ProposalStatus,
+} from "../../gen/tendermint/abci/types_pb.js";
 import { startTestNode, type TestRelease } from "../../testing/test-node.ts";
 import { enableVoteExtensions } from "./enable-vote-extensions.ts";
 import { UpgradeHaltError } from "./errors.ts";
@@ -60,14 +66,26 @@ describe("enableVoteExtensions in an upgrade handler", () => {
     const home = join(root, "off");
     const height = await haltedForUpgrade(home, 0n);
     const node = await startTestNode({ home, release: withHandler() });
+    // The App keeps the committed enable height between blocks (committed-enable-height.ts): asked before and after
+    // each commit, it must answer from the state just committed, never the one before.
+    const carries = async (at: bigint) => {
+      const prepared = await node.app.prepareProposal(create(RequestPrepareProposalSchema, { height: at }));
+      const processed = await node.app.processProposal(create(RequestProcessProposalSchema, { height: at }));
+      const accepted = processed.status === ResponseProcessProposal_ProposalStatus.ACCEPT;
+      assert.equal(accepted, prepared.txs.length === 0, `PrepareProposal and ProcessProposal agree at ${at}`);
+      return isExtendedCommitTx(prepared.txs[0]);
+    };
     try {
+      assert.equal(await carries(height), false, "off before the upgrade");
       const upgraded = await node.nextBlock();
       assert.equal(node.app.lastBlockHeight(), height);
       assert.equal(upgraded.consensusParamUpdates?.abci?.voteExtensionsEnableHeight, height + 1n);
       assert.equal(upgraded.consensusParamUpdates?.version?.app, 1n, "the protocol version's update is kept");
       assert.equal(upgraded.consensusParamUpdates?.block, undefined, "only the changed sections");
       assert.equal(await voteExtensionsEnableHeight(await node.query()), height + 1n);
+      assert.equal(await carries(height + 1n), false, "no extended commit before the enable height's");
       assert.equal((await node.nextBlock()).consensusParamUpdates, undefined, "once only");
+      assert.equal(await carries(height + 2n), true, "the block after the enable height carries its commit");
     } finally {
       await node.close();
     }
