@@ -21,7 +21,7 @@ import { govModule } from "../x/gov/module.ts";
 import { genutilModule } from "../x/staking/genutil.ts";
 import { StakingKeeper } from "../x/staking/keeper.ts";
 import { stakingModule } from "../x/staking/module.ts";
-import { consensusAddress, consensusPubKey } from "../x/staking/validator.ts";
+import { consensusAddress } from "../x/staking/validator.ts";
 import { installUpgrades, type StoreLoaderSource } from "../x/upgrade/install.ts";
 import { UpgradeKeeper } from "../x/upgrade/keeper.ts";
 import {
@@ -32,6 +32,7 @@ import {
 import { createUpgradeModule } from "../x/upgrade/module.ts";
 import type { BondedValidator, BondedValidatorsReader } from "../x/upgrade/readiness-query.ts";
 import { readinessVoteExtensions } from "../x/upgrade/readiness-vote-extension.ts";
+import { consensusKeyOfRecord } from "./consensus-keys.ts";
 import type { StandardKeepers } from "./keepers.ts";
 import { type ChainDefinition, currentRelease, type Release } from "./release.ts";
 import { upgradeHistory } from "./release-history.ts";
@@ -179,7 +180,7 @@ export async function buildChainApp(options: ChainAppOptions): Promise<ChainApp>
       bondedValidators,
       consensusKeyOf: async (ctx, address) => {
         const validator = await stakingKeeper.getValidatorByConsAddr(ctx, address);
-        return validator === undefined ? undefined : consensusPubKey(validator);
+        return validator === undefined ? undefined : consensusKeyOfRecord(validator);
       },
       onError: (error) =>
         options.logger.warn(
