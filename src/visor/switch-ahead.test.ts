@@ -15,6 +15,7 @@ import {
   startVisor,
   type TestHome,
   type TestServer,
+  type VisorProcess,
   writeFakeNode,
 } from "../../test/support/visor/fixtures.ts";
 import { loadConfig } from "./config.ts";
@@ -69,9 +70,23 @@ const starts = async () =>
     .trim()
     .split("\n")
     .filter((line) => / start/.test(line));
-/** Waits until the nodes have recorded `count` starts (a start is logged by chainvisor before the node writes it). */
-async function startsReach(count: number): Promise<void> {
-  while ((await starts()).length < count) await sleep(20);
+/**
+ * Waits until the nodes have recorded `count` starts (a start is logged by chainvisor before the node writes it),
+ * failing with what `visor` logged if it ends first (its safety kill on a slow machine): never a wait without end.
+ */
+async function startsReach(count: number, visor: VisorProcess): Promise<void> {
+  let ended = false;
+  void visor.done.then(() => {
+    ended = true;
+  });
+  while ((await starts()).length < count) {
+    if (ended && (await starts()).length < count) {
+      throw new Error(
+        `chainvisor ended with ${(await starts()).length} of ${count} starts recorded:\n${visor.stderr()}`,
+      );
+    }
+    await sleep(20);
+  }
 }
 const current = () => readlink(home.path("chainvisor", "current"));
 const exists = (...parts: string[]) =>
@@ -113,13 +128,14 @@ describe("chainvisor run with DAEMON_SWITCH_AHEAD", () => {
     await install("genesis", { label: "genesis", body: `${V1_VERSION}\n${RUNS}` });
     await install("v2", { label: "v2", body: `${V2_VERSION}\n${RUNS}` });
     servePlan("v2", 100_000);
-    const first = startVisor(["run", "start"], env({ UNSAFE_SKIP_BACKUP: "true" }));
+    // A safety kill later than the default 20 s: both runs are stopped by the test, and a busy machine is slow.
+    const first = startVisor(["run", "start"], env({ UNSAFE_SKIP_BACKUP: "true" }), 60_000);
     await first.waitForLog(/committed height \d+ in the in-place mode/);
     first.child.kill("SIGTERM");
     await first.done;
-    const second = startVisor(["run", "start"], env({ UNSAFE_SKIP_BACKUP: "true" }));
+    const second = startVisor(["run", "start"], env({ UNSAFE_SKIP_BACKUP: "true" }), 60_000);
     await second.waitForLog("running ");
-    await startsReach(3);
+    await startsReach(3, second);
     second.child.kill("SIGTERM");
     await second.done;
     assert.deepEqual(await starts(), ["genesis start", "v2 start --in-place-upgrades", "v2 start --in-place-upgrades"]);
@@ -144,7 +160,7 @@ describe("chainvisor run with DAEMON_SWITCH_AHEAD", () => {
     await visor.waitForLog(/falling back/);
     // Back on genesis, and it stays there: the plan is left to the halt path.
     await visor.waitForLog(/falling back[\s\S]*running \S*genesis\/bin\/chaind start/);
-    await startsReach(3);
+    await startsReach(3, visor);
     visor.child.kill("SIGTERM");
     await visor.done;
     assert.match(
@@ -210,7 +226,7 @@ describe("chainvisor run with DAEMON_SWITCH_AHEAD", () => {
     await close.waitForLog(
       /within DAEMON_SWITCH_AHEAD_GUARD \(50\); not restarting ahead, the switch happens at the halt/,
     );
-    await startsReach(1);
+    await startsReach(1, close);
     close.child.kill("SIGTERM");
     await close.done;
 
@@ -220,7 +236,7 @@ describe("chainvisor run with DAEMON_SWITCH_AHEAD", () => {
     await foreign.waitForLog(
       /does not carry the running release v1 1\.0\.0 \(its line: v2 2\.0\.0\); the switch happens at the halt/,
     );
-    await startsReach(2);
+    await startsReach(2, foreign);
     foreign.child.kill("SIGTERM");
     await foreign.done;
     assert.deepEqual(await starts(), ["genesis start", "genesis start"]);
