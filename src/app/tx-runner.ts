@@ -88,18 +88,18 @@ export class TxRunner {
     return undefined;
   }
 
-  /**
-   * The ante handler's read-only preparation of one prechecked tx for CheckTx (see
-   * `AnteHandler.prepareCheck`), against `ctx`'s state. A tx that did not pass `precheck` (or an ante
-   * handler without the hook) is left alone. Never rejects: a failed preparation only means CheckTx
-   * does the work itself.
-   */
   /** Whether {@link prepareCheck} would do anything now (the ante handler has a preparation and wants it). */
   preparesCheck(): boolean {
     const ante = this.options.anteHandler;
     return ante.prepareCheck !== undefined && (ante.preparesCheck?.() ?? true);
   }
 
+  /**
+   * The ante handler's read-only preparation of one prechecked tx for CheckTx (see
+   * `AnteHandler.prepareCheck`), against `ctx`'s state. A tx that did not pass `precheck` (or an ante
+   * handler without the hook) is left alone. Never rejects: a failed preparation only means CheckTx
+   * does the work itself.
+   */
   async prepareCheck(ctx: Context, txBytes: Uint8Array): Promise<void> {
     const prepare = this.options.anteHandler.prepareCheck;
     const decoded = this.predecoded.get(txBytes);
