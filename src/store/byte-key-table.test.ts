@@ -88,3 +88,30 @@ for (const length of [10, 70]) {
     assert.equal(table.get(key(1)), undefined);
   });
 }
+
+test("an entry's number finds its value and its second value; a deleted entry's number is reused for a new key", () => {
+  const table = new ByteKeyTable<string, number>();
+  const a = Uint8Array.from([1, 2, 3]);
+  const b = Uint8Array.from([4, 5]);
+  table.set(a, "a", 10);
+  table.set(b, "b");
+  const ea = table.indexOf(a);
+  assert.ok(ea >= 0);
+  assert.equal(table.valueAt(ea), "a");
+  assert.equal(table.auxAt(ea), 10);
+  assert.equal(table.auxAt(table.indexOf(b)), undefined);
+  // An overwrite replaces both values in place.
+  table.setString(bytesToBinaryString(a), "a2", 11);
+  assert.equal(table.indexOf(a), ea);
+  assert.equal(table.valueAt(ea), "a2");
+  assert.equal(table.auxAt(ea), 11);
+  assert.equal(table.indexOf(Uint8Array.from([9])), -1);
+  assert.equal(table.deleteString(bytesToBinaryString(a)), true);
+  assert.equal(table.indexOf(a), -1);
+  const c = Uint8Array.from([7, 7, 7, 7, 7]);
+  table.set(c, "c", 12);
+  assert.equal(table.indexOf(c), ea);
+  assert.equal(table.auxAt(ea), 12);
+  assert.equal(table.get(b), "b");
+  assert.equal(table.size, 2);
+});

@@ -2,18 +2,25 @@
 // a lookup (a `Map` needs one, and building and hashing it was about half of a cached read at the latest version).
 // The latest-value cache keeps its rows in these (latest-cache.ts).
 //
-// Open addressing with linear probing. Each slot is one 64-byte line of an Int32Array: the key's length (+1; 0 an
-// empty slot, -1 a deleted one), its hash, and its first 56 bytes packed four to a word, so a hit reads the slot's
-// line and the value and nothing else; a longer key keeps its bytes from the 57th on beside the slot. Keys come
-// either as bytes (reads) or as binary strings, one char a byte (commits name the keys they wrote that way); both
-// pack to the same words and hash alike. The hash is seeded per process (keys are chosen by users: a fixed hash
-// would let them pile keys onto one probe run).
+// Two arrays, so that what a hit touches stays small enough for the CPU's caches (a read of a 100k-key store
+// misses them anyway on the caller's key; every further line it loads from memory is a dependent wait):
+// - the index: open addressing with linear probing over pairs of ints (the key's hash, its entry's number + 1;
+//   0 an empty pair, -1 a deleted one), at most half full: 8 bytes a pair, 8 pairs a cache line;
+// - the entries, dense (numbered in order of insertion, freed numbers reused): one 64-byte line of an Int32Array
+//   each, the key's length + 1 and its first 60 bytes packed four to a word (a longer key keeps its bytes from the
+//   61st on beside the entry), with the value (and an optional second value, `aux`) in JS arrays by entry number.
+// A hit loads one index line, one entry line and the value's array slot. Until round 3 session 15 the slots were
+// the index (64 bytes a slot, half empty): 4 MiB of table for the bench's 18k keys, against 0.5 MiB of index and
+// 1.2 MiB of entries now. Keys come either as bytes (reads) or as binary strings, one char a byte (commits name the
+// keys they wrote that way); both pack to the same words and hash alike. The hash is seeded per process (keys are
+// chosen by users: a fixed hash would let them pile keys onto one probe run).
 
-/** Ints in a slot: [0] key length + 1 (0 empty, -1 deleted), [1] hash, [2..15] the key's first 56 bytes. */
-const SLOT_INTS = 16;
-const SLOT_SHIFT = 4;
-const INLINE_WORDS = SLOT_INTS - 2;
+/** Ints in an entry: [0] key length + 1 (0 a free entry), [1..15] the key's first 60 bytes. */
+const ENTRY_INTS = 16;
+const ENTRY_SHIFT = 4;
+const INLINE_WORDS = ENTRY_INTS - 1;
 const INLINE_BYTES = INLINE_WORDS * 4;
+/** Index pair [1]: no entry yet (ends a probe run), or an entry deleted (probe runs go past it). */
 const EMPTY = 0;
 const DELETED = -1;
 const MIN_CAPACITY = 16;
@@ -78,169 +85,221 @@ function loadString(key: string): number {
   return finish(h);
 }
 
-/** `count` empty value slots, in fast (packed) elements: `new Array(count)` of a large count makes a dictionary. */
-function emptyValues<V>(count: number): (V | undefined)[] {
-  const values: (V | undefined)[] = [];
-  for (let i = 0; i < count; i++) values.push(undefined);
-  return values;
-}
-
 function binaryStringBytes(key: string): Uint8Array {
   const out = new Uint8Array(key.length);
   for (let i = 0; i < key.length; i++) out[i] = key.charCodeAt(i);
   return out;
 }
 
-/** A map from byte strings to values, looked up by bytes or by binary string. */
-export class ByteKeyTable<V> {
-  private slots = new Int32Array(MIN_CAPACITY * SLOT_INTS);
-  private values: (V | undefined)[] = emptyValues(MIN_CAPACITY);
-  /** Bytes 57 on of keys longer than 56 bytes, by slot. */
-  private tails: (Uint8Array | undefined)[] | undefined;
+/**
+ * A map from byte strings to values, looked up by bytes or by binary string. Each entry holds a value and an
+ * optional second one (`aux`: the latest-value cache keeps a row's value there, so a read that needs only the
+ * value loads no row). Entries are numbered: `indexOf` finds one, `valueAt` and `auxAt` read it.
+ */
+export class ByteKeyTable<V, A = undefined> {
+  /** Pairs [hash, entry number + 1 | EMPTY | DELETED]. */
+  private index = new Int32Array(MIN_CAPACITY * 2);
   private mask = MIN_CAPACITY - 1;
-  private live = 0;
-  /** Slots used or deleted: a probe run ends only at an empty one. */
+  /** Index pairs used or deleted: a probe run ends only at an empty one. */
   private taken = 0;
+  private entries = new Int32Array(MIN_CAPACITY * ENTRY_INTS);
+  /** By entry number (packed arrays, filled by push: a sparse array of a large index becomes a dictionary). */
+  private readonly values: (V | undefined)[] = [];
+  private readonly auxes: (A | undefined)[] = [];
+  /** Bytes 61 on of keys longer than 60 bytes, by entry number. */
+  private tails: (Uint8Array | undefined)[] | undefined;
+  /** Entry numbers freed by deletes, reused before new ones. */
+  private free: number[] = [];
+  /** Entry numbers handed out so far (freed ones included). */
+  private used = 0;
+  private live = 0;
 
   /** Entries held. */
   get size(): number {
     return this.live;
   }
 
+  /** The number of key `key`'s entry, or -1. */
+  indexOf(key: Uint8Array): number {
+    return this.find(loadBytes(key), key.length, key);
+  }
+
+  /** The value of entry `e` (a number indexOf returned). */
+  valueAt(e: number): V {
+    return this.values[e] as V;
+  }
+
+  /** The second value of entry `e`. */
+  auxAt(e: number): A {
+    return this.auxes[e] as A;
+  }
+
   /** The value of key `key`, if held. */
   get(key: Uint8Array): V | undefined {
-    const h = loadBytes(key);
-    const s = this.find(h, key.length, key);
-    return s < 0 ? undefined : this.values[s];
+    const e = this.find(loadBytes(key), key.length, key);
+    return e < 0 ? undefined : this.values[e];
   }
 
   /** get by the key's binary string. */
   getString(key: string): V | undefined {
     if (key.length > INLINE_BYTES) return this.get(binaryStringBytes(key));
-    const s = this.find(loadString(key), key.length, undefined);
-    return s < 0 ? undefined : this.values[s];
+    const e = this.find(loadString(key), key.length, undefined);
+    return e < 0 ? undefined : this.values[e];
   }
 
   /** Sets key `key`'s value (the key's bytes are copied: the caller may reuse its array). */
-  set(key: Uint8Array, value: V): void {
+  set(key: Uint8Array, value: V, aux?: A): void {
     const h = loadBytes(key);
-    const s = this.find(h, key.length, key);
-    if (s >= 0) {
-      this.values[s] = value;
+    const e = this.find(h, key.length, key);
+    if (e >= 0) {
+      this.values[e] = value;
+      this.auxes[e] = aux;
       return;
     }
-    this.insert(h, key.length, key, value);
+    this.insert(h, key.length, key, value, aux);
   }
 
   /** set by the key's binary string. */
-  setString(key: string, value: V): void {
+  setString(key: string, value: V, aux?: A): void {
     if (key.length > INLINE_BYTES) {
-      this.set(binaryStringBytes(key), value);
+      this.set(binaryStringBytes(key), value, aux);
       return;
     }
     const h = loadString(key);
-    const s = this.find(h, key.length, undefined);
-    if (s >= 0) {
-      this.values[s] = value;
+    const e = this.find(h, key.length, undefined);
+    if (e >= 0) {
+      this.values[e] = value;
+      this.auxes[e] = aux;
       return;
     }
-    this.insert(h, key.length, undefined, value);
+    this.insert(h, key.length, undefined, value, aux);
   }
 
   /** Removes the key given as a binary string (commits name their written keys that way). */
   deleteString(key: string): boolean {
     if (this.live === 0) return false;
-    let s: number;
+    let h: number;
+    let bytes: Uint8Array | undefined;
     if (key.length > INLINE_BYTES) {
-      const bytes = binaryStringBytes(key);
-      s = this.find(loadBytes(bytes), bytes.length, bytes);
+      bytes = binaryStringBytes(key);
+      h = loadBytes(bytes);
     } else {
-      s = this.find(loadString(key), key.length, undefined);
+      h = loadString(key);
     }
-    if (s < 0) return false;
-    this.slots[s << SLOT_SHIFT] = DELETED;
-    this.values[s] = undefined;
-    if (this.tails !== undefined) this.tails[s] = undefined;
-    this.live--;
-    return true;
+    const index = this.index;
+    const mask = this.mask;
+    for (let i = h & mask; ; i = (i + 1) & mask) {
+      const p = i << 1;
+      const ref = index[p + 1];
+      if (ref === EMPTY) return false;
+      if (ref > 0 && index[p] === h && this.matches(ref - 1, key.length, bytes)) {
+        index[p + 1] = DELETED;
+        this.release(ref - 1);
+        return true;
+      }
+    }
   }
 
   /**
-   * The slot holding the key whose words are in `words` (hash `h`, length `n`; `key` its bytes, needed only when
+   * The entry holding the key whose words are in `words` (hash `h`, length `n`; `key` its bytes, needed only when
    * it is longer than the inline part), or -1.
    */
   private find(h: number, n: number, key: Uint8Array | undefined): number {
-    const slots = this.slots;
+    const index = this.index;
     const mask = this.mask;
-    const tag = n + 1;
-    const count = n < INLINE_BYTES ? (n + 3) >> 2 : INLINE_WORDS;
-    let s = h & mask;
-    for (;;) {
-      const b = s << SLOT_SHIFT;
-      const t = slots[b];
-      if (t === EMPTY) return -1;
-      if (t === tag && slots[b + 1] === h) {
-        let j = 0;
-        while (j < count && slots[b + 2 + j] === words[j]) j++;
-        if (j === count && (n <= INLINE_BYTES || this.sameTail(s, key as Uint8Array))) return s;
-      }
-      s = (s + 1) & mask;
+    for (let i = h & mask; ; i = (i + 1) & mask) {
+      const p = i << 1;
+      const ref = index[p + 1];
+      if (ref === EMPTY) return -1;
+      if (ref > 0 && index[p] === h && this.matches(ref - 1, n, key)) return ref - 1;
     }
   }
 
-  private sameTail(s: number, key: Uint8Array): boolean {
-    const tail = this.tails?.[s];
+  /** Whether entry `e` holds the key of length `n` whose words are in `words` (and bytes in `key` if long). */
+  private matches(e: number, n: number, key: Uint8Array | undefined): boolean {
+    const entries = this.entries;
+    const b = e << ENTRY_SHIFT;
+    if (entries[b] !== n + 1) return false;
+    const count = n < INLINE_BYTES ? (n + 3) >> 2 : INLINE_WORDS;
+    for (let j = 0; j < count; j++) if (entries[b + 1 + j] !== words[j]) return false;
+    return n <= INLINE_BYTES || this.sameTail(e, key as Uint8Array);
+  }
+
+  private sameTail(e: number, key: Uint8Array): boolean {
+    const tail = this.tails?.[e];
     if (tail === undefined || tail.length !== key.length - INLINE_BYTES) return false;
     for (let i = 0; i < tail.length; i++) if (tail[i] !== key[INLINE_BYTES + i]) return false;
     return true;
   }
 
   /** Adds a key not held (its words in `words`). */
-  private insert(h: number, n: number, key: Uint8Array | undefined, value: V): void {
+  private insert(h: number, n: number, key: Uint8Array | undefined, value: V, aux: A | undefined): void {
+    // Neither growing the index nor the entries overwrites `words`: both copy ints as they are.
     if ((this.taken + 1) * 2 > this.mask + 1) {
-      // Rehashing overwrites nothing in `words`: it copies slots as they are.
       this.rehash(this.live * 4 > this.mask + 1 ? (this.mask + 1) * 2 : this.mask + 1);
     }
-    const slots = this.slots;
-    const mask = this.mask;
-    let s = h & mask;
-    while (slots[s << SLOT_SHIFT] > EMPTY) s = (s + 1) & mask;
-    const b = s << SLOT_SHIFT;
-    if (slots[b] === EMPTY) this.taken++;
-    slots[b] = n + 1;
-    slots[b + 1] = h;
+    const e = this.allocate();
+    const entries = this.entries;
+    const b = e << ENTRY_SHIFT;
+    entries[b] = n + 1;
     const count = n < INLINE_BYTES ? (n + 3) >> 2 : INLINE_WORDS;
-    for (let j = 0; j < INLINE_WORDS; j++) slots[b + 2 + j] = j < count ? words[j] : 0;
+    for (let j = 0; j < INLINE_WORDS; j++) entries[b + 1 + j] = j < count ? words[j] : 0;
     if (n > INLINE_BYTES) {
-      // Filled to the capacity, as the values are: a sparse array of a large index becomes a dictionary.
-      this.tails ??= emptyValues(this.mask + 1);
-      this.tails[s] = (key as Uint8Array).slice(INLINE_BYTES);
+      this.tails ??= this.values.map(() => undefined);
+      this.tails[e] = (key as Uint8Array).slice(INLINE_BYTES);
     }
-    this.values[s] = value;
+    this.values[e] = value;
+    this.auxes[e] = aux;
+    const index = this.index;
+    const mask = this.mask;
+    let i = h & mask;
+    while (index[(i << 1) + 1] > EMPTY) i = (i + 1) & mask;
+    const p = i << 1;
+    if (index[p + 1] === EMPTY) this.taken++;
+    index[p] = h;
+    index[p + 1] = e + 1;
     this.live++;
   }
 
-  /** Moves every entry into a table of `capacity` slots (dropping deleted ones). */
-  private rehash(capacity: number): void {
-    const oldSlots = this.slots;
-    const oldValues = this.values;
-    const oldTails = this.tails;
-    const slots = new Int32Array(capacity * SLOT_INTS);
-    const values = emptyValues<V>(capacity);
-    const tails = oldTails === undefined ? undefined : emptyValues<Uint8Array>(capacity);
-    const mask = capacity - 1;
-    for (let from = 0; from < oldValues.length; from++) {
-      const b = from << SLOT_SHIFT;
-      if (oldSlots[b] <= EMPTY) continue;
-      let s = oldSlots[b + 1] & mask;
-      while (slots[s << SLOT_SHIFT] !== EMPTY) s = (s + 1) & mask;
-      slots.set(oldSlots.subarray(b, b + SLOT_INTS), s << SLOT_SHIFT);
-      values[s] = oldValues[from];
-      if (tails !== undefined && oldTails !== undefined) tails[s] = oldTails[from];
+  /** A free entry number (its value slots exist). */
+  private allocate(): number {
+    const reused = this.free.pop();
+    if (reused !== undefined) return reused;
+    const e = this.used++;
+    if (e << ENTRY_SHIFT >= this.entries.length) {
+      const grown = new Int32Array(this.entries.length * 2);
+      grown.set(this.entries);
+      this.entries = grown;
     }
-    this.slots = slots;
-    this.values = values;
-    this.tails = tails;
+    this.values.push(undefined);
+    this.auxes.push(undefined);
+    this.tails?.push(undefined);
+    return e;
+  }
+
+  /** Frees entry `e` (its index pair is already marked deleted). */
+  private release(e: number): void {
+    this.entries[e << ENTRY_SHIFT] = 0;
+    this.values[e] = undefined;
+    this.auxes[e] = undefined;
+    if (this.tails !== undefined) this.tails[e] = undefined;
+    this.free.push(e);
+    this.live--;
+  }
+
+  /** Rebuilds the index with `capacity` pairs (dropping deleted ones); entries keep their numbers. */
+  private rehash(capacity: number): void {
+    const old = this.index;
+    const index = new Int32Array(capacity * 2);
+    const mask = capacity - 1;
+    for (let p = 0; p < old.length; p += 2) {
+      if (old[p + 1] <= EMPTY) continue;
+      let i = old[p] & mask;
+      while (index[(i << 1) + 1] !== EMPTY) i = (i + 1) & mask;
+      index[i << 1] = old[p];
+      index[(i << 1) + 1] = old[p + 1];
+    }
+    this.index = index;
     this.mask = mask;
     this.taken = this.live;
   }
