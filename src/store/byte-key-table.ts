@@ -8,7 +8,7 @@
 //   0 an empty pair, -1 a deleted one), at most half full: 8 bytes a pair, 8 pairs a cache line;
 // - the entries, dense (numbered in order of insertion, freed numbers reused): one 64-byte line of an Int32Array
 //   each, the key's length + 1 and its first 60 bytes packed four to a word (a longer key keeps its bytes from the
-//   61st on beside the entry), with the value (and an optional second value, `aux`) in JS arrays by entry number.
+//   61st on beside the entry), with the value in a JS array by entry number.
 // A hit loads one index line, one entry line and the value's array slot. Until round 3 session 15 the slots were
 // the index (64 bytes a slot, half empty): 4 MiB of table for the bench's 18k keys, against 0.5 MiB of index and
 // 1.2 MiB of entries now. Keys come either as bytes (reads) or as binary strings, one char a byte (commits name the
@@ -91,12 +91,8 @@ function binaryStringBytes(key: string): Uint8Array {
   return out;
 }
 
-/**
- * A map from byte strings to values, looked up by bytes or by binary string. Each entry holds a value and an
- * optional second one (`aux`: the latest-value cache keeps a row's value there, so a read that needs only the
- * value loads no row). Entries are numbered: `indexOf` finds one, `valueAt` and `auxAt` read it.
- */
-export class ByteKeyTable<V, A = undefined> {
+/** A map from byte strings to values, looked up by bytes or by binary string. */
+export class ByteKeyTable<V> {
   /** Pairs [hash, entry number + 1 | EMPTY | DELETED]. */
   private index = new Int32Array(MIN_CAPACITY * 2);
   private mask = MIN_CAPACITY - 1;
@@ -105,7 +101,6 @@ export class ByteKeyTable<V, A = undefined> {
   private entries = new Int32Array(MIN_CAPACITY * ENTRY_INTS);
   /** By entry number (packed arrays, filled by push: a sparse array of a large index becomes a dictionary). */
   private readonly values: (V | undefined)[] = [];
-  private readonly auxes: (A | undefined)[] = [];
   /** Bytes 61 on of keys longer than 60 bytes, by entry number. */
   private tails: (Uint8Array | undefined)[] | undefined;
   /** Entry numbers freed by deletes, reused before new ones. */
@@ -117,21 +112,6 @@ export class ByteKeyTable<V, A = undefined> {
   /** Entries held. */
   get size(): number {
     return this.live;
-  }
-
-  /** The number of key `key`'s entry, or -1. */
-  indexOf(key: Uint8Array): number {
-    return this.find(loadBytes(key), key.length, key);
-  }
-
-  /** The value of entry `e` (a number indexOf returned). */
-  valueAt(e: number): V {
-    return this.values[e] as V;
-  }
-
-  /** The second value of entry `e`. */
-  auxAt(e: number): A {
-    return this.auxes[e] as A;
   }
 
   /** The value of key `key`, if held. */
@@ -148,31 +128,29 @@ export class ByteKeyTable<V, A = undefined> {
   }
 
   /** Sets key `key`'s value (the key's bytes are copied: the caller may reuse its array). */
-  set(key: Uint8Array, value: V, aux?: A): void {
+  set(key: Uint8Array, value: V): void {
     const h = loadBytes(key);
     const e = this.find(h, key.length, key);
     if (e >= 0) {
       this.values[e] = value;
-      this.auxes[e] = aux;
       return;
     }
-    this.insert(h, key.length, key, value, aux);
+    this.insert(h, key.length, key, value);
   }
 
   /** set by the key's binary string. */
-  setString(key: string, value: V, aux?: A): void {
+  setString(key: string, value: V): void {
     if (key.length > INLINE_BYTES) {
-      this.set(binaryStringBytes(key), value, aux);
+      this.set(binaryStringBytes(key), value);
       return;
     }
     const h = loadString(key);
     const e = this.find(h, key.length, undefined);
     if (e >= 0) {
       this.values[e] = value;
-      this.auxes[e] = aux;
       return;
     }
-    this.insert(h, key.length, undefined, value, aux);
+    this.insert(h, key.length, undefined, value);
   }
 
   /** Removes the key given as a binary string (commits name their written keys that way). */
@@ -233,7 +211,7 @@ export class ByteKeyTable<V, A = undefined> {
   }
 
   /** Adds a key not held (its words in `words`). */
-  private insert(h: number, n: number, key: Uint8Array | undefined, value: V, aux: A | undefined): void {
+  private insert(h: number, n: number, key: Uint8Array | undefined, value: V): void {
     // Neither growing the index nor the entries overwrites `words`: both copy ints as they are.
     if ((this.taken + 1) * 2 > this.mask + 1) {
       this.rehash(this.live * 4 > this.mask + 1 ? (this.mask + 1) * 2 : this.mask + 1);
@@ -249,7 +227,6 @@ export class ByteKeyTable<V, A = undefined> {
       this.tails[e] = (key as Uint8Array).slice(INLINE_BYTES);
     }
     this.values[e] = value;
-    this.auxes[e] = aux;
     const index = this.index;
     const mask = this.mask;
     let i = h & mask;
@@ -272,7 +249,6 @@ export class ByteKeyTable<V, A = undefined> {
       this.entries = grown;
     }
     this.values.push(undefined);
-    this.auxes.push(undefined);
     this.tails?.push(undefined);
     return e;
   }
@@ -281,7 +257,6 @@ export class ByteKeyTable<V, A = undefined> {
   private release(e: number): void {
     this.entries[e << ENTRY_SHIFT] = 0;
     this.values[e] = undefined;
-    this.auxes[e] = undefined;
     if (this.tails !== undefined) this.tails[e] = undefined;
     this.free.push(e);
     this.live--;

@@ -188,12 +188,6 @@ export function readCached(
   version: number,
   latestIsExact: boolean,
 ): Uint8Array | undefined {
-  // A read at or after the cache's version whose key the young generation holds needs only the value: every
-  // cached row's write is at or before the cache's version. No row loaded (a wait on memory at 100k keys).
-  if (version >= cache.version) {
-    const value = cache.youngValue(sid, key);
-    if (value !== undefined) return value;
-  }
   const top = latestRow(backend, cache, sid, key);
   if (top.value !== undefined) {
     if (top.version <= version) return top.value;

@@ -45,13 +45,10 @@ export interface CachedHistoryRow {
   readonly value: Uint8Array | undefined;
 }
 
-/** Latest rows by key, each row's value beside it (`auxAt`): a read at the latest version loads no row. */
-type RowTable = ByteKeyTable<CachedRow, Uint8Array | undefined>;
-
 interface StoreGenerations {
   /** Latest rows by key: probed with the key's bytes on a read (byte-key-table.ts), by binary string elsewhere. */
-  young: RowTable;
-  old: RowTable;
+  young: ByteKeyTable<CachedRow>;
+  old: ByteKeyTable<CachedRow>;
   /** History rows by key, then write number (a number key: no string built per probe). */
   youngHistory: Map<string, Map<number, CachedHistoryRow>>;
   oldHistory: Map<string, Map<number, CachedHistoryRow>>;
@@ -106,7 +103,7 @@ export class LatestValueCache {
     if (young !== undefined) return young;
     const old = gens.old.getString(sk);
     if (old !== undefined && this.filling && this.reserve(sk.length + (old.value?.length ?? 0))) {
-      gens.young.setString(sk, old, old.value);
+      gens.young.setString(sk, old);
     }
     return old;
   }
@@ -120,22 +117,9 @@ export class LatestValueCache {
     const old = gens.old.get(key);
     if (old !== undefined && this.filling && this.reserve(key.length + (old.value?.length ?? 0))) {
       // reserve() may have rotated: the young table is looked up after it.
-      gens.young.set(key, old, old.value);
+      gens.young.set(key, old);
     }
     return old;
-  }
-
-  /**
-   * The value of key `key`'s row in store `sid`'s young generation, without loading the row: the read at the latest
-   * version (every cached row's write is at or before `version`, so any read at `version` or later may take it).
-   * Undefined when the young generation does not hold the key or holds it as absent: `lookupKey` answers those.
-   */
-  youngValue(sid: number, key: Uint8Array): Uint8Array | undefined {
-    const gens = this.stores.get(sid);
-    if (gens === undefined) return undefined;
-    const young = gens.young;
-    const e = young.indexOf(key);
-    return e < 0 ? undefined : young.auxAt(e);
   }
 
   /** The promise of key `sk`'s value at `version`, if an async read kept one (see StoreGenerations.promises). */
@@ -168,14 +152,14 @@ export class LatestValueCache {
   fill(sid: number, sk: string, row: CachedRow): void {
     if (!this.accepting || row.version > this.version) return;
     const gens = this.generations(sid);
-    if (this.reserve(sk.length + (row.value?.length ?? 0))) gens.young.setString(sk, row, row.value);
+    if (this.reserve(sk.length + (row.value?.length ?? 0))) gens.young.setString(sk, row);
   }
 
   /** fill by the key's bytes. */
   fillKey(sid: number, key: Uint8Array, row: CachedRow): void {
     if (!this.accepting || row.version > this.version) return;
     const gens = this.generations(sid);
-    if (this.reserve(key.length + (row.value?.length ?? 0))) gens.young.set(key, row, row.value);
+    if (this.reserve(key.length + (row.value?.length ?? 0))) gens.young.set(key, row);
   }
 
   /**
