@@ -3,6 +3,7 @@
 // key visited, so the next step starts right after it.
 import type { Context } from "../../app/context.ts";
 import { concatBytes } from "../../bytes/concat.ts";
+import { slabCopy } from "../../store/byte-slab.ts";
 import { readRangeOf } from "../../store/entry-iterators.ts";
 import type { KVStore } from "../../store/types.ts";
 import type { MigrationStep } from "./stepped-migration.ts";
@@ -54,7 +55,10 @@ export function prefixMigrationStep(options: PrefixMigrationOptions): MigrationS
     // Read the batch first: the rewrites may delete or write around the keys being iterated. One range read (charged
     // as the iteration it replaces) rather than an async step per record through every layer.
     const batch = await readRangeOf(store, { prefix: options.prefix, start, limit: budget });
-    for (const [key, value] of batch) await options.rewrite(ctx, store, key, value);
+    // Each key as a view of a shared slab: the key a rewrite writes back becomes its tree leaf's, which the staged
+    // tree, the latest version and the node cache keep for several blocks, and a key as read is a view of a row key
+    // with a buffer of its own (~0.2 KiB of buffer and backing store for a few bytes; docs/PERFORMANCE.md).
+    for (const [key, value] of batch) await options.rewrite(ctx, store, slabCopy(key), value);
     done += BigInt(batch.length);
     if (batch.length < budget) return "done";
     const last = batch[batch.length - 1][0];
