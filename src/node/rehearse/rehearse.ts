@@ -3,7 +3,8 @@
 // snapshot archive), with the chain's invariants, a determinism check in a second process with another time
 // zone, locale, wall clock and Math.random, and optionally the source's next blocks under the new rules. The
 // source is only read; every work copy lives in one temporary folder, removed on every outcome.
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtempSync, rmSync } from "node:fs";
+import { mkdir, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
@@ -150,7 +151,10 @@ export async function rehearseUpgrade(parameters: RehearsalParameters): Promise<
   const genesis = await loadGenesis(genesisFile).catch((err: unknown) => {
     throw new RehearsalError(`cannot read ${genesisFile}: ${(err as Error).message}`, { cause: err });
   });
-  const temp = await mkdtemp(join(parameters.tempRoot ?? tmpdir(), "chaind-rehearse-"));
+  // The rehearsal's own file work (this folder, the work copy's links, their removal) is done with synchronous
+  // calls: each awaited one is a trip through the thread pool and back to the event loop, which on a busy machine
+  // waits for a core (see rmSync below).
+  const temp = mkdtempSync(join(parameters.tempRoot ?? tmpdir(), "chaind-rehearse-"));
   try {
     const workHome = join(temp, "first");
     // The source's block store is copied and opened while the state is copied and opened: it is first needed
@@ -354,7 +358,9 @@ export async function rehearseUpgrade(parameters: RehearsalParameters): Promise<
         ));
     }
   } finally {
-    await rm(temp, { recursive: true, force: true });
+    // One synchronous call: the promise-based recursive removal awaits an lstat and an unlink per file, and the
+    // work copy holds one link per LevelDB table (hundreds for a large state).
+    rmSync(temp, { recursive: true, force: true });
   }
 }
 
