@@ -3,12 +3,12 @@
 // contents stay exactly as they were.
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
-import { mkdtemp, readdir, readFile, rm, stat } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import { ClassicLevel } from "classic-level";
-import { copyLevelDb } from "./level-copy.ts";
+import { copyLevelDb, removeWithLevelCopies } from "./level-copy.ts";
 
 async function fileHashes(dir: string): Promise<Record<string, string>> {
   const out: Record<string, string> = {};
@@ -64,6 +64,37 @@ test("a work copy shares the table files, and nothing it does reaches the source
     assert.equal(await reopened.get("log0"), "logged-0");
     assert.equal(await reopened.get("new"), undefined);
     await reopened.close();
+  } finally {
+    await rm(root, { recursive: true, force: true });
+  }
+});
+
+test("removing a work folder takes its level copies and everything else, and only the copies' names of shared files", async () => {
+  const root = await mkdtemp(join(tmpdir(), "chaind-level-copy-"));
+  try {
+    const source = join(root, "source");
+    const db = new ClassicLevel<string, string>(source);
+    await db.open();
+    await db.batch(Array.from({ length: 2000 }, (_, i) => ({ type: "put", key: `k${i}`, value: `v-${i}` })));
+    await db.compactRange("k", "l");
+    await db.close();
+    const before = await fileHashes(source);
+
+    const folder = join(root, "work");
+    const copy = join(folder, "first", "data", "application.db");
+    await copyLevelDb(source, copy);
+    await mkdir(join(folder, "other"), { recursive: true });
+    await writeFile(join(folder, "other", "block.bin"), "x");
+    // The second copy was never made (a rehearsal without the determinism run): nothing to unlink there.
+    await removeWithLevelCopies(folder, [copy, join(folder, "second", "data", "application.db")]);
+
+    await assert.rejects(stat(folder), { code: "ENOENT" });
+    assert.deepEqual(await fileHashes(source), before);
+    const table = Object.keys(before).find((name) => name.endsWith(".ldb") || name.endsWith(".sst"));
+    assert.ok(table !== undefined);
+    assert.equal((await stat(join(source, table))).nlink, 1, "the copy's link is gone, the source's file stays");
+    // A folder that is already gone (or never made) is no error.
+    await removeWithLevelCopies(folder, [copy]);
   } finally {
     await rm(root, { recursive: true, force: true });
   }

@@ -10,7 +10,8 @@
 // a noticeable part of what was left. Where links are refused (another file system, one without them) the file is
 // copied. The calls are synchronous on purpose: a few hundred system calls of microseconds each, where awaiting
 // each one through the thread pool cost tens of milliseconds on a busy machine.
-import { copyFileSync, cpSync, linkSync, mkdirSync, readdirSync } from "node:fs";
+import { copyFileSync, cpSync, linkSync, mkdirSync, readdirSync, rmSync } from "node:fs";
+import { unlink } from "node:fs/promises";
 import { join } from "node:path";
 
 /** Files LevelDB only reads once written (see above): shared by hard link. */
@@ -35,4 +36,24 @@ function linkOrCopy(source: string, target: string): void {
   } catch {
     copyFileSync(source, target);
   }
+}
+
+/**
+ * Removes `folder` with the LevelDB copies `levelDbs` inside it (any that exist). Unlike the links, their unlinks
+ * wait off the CPU (~40 µs each on the busy 2-core machine, against ~5 µs of CPU): one synchronous call for the
+ * whole folder took 14 ms for a million-record copy's ~270 files where unlinking them through the thread pool at
+ * once takes 5 ms, and the promise-based recursive removal (an lstat and an unlink per file) 9 ms and twice the CPU.
+ * The rest of the folder is a few small files and is removed in one synchronous call.
+ */
+export async function removeWithLevelCopies(folder: string, levelDbs: string[]): Promise<void> {
+  const files = levelDbs.flatMap((dir) => {
+    try {
+      return readdirSync(dir).map((name) => join(dir, name));
+    } catch {
+      return []; // not made: the rehearsal stopped before that copy
+    }
+  });
+  // A file that cannot be unlinked here is left to the removal below, which reports it.
+  await Promise.all(files.map((file) => unlink(file).catch(() => undefined)));
+  rmSync(folder, { recursive: true, force: true });
 }

@@ -4,8 +4,8 @@
 //   home (the state-sync path: same trees, same app hash), so the store opens with H as its latest version;
 // - a snapshot archive (`chaind snapshots dump`): loaded by the snapshot module's validated loader into a scratch
 //   home (chunk, stream and engine-state hashes checked) and restored there (chain id and app hash checked).
-import { existsSync } from "node:fs";
-import { cp, mkdir, rename, rm, stat } from "node:fs/promises";
+import { existsSync, mkdirSync } from "node:fs";
+import { cp, mkdir, rename, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { homePaths } from "../../config/index.ts";
 import type { ChainDefinition, Release } from "../../runtime/release.ts";
@@ -28,13 +28,14 @@ import { copyLevelDb } from "./level-copy.ts";
  */
 export async function stateFromHome(sourceHome: string, workHome: string, height?: bigint): Promise<void> {
   const source = homePaths(sourceHome);
-  if ((await stat(source.applicationDb).catch(() => undefined)) === undefined) {
+  // Synchronous, like the copy below: on a busy machine each awaited call waits for a core to come back to.
+  if (!existsSync(source.applicationDb)) {
     throw new RehearsalError(
       `there is no state to rehearse on: ${source.applicationDb} does not exist (has the node run?)`,
     );
   }
   const work = homePaths(workHome);
-  await mkdir(work.dataDir, { recursive: true });
+  mkdirSync(work.dataDir, { recursive: true });
   // Everything is read from a copy: opening LevelDB, even to read one record, takes its lock and writes its log.
   // Its files are shared by hard link where LevelDB never writes them again (level-copy.ts).
   if (height === undefined) {

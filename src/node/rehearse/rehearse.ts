@@ -3,7 +3,8 @@
 // snapshot archive), with the chain's invariants, a determinism check in a second process with another time
 // zone, locale, wall clock and Math.random, and optionally the source's next blocks under the new rules. The
 // source is only read; every work copy lives in one temporary folder, removed on every outcome.
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtempSync } from "node:fs";
+import { mkdir, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
@@ -27,7 +28,7 @@ import { firstDifference, type StateDifference } from "./compare-stores.ts";
 import { type ChildCommand, runSecondProcess, type SecondEnvironment } from "./determinism.ts";
 import { RehearsalError } from "./errors.ts";
 import { compareBlock, type FollowedBlock, followBlocks } from "./follow.ts";
-import { copyLevelDb } from "./level-copy.ts";
+import { copyLevelDb, removeWithLevelCopies } from "./level-copy.ts";
 import { currentEnvironment } from "./perturb.ts";
 import { stateFromHome, stateFromSnapshot } from "./prepare-state.ts";
 import { openSourceBlocks, recordedBlockTime } from "./source-blocks.ts";
@@ -150,7 +151,9 @@ export async function rehearseUpgrade(parameters: RehearsalParameters): Promise<
   const genesis = await loadGenesis(genesisFile).catch((err: unknown) => {
     throw new RehearsalError(`cannot read ${genesisFile}: ${(err as Error).message}`, { cause: err });
   });
-  const temp = await mkdtemp(join(parameters.tempRoot ?? tmpdir(), "chaind-rehearse-"));
+  // The rehearsal's own file work (this folder, the work copy's links) is done with synchronous calls: each awaited
+  // one is a trip through the thread pool and back to the event loop, which on a busy machine waits for a core.
+  const temp = mkdtempSync(join(parameters.tempRoot ?? tmpdir(), "chaind-rehearse-"));
   try {
     const workHome = join(temp, "first");
     // The source's block store is copied and opened while the state is copied and opened: it is first needed
@@ -354,7 +357,11 @@ export async function rehearseUpgrade(parameters: RehearsalParameters): Promise<
         ));
     }
   } finally {
-    await rm(temp, { recursive: true, force: true });
+    // The work copies hold one link per LevelDB table (hundreds for a large state): unlinked at once (level-copy.ts).
+    await removeWithLevelCopies(temp, [
+      homePaths(join(temp, "first")).applicationDb,
+      homePaths(join(temp, "second")).applicationDb,
+    ]);
   }
 }
 
