@@ -80,25 +80,35 @@ export async function* encodeChunks(
 /**
  * Items per decoded batch at most. A batch's items and the importer's nodes for them stay alive until the batch is
  * settled, so a whole 4 MiB chunk's ~100,000 items at once outlived the young generation and were promoted and
- * marked (a third of a restore's main-thread CPU was GC); batches this size die young.
+ * marked (a third of a restore's main-thread CPU was GC). 8,192 still left a batch's ~2-3 MB alive across most
+ * scavenges, which copied it: at 1,024 a 400,000-pair restore's GC threads spent ~0.3 s where they spent ~0.6 s.
  */
-export const DECODE_BATCH_ITEMS = 8192;
+export const DECODE_BATCH_ITEMS = 1024;
 
 /**
  * Decodes a chunked stream into batches of items (at most DECODE_BATCH_ITEMS each, none across a chunk boundary
  * but for the item that spans it); throws SnapshotFormatError for bytes that are not format 1. A leaf's value is a
- * view of the chunk's bytes (its key a copy).
+ * view of the chunk's bytes (of a small joined buffer for the item that spans two chunks; its key a copy).
  */
 export async function* decodeChunks(
   chunks: AsyncIterable<Uint8Array> | Iterable<Uint8Array>,
 ): AsyncGenerator<ExportItem[]> {
   let pending: Uint8Array = new Uint8Array(0);
   for await (const chunk of chunks) {
-    pending = pending.length === 0 ? chunk : concatBytes(pending, chunk);
-    let offset = 0;
     let batch: ExportItem[] = [];
+    let offset = 0;
+    if (pending.length > 0) {
+      const spanning = parseSpanning(pending, chunk);
+      if (spanning === undefined) {
+        // The item is longer than this chunk too: all of it waits for the next one.
+        pending = concatBytes(pending, chunk);
+        continue;
+      }
+      batch.push(spanning);
+      offset = parsedEnd;
+    }
     for (;;) {
-      const item = parseItem(pending, offset);
+      const item = parseItem(chunk, offset);
       if (item === undefined) break;
       batch.push(item);
       offset = parsedEnd;
@@ -107,11 +117,31 @@ export async function* decodeChunks(
         batch = [];
       }
     }
-    pending = pending.subarray(offset);
+    pending = chunk.subarray(offset);
     if (batch.length > 0) yield batch;
   }
   if (pending.length > 0)
     throw new SnapshotFormatError(`the snapshot stream ends inside an item (${pending.length} bytes left)`);
+}
+
+/**
+ * The item that begins in `tail` (the previous chunk's unparsed end) and ends in `chunk`, with parsedEnd set to where
+ * it ends in `chunk`; undefined when it does not end in `chunk` either. Only the tail and as much of the chunk's head
+ * as the item needs are joined: joining the whole chunk copied every 4 MiB chunk once more into a new buffer, which
+ * the collector had to account for (and free) beside the chunk itself.
+ */
+function parseSpanning(tail: Uint8Array, chunk: Uint8Array): ExportItem | undefined {
+  let take = Math.min(chunk.length, 256);
+  for (;;) {
+    const joined = concatBytes(tail, chunk.subarray(0, take));
+    const item = parseItem(joined, 0);
+    if (item !== undefined) {
+      parsedEnd -= tail.length;
+      return item;
+    }
+    if (take === chunk.length) return undefined;
+    take = Math.min(chunk.length, take * 4);
+  }
 }
 
 /** Where the last complete uvarintAt() or parseItem() ended (module state: no result object per call). */

@@ -6,6 +6,7 @@
 // commit that supersedes it writes history row 1 (META.importedAt tells the commits which keys
 // those are). The result is a store whose only (and earliest) version is the imported one.
 
+import { join } from "node:path";
 import { equalBytes } from "../bytes/compare.ts";
 import { toHex } from "../bytes/hex.ts";
 import { utf8 } from "../bytes/text.ts";
@@ -13,6 +14,7 @@ import { rootHash } from "./avl-tree.ts";
 import { putImportedRow } from "./commit-rows.ts";
 import { StoreError } from "./errors.ts";
 import { EMPTY_HASH } from "./hash.ts";
+import { PageSpill } from "./import-page-spill.ts";
 import { commitKey, FORMAT_MARKER, META, metaKey, nodeKey } from "./keys.ts";
 import { type KVBackend, type KVBatch, openLevelBackend } from "./kv-backend.ts";
 import { LeafHasher } from "./leaf-hasher.ts";
@@ -64,6 +66,11 @@ const DEFAULT_BATCH_ROWS = 50_000;
  */
 const DEFAULT_WRITE_BUFFER = 64 * 1024 * 1024;
 
+/** The file in the import's directory that holds the tree's pages until the latest rows are written. */
+const PAGE_SPILL_FILE = "import-pages.tmp";
+/** Bytes of pages per write batch when they are written after the rows. */
+const PAGE_BATCH_BYTES = 8 * 1024 * 1024;
+
 /**
  * Rebuilds the exported state at `path`. Resolves with the imported version and its app hash;
  * throws StateImportError (naming what was wrong) for a malformed or mismatching export. The
@@ -90,6 +97,8 @@ export async function importState(options: ImportStateOptions): Promise<CommitIn
   // copying them out again to hash) only pays for itself when another thread takes half of it.
   const hasher = options.leafHashWorker === true ? new LeafHasher(true) : undefined;
   const values = new ValueDigests();
+  // The pages wait in a file beside LevelDB's until every latest row is written (import-page-spill.ts says why).
+  const spill = new PageSpill(join(options.path, PAGE_SPILL_FILE));
   try {
     for await (const _ of backend.iterate({ limit: 1 })) {
       throw new StateImportError(`cannot import into ${options.path}: the directory already holds data`);
@@ -128,7 +137,7 @@ export async function importState(options: ImportStateOptions): Promise<CommitIn
               );
             }
             const sid = stores.length + 1;
-            const tree = new TreeRebuilder(v, (page, bytes) => writer.put(nodeKey(sid, v, page), bytes));
+            const tree = new TreeRebuilder(v, (page, bytes) => spill.add(sid, page, bytes));
             current = { name: item.name, sid, tree };
             continue;
           }
@@ -149,6 +158,7 @@ export async function importState(options: ImportStateOptions): Promise<CommitIn
           }
         }
         settle();
+        await spill.writeOut();
       }
       finishStore();
     } catch (err) {
@@ -172,6 +182,15 @@ export async function importState(options: ImportStateOptions): Promise<CommitIn
         `the restored state has app hash ${toHex(hash).toUpperCase()}, expected ${toHex(options.expectedAppHash).toUpperCase()}`,
       );
     }
+    // The pages after every latest row, in batches of about PAGE_BATCH_BYTES (a page is ~6 KiB where a row is ~100 B).
+    let pageBytes = 0;
+    await spill.replay((sid, page, bytes) => {
+      writer.put(nodeKey(sid, v, page), bytes);
+      pageBytes += bytes.length;
+      if (pageBytes < PAGE_BATCH_BYTES && !writer.full()) return;
+      pageBytes = 0;
+      return writer.flush();
+    });
     const registry: StoreRegistry = {
       nextSid: stores.length + 1,
       mounted: stores.map((s) => ({ name: s.name, sid: s.sid })),
@@ -191,6 +210,7 @@ export async function importState(options: ImportStateOptions): Promise<CommitIn
     if (err instanceof StoreError) throw err;
     throw new StateImportError(`cannot import the state of version ${v}: ${(err as Error).message}`, { cause: err });
   } finally {
+    await spill.close();
     await hasher?.close();
     await writer.abandon();
     await backend.close();
