@@ -17,6 +17,7 @@ import { cp, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
+import { NODE_MALLOC_ARENA_MAX, NODE_MALLOC_MMAP_THRESHOLD } from "../src/cli/node-relaunch.ts";
 import type { BenchRow } from "./harness.ts";
 import { quickMode } from "./harness.ts";
 import { TIMEOUT_COMMIT_MS } from "./stepped-migration/records-chain.ts";
@@ -33,8 +34,22 @@ const BUDGET = Number(process.env.STEPPED_BENCH_BUDGET ?? 30_000);
 const BLOCKS_BEFORE = 20;
 const WAY = join(import.meta.dirname, "stepped-migration", "way.ts");
 
+/**
+ * A way's process runs with the malloc settings `chaind start` gives the node (src/cli/node-relaunch.ts: it
+ * replaces its own process image with one that has them), so its peak RSS is the node's as an operator runs it.
+ * Values the user set are kept, as the node keeps them.
+ */
+const NODE_MALLOC_ENV: NodeJS.ProcessEnv = {
+  MALLOC_ARENA_MAX: NODE_MALLOC_ARENA_MAX,
+  MALLOC_MMAP_THRESHOLD_: NODE_MALLOC_MMAP_THRESHOLD,
+  ...process.env,
+};
+
 async function runWay(args: string[]): Promise<WayResult> {
-  const { stdout } = await promisify(execFile)(process.execPath, [WAY, ...args], { maxBuffer: 16 << 20 });
+  const { stdout } = await promisify(execFile)(process.execPath, [WAY, ...args], {
+    maxBuffer: 16 << 20,
+    env: NODE_MALLOC_ENV,
+  });
   const lines = stdout.trim().split("\n");
   return JSON.parse(lines[lines.length - 1]) as WayResult;
 }
