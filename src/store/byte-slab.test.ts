@@ -2,7 +2,7 @@
 // the others carved beside it, and survives the slab being replaced; large ones get a buffer of their own.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { slabBytes, slabCopy } from "./byte-slab.ts";
+import { ByteSlab, slabBytes, slabCopy } from "./byte-slab.ts";
 
 test("carved arrays are zero-filled, sized, and independent of their neighbours", () => {
   const carved: Uint8Array[] = [];
@@ -36,4 +36,19 @@ test("large arrays get a buffer of their own; copies hold the same bytes in a ne
   source[0] = 99;
   assert.equal(copy[0], 0, "the copy does not follow its source");
   assert.ok(copy instanceof Uint8Array && Object.getPrototypeOf(copy) === Uint8Array.prototype);
+});
+
+test("a slab sequence of its own carves from its own slabs, a fresh one when full, own buffers past its size", () => {
+  const slabs = new ByteSlab(64);
+  const a = slabs.copy(Uint8Array.of(1, 2, 3));
+  const b = slabs.copy(Uint8Array.of(4, 5));
+  assert.equal(a.buffer, b.buffer, "small arrays share the current slab");
+  assert.equal(a.buffer.byteLength, 64);
+  assert.equal(b.byteOffset, 3);
+  const c = slabs.bytes(60);
+  assert.notEqual(c.buffer, a.buffer, "an array that does not fit starts a fresh slab");
+  assert.deepEqual([...a, ...b], [1, 2, 3, 4, 5], "the old slab's arrays keep their bytes");
+  const big = slabs.bytes(65);
+  assert.equal(big.buffer.byteLength, 65, "an array larger than the slab gets its own buffer");
+  assert.equal(slabs.bytes(4).buffer, c.buffer, "and does not take the current slab's room");
 });

@@ -20,7 +20,8 @@ import { hash } from "node:crypto";
 import { equalBytes } from "../bytes/compare.ts";
 import { binaryStringAt } from "../bytes/text.ts";
 import { putUvarint, uvarintLength } from "../bytes/varint.ts";
-import { type Arena, ByteReader, type ByteWriter, copyBytes } from "./byte-records.ts";
+import { type Arena, ByteReader, type ByteWriter } from "./byte-records.ts";
+import { ByteSlab } from "./byte-slab.ts";
 
 /** A SHA-256 digest as a 32-char binary string (one char per byte, each < 256). */
 export type Digest = string;
@@ -256,6 +257,13 @@ export function hashOf(node: TreeNode): Digest {
   return h;
 }
 
+/**
+ * The keys of decoded nodes, carved from slabs of their own (see decodePageNode). 4 KiB, not the 16 KiB of the shared
+ * slabs: a node that stays cached long (the top of a tree, which every walk passes) keeps its whole slab alive, and
+ * a smaller slab bounds what such a key pins while still sharing one buffer among ~100–800 keys.
+ */
+const decodedKeys = new ByteSlab(4 * 1024);
+
 // Child slot tags inside a record.
 const CHILD_INNER = 0;
 const CHILD_LEAF = 1;
@@ -293,7 +301,7 @@ function readChild(r: ByteReader, parentKey: Uint8Array | undefined): TreeNode |
       return undefined;
     case CHILD_LEAF:
     case CHILD_LEAF_SAME_KEY: {
-      const key = tag === CHILD_LEAF ? copyBytes(r.lengthPrefixed()) : parentKey;
+      const key = tag === CHILD_LEAF ? decodedKeys.copy(r.lengthPrefixed()) : parentKey;
       if (key === undefined) throw new Error("leaf refers to a missing parent key");
       const version = r.uvarint();
       const writeNo = r.uvarint();
@@ -317,7 +325,7 @@ function readInner(r: ByteReader, ref: number, hash: Digest): InnerNode {
   const height = r.uvarint();
   const size = r.uvarint();
   const version = r.uvarint();
-  const key = copyBytes(r.lengthPrefixed());
+  const key = decodedKeys.copy(r.lengthPrefixed());
   const left = readChild(r, undefined);
   const right = readChild(r, key);
   if (left === undefined || right === undefined) throw new Error("inner node without two children");
@@ -436,7 +444,11 @@ export function decodePageNode(page: Uint8Array, slot: number, ref: number, hash
     r.offset += skip;
   }
   r.uvarint();
-  // Fields are copied out (see readInner/readChild): cached nodes must not pin whole pages.
+  // Fields are copied out (see readInner/readChild): cached nodes must not pin whole pages. The keys go into
+  // slabs (byte-slab.ts, `decodedKeys`): a decoded node holds one or two keys for as long as it is cached or a newer
+  // version's node shares them, and a key of its own costs a typed array plus a buffer (~230 B of heap for a
+  // short key) where a slab's view costs the typed array alone (~110 B). A stepped migration's walk decodes
+  // ~2 keys a record of budget that live through a step done ahead.
   return readInner(r, ref, hash);
 }
 
