@@ -136,6 +136,10 @@ export class TreeWriter {
       const c = compareBytes(leaf.key, node.key);
       if (c === 0) {
         this.replaced = node;
+        // The new leaf keeps the key array the tree already holds (the same bytes): a right leaf's key is its
+        // parent's, which the path copy keeps, so the writer's array would be one more kept for as long as this
+        // version's nodes are (a stepped migration rewrites tens of thousands of keys a block).
+        (leaf as { key: Uint8Array }).key = node.key;
         return leaf;
       }
       if (c < 0) return this.newInner(node.key, leaf, node);
