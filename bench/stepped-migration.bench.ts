@@ -26,11 +26,14 @@ import type { WayResult } from "./stepped-migration/way.ts";
 const RECORDS = quickMode() ? 100_000 : 1_000_000;
 /**
  * Records a step (`STEPPED_BENCH_BUDGET` sets another). With the steps done ahead (x/upgrade migration-lookahead.ts)
- * (their tree nodes loaded ahead too) only the commit of a step's writes stays in its block: 30,000 keeps that near a
- * quarter of timeout_commit at 1M records, and the work behind each commit (the next block's steps, the pages) inside
- * the wait.
+ * (their tree nodes loaded ahead too) only the commit of a step's writes stays in its block. The wall time is about
+ * one timeout_commit a step plus the blocks' own work, so ≤ 2× T (~14.8 s on a quiet host) needs ≤ ~25 steps, i.e.
+ * ≥ ~40,000 records a step; peak RSS grows ~5–6 KiB a record of budget (the tree nodes a step done ahead keeps live,
+ * ~4 a record). 45,000 (23 steps; 30,000 until round 3 session 16): with the decoded keys in slabs its peak RSS was
+ * 458–482 MiB in standalone runs and the bench, 30–54 MiB under 512, where 50,000 reached 449–498 (docs/PERFORMANCE.md, "A
+ * migration of 1,000,000 records, stepped").
  */
-const BUDGET = Number(process.env.STEPPED_BENCH_BUDGET ?? 30_000);
+const BUDGET = Number(process.env.STEPPED_BENCH_BUDGET ?? 45_000);
 const BLOCKS_BEFORE = 20;
 const WAY = join(import.meta.dirname, "stepped-migration", "way.ts");
 
