@@ -3,6 +3,7 @@
 import assert from "node:assert/strict";
 import { availableParallelism } from "node:os";
 import { after, describe, test } from "node:test";
+import { Worker } from "node:worker_threads";
 import { signSecp256k1 } from "../../crypto/index.ts";
 import { nativeSecp256k1Verify } from "../../crypto/native-secp256k1.ts";
 import { testKey } from "../../testing/app.ts";
@@ -192,5 +193,22 @@ describe("verify pool", () => {
       unpackJobs(packed).map((j) => [j.publicKey, j.message, j.signature].map((b) => Buffer.from(b).toString("hex"))),
       jobs.map((j) => [j.publicKey, j.message, j.signature].map((b) => Buffer.from(b).toString("hex"))),
     );
+  });
+
+  test("posts a batch's jobs without transferring (detaching) any buffer", async (t) => {
+    // One detached ArrayBuffer invalidates V8's ArrayBufferDetaching protector for the whole process, after
+    // which every typed array access checks its buffer (a cache miss more on a cold key: verify-pool.ts).
+    const transfers: unknown[] = [];
+    const post = Worker.prototype.postMessage;
+    t.mock.method(Worker.prototype, "postMessage", function (this: Worker, value: unknown, transferList?: unknown) {
+      if (transferList !== undefined) transfers.push(transferList);
+      return post.call(this, value, transferList as never);
+    });
+    const key = testKey("verify-pool-no-transfer");
+    const message = new TextEncoder().encode("sign me too");
+    const good = signSecp256k1(key.privateKey, message);
+    const jobs = Array.from({ length: 40 }, () => ({ publicKey: key.publicKey, message, signature: good }));
+    assert.deepEqual(await verifyBatch(jobs), Array(40).fill(true));
+    assert.deepEqual(transfers, []);
   });
 });

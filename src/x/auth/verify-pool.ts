@@ -221,13 +221,16 @@ function shareBatch(
         jobs.map((job, i) => (outcomes[i] === OUTCOME_PENDING ? verifyHere(job) : outcomes[i] === OUTCOME_VALID)),
       );
     };
-    entries.forEach((entry, i) => {
+    for (const entry of entries) {
       entry.pending.set(id, settle);
       entry.worker.ref();
-      // The last worker gets the packed jobs transferred; any other a copy.
-      if (i === entries.length - 1) entry.worker.postMessage({ id, packed, shared }, [packed.buffer]);
-      else entry.worker.postMessage({ id, packed, shared });
-    });
+      // Each worker gets a copy of the packed jobs (their bytes only: a few hundred a tx), none transferred: a
+      // transfer detaches the buffer here, and the first ArrayBuffer detached in a process invalidates V8's
+      // ArrayBufferDetaching protector for good — from then on every typed array access in optimized code loads
+      // its buffer to check it (the latest-value cache's hit loads the caller's key's buffer: a cache miss more;
+      // docs/PERFORMANCE.md, "Beside IAVL", round 3 session 16).
+      entry.worker.postMessage({ id, packed, shared });
+    }
     // Claims and verifies one job here; false once every job is claimed (or the batch is complete).
     const claimOne = (): boolean => {
       const next = Atomics.add(control, CLAIMED, 1);

@@ -1,6 +1,7 @@
-// How signature jobs travel to a verify worker: packed into one compact buffer that is transferred, not
-// copied. Posting the jobs themselves would structured-clone every Uint8Array with its whole backing
-// ArrayBuffer — and a signature or key is usually a view into a much larger one (a request body, a
+// How signature jobs travel to a verify worker: packed into one compact buffer, which is copied (not
+// transferred: a transfer detaches it, which costs every typed array access in the process a check from then
+// on, verify-pool.ts). Posting the jobs themselves would structured-clone every Uint8Array with its whole
+// backing ArrayBuffer — and a signature or key is usually a view into a much larger one (a request body, a
 // pooled Buffer, a LevelDB value): profiled at ~130 µs of the node's main thread per tx.
 // Layout per job: u8 key length ‖ key ‖ u8 signature length ‖ signature ‖ u32 message length ‖ message.
 
@@ -11,7 +12,7 @@ export interface VerifyJob {
   signature: Uint8Array;
 }
 
-/** The jobs in one buffer (pass its `.buffer` in the transfer list). */
+/** The jobs in one buffer of their exact size (posted as a copy). */
 export function packJobs(jobs: readonly VerifyJob[]): Uint8Array<ArrayBuffer> {
   let size = 0;
   for (const job of jobs) {
