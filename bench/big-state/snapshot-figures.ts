@@ -58,10 +58,15 @@ export async function rawBatchLoad(raw: ClassicLevel<Uint8Array, Uint8Array>, pa
   }
 }
 
-/** Creates a snapshot of the latest height of `applicationDb`, restores it into `work`, and loads the raw pairs. */
+/**
+ * Creates a snapshot of the latest height of `applicationDb`, restores it into `work`, and loads the raw pairs.
+ * The raw pairs are read after the restore is timed: held before it (4,000,000 pairs at 1,000,000 accounts, ~12M
+ * small heap objects, a 2 GB heap) they made every scavenge and mark of the restore costly, which a node restoring
+ * a snapshot never pays. The raw load puts the same pairs, read from the same version, as before.
+ */
 export async function snapshotFigures(applicationDb: string, work: string): Promise<SnapshotFigures> {
   const storeNames = await readCommittedStoreNames(applicationDb);
-  const store = await openMultiStore({ path: applicationDb, storeNames });
+  let store = await openMultiStore({ path: applicationDb, storeNames });
   const pairs: Pairs = [];
   let height: bigint;
   let createMs: number;
@@ -75,7 +80,6 @@ export async function snapshotFigures(applicationDb: string, work: string): Prom
     const started = performance.now();
     info = await createSnapshot(store, snapshots, height);
     createMs = performance.now() - started;
-    await prefixedPairs(await store.view(height), storeNames, pairs);
   } finally {
     await store.close();
   }
@@ -91,6 +95,12 @@ export async function snapshotFigures(applicationDb: string, work: string): Prom
   });
   const restoreMs = performance.now() - started;
   const restoreCpuMs = cpuMsSince(cpu);
+  store = await openMultiStore({ path: applicationDb, storeNames });
+  try {
+    await prefixedPairs(await store.view(height), storeNames, pairs);
+  } finally {
+    await store.close();
+  }
   const raw = new ClassicLevel<Uint8Array, Uint8Array>(join(work, "raw.db"), levelOptions());
   await raw.open();
   try {

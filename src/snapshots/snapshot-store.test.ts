@@ -1,7 +1,7 @@
 // The snapshot store's own defence (docs/CONTRACT.md §13: nothing outside data/snapshots is touched): whatever its
 // callers pass, it builds paths only from a uint64 height above 0 and a uint32 format, and only inside its folder.
 import assert from "node:assert/strict";
-import { mkdir, readdir, writeFile } from "node:fs/promises";
+import { mkdir, readdir, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { test } from "node:test";
 import { tempDir } from "../../test/support/node/chaind.ts";
@@ -47,6 +47,35 @@ test("the store refuses heights and formats that are not valid integers, and nev
       (await store.list()).map((s) => `${s.height}/${s.format}`),
       ["5/1"],
     );
+  } finally {
+    await dir.remove();
+  }
+});
+
+test("chunks() yields each chunk checked (read ahead of the reader) and stops at a damaged or missing one", async () => {
+  const dir = await tempDir("chaind-snapshot-store-");
+  try {
+    const store = new SnapshotStore(join(dir.path, "snapshots"));
+    const texts = ["first chunk", "second chunk", "third chunk"];
+    async function* three(): AsyncGenerator<Uint8Array> {
+      for (const t of texts) yield new TextEncoder().encode(t);
+    }
+    const info = await store.save(7n, 1, three());
+    const read = async () => {
+      const seen: string[] = [];
+      try {
+        for await (const chunk of store.chunks(info)) seen.push(new TextDecoder().decode(chunk));
+        return { seen };
+      } catch (err) {
+        return { seen, error: (err as Error).message };
+      }
+    };
+    assert.deepEqual(await read(), { seen: texts });
+    await writeFile(join(store.folder(7n, 1), "1"), "second chunK");
+    assert.deepEqual(await read(), { seen: [texts[0]], error: "chunk 1 of snapshot 7/1 does not match its hash" });
+    await writeFile(join(store.folder(7n, 1), "1"), texts[1]);
+    await rm(join(store.folder(7n, 1), "2"));
+    assert.deepEqual(await read(), { seen: texts.slice(0, 2), error: "chunk 2 of snapshot 7/1 is missing" });
   } finally {
     await dir.remove();
   }
