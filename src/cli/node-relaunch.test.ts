@@ -14,9 +14,7 @@ import { prepareDevHome } from "../node/dev-chain.ts";
 import {
   NODE_MALLOC_ARENA_MAX,
   NODE_MALLOC_MMAP_THRESHOLD,
-  NODE_V8_FLAGS,
   nodeRelaunch,
-  nodeV8Flags,
   type RelaunchProcess,
 } from "./node-relaunch.ts";
 
@@ -32,20 +30,11 @@ const plain: RelaunchProcess = {
   sea: false,
 };
 
-test("start and dev relaunch with the same command line, the node's V8 flags, MALLOC_ARENA_MAX and MALLOC_MMAP_THRESHOLD_", () => {
+test("start and dev relaunch with the same command line, MALLOC_ARENA_MAX and MALLOC_MMAP_THRESHOLD_", () => {
   for (const command of ["start", "dev"]) {
     assert.deepEqual(nodeRelaunch(command, plain), {
       file: "/opt/node/bin/node",
-      args: [
-        "node",
-        ...NODE_V8_FLAGS,
-        "--import=./log.mjs",
-        "/app/chain/cmd/chaind.ts",
-        "--home",
-        "/h",
-        "start",
-        "--abci",
-      ],
+      args: ["node", "--import=./log.mjs", "/app/chain/cmd/chaind.ts", "--home", "/h", "start", "--abci"],
       env: {
         PATH: "/bin",
         NODE_OPTIONS: "--trace-gc",
@@ -59,19 +48,6 @@ test("start and dev relaunch with the same command line, the node's V8 flags, MA
 test("a MALLOC_MMAP_THRESHOLD_ the user set is kept", () => {
   const env = { ...plain.env, MALLOC_MMAP_THRESHOLD_: "1048576" };
   assert.equal(nodeRelaunch("start", { ...plain, env })?.env.MALLOC_MMAP_THRESHOLD_, "1048576");
-});
-
-test("a semi-space size the user gave, on the command line or in NODE_OPTIONS, replaces the node's", () => {
-  assert.deepEqual(NODE_V8_FLAGS, ["--min-semi-space-size=16"]);
-  for (const option of ["--max-semi-space-size=64", "--min-semi-space-size=2", "--max_semi_space_size=8"]) {
-    const execArgv = [option, "--import=./log.mjs"];
-    assert.deepEqual(nodeV8Flags({ execArgv, env: {} }), [], option);
-    assert.deepEqual(nodeRelaunch("start", { ...plain, execArgv })?.args.slice(0, 3), ["node", ...execArgv], option);
-    assert.deepEqual(nodeV8Flags({ execArgv: [], env: { NODE_OPTIONS: `--trace-gc ${option}` } }), [], option);
-  }
-  // Other V8 and Node options leave the node's young generation as it is.
-  const other = { execArgv: ["--max-old-space-size=512"], env: { NODE_OPTIONS: "--trace-gc --stack-size=900" } };
-  assert.deepEqual(nodeV8Flags(other), [...NODE_V8_FLAGS]);
 });
 
 test("a single executable relaunches under its invoked name, without the launcher's argv[1]", () => {
@@ -124,9 +100,6 @@ test("a real `chaind start` runs as the same process with MALLOC_ARENA_MAX set, 
         environ.get("MALLOC_MMAP_THRESHOLD_"),
         preset === undefined ? NODE_MALLOC_MMAP_THRESHOLD : undefined,
       );
-      // The relaunched node's command line carries the V8 flags; with no relaunch, none.
-      const cmdline = readFileSync(`/proc/${node.child.pid}/cmdline`, "utf8").split("\0");
-      for (const flag of NODE_V8_FLAGS) assert.equal(cmdline.includes(flag), preset === undefined, flag);
       node.signal("SIGTERM");
       const result = await node.exited;
       assert.equal(result.code, 0, `signal ${result.signal}: ${result.stderr}`);

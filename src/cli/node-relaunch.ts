@@ -13,15 +13,6 @@
 // whose freed middle is not returned to the OS. Measured with scripts/ws-memory-probe.ts (issue 39: WebSocket
 // clients that never read, then leave): idle 166-173 / peak 296-333 / after 143-197 MiB (up to 1.18x idle) without
 // it, 118-124 / 229-243 / 130-136 MiB (1.10-1.11x) with it (src/engine/README.md, WebSocket).
-// The relaunch also gives V8 a young generation sized for a node: each semi-space starts at 16 MiB and never
-// shrinks below it (--min-semi-space-size=16; V8 would grow it further only if much survived). Left to itself V8
-// starts at 1 MiB and grows the young generation only while much survives, so under a stream of txs it scavenged
-// every ~12 MB allocated, copying whatever was in flight each time; with 16 MiB semi-spaces it scavenges half as often
-// (31 -> 15 scavenges over 3,200 sends) and the node's CPU per tx end to end fell ~5% (docs/PERFORMANCE.md, "Node
-// CPU per tx end to end", round 3 session 16). V8 reads the size only at start, and Node refuses it in
-// NODE_OPTIONS, so it goes on the relaunch's command line. A semi-space size the user gave (either flag on Node's
-// command line, or --max-semi-space-size in NODE_OPTIONS) is the user's choice and none is added. A single executable's V8 options are fixed when it is
-// built (its argv is the application's), so it runs with V8's own sizing.
 
 /** Commands that run a node for the life of the process. */
 const NODE_COMMANDS: ReadonlySet<string> = new Set(["start", "dev"]);
@@ -31,12 +22,6 @@ export const NODE_MALLOC_ARENA_MAX = "2";
 
 /** The size (bytes) from which malloc maps blocks of their own, returned to the OS when freed. */
 export const NODE_MALLOC_MMAP_THRESHOLD = "131072";
-
-/** The V8 options the node runs with, unless the user gave a semi-space size (see {@link nodeV8Flags}). */
-export const NODE_V8_FLAGS: readonly string[] = ["--min-semi-space-size=16"];
-
-/** The user's flags that settle the young generation's size: either one makes NODE_V8_FLAGS the user's choice. */
-const YOUNG_GENERATION_FLAGS: ReadonlySet<string> = new Set(["--min-semi-space-size", "--max-semi-space-size"]);
 
 /** What to execve: the executable, its full argv (argv[0] included) and the environment. */
 export interface Relaunch {
@@ -69,30 +54,13 @@ export function nodeRelaunch(command: string | undefined, proc: RelaunchProcess)
   if (command === undefined || !NODE_COMMANDS.has(command)) return undefined;
   if (proc.platform !== "linux" || proc.env.MALLOC_ARENA_MAX !== undefined) return undefined;
   const rest = proc.argv.slice(2);
-  const args = proc.sea
-    ? [proc.argv0, ...rest]
-    : [proc.argv0, ...nodeV8Flags(proc), ...proc.execArgv, proc.argv[1], ...rest];
+  const args = proc.sea ? [proc.argv0, ...rest] : [proc.argv0, ...proc.execArgv, proc.argv[1], ...rest];
   const env = {
     MALLOC_MMAP_THRESHOLD_: NODE_MALLOC_MMAP_THRESHOLD,
     ...proc.env,
     MALLOC_ARENA_MAX: NODE_MALLOC_ARENA_MAX,
   };
   return { file: proc.execPath, args, env };
-}
-
-/**
- * The NODE_V8_FLAGS to add: all of them, or none when the user named a semi-space size in Node's own options
- * (execArgv) or in NODE_OPTIONS. V8 reads a flag's name with `_` for `-` alike.
- */
-export function nodeV8Flags(proc: Pick<RelaunchProcess, "execArgv" | "env">): string[] {
-  const options = [...proc.execArgv, ...(proc.env.NODE_OPTIONS ?? "").split(/\s+/)];
-  return options.some((option) => YOUNG_GENERATION_FLAGS.has(flagName(option))) ? [] : [...NODE_V8_FLAGS];
-}
-
-/** A command-line option's name, `_` read as `-`: `--max_semi_space_size=8` -> `--max-semi-space-size`. */
-function flagName(option: string): string {
-  const eq = option.indexOf("=");
-  return (eq < 0 ? option : option.slice(0, eq)).replaceAll("_", "-");
 }
 
 /** Replaces this process with the relaunch `command` needs (see {@link nodeRelaunch}); returns when none is. */
