@@ -14,7 +14,7 @@ import { promisify } from "node:util";
 
 const run = promisify(execFile);
 const programDir = join(dirname(fileURLToPath(import.meta.url)), "iavl");
-const SOURCES = ["main.go", "go.mod", "go.sum"];
+const SOURCES = ["main.go", "rewrite.go", "go.mod", "go.sum"];
 
 /** The built program, or why there is none. */
 export type IavlProgram = { path: string; goVersion: string } | { skipped: string };
@@ -60,6 +60,17 @@ export interface IavlReadsResult {
   backUsPerRead: number;
   proofUsPerProof: number;
   proofBytesAvg: number;
+}
+
+/** What `iavl-bench rewrite` prints: every record of the stepped-migration bench rewritten in one version. */
+export interface IavlRewriteResult {
+  records: number;
+  /** Loading the latest version. */
+  openMs: number;
+  /** The rewrite, SaveVersion and the synced commit info: the block at H. */
+  blockMs: number;
+  /** The process's peak RSS (open and rewrite). */
+  maxRssMiB: number;
 }
 
 /** Runs one workload of the program and parses the JSON object it prints. */

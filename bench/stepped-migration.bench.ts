@@ -11,7 +11,9 @@
 // (src/app/idle-collection.ts). Figures: the longest interval from H to the migration's last
 // step against the median of the 20 blocks before H (goal ≤ 1.5×); the stepped migration's wall time, from H's start to
 // its last step's commit (the waits between its blocks included), against T (goal ≤ 2×); the steps' work alone against
-// T (≤ 2/3 is when some budget meets both goals); each way's peak RSS (goal ≤ 512 MiB). `--quick`: 100,000.
+// T (≤ 2/3 is when some budget meets both goals); each way's peak RSS (goal ≤ 512 MiB). Printed beside the one
+// handler: IAVL v1.2.2 doing the same rewrite in one version (bench/iavl/rewrite.go, its own process), its block's
+// time and its process's peak RSS, skipped where Go is not installed. `--quick`: 100,000.
 import { execFile } from "node:child_process";
 import { cp, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -20,6 +22,7 @@ import { promisify } from "node:util";
 import { NODE_MALLOC_ARENA_MAX, NODE_MALLOC_MMAP_THRESHOLD } from "../src/cli/node-relaunch.ts";
 import type { BenchRow } from "./harness.ts";
 import { quickMode } from "./harness.ts";
+import { buildIavlProgram, type IavlRewriteResult, runIavlProgram } from "./iavl-program.ts";
 import { TIMEOUT_COMMIT_MS } from "./stepped-migration/records-chain.ts";
 import type { WayResult } from "./stepped-migration/way.ts";
 
@@ -63,6 +66,48 @@ function median(values: number[]): number {
   return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
 
+/**
+ * IAVL's side of the one handler: `rewrite-prepare` writes the same records (untimed), then `rewrite`, a process of
+ * its own, rewrites them all in one version. Where Go is not installed or the build fails, why.
+ */
+async function iavlRewrite(dir: string): Promise<IavlRewriteResult | { skipped: string }> {
+  const program = await buildIavlProgram();
+  if ("skipped" in program) return program;
+  const home = join(dir, "iavl");
+  try {
+    await runIavlProgram(program.path, ["rewrite-prepare", home, String(RECORDS)]);
+    return await runIavlProgram<IavlRewriteResult>(program.path, ["rewrite", home, String(RECORDS)]);
+  } finally {
+    await rm(home, { recursive: true, force: true });
+  }
+}
+
+/**
+ * The one handler beside IAVL doing the same rewrite in one version: printed, not targets (issue 32's goal for the
+ * one handler is its own RSS row; these say what the store every Cosmos chain runs needs for the same block).
+ */
+function iavlRows(blockH: number, oneRssMiB: number, iavl: IavlRewriteResult | { skipped: string }): BenchRow[] {
+  const rows: BenchRow[] = [
+    {
+      name: `migration of ${RECORDS} records as one handler: block H (T) vs IAVL v1.2.2 rewriting the same records in one version (Set each, SaveVersion, synced commit info; no SDK cache store: a lower bound of simd's)`,
+      value: blockH,
+      baseline: "skipped" in iavl ? Number.NaN : iavl.blockMs,
+      unit: "ms",
+      target: "printed",
+      met: true,
+    },
+    {
+      name: `migration of ${RECORDS} records as one handler: peak RSS of its process vs IAVL v1.2.2's process doing that rewrite`,
+      value: oneRssMiB,
+      baseline: "skipped" in iavl ? Number.NaN : iavl.maxRssMiB,
+      unit: "MiB",
+      target: "printed",
+      met: true,
+    },
+  ];
+  return "skipped" in iavl ? rows.map((r) => ({ ...r, met: false, skipped: iavl.skipped })) : rows;
+}
+
 /** Runs both ways on copies of one prepared home. */
 export async function run(): Promise<BenchRow[]> {
   const dir = await mkdtemp(join(tmpdir(), "chaind-stepped-bench-"));
@@ -80,6 +125,9 @@ export async function run(): Promise<BenchRow[]> {
     const one = await runWay(["one", homes.one, String(RECORDS), clock]);
     const blockH = one.blocks[0];
     await rm(homes.one, { recursive: true, force: true });
+
+    // The same rewrite on IAVL v1.2.2 (bench/iavl/rewrite.go), its own processes too: an anchor for the one handler.
+    const iavl = await iavlRewrite(dir);
 
     // Stepped: the upgrade's block starts it; one step of BUDGET records a block until done.
     const stepped = await runWay(["stepped", homes.stepped, String(RECORDS), clock, String(BUDGET)]);
@@ -135,6 +183,7 @@ export async function run(): Promise<BenchRow[]> {
         target: "<= 512 MiB",
         met: one.maxRssMiB <= 512,
       },
+      ...iavlRows(blockH, one.maxRssMiB, iavl),
       {
         name: `stepped migration of ${RECORDS} records: peak RSS of its process (open the home, H to its last step)`,
         value: stepped.maxRssMiB,

@@ -15,6 +15,8 @@
 //	                                                   the same workload, one timed phase per stdin line
 //	                                                   (latest, back or proofs), so a caller can alternate
 //	                                                   IAVL's phases with its own
+//	iavl-bench rewrite-prepare <dir> <records>         the stepped-migration bench's records (rewrite.go)
+//	iavl-bench rewrite <dir> <records>                 every record rewritten in one version: time, peak RSS
 package main
 
 import (
@@ -397,8 +399,12 @@ func main() {
 			os.Exit(1)
 		}
 		return
+	case len(args) == 3 && args[0] == "rewrite-prepare":
+		result, err = runRewritePrepare(args[1], atoi(args[2]))
+	case len(args) == 3 && args[0] == "rewrite":
+		result, err = runRewrite(args[1], atoi(args[2]))
 	default:
-		fmt.Fprintln(os.Stderr, "usage: iavl-bench commit <dir> <keys> <writes> <rounds> | reads <dir> <keys> <versions> <samples> <rounds> | serve-reads <dir> <keys> <versions> <samples>")
+		fmt.Fprintln(os.Stderr, "usage: iavl-bench commit <dir> <keys> <writes> <rounds> | reads <dir> <keys> <versions> <samples> <rounds> | serve-reads <dir> <keys> <versions> <samples> | rewrite-prepare <dir> <records> | rewrite <dir> <records>")
 		os.Exit(2)
 	}
 	if err != nil {
