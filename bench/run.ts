@@ -1,10 +1,12 @@
-// `npm run bench`: runs every bench/*.bench.ts (or those named on the command line), prints one
-// table row per figure and never fails on a missed target: the figures are for people to read.
-import { readdirSync } from "node:fs";
-import { availableParallelism, loadavg } from "node:os";
+// `npm run bench`: runs every bench/*.bench.ts (or those named on the command line), each in a process of its own
+// (bench/run-file.ts), prints one table row per figure and never fails on a missed target: the figures are for
+// people to read.
+import { spawn } from "node:child_process";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
-import { type BenchRow, type BenchRun, withLoad } from "./harness.ts";
+import { fileURLToPath } from "node:url";
+import type { BenchRow } from "./harness.ts";
 
 const here = dirname(fileURLToPath(import.meta.url));
 // `--quick` shortens the long figures (memory under load, floods) for development runs; the
@@ -30,15 +32,36 @@ console.log(
 console.log("| figure | value | baseline | ratio | target | | load before → after |");
 console.log("|---|---|---|---|---|---|---|");
 const rows: BenchRow[] = [];
-for (const file of files) {
-  const mod = (await import(pathToFileURL(join(here, file)).href)) as { run: BenchRun };
-  try {
-    const got = await withLoad(mod.run);
-    rows.push(...got);
-    for (const r of got) printRow(r);
-  } catch (err) {
-    console.log(`| ${file} | failed to run: ${(err as Error).message} |`);
+const work = mkdtempSync(join(tmpdir(), "chaind-bench-rows-"));
+try {
+  for (const file of files) {
+    try {
+      const got = await runFile(file, join(work, `${file}.json`));
+      rows.push(...got);
+      for (const r of got) printRow(r);
+    } catch (err) {
+      console.log(`| ${file} | failed to run: ${(err as Error).message} |`);
+    }
   }
+} finally {
+  rmSync(work, { recursive: true, force: true });
+}
+
+/** Runs one bench file in its own process (its output passed through) and reads back the rows it wrote. */
+async function runFile(file: string, out: string): Promise<BenchRow[]> {
+  const child = spawn(process.execPath, [...process.execArgv, join(here, "run-file.ts"), file, out], {
+    stdio: ["ignore", "inherit", "inherit"],
+  });
+  const code = await new Promise<number | null>((resolve, reject) => {
+    child.once("error", reject);
+    child.once("close", resolve);
+  });
+  if (!existsSync(out)) throw new Error(`its process exited with ${code} before writing its rows`);
+  const result = JSON.parse(readFileSync(out, "utf8"), (_key, value) => (value === "NaN" ? Number.NaN : value)) as
+    | { rows: BenchRow[] }
+    | { error: string };
+  if ("error" in result) throw new Error(result.error);
+  return result.rows;
 }
 
 function printRow(r: BenchRow): void {
