@@ -1,6 +1,6 @@
 // The main script of a single-file release (a Node.js single executable application, docs/RELEASES.md). The file
 // is Node itself with this script and two assets injected: `release.json` (the release name, the payload's hash,
-// each payload file's size and sha256, and the entry points) and `payload.gz` (the bundled application,
+// each payload file's size and sha256, and the entry points) and `payload.bin` (the bundled application,
 // src/release/payload.ts).
 //
 // On its first run on a machine it unpacks the payload into a cache directory named after the release and the
@@ -13,7 +13,7 @@
 import { enableCompileCache } from "node:module";
 import { homedir, tmpdir } from "node:os";
 import { basename, join } from "node:path";
-import { getAsset } from "node:sea";
+import { getAsset, getRawAsset } from "node:sea";
 import { pathToFileURL } from "node:url";
 import { CacheUnusableError, type PayloadFileDigest, prepareCache } from "./cache.ts";
 
@@ -21,7 +21,7 @@ import { CacheUnusableError, type PayloadFileDigest, prepareCache } from "./cach
 export interface ReleaseManifest {
   /** Baked into CHAIND_RELEASE, as the release's launcher always did. */
   release: string;
-  /** Hex sha256 of payload.gz: a new build never reuses an old build's unpacked files. */
+  /** Hex sha256 of payload.bin: a new build never reuses an old build's unpacked files. */
   payloadSha256: string;
   /** Every file of the payload with its size and sha256: what the unpacked directory must hold. */
   files: PayloadFileDigest[];
@@ -63,7 +63,8 @@ async function main(): Promise<void> {
       roots: cacheRoots(),
       name: `${manifest.release}-${manifest.payloadSha256.slice(0, 16)}`,
       files: manifest.files,
-      payload: () => new Uint8Array(getAsset("payload.gz")),
+      // The asset in place, in the executable's memory (no copy): only read, its files written from views of it.
+      payload: () => new Uint8Array(getRawAsset("payload.bin")),
       uid: process.getuid?.() ?? 0,
     });
     for (const line of prepared.refused) process.stderr.write(`chaind: warning: cache directory ${line}\n`);

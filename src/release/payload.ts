@@ -1,14 +1,12 @@
-// The payload a single-file release carries: the bundled application's files in one gzip-compressed buffer, in a
-// format small enough to read with node:zlib alone (the launcher may load nothing but Node's built-ins).
+// The payload a single-file release carries: the bundled application's files in one buffer, in a format simple
+// enough to read with nothing but Node's built-ins (the launcher may load nothing else).
 //
-//   "CHAINDP1" then, per file: u16 path length, path (UTF-8, '/'-separated, relative), u16 mode, u32 size, bytes.
-// node:zlib is taken when a payload is packed or unpacked, not when the module loads: the launcher imports this
-// module on every start but unpacks only on the first (loading zlib costs ~4 ms of CPU).
-function zlib(): typeof import("node:zlib") {
-  return process.getBuiltinModule("node:zlib");
-}
+//   "CHAINDP2" then, per file: u16 path length, path (UTF-8, '/'-separated, relative), u16 mode, u32 size, bytes.
+// Not compressed: the executable travels in a .tar.gz, which compresses it better than a payload compressed inside
+// it, and the first start of a release (the unpack) no longer inflates ~9 MB (~19 ms of the ~95 ms it took against
+// ~38 ms for a start from the compiled tree: docs/PERFORMANCE.md). "CHAINDP1" was the same, gzip-compressed.
 
-const MAGIC = "CHAINDP1";
+const MAGIC = "CHAINDP2";
 
 /** One file of the payload. */
 export interface PayloadFile {
@@ -17,7 +15,7 @@ export interface PayloadFile {
   data: Uint8Array;
 }
 
-/** Packs files (in the order given) into the compressed payload. */
+/** Packs files (in the order given) into the payload. */
 export function packPayload(files: readonly PayloadFile[]): Buffer {
   const parts: Buffer[] = [Buffer.from(MAGIC, "latin1")];
   for (const file of files) {
@@ -31,12 +29,12 @@ export function packPayload(files: readonly PayloadFile[]): Buffer {
     head.writeUInt32BE(file.data.length, 4);
     parts.push(head.subarray(0, 2), path, head.subarray(2), Buffer.from(file.data));
   }
-  return zlib().gzipSync(Buffer.concat(parts), { level: 9 });
+  return Buffer.concat(parts);
 }
 
 /** Unpacks a payload made by {@link packPayload}; throws on anything malformed. */
-export function unpackPayload(compressed: Uint8Array): PayloadFile[] {
-  const buffer = zlib().gunzipSync(compressed);
+export function unpackPayload(payload: Uint8Array): PayloadFile[] {
+  const buffer = Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength);
   if (buffer.subarray(0, MAGIC.length).toString("latin1") !== MAGIC) throw new Error("not a chaind payload");
   const files: PayloadFile[] = [];
   let at = MAGIC.length;

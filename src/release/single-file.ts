@@ -29,8 +29,12 @@ export const VERIFY_WORKER_ENTRY = "src/x/auth/verify-worker.js";
 export const LEAF_HASH_WORKER_ENTRY = "src/store/leaf-hash-worker.js";
 /** The compiled launcher (src/release/launcher.ts), bundled into one CommonJS script. */
 export const LAUNCHER_SOURCE = "src/release/launcher.js";
-/** Node's fuse string that marks a binary as carrying a single-executable blob. */
-const SEA_FUSE = "NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2";
+/**
+ * Node's fuse string that marks a binary as carrying a single-executable blob. Put together at run time: this module
+ * is bundled into the payload (chaind's `release` command), which the blob carries uncompressed, and postject refuses
+ * a binary where the fuse's text appears more than once.
+ */
+const SEA_FUSE = ["NODE", "SEA", "FUSE", "fce680ab2cc467b6e072b8b5df1996b2"].join("_");
 /** The Swagger UI files the REST server serves (src/server/swagger-ui.ts), plus the manifest it is found by. */
 const SWAGGER_FILES = [
   "package.json",
@@ -134,10 +138,11 @@ export async function buildSingleFile(input: SingleFileInput): Promise<{ payload
     join(app, "package.json"),
     `${JSON.stringify({ name: input.binary, version: input.version, private: true, type: "module" }, null, 2)}\n`,
   );
-  // classic-level finds its addon with node-gyp-build under <__dirname>/prebuilds/<platform>-<arch>/.
+  // classic-level finds its addon with node-gyp-build under <__dirname>/prebuilds/<platform>-<arch>/. Not its musl
+  // build: the runtime the release carries is Node's own glibc build, for which node-gyp-build never picks it.
   const prebuilds = join(packageDir(root, "classic-level", [framework]), "prebuilds", "linux-x64");
   mkdirSync(join(app, "prebuilds", "linux-x64"), { recursive: true });
-  for (const name of readdirSync(prebuilds)) {
+  for (const name of readdirSync(prebuilds).filter((file) => !file.includes(".musl."))) {
     copyFileSync(join(prebuilds, name), join(app, "prebuilds", "linux-x64", name));
   }
   // The libsecp256k1 addon is loaded by its path (src/crypto/native-secp256k1.ts), not by node-gyp-build,
@@ -158,7 +163,7 @@ export async function buildSingleFile(input: SingleFileInput): Promise<{ payload
   const files = listFiles(app);
   const payload = packPayload(files);
   const payloadSha256 = createHash("sha256").update(payload).digest("hex");
-  writeFileSync(join(work, "payload.gz"), payload);
+  writeFileSync(join(work, "payload.bin"), payload);
   writeFileSync(
     join(work, "release.json"),
     JSON.stringify({
@@ -193,7 +198,7 @@ export async function buildSingleFile(input: SingleFileInput): Promise<{ payload
       output: join(work, "sea.blob"),
       disableExperimentalSEAWarning: true,
       useCodeCache: false,
-      assets: { "payload.gz": join(work, "payload.gz"), "release.json": join(work, "release.json") },
+      assets: { "payload.bin": join(work, "payload.bin"), "release.json": join(work, "release.json") },
     }),
   );
   // The blob must come from the very runtime it is injected into.
