@@ -81,6 +81,22 @@ test("unpacked once, with a stamp; a later start trusts matching stat()s without
   assert.equal(stampIno(first.dir), stamp, "the fast path does not rewrite the stamp");
 });
 
+test("files get the payload's modes whatever the umask takes, and the stamp made as they are written holds", () => {
+  const root = join(work, "cache");
+  const before = process.umask(0o077);
+  let dir: string;
+  try {
+    dir = prepareCache(request([root])).dir;
+  } finally {
+    process.umask(before);
+  }
+  for (const file of FILES) assert.equal(statSync(join(dir, file.path)).mode & 0o7777, file.mode, file.path);
+  const stamp = stampIno(dir);
+  assert.equal(prepareCache(request([root])).dir, dir);
+  assert.equal(payloadReads, 1, "the stamp matched: no file was read again or rewritten");
+  assert.equal(stampIno(dir), stamp);
+});
+
 test("a changed file is written again from the payload before anything runs it, even with its size and mtime kept", () => {
   const root = join(work, "cache");
   const { dir } = prepareCache(request([root]));
