@@ -1,5 +1,6 @@
 // State store benchmarks (docs/CONTRACT.md §11), each a ratio against a baseline measured in this run:
-// - commit of 10,000 writes per version vs a raw classic-level batch of the same bytes (sync both);
+// - commit of 10,000 writes per version vs a raw classic-level batch of the same bytes (sync both), printed: the
+//   goal for the commit is against IAVL now (iavl.bench.ts);
 // - a read at the latest version vs a raw classic-level get of the same key;
 // - a read 1,000 versions back vs a read at the latest version;
 // - rename and delete of a store with 1M keys vs one with 1k keys;
@@ -101,8 +102,10 @@ async function commitFigure(dir: string, populationSize: number): Promise<BenchR
     value: oursPerSec,
     baseline: basePerSec,
     unit: "writes/s",
-    target: ">= 0.3x raw classic-level batch",
-    met: oursPerSec >= 0.3 * basePerSec,
+    // Issue 38 moved this goal to IAVL, the store chains actually run (iavl.bench.ts: >= 2x its commit rate); the ratio
+    // against a raw batch is printed for the record (docs/PERFORMANCE.md, "Replaced: the store commit's raw-LevelDB anchor").
+    target: "printed (was >= 0.3x raw classic-level batch; replaced by >= 2x IAVL)",
+    met: true,
   };
 }
 
