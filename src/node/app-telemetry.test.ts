@@ -90,9 +90,15 @@ describe("application metrics on the REST server", () => {
     for (const query of ["", "?format=json", "?format=text"]) {
       const response = await fetch(`${rest}/metrics${query}`);
       assert.equal(response.status, 400, query);
-      const body = (await response.json()) as { error: string };
-      assert.match(body.error, /^failed to gather metrics: .*format=prometheus/);
+      const body = (await response.json()) as { code: number; message: string; details: unknown[] };
+      assert.equal(body.code, 3, query);
+      assert.match(body.message, /^failed to gather metrics: .*format=prometheus/);
+      assert.deepEqual(body.details, []);
     }
+    const post = await fetch(`${rest}/metrics?format=prometheus`, { method: "POST" });
+    assert.equal(post.status, 405);
+    assert.equal(post.headers.get("allow"), "GET");
+    assert.equal(((await post.json()) as { code: number }).code, 12);
     const url = `${rest}/metrics?format=prometheus`;
     await pollUntil(async () => ((sample(await scrape(url), "devchain_block_height") ?? 0) >= 2 ? true : undefined), {
       what: "height 2 in the app metrics",

@@ -102,6 +102,30 @@ test("a bad percent-escape in the path is 400 code 3", async () => {
   assertErrorBody(await request("GET", "/chain/bank/v1beta1/balances/%"), 400, 3, /percent-encoding/);
 });
 
+test("a bad percent-escape in the query string is 400 code 3 naming it, on the GET path and through fastify", async () => {
+  const route = "/chain/upgrade/v1beta1/module_versions";
+  for (const [query, bad] of [
+    ["module_name=%zz", "%zz"],
+    ["module_name=bank%", "%"],
+    ["module_name=%4", "%4"],
+  ]) {
+    assertErrorBody(await request("GET", `${route}?${query}`), 400, 3, new RegExp(`"${bad}" in the query string`));
+    // A body sends the request through fastify's handler instead of the socket-side GET path.
+    const withBody = await request(
+      "GET",
+      `${route}?${query}`,
+      "Content-Type: application/json\r\nContent-Length: 2\r\n\r\n{}",
+    );
+    assertErrorBody(withBody, 400, 3, /in the query string: expected "%" and two hex digits/);
+  }
+  const good = await request("GET", `${route}?module_name=%62ank`);
+  assert.equal(good.status, 200, good.body);
+  assert.deepEqual(
+    JSON.parse(good.body).module_versions.map((m: { name: string }) => m.name),
+    ["bank"],
+  );
+});
+
 test("malformed requests, too large headers and read timeouts get the error body", async () => {
   assertErrorBody(
     await raw("GET / HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\nTransfer-Encoding: chunked\r\n\r\n"),

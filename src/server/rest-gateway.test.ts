@@ -202,6 +202,23 @@ describe("errors", () => {
       const body = errorBody(response);
       assert.equal(body.code, 8);
       assert.match(body.message, /larger than 64 bytes/);
+      // A GET's body counts too (fastify would skip it), and one within the limit is ignored by a query route.
+      const get = await small.app.inject({
+        method: "GET",
+        url: "/chain/upgrade/v1beta1/current_plan",
+        headers: { "content-type": "application/json" },
+        payload: JSON.stringify({ padding: "x".repeat(200) }),
+      });
+      assert.equal(get.statusCode, 413);
+      assert.equal(errorBody(get).code, 8);
+      const within = await small.app.inject({
+        method: "GET",
+        url: "/chain/upgrade/v1beta1/current_plan",
+        headers: { "content-type": "application/json" },
+        payload: "{}",
+      });
+      assert.equal(within.statusCode, 200, within.body);
+      assert.ok("plan" in JSON.parse(within.body), within.body);
     } finally {
       await small.app.close();
     }

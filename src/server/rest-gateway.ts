@@ -118,6 +118,9 @@ export function buildRestGateway(options: RestGatewayOptions): RestGateway {
   for (const method of ALL_METHODS) {
     if (!app.supportedMethods.includes(method)) app.addHttpMethod(method, { hasBody: true });
   }
+  // A GET's body is read too (fastify skips it by default), so that one over api.rpc-max-body-bytes is 413 as on
+  // every other method; the GET fast path (rest-get-path.ts) takes only requests without a body.
+  app.addHttpMethod("GET", { hasBody: true, overrideExisting: true });
 
   // Bodies reach the handler as raw bytes whatever their content type: the route decides.
   app.removeAllContentTypeParsers();
@@ -147,7 +150,17 @@ export function buildRestGateway(options: RestGatewayOptions): RestGateway {
     const path = queryStart < 0 ? url : url.slice(0, queryStart);
     const query = queryStart < 0 ? "" : url.slice(queryStart + 1);
     try {
-      if (path === "/metrics" && options.telemetry !== undefined && request.method === "GET") {
+      if (path === "/metrics" && options.telemetry !== undefined) {
+        if (request.method !== "GET") {
+          reply.header("allow", "GET");
+          throw new RequestError(
+            GrpcCode.Unimplemented,
+            `method ${request.method} is not allowed on /metrics; allowed: GET`,
+            {
+              httpStatus: 405,
+            },
+          );
+        }
         const answer = await metricsAnswer(query, options.telemetry);
         return reply.code(answer.status).header("content-type", answer.contentType).send(answer.body);
       }

@@ -32,6 +32,21 @@ export function splitPath(path: string): string[] {
   }
 }
 
+// A "%" not followed by two hex digits: Go's url.ParseQuery (upstream's gateway) refuses the query with it, where
+// URLSearchParams would silently keep the text.
+const BAD_ESCAPE = /%(?![0-9A-Fa-f]{2})/;
+
+/** Throws a RequestError when the query string holds a malformed percent-encoding. */
+export function assertQueryEscapes(query: string): void {
+  const bad = BAD_ESCAPE.exec(query);
+  if (bad === null) return;
+  const found = query.slice(bad.index, bad.index + 3);
+  throw new RequestError(
+    GrpcCode.InvalidArgument,
+    `malformed percent-encoding ${JSON.stringify(found)} in the query string: expected "%" and two hex digits`,
+  );
+}
+
 /**
  * Runs the query `rest` names and writes its 200 answer: `headers` first (x-server-time, CORS),
  * then the content headers and the height used. Errors (bad parameters, bad height, the handler's)
@@ -104,6 +119,7 @@ function requestMessage(
   backend: QueryBackend,
 ): Message {
   const { input } = rest.route;
+  if (query.includes("%")) assertQueryEscapes(query);
   let message: Message;
   if (rest.binding.body === "*") {
     message = bodyMessage(rest, body, backend);

@@ -2,6 +2,7 @@
 // seconds go to the node's telemetry, and the REST server answers GET /metrics?format=prometheus. Without
 // telemetry nothing is wrapped and /metrics is an unknown path (404), as upstream's API server without it.
 import { performance } from "node:perf_hooks";
+import { GrpcCode } from "../app/errors.ts";
 import type { ServedRoute } from "./served-routes.ts";
 
 /** Where a query came in. */
@@ -41,7 +42,10 @@ export function observeRoutes(
   });
 }
 
-/** The answer to GET /metrics with the query string `query`: upstream's 400 body for a missing or other format. */
+/**
+ * The answer to GET /metrics with the query string `query`: 400 for a missing or other format, with upstream's text
+ * in the gateway's error body (docs/CONTRACT.md: every REST error body is `{code, message, details}`).
+ */
 export async function metricsAnswer(
   query: string,
   telemetry: ServerTelemetry,
@@ -52,7 +56,11 @@ export async function metricsAnswer(
     return {
       status: 400,
       contentType: "application/json",
-      body: JSON.stringify({ error: `failed to gather metrics: ${problem}; use /metrics?format=prometheus` }),
+      body: JSON.stringify({
+        code: GrpcCode.InvalidArgument,
+        message: `failed to gather metrics: ${problem}; use /metrics?format=prometheus`,
+        details: [],
+      }),
     };
   }
   const { contentType, text } = await telemetry.gather();
