@@ -166,6 +166,18 @@ describe("chainvisor add-upgrade", () => {
     assert.match(blocked.stderr, /file already exists at .*data\/upgrade-info\.json/);
     const badHeight = await runVisor(["add-upgrade", "v2", source, "--upgrade-height", "-3"], home.env());
     assert.match(badHeight.stderr, /--upgrade-height must be a positive integer, got "-3"/);
+    // Past int64 the node would refuse the upgrade-info.json it was given: refused here, before anything is written.
+    const hugeHeight = await runVisor(
+      ["add-upgrade", "v2", source, "--upgrade-height", "99999999999999999999"],
+      home.env(),
+    );
+    assert.match(
+      hugeHeight.stderr,
+      /--upgrade-height must be at most 9223372036854775807 \(a signed 64-bit block height\)/,
+    );
+    assert.notEqual(hugeHeight.code, 0);
+    const device = await runVisor(["add-upgrade", "v2", "/dev/null"], home.env());
+    assert.match(device.stderr, /invalid executable path: \/dev\/null is not a regular file/);
     const missing = await runVisor(["add-upgrade", "v2", home.path("nope")], home.env());
     assert.match(missing.stderr, /invalid executable path: stat .*\/nope: no such file or directory/);
     const badName = await runVisor(["add-upgrade", "..", source], home.env());

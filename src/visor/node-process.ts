@@ -4,6 +4,7 @@ import { constants } from "node:os";
 import { errorMessage, VisorError } from "./errors.ts";
 import { formatGoDuration } from "./go-duration.ts";
 import type { Logger } from "./log.ts";
+import { sleepMs } from "./long-sleep.ts";
 
 /** How a child process ended. */
 export interface ExitStatus {
@@ -76,12 +77,13 @@ export async function stopProcess(running: RunningProcess, graceMs: number, log:
   running.child.kill("SIGTERM");
   if (graceMs > 0) {
     log.info(`sent SIGTERM to the node, waiting up to ${formatGoDuration(graceMs)} for it to exit`);
-    let timer: NodeJS.Timeout | undefined;
-    const timedOut = new Promise<"timeout">((resolve) => {
-      timer = setTimeout(() => resolve("timeout"), graceMs);
-    });
+    const waiting = new AbortController();
+    const timedOut = sleepMs(graceMs, waiting.signal).then(
+      () => "timeout" as const,
+      () => "timeout" as const,
+    );
     const first = await Promise.race([running.exited, timedOut]);
-    clearTimeout(timer);
+    waiting.abort();
     if (first !== "timeout") {
       log.info(`the node exited (${describeExit(first)})`);
       return first;

@@ -3,7 +3,6 @@
 // release in place (cosmovisor switches before pre-upgrade and leaves the new one behind).
 
 import { join } from "node:path";
-import { setTimeout as sleep } from "node:timers/promises";
 import { backupData } from "./backup.ts";
 import type { VisorConfig } from "./config.ts";
 import { downloadUpgrade } from "./download-upgrade.ts";
@@ -20,6 +19,7 @@ import {
   upgradeTarget,
 } from "./layout.ts";
 import type { Logger } from "./log.ts";
+import { sleepMs } from "./long-sleep.ts";
 import type { VisorMetrics } from "./metrics.ts";
 import type { RunningProcess } from "./node-process.ts";
 import { resolveBinaryUrl } from "./plan-info.ts";
@@ -59,7 +59,7 @@ export async function performUpgrade(context: UpgradeContext, plan: UpgradePlan)
   log.info(`upgrading to ${describePlan(plan)}`);
   if (config.restartDelayMs > 0) {
     log.info(`waiting DAEMON_RESTART_DELAY (${formatGoDuration(config.restartDelayMs)})`);
-    await sleep(config.restartDelayMs);
+    await sleepMs(config.restartDelayMs);
   }
   checkCancelled();
 

@@ -1,8 +1,8 @@
 // `<new binary> pre-upgrade`, run before the switch with cosmovisor's exit-code protocol: 0 done, 1 not implemented
 // (both go on), 30 abort the upgrade, 31 try again (up to DAEMON_PREUPGRADE_MAX_RETRIES more times).
-import { setTimeout as sleep } from "node:timers/promises";
 import { VisorError } from "./errors.ts";
 import type { Logger } from "./log.ts";
+import { sleepMs } from "./long-sleep.ts";
 import { describeExit, type RunningProcess, startProcess } from "./node-process.ts";
 
 /** Exit codes of the pre-upgrade protocol. */
@@ -58,7 +58,7 @@ export async function runPreUpgrade(parameters: RunPreUpgradeParameters): Promis
         log.warn(
           `pre-upgrade command failed. retrying (attempt ${attempt} of ${maxRetries + 1} failed with exit status 31)`,
         );
-        await sleep(parameters.retryDelayMs);
+        await sleepMs(parameters.retryDelayMs);
         break;
       default:
         // Cosmovisor treats codes outside the protocol as success; so do we, loudly.

@@ -1,6 +1,5 @@
 // `chainvisor run`: start the node, watch for an upgrade, switch releases, start again.
 import { join } from "node:path";
-import { setTimeout as sleep } from "node:timers/promises";
 import { backupData } from "./backup.ts";
 import type { VisorConfig } from "./config.ts";
 import { describeError, errorMessage, VisorError } from "./errors.ts";
@@ -18,6 +17,7 @@ import {
   visorLayout,
 } from "./layout.ts";
 import type { Logger } from "./log.ts";
+import { sleepMs } from "./long-sleep.ts";
 import { VisorMetrics } from "./metrics.ts";
 import { fetchCurrentPlan, resolveApiEndpoint } from "./node-api.ts";
 import {
@@ -297,7 +297,7 @@ class Supervisor {
           metrics.switchTook((performance.now() - haltSeenAt) / 1000);
           return;
         }
-        await sleep(this.#parameters.config.pollIntervalMs, undefined, { signal }).catch(() => undefined);
+        await sleepMs(this.#parameters.config.pollIntervalMs, signal).catch(() => undefined);
       }
     };
     void poll();
@@ -437,7 +437,7 @@ class Supervisor {
   async #supervise(node: RunningProcess, watcher: UpgradeInfoWatcher): Promise<LaunchOutcome> {
     const { config } = this.#parameters;
     for (;;) {
-      const exited = await Promise.race([node.exited, sleep(config.pollIntervalMs).then(() => undefined)]);
+      const exited = await Promise.race([node.exited, sleepMs(config.pollIntervalMs).then(() => undefined)]);
       if (exited !== undefined) {
         if (this.#stopSignal !== undefined) return { kind: "exited", status: exited };
         if (this.#probation !== undefined) return { kind: "fall-back", reason: `exited (${describeExit(exited)})` };
@@ -467,7 +467,7 @@ class Supervisor {
     for (;;) {
       const plan = await watcher.check();
       if (plan !== undefined || !watcher.unsettled || Date.now() > deadline) return plan;
-      await sleep(Math.min(this.#parameters.config.pollIntervalMs, 100));
+      await sleepMs(Math.min(this.#parameters.config.pollIntervalMs, 100));
     }
   }
 

@@ -8,6 +8,7 @@ import { errorMessage } from "./errors.ts";
 import type { RetryPolicy } from "./http-fetch.ts";
 import { hasBinary, type Layout, upgradeDirName } from "./layout.ts";
 import type { Logger } from "./log.ts";
+import { pollDelayMs } from "./long-sleep.ts";
 import type { VisorMetrics } from "./metrics.ts";
 import { fetchCurrentPlan, fetchReadiness } from "./node-api.ts";
 import { resolveBinaryUrl } from "./plan-info.ts";
@@ -75,7 +76,7 @@ export class UpgradeStager {
   start(intervalMs: number): void {
     const tick = () => {
       this.#polling = this.#backgroundPoll().finally(() => {
-        if (this.#timer !== undefined) this.#timer = setTimeout(tick, intervalMs);
+        if (this.#timer !== undefined) this.#timer = setTimeout(tick, pollDelayMs(intervalMs));
       });
     };
     this.#timer = setTimeout(tick, 0);

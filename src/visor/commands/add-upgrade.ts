@@ -7,6 +7,8 @@ import { releaseBinary, upgradeDir, upgradeDirName, visorLayout } from "../layou
 import type { Logger } from "../log.ts";
 import { writeUpgradeInfo } from "../upgrade-info.ts";
 
+const MAX_INT64 = (1n << 63n) - 1n;
+
 /** Options of {@link addUpgradeCommand}. */
 export interface AddUpgradeOptions {
   /** Also write data/upgrade-info.json for this height (a manual upgrade, without governance). */
@@ -32,14 +34,22 @@ export async function addUpgradeCommand(
   const dirName = upgradeDirName(name);
   let height: bigint | undefined;
   if (options.upgradeHeight !== undefined) {
+    // A block height is an int64 (cosmovisor's flag is one): a larger one would be written and then refused by the node.
     if (!/^[0-9]+$/.test(options.upgradeHeight) || BigInt(options.upgradeHeight) <= 0n) {
       throw new VisorError(`--upgrade-height must be a positive integer, got "${options.upgradeHeight}"`);
+    }
+    if (BigInt(options.upgradeHeight) > MAX_INT64) {
+      throw new VisorError(
+        `--upgrade-height must be at most ${MAX_INT64} (a signed 64-bit block height), got "${options.upgradeHeight}"`,
+      );
     }
     height = BigInt(options.upgradeHeight);
   }
   try {
-    if ((await stat(executable)).isDirectory())
-      throw new VisorError(`invalid executable path: ${executable} is a directory`);
+    const info = await stat(executable);
+    if (info.isDirectory()) throw new VisorError(`invalid executable path: ${executable} is a directory`);
+    // A device or a pipe (/dev/null) would be installed as an empty "binary", as `init` refuses it too.
+    if (!info.isFile()) throw new VisorError(`invalid executable path: ${executable} is not a regular file`);
   } catch (error) {
     if (error instanceof VisorError) throw error;
     if (errorCode(error) === "ENOENT")

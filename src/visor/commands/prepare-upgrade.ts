@@ -1,10 +1,10 @@
 // `chainvisor prepare-upgrade [--watch]`: stage the release of the node's scheduled plan now, not at the halt.
-import { setTimeout as sleep } from "node:timers/promises";
 import type { VisorConfig } from "../config.ts";
 import { describeError, VisorError } from "../errors.ts";
 import type { RetryPolicy } from "../http-fetch.ts";
 import { visorLayout } from "../layout.ts";
 import type { Logger } from "../log.ts";
+import { sleepMs } from "../long-sleep.ts";
 import { resolveApiEndpoint } from "../node-api.ts";
 import { type StageOutcome, UpgradeStager } from "../stager.ts";
 import { describePlan } from "../upgrade-info.ts";
@@ -47,7 +47,7 @@ export async function prepareUpgradeCommand(
     } catch (error) {
       if (!options.watch) throw error;
       log.warn(`${describeError(error)}; trying again`);
-      await sleep(config.planPollIntervalMs);
+      await sleepMs(config.planPollIntervalMs);
       continue;
     }
     if (outcome.status === "staged") return;
@@ -61,6 +61,6 @@ export async function prepareUpgradeCommand(
     }
     if (!waitingSaid) log.info("No active upgrade plan found; waiting for one");
     waitingSaid = true;
-    await sleep(config.planPollIntervalMs);
+    await sleepMs(config.planPollIntervalMs);
   }
 }
