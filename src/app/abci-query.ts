@@ -15,6 +15,7 @@ import {
   ErrInvalidHeight,
   ErrInvalidRequest,
   ErrKeyNotFound,
+  ErrNotFound,
   ErrTxDecode,
   ErrUnauthorized,
   ErrUnknownRequest,
@@ -79,8 +80,10 @@ async function grpcQuery(app: App, path: string, request: RequestQuery): Promise
 
 // Upstream's handleQueryApp: an answer carries codespace "sdk" and the request's height (0 = the latest, which
 // baseapp's Query puts in before routing); errors are `failed to simulate tx: …` and `unknown query: [app x]`
-// (Go's %s of the path's parts).
+// (Go's %s of the path's parts). A height given is checked as every other path checks it (future, negative, pruned:
+// docs/CONTRACT.md §5), where upstream answers any.
 async function appQuery(app: App, parts: string[], request: RequestQuery): Promise<ResponseQuery> {
+  if (request.height !== 0n) await resolveHeight(app, request.height);
   const height = request.height === 0n ? app.lastBlockHeight() : request.height;
   const answer = (value: string) =>
     create(ResponseQuerySchema, { code: 0, codespace: "sdk", value: new TextEncoder().encode(value), height });
@@ -167,12 +170,13 @@ async function resolveHeight(app: App, height: bigint): Promise<bigint> {
   return resolved;
 }
 
-// Store height errors keep their texts; over ABCI they carry sdk codes (future/negative → 26, pruned → 18).
+// Store height errors keep their texts; over ABCI they carry sdk codes (future/negative → 26; pruned → 38, as
+// v0.50's CreateQueryContext wraps an unloadable height in ErrNotFound, where v0.47 used ErrInvalidRequest, 18).
 function heightError(err: unknown): unknown {
   if (err instanceof FutureVersionError || err instanceof InvalidVersionError) {
     return ErrInvalidHeight.wrap(err.message, { cause: err });
   }
-  if (err instanceof PrunedVersionError) return ErrInvalidRequest.wrap(err.message, { cause: err });
+  if (err instanceof PrunedVersionError) return ErrNotFound.wrap(err.message, { cause: err });
   if (err instanceof StoreNotFoundError) return ErrUnknownRequest.wrap(err.message, { cause: err });
   return err;
 }

@@ -6,6 +6,7 @@ import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
 import { Client, credentials, Metadata, type ServiceError, status } from "@grpc/grpc-js";
 import { parseAppConfig } from "../config/app-config.ts";
 import { QueryAuthorityRequestSchema, QueryAuthorityResponseSchema } from "../gen/chain/upgrade/v1beta1/query_pb.js";
+import { RequestQuerySchema } from "../gen/tendermint/abci/types_pb.js";
 import { type ChainFixture, openChainFixture } from "../testing/chain-fixture.ts";
 import { type RunningServers, startServers } from "./servers.ts";
 
@@ -75,4 +76,22 @@ test("gRPC: NOT_FOUND with the same message", async () => {
   } finally {
     client.close();
   }
+});
+
+test("ABCI Query: sdk code 38 (not found) with the same message, on every path that takes a height", async () => {
+  const app = chain.testApp.app;
+  const data = toBinary(QueryAuthorityRequestSchema, create(QueryAuthorityRequestSchema));
+  for (const [path, bytes] of [
+    ["/chain.upgrade.v1beta1.Query/Authority", data],
+    ["/store/bank/key", new Uint8Array([1])],
+    ["/app/version", new Uint8Array()],
+  ] as const) {
+    const answer = await app.query(create(RequestQuerySchema, { path, data: bytes, height: 1n }));
+    assert.deepEqual([answer.code, answer.codespace, answer.log], [38, "sdk", `${expected()}: not found`], path);
+  }
+  const future = await app.query(create(RequestQuerySchema, { path: "/app/version", height: 99n }));
+  assert.equal(future.code, 26);
+  assert.match(future.log, /cannot query with height in the future/);
+  const atEarliest = await app.query(create(RequestQuerySchema, { path: "/app/version", height: earliest }));
+  assert.deepEqual([atEarliest.code, atEarliest.height], [0, earliest]);
 });
