@@ -190,6 +190,50 @@ describe("engine: block production", () => {
     await engine.store.close();
   });
 
+  it("with create_empty_blocks = false stops after one proof block even when every block changes the app hash", async () => {
+    // As a chain with vote extensions on (each block records the readiness signals): CometBFT's rule alone would
+    // make a proof block after every proof block, forever.
+    const chain = await newChain();
+    const app = new KvApp({ writeEveryBlock: true });
+    const engine = await startEngine(chain, app, {
+      consensus: { timeoutCommitMs: 5, createEmptyBlocks: false, createEmptyBlocksIntervalMs: 0 },
+    });
+    // The engine subscribes to new txs when it decides to wait for one: the heights it went idle at.
+    const idleAt: bigint[] = [];
+    const subscribe = engine.mempool.onTxAvailable.bind(engine.mempool);
+    engine.mempool.onTxAvailable = (listener) => {
+      idleAt.push(engine.store.height);
+      return subscribe(listener);
+    };
+    const idleCount = async (count: number) => {
+      for (const deadline = Date.now() + 60_000; idleAt.length < count; ) {
+        assert.ok(
+          Date.now() < deadline,
+          `the engine never waited for a tx; it made blocks up to ${engine.store.height}`,
+        );
+        await new Promise((r) => setTimeout(r, 10));
+      }
+    };
+    const running = engine.run();
+    await idleCount(1);
+    await engine.mempool.checkTx(enc("k=v"));
+    await idleCount(2);
+    await engine.stop();
+    await running;
+    assert.deepEqual(
+      idleAt,
+      [2n, 4n],
+      "idle after block 1 and its proof block, then after the tx's block and its proof",
+    );
+    const txBlock = (await engine.store.block(3n))?.block;
+    assert.deepEqual(
+      txBlock?.txs.map((tx) => Buffer.from(tx).toString()),
+      ["k=v"],
+    );
+    assert.equal((await engine.store.block(4n))?.block.txs.length, 0);
+    await engine.store.close();
+  });
+
   it("create_empty_blocks_interval makes empty blocks when txs are absent", async () => {
     const chain = await newChain();
     const engine = await startEngine(chain, new KvApp(), {

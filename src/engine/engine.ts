@@ -135,6 +135,11 @@ export class Engine {
   /** This validator's vote extension of its latest precommit (vote extensions on), for the next proposal. */
   private ownExtension: OwnExtension | undefined;
   private lastHeaderAppHash: Uint8Array | undefined;
+  /**
+   * The last block was made with nothing from the mempool (a proof block, or one create_empty_blocks_interval
+   * forced), other than the chain's first: its own app-hash change asks for no proof block (needProofBlock).
+   */
+  private lastBlockIdle = false;
   private stopRequested = false;
   private wake: (() => void) | undefined;
   private running: Promise<EngineExit> | undefined;
@@ -345,9 +350,14 @@ export class Engine {
     this.wake = undefined;
   }
 
+  // CometBFT's rule, with one departure: a block made with no txs does not ask for another. CometBFT proposes a proof
+  // block whenever the last block changed the app hash, so an app that writes state in every block (vote extensions
+  // on: each block records the validators' readiness signals) would never stop making blocks, and
+  // create_empty_blocks = false would do nothing on every chain `chaind init` makes.
   private needProofBlock(): boolean {
     const s = this.current;
     if (s.lastBlockHeight + 1n === s.initialHeight) return true;
+    if (this.lastBlockIdle) return false;
     return this.lastHeaderAppHash === undefined || Buffer.compare(this.lastHeaderAppHash, s.appHash) !== 0;
   }
 
@@ -415,11 +425,12 @@ export class Engine {
       localLastCommit = withExtension(localLastCommit, pv.address, own.extension, await own.signature);
     }
 
+    const reaped = this.mempool.reap(maxBytes, params.block.maxGas);
     const prepared = await this.lock.run(() =>
       this.app.prepareProposal(
         create(RequestPrepareProposalSchema, {
           maxTxBytes: maxBytes,
-          txs: this.mempool.reap(maxBytes, params.block.maxGas),
+          txs: reaped,
           localLastCommit,
           misbehavior: [],
           height,
@@ -517,6 +528,7 @@ export class Engine {
       this.current = after;
       this.lastSeenCommit = seenCommit;
       this.lastHeaderAppHash = block.header.appHash;
+      this.lastBlockIdle = reaped.length === 0 && height !== state.initialHeight;
       const { retainHeight } = await this.app.commit(create(RequestCommitSchema, {}));
       this.committed = height;
       // As CometBFT: blocks below the app's retain_height go once the app has committed (min-retain-blocks);

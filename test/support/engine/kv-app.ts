@@ -71,6 +71,8 @@ export interface KvAppOptions {
   beforePersist?: (height: bigint) => void;
   /** Commit answers retain_height = height − this (as min-retain-blocks does); absent: 0, keep every block. */
   retainBlocks?: bigint;
+  /** Every block writes its height under "block" (the app hash changes each block, as with vote extensions on). */
+  writeEveryBlock?: boolean;
 }
 
 interface Persisted {
@@ -192,6 +194,7 @@ export class KvApp implements AbciApp {
     }
     // Always from the committed (or genesis) state: a repeated FinalizeBlock of one height replaces the first.
     const state = { ...(this.height === 0n ? (this.genesis ?? {}) : this.committed) };
+    if (this.options.writeEveryBlock === true) state.block = String(req.height);
     const validatorUpdates: ValidatorUpdate[] = [];
     const txResults = req.txs.map((tx) => {
       const kv = parseTx(tx);
