@@ -66,7 +66,8 @@ export async function addLazyCommands(
 ): Promise<void> {
   const target = targetCommand(args, shape);
   const named = (spec: CommandSpec) => spec.name === target.name || (spec.aliases ?? []).includes(target.name ?? "");
-  // No command, or one that does not exist: commander prints the parent's help, which lists them all.
+  // No command (commander prints the parent's help, which lists them all), or one that does not exist (its one-line
+  // error suggests the nearest name: "Did you mean query?"): every command is loaded.
   const loadAll = !specs.some(named);
   const commands = await Promise.all(
     specs.map((spec) => (loadAll ? spec.load(io, []) : named(spec) ? spec.load(io, target.rest) : stub(spec))),

@@ -18,6 +18,8 @@ export { ROOT_OPTION_SHAPE } from "./root-options.ts";
  */
 export function rootProgram(io: CliIo = { stdout: process.stdout, stderr: process.stderr }): Command {
   const name = currentChainManifest().name;
+  // No showHelpAfterError(): a usage error at the root (unknown command or option, a bad choice) is one line, as
+  // every subcommand's is (docs/CONTRACT.md §12); `chaind --help` and `chaind` alone still print the help.
   return new Command(name)
     .description(`${name}: a Cosmos-SDK-shaped chain node and client whose heart is the software-upgrade module`)
     .option("--home <dir>", "directory for config and data", defaultHome())
@@ -28,7 +30,6 @@ export function rootProgram(io: CliIo = { stdout: process.stdout, stderr: proces
     )
     .addOption(new Option("--log_format <format>", "log format").choices(["json", "plain"]).default("plain"))
     .addOption(new Option("-o, --output <format>", "output format").choices(["text", "json"]).default("text"))
-    .showHelpAfterError()
     .configureOutput({ writeOut: (s) => void io.stdout.write(s), writeErr: (s) => void io.stderr.write(s) });
 }
 

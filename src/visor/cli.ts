@@ -36,8 +36,8 @@ export async function main(parameters: MainParameters): Promise<number> {
     )
     .enablePositionalOptions()
     .exitOverride()
-    .configureOutput({ writeOut: stdout, writeErr: (text) => process.stderr.write(text) })
-    .showHelpAfterError();
+    // No help after a usage error: the error is one line (docs/CONTRACT.md §12); `--help` prints the help.
+    .configureOutput({ writeOut: stdout, writeErr: (text) => process.stderr.write(text) });
 
   program
     .command("init")

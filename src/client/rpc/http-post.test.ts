@@ -1,9 +1,10 @@
 // postForText: the body on success; undefined (the caller falls back to fetch) on any failure or a non-http URL.
+// postForAnswer: the same with the status and Content-Type.
 import assert from "node:assert/strict";
 import { createServer } from "node:http";
 import { type AddressInfo, createServer as createNetServer } from "node:net";
 import { test } from "node:test";
-import { parseAnswer, postForText } from "./http-post.ts";
+import { parseAnswer, postForAnswer, postForText, readAnswer } from "./http-post.ts";
 
 test("returns the answer's body to a POST, as sent", async () => {
   const server = createServer((req, res) => {
@@ -78,4 +79,28 @@ test("heads it cannot read leave the request to fetch; so do addresses it does n
     parseAnswer(Buffer.from("HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n2\r\nok\r\n"), true),
     undefined,
   );
+});
+
+test("postForAnswer and readAnswer also give the status and the Content-Type (named when the body is not JSON-RPC)", async () => {
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on("end", () => res.writeHead(501, { "content-type": "text/html;charset=utf-8" }).end("<html>\n</html>"));
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  try {
+    const port = (server.address() as AddressInfo).port;
+    assert.deepEqual(await postForAnswer(`http://127.0.0.1:${port}`, "{}"), {
+      status: 501,
+      contentType: "text/html;charset=utf-8",
+      text: "<html>\n</html>",
+    });
+  } finally {
+    server.close();
+  }
+  assert.deepEqual(readAnswer(Buffer.from("HTTP/1.0 404 Not Found\r\n\r\ngone"), true), {
+    status: 404,
+    contentType: undefined,
+    text: "gone",
+  });
+  assert.equal(readAnswer(Buffer.from("HTTP/1.1 200 OK\r\n\r\nnot ended"), false), undefined);
 });

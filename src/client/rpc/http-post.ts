@@ -12,8 +12,23 @@ const { connect } = process.getBuiltinModule("node:net");
 /** `http://host:port` as the RPC client builds it (src/client/rpc/rpc-client.ts rpcBaseUrl); host may be `[v6]`. */
 const PLAIN_HTTP = /^http:\/\/(\[[^\]]+\]|[^/:\s[\]]+):(\d{1,5})$/;
 
+/** An HTTP answer read by {@link postForAnswer}: its status, its Content-Type (when given) and its body. */
+export interface PostAnswer {
+  status: number;
+  contentType: string | undefined;
+  text: string;
+}
+
 /** The body of the answer to POSTing `body` to `url`, or undefined when the caller should use fetch instead. */
-export function postForText(url: string, body: string): Promise<string | undefined> {
+export async function postForText(url: string, body: string): Promise<string | undefined> {
+  return (await postForAnswer(url, body))?.text;
+}
+
+/**
+ * The answer to POSTing `body` to `url` (status and Content-Type too, which name what answered when the body is not
+ * JSON-RPC), or undefined when the caller should use fetch instead.
+ */
+export function postForAnswer(url: string, body: string): Promise<PostAnswer | undefined> {
   const address = PLAIN_HTTP.exec(url);
   if (address === null) return Promise.resolve(undefined);
   const host = address[1] as string;
@@ -23,15 +38,15 @@ export function postForText(url: string, body: string): Promise<string | undefin
   const head =
     `POST / HTTP/1.1\r\nhost: ${host}:${port}\r\ncontent-type: application/json\r\n` +
     `content-length: ${payload.length}\r\nconnection: close\r\n\r\n`;
-  return new Promise((resolve) => {
+  return new Promise<PostAnswer | undefined>((resolve) => {
     const socket = connect({ host: host.startsWith("[") ? host.slice(1, -1) : host, port });
     const chunks: Buffer[] = [];
     let settled = false;
-    const settle = (text: string | undefined) => {
+    const settle = (answer: PostAnswer | undefined) => {
       if (settled) return;
       settled = true;
       socket.destroy();
-      resolve(text);
+      resolve(answer);
     };
     socket.on("error", () => settle(undefined));
     let received = 0;
@@ -43,9 +58,9 @@ export function postForText(url: string, body: string): Promise<string | undefin
       // A server that keeps the connection open despite `connection: close` is answered once the body is whole
       // (only the head is looked at until then: a long answer arrives in many pieces).
       if (whole === undefined) whole = answerSize(chunks.length === 1 ? chunk : Buffer.concat(chunks));
-      if (typeof whole === "number" && received >= whole) settle(parseAnswer(Buffer.concat(chunks), true));
+      if (typeof whole === "number" && received >= whole) settle(readAnswer(Buffer.concat(chunks), true));
     });
-    socket.on("end", () => settle(parseAnswer(Buffer.concat(chunks), true)));
+    socket.on("end", () => settle(readAnswer(Buffer.concat(chunks), true)));
     socket.on("close", () => settle(undefined));
     // Written, not ended: a server may take our half-close for a client gone away (Go's net/http cancels then).
     socket.write(Buffer.concat([Buffer.from(head, "latin1"), payload]));
@@ -57,10 +72,18 @@ export function postForText(url: string, body: string): Promise<string | undefin
  * `ended` and neither is given), or undefined when it is not whole yet or not an answer this reads.
  */
 export function parseAnswer(bytes: Buffer, ended: boolean): string | undefined {
+  return readAnswer(bytes, ended)?.text;
+}
+
+/** {@link parseAnswer} with the answer's status and Content-Type. */
+export function readAnswer(bytes: Buffer, ended: boolean): PostAnswer | undefined {
   const headEnd = bytes.indexOf("\r\n\r\n");
   if (headEnd < 0) return undefined;
   const lines = bytes.subarray(0, headEnd).toString("latin1").split("\r\n");
-  if (!/^HTTP\/1\.[01] \d{3}( |$)/.test(lines[0] as string)) return undefined;
+  const statusLine = /^HTTP\/1\.[01] (\d{3})( |$)/.exec(lines[0] as string);
+  if (statusLine === null) return undefined;
+  const status = Number(statusLine[1]);
+  let contentType: string | undefined;
   let length: number | undefined;
   let chunked = false;
   for (const line of lines.slice(1)) {
@@ -74,9 +97,16 @@ export function parseAnswer(bytes: Buffer, ended: boolean): string | undefined {
     } else if (name === "transfer-encoding") {
       if (value.toLowerCase() !== "chunked") return undefined;
       chunked = true;
+    } else if (name === "content-type") {
+      contentType = value;
     }
   }
-  const rest = bytes.subarray(headEnd + 4);
+  const text = answerBody(bytes.subarray(headEnd + 4), chunked, length, ended);
+  return text === undefined ? undefined : { status, contentType, text };
+}
+
+/** The body after the head: chunked, `length` bytes, or up to the end of the stream; undefined while not whole. */
+function answerBody(rest: Buffer, chunked: boolean, length: number | undefined, ended: boolean): string | undefined {
   if (chunked) return dechunk(rest);
   if (length !== undefined) return rest.length >= length ? rest.subarray(0, length).toString("utf8") : undefined;
   return ended ? rest.toString("utf8") : undefined;

@@ -17,7 +17,7 @@ interface Request {
 }
 
 const requests: Request[] = [];
-let answer: (request: Request) => { status?: number; body: string } = () => ({ body: "{}" });
+let answer: (request: Request) => { status?: number; body: string; contentType?: string } = () => ({ body: "{}" });
 let server: Server;
 let node: string;
 
@@ -31,8 +31,8 @@ before(async () => {
       const parsed = JSON.parse(text) as { method: string; params: Record<string, unknown> };
       const request = { method: parsed.method, params: parsed.params };
       requests.push(request);
-      const { status, body } = answer(request);
-      res.writeHead(status ?? 200, { "content-type": "application/json" }).end(body);
+      const { status, body, contentType } = answer(request);
+      res.writeHead(status ?? 200, { "content-type": contentType ?? "application/json" }).end(body);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -92,10 +92,13 @@ test("call: an error object keeps the node's text (data), its code and data", as
 });
 
 test("call: an answer that is not JSON-RPC, and a node that is not there, are RpcErrors that say so", async () => {
-  answer = () => ({ status: 502, body: "<html>bad gateway</html>" });
+  answer = () => ({ status: 502, body: "<html>bad gateway</html>", contentType: "text/html" });
   await assert.rejects(
     createRpcClient(node).call("status"),
-    /answered status with something that is not JSON-RPC: <html>/,
+    (err: Error) =>
+      err instanceof RpcError &&
+      err.message ===
+        `the node at ${rpcBaseUrl(node)} answered status with something that is not JSON-RPC (HTTP 502, text/html): <html>bad gateway</html>`,
   );
   const closed = createServer();
   await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));
@@ -108,6 +111,30 @@ test("call: an answer that is not JSON-RPC, and a node that is not there, are Rp
       err.message.startsWith(`cannot reach the node at http://127.0.0.1:${port} (status)`) &&
       // fetch's own text is only "fetch failed": the reason comes from its cause.
       /: fetch failed \(.*ECONNREFUSED.*\); is it running\?$/.test(err.message),
+  );
+});
+
+test("call: a web page instead of JSON-RPC is one line: status, content type, the page's start with whitespace collapsed", async () => {
+  const page = `<!DOCTYPE HTML>\n<html lang="en">\n    <head>\n\t<title>Error response</title>\r\n    </head>\n${"    <p>é</p>\n".repeat(40)}</html>\n`;
+  answer = () => ({ status: 501, body: page, contentType: "text/html;charset=utf-8" });
+  const expected =
+    `the node at ${rpcBaseUrl(node)} answered METHOD with something that is not JSON-RPC (HTTP 501, text/html;charset=utf-8): ` +
+    `${'<!DOCTYPE HTML> <html lang="en"> <head> <title>Error response</title> </head> <p>é</p> <p>é</p> <p>é</p> <p>é</p>'.slice(0, 80)}…`;
+  // A read (abci_query) goes over the plain socket (http-post.ts), a broadcast through fetch: both say the same.
+  await assert.rejects(createRpcClient(node).abciQuery("/p", new Uint8Array()), (err: Error) => {
+    assert.ok(err instanceof RpcError);
+    assert.equal(err.message, expected.replace("METHOD", "abci_query"));
+    return true;
+  });
+  await assert.rejects(createRpcClient(node).broadcastTxSync(new Uint8Array([1])), (err: Error) => {
+    assert.ok(err instanceof RpcError);
+    assert.equal(err.message, expected.replace("METHOD", "broadcast_tx_sync"));
+    return true;
+  });
+  answer = () => ({ status: 200, body: " \r\n\u0000 ", contentType: "text/plain" });
+  await assert.rejects(
+    createRpcClient(node).call("status"),
+    /answered status with something that is not JSON-RPC \(HTTP 200, text\/plain\): an empty body$/,
   );
 });
 

@@ -2,7 +2,7 @@
 // or by a CometBFT node). The CLI's queries and broadcasts go through it, as upstream's do.
 import { fetchFailure } from "../../errors/fetch-failure.ts";
 import { UserError } from "../../errors/user-error.ts";
-import { postForText } from "./http-post.ts";
+import { type PostAnswer, postForAnswer } from "./http-post.ts";
 
 /** An error answered by the RPC server (JSON-RPC error object) or a transport failure. */
 export class RpcError extends UserError {
@@ -150,8 +150,8 @@ export function createRpcClient(node: string): RpcClient {
   async function call<T>(method: string, params: Record<string, unknown> = {}): Promise<T> {
     const request = JSON.stringify({ jsonrpc: "2.0", id: nextId++, method, params });
     // Reads try a plain socket first (see http-post.ts); a broadcast is sent once, through fetch.
-    let text = method.startsWith("broadcast_") ? undefined : await postForText(url, request);
-    if (text === undefined) {
+    let answer = method.startsWith("broadcast_") ? undefined : await postForAnswer(url, request);
+    if (answer === undefined) {
       let response: Response;
       try {
         response = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: request });
@@ -160,14 +160,15 @@ export function createRpcClient(node: string): RpcClient {
           cause: err,
         });
       }
-      text = await response.text();
+      const contentType = response.headers.get("content-type") ?? undefined;
+      answer = { status: response.status, contentType, text: await response.text() };
     }
     let body: { result?: T; error?: { code: number; message: string; data?: string } };
     try {
-      body = JSON.parse(text);
+      body = JSON.parse(answer.text);
     } catch (err) {
       throw new RpcError(
-        `the node at ${url} answered ${method} with something that is not JSON-RPC: ${text.slice(0, 200)}`,
+        `the node at ${url} answered ${method} with something that is not JSON-RPC ${notRpc(answer)}`,
         {
           cause: err,
         },
@@ -239,4 +240,19 @@ export function createRpcClient(node: string): RpcClient {
         order_by: options.orderBy ?? "asc",
       }),
   };
+}
+
+/** How much of a body that is not JSON-RPC an error quotes (characters, after collapsing whitespace). */
+const QUOTED_BODY_LENGTH = 80;
+
+/**
+ * An answer that is not JSON-RPC (a web server's HTML page, a proxy's error), described on one line for an error
+ * message: its status and content type, then the start of its body with whitespace and control characters collapsed.
+ */
+function notRpc(answer: PostAnswer): string {
+  const what = `(HTTP ${answer.status}, ${answer.contentType ?? "no content type"})`;
+  const text = answer.text.replace(/[\s\p{Cc}]+/gu, " ").trim();
+  if (text === "") return `${what}: an empty body`;
+  const chars = Array.from(text);
+  return `${what}: ${chars.length > QUOTED_BODY_LENGTH ? `${chars.slice(0, QUOTED_BODY_LENGTH).join("")}…` : text}`;
 }
