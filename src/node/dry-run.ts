@@ -1,10 +1,12 @@
 // `chaind upgrade dry-run <name>` (docs/CONTRACT.md §10): what the upgrade `<name>` would do to this node's state,
-// without touching it. The state store is copied to a temporary directory; the release of this binary
-// that performs `<name>` opens the copy with its store loader (store additions, renames, deletions, as
+// without touching it. The state at the requested height (default the latest; any height the home still holds) is
+// put in a temporary work home by the rehearsal's own mechanism (rehearse/prepare-state.ts: the latest is copied,
+// an older height is exported from a copy and imported alone, so the work store's latest is H); the release of this
+// binary that performs `<name>` opens the copy with its store loader (store additions, renames, deletions, as
 // the real restart at the upgrade height does), runs the upgrade handler and its migrations at the next
 // height in a branch, and stages the result to get the app hash. Reported: key counts per store before
 // and after, the module-version diff, the store changes, the time taken and both app hashes.
-import { cp, mkdir, mkdtemp, rm, stat } from "node:fs/promises";
+import { mkdtemp, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
@@ -25,6 +27,8 @@ import { doneKey, UPGRADE_STORE_KEY } from "../x/upgrade/keys.ts";
 import { type DrainedMigration, drainSteppedMigrations } from "../x/upgrade/migration-runner.ts";
 import { newPlan } from "../x/upgrade/plan.ts";
 import { dumpUpgradeInfoToDisk } from "../x/upgrade/upgrade-info-file.ts";
+import { RehearsalError } from "./rehearse/errors.ts";
+import { stateFromHome } from "./rehearse/prepare-state.ts";
 import { iteratedCount, storeKeyCounts } from "./store-key-counts.ts";
 
 /** Thrown when a dry run cannot be done; the message says why and what would work. */
@@ -40,7 +44,10 @@ export interface DryRunParameters {
   home: string;
   /** The upgrade (plan) name. */
   name: string;
-  /** The state height to start from; must be the store's latest committed height (the default). */
+  /**
+   * The state height to start from (default: the latest committed height): any height ≥ 1 the home still holds
+   * (not above the latest, not pruned). The upgrade is applied as at H+1 (or at the scheduled plan's height).
+   */
   height?: bigint;
   /** The chain whose releases are searched (default: the one this process serves). */
   chain?: ChainDefinition;
@@ -112,8 +119,8 @@ export function releaseForUpgrade(name: string, chain: ChainDefinition = current
 }
 
 /**
- * Runs the dry run. The node's own `data/` is only read (copied); everything written goes to the copy,
- * which is removed before this resolves.
+ * Runs the dry run. The node's own `data/` is only read (copied, see rehearse/level-copy.ts); everything written goes
+ * to the copy, which is removed before this resolves.
  *
  * @example const report = await dryRunUpgrade({ home, name: "v2" }); report.appHashAfter
  */
@@ -123,6 +130,9 @@ export async function dryRunUpgrade(parameters: DryRunParameters): Promise<DryRu
   const release = releaseForUpgrade(parameters.name, chainDefinition);
   const releaseUpgrade = release.upgrade;
   const releaseStoreUpgrades = releaseUpgrade?.storeUpgrades ?? { added: [], renamed: [], deleted: [] };
+  if (parameters.height !== undefined && parameters.height < 1n) {
+    throw new DryRunError(`--height ${parameters.height}: a height is a positive whole number (1 or more)`);
+  }
   const paths = homePaths(parameters.home);
   const genesis = await loadGenesis(paths.genesis);
   try {
@@ -138,31 +148,30 @@ export async function dryRunUpgrade(parameters: DryRunParameters): Promise<DryRu
 
   const temp = await mkdtemp(join(parameters.tempRoot ?? tmpdir(), "chaind-dry-run-"));
   const copyHome = join(temp, "home");
-  const copyDb = join(copyHome, "data", "application.db");
+  const copyDb = homePaths(copyHome).applicationDb;
   try {
-    await mkdir(join(copyHome, "data"), { recursive: true });
-    await cp(paths.applicationDb, copyDb, { recursive: true });
+    // The rehearsal's preparation (not a copy of it): the latest height copied, an older one exported from a copy and
+    // imported alone, so that the work store's latest committed version is the requested height. It refuses a height
+    // above the latest (naming it) and a pruned one (naming the earliest available).
+    await stateFromHome(parameters.home, copyHome, parameters.height).catch((err: unknown) => {
+      throw err instanceof RehearsalError ? new DryRunError(err.message, { cause: err }) : err;
+    });
     const copied = performance.now();
 
+    // The work store's latest: the requested height when one was given.
     const latest = await readCommittedHeight(copyDb);
     if (latest === 0n) throw new DryRunError(`${paths.applicationDb} holds no committed state yet`);
-    if (parameters.height !== undefined && parameters.height !== latest) {
-      throw new DryRunError(
-        parameters.height > latest
-          ? `--height ${parameters.height} is in the future: the latest committed height is ${latest}`
-          : `--height ${parameters.height}: the store cannot be opened at an older height than its latest (${latest}); run the dry run while the node is at ${parameters.height} (e.g. stop it there with --halt-height ${parameters.height})`,
-      );
-    }
     // Before the release's store loader runs: on a state that already has the upgrade it would redo store
     // changes that were made (or fail on them) and report a migration that will never run.
     const done = await appliedHeight(copyDb, parameters.name);
     if (done !== undefined) {
       throw new DryRunError(
-        `the upgrade "${parameters.name}" was already applied at height ${done}: there is nothing to dry-run on this state (latest height ${latest})`,
+        `the upgrade "${parameters.name}" was already applied at height ${done}: there is nothing to dry-run on this state (height ${latest})${done > 1n ? `; dry-run on a state before it (--height ${done - 1n} or lower)` : ""}`,
       );
     }
     // The store loader applies a release's store changes when the store opens at (upgrade height − 1),
-    // which is what upgrade-info.json at latest+1 tells it: exactly the state the real restart sees.
+    // which is what upgrade-info.json at latest+1 tells it: exactly the state the real restart sees (`latest` is the
+    // work store's, so the requested height's).
     await dumpUpgradeInfoToDisk(copyHome, latest + 1n, { name: parameters.name, info: "" });
 
     const chain = await buildChainApp({

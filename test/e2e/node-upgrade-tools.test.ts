@@ -1,19 +1,21 @@
 // The node-side upgrade tools as real processes: `chaind upgrade dry-run` on a dev chain's state
 // reports the v2 release's store changes, migrations and app hash and leaves the node's data
-// byte-for-byte untouched (checked by hashing every file); bad requests exit 1 with the reason; and
-// `chaind pre-upgrade` exits 0 quietly, as the sidecar's protocol expects.
+// byte-for-byte untouched (checked by hashing every file), at the latest height or an older one the home still
+// holds; bad requests exit 1 with the reason; and `chaind pre-upgrade` exits 0 quietly, as the sidecar's protocol
+// expects.
 
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
-import { cp, readdir, readFile } from "node:fs/promises";
+import { cp, readdir, readFile, stat } from "node:fs/promises";
 import { join, relative } from "node:path";
 import { after, before, test } from "node:test";
 import { create } from "@bufbuild/protobuf";
 import { timestampFromMs } from "@bufbuild/protobuf/wkt";
 import { referenceChain } from "../../chain/app.ts";
+import { hexUpper } from "../../src/app/tx-response.ts";
 import { homePaths, loadGenesis } from "../../src/config/index.ts";
 import { RequestFinalizeBlockSchema } from "../../src/gen/tendermint/abci/types_pb.js";
-import { releaseForUpgrade } from "../../src/node/dry-run.ts";
+import { DryRunError, dryRunUpgrade, releaseForUpgrade } from "../../src/node/dry-run.ts";
 import { runUpgrade } from "../../src/node/rehearse/upgrade-run.ts";
 import { useChain } from "../../src/runtime/current-chain.ts";
 import { openMultiStore, readCommittedStoreNames } from "../../src/store/index.ts";
@@ -144,17 +146,129 @@ test("upgrade rehearse v2 on the reference chain passes its checks and its deter
   assert.deepEqual(await hashTree(dataDir), hashesBefore);
 });
 
-test("upgrade dry-run refuses an unknown upgrade and a height it cannot open, with status 1", async () => {
+test("upgrade dry-run refuses an unknown upgrade and a height above the latest, with status 1", async () => {
   // The binary's command tree in this process: these checks need no process of their own.
   const unknown = await runChaindInProcess(["--home", home, "upgrade", "dry-run", "v9"]);
-  const older = await runChaindInProcess(["--home", home, "upgrade", "dry-run", "v2", "--height", "2"]);
   const future = await runChaindInProcess(["--home", home, "upgrade", "dry-run", "v2", "--height", "9"]);
   assert.equal(unknown.code, 1);
   assert.match(unknown.stderr, /no release in this binary performs the upgrade "v9" \(it knows: v2, v3\)/);
-  assert.equal(older.code, 1);
-  assert.match(older.stderr, /--height 2: .*latest \(3\)/);
   assert.equal(future.code, 1);
   assert.match(future.stderr, /--height 9 is in the future: the latest committed height is 3/);
+});
+
+/** Every file under `root` with its size and modification time: what a write, even one that restores the bytes, changes. */
+async function listTree(root: string): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  const walk = async (path: string) => {
+    for (const entry of await readdir(path, { withFileTypes: true })) {
+      const full = join(path, entry.name);
+      const info = await stat(full);
+      out.set(`${relative(root, full)}${entry.isDirectory() ? "/" : ""}`, `${info.size} ${info.mtimeMs}`);
+      if (entry.isDirectory()) await walk(full);
+    }
+  };
+  await walk(root);
+  return out;
+}
+
+test("upgrade dry-run --height H starts from the state at any height the home still holds, which stays untouched", async () => {
+  // A copy of the dev home (latest 3) carried on to height 7, a note added to notes_v1 at each height, with pruning
+  // keeping the last 4 versions: heights 3..7 held, 1 and 2 pruned.
+  const grown = join(dir.path, "grown");
+  await cp(home, grown, { recursive: true });
+  const db = homePaths(grown).applicationDb;
+  const appHashes = new Map<bigint, string>();
+  const store = await openMultiStore({
+    path: db,
+    storeNames: await readCommittedStoreNames(db),
+    pruning: { strategy: "custom", keepRecent: 4n, interval: 1n },
+  });
+  let earliest: bigint;
+  try {
+    appHashes.set(3n, hexUpper(store.lastCommit().appHash));
+    for (let v = 4; v <= 7; v++) {
+      const branch = store.branch();
+      branch.store("notes_v1").set(new TextEncoder().encode(`grown-${v}`), new TextEncoder().encode(`${v}`));
+      await store.stage(branch);
+      const info = await store.commit();
+      appHashes.set(info.version, hexUpper(info.appHash));
+    }
+    await store.idle();
+    earliest = store.earliestVersion();
+  } finally {
+    await store.close();
+  }
+  assert.equal(earliest, 3n);
+  const listingBefore = await listTree(grown);
+  const hashesBefore = await hashTree(grown);
+
+  const dryRun = async (height?: string) => {
+    const run = await runChaindInProcess([
+      "--home",
+      grown,
+      "upgrade",
+      "dry-run",
+      "v2",
+      "-o",
+      "json",
+      ...(height === undefined ? [] : ["--height", height]),
+    ]);
+    assert.equal(run.code, 0, run.stderr);
+    return JSON.parse(run.stdout) as DryRunJson;
+  };
+  const latest = await dryRun();
+  const older = await dryRun("5");
+  const earliestHeld = await dryRun("3");
+  // The dev home itself is at height 3: its dry run at the latest is what the older height's should be.
+  const ofDevHome = await runChaindInProcess(["--home", home, "upgrade", "dry-run", "v2", "-o", "json"]);
+  assert.equal(ofDevHome.code, 0, ofDevHome.stderr);
+  const atThreeOnItsOwn = JSON.parse(ofDevHome.stdout) as DryRunJson & { duration_ms?: unknown };
+
+  const notes = (report: DryRunJson) => report.stores.find((s) => s.name === "notes");
+  assert.deepEqual([latest.height, latest.applied_at], ["7", "8"]);
+  assert.deepEqual([older.height, older.applied_at], ["5", "6"]);
+  assert.deepEqual([earliestHeld.height, earliestHeld.applied_at], ["3", "4"]);
+  // The state as of each height: its notes (renamed by v2's store loader, the keys kept) and its committed app hash.
+  assert.deepEqual(notes(latest), { name: "notes", keys_before: 4, keys_after: 4, renamed_from: "notes_v1" });
+  assert.deepEqual(notes(older), { name: "notes", keys_before: 2, keys_after: 2, renamed_from: "notes_v1" });
+  assert.deepEqual(notes(earliestHeld), { name: "notes", keys_before: 0, keys_after: 0, renamed_from: "notes_v1" });
+  assert.equal(latest.app_hash_before, appHashes.get(7n));
+  assert.equal(older.app_hash_before, appHashes.get(5n));
+  assert.equal(earliestHeld.app_hash_before, appHashes.get(3n));
+  assert.notEqual(older.app_hash_after, latest.app_hash_after);
+  // The same upgrade, handler and migrations: the older height's report is the one a home at that height gives.
+  assert.deepEqual(older.module_versions, latest.module_versions);
+  assert.deepEqual(older.store_upgrades, latest.store_upgrades);
+  const { duration_ms: _took, ...fromOlder } = earliestHeld as DryRunJson & { duration_ms?: unknown };
+  const { duration_ms: _tookToo, ...onItsOwn } = atThreeOnItsOwn;
+  assert.deepEqual(fromOlder, onItsOwn);
+
+  // Heights it cannot start from: one line each, status 1.
+  const refused: [string, RegExp][] = [
+    ["8", /--height 8 is in the future: the latest committed height is 7$/m],
+    ["2", /--height 2: the home no longer holds that state \(earliest available height 3, latest 7\)$/m],
+    ["0", /expected a positive whole number/],
+    ["-1", /expected a positive whole number/],
+    ["2.5", /expected a positive whole number/],
+    ["x", /expected a positive whole number/],
+  ];
+  for (const [height, expected] of refused) {
+    const run = await runChaindInProcess(["--home", grown, "upgrade", "dry-run", "v2", "--height", height]);
+    assert.equal(run.code, 1, height);
+    assert.match(run.stderr, expected, height);
+    assert.equal(run.stderr.trim().split("\n").length, 1, run.stderr);
+    assert.equal(run.stdout, "");
+  }
+  // The library refuses a height below 1 itself (the CLI never passes one).
+  await assert.rejects(dryRunUpgrade({ home: grown, name: "v2", height: 0n }), (err: unknown) => {
+    assert.ok(err instanceof DryRunError);
+    assert.match(err.message, /^--height 0: a height is a positive whole number/);
+    return true;
+  });
+
+  // The source home: the same files, sizes, modification times and contents.
+  assert.deepEqual(await listTree(grown), listingBefore);
+  assert.deepEqual(await hashTree(grown), hashesBefore);
 });
 
 test("upgrade dry-run of an upgrade the state has already applied says so, with status 1", async () => {

@@ -14,12 +14,12 @@ export function dryRunUpgradeCommand(io: CliIo): Command {
   upgrade
     .command("dry-run")
     .description(
-      "Apply upgrade <name> (store loader, handler, migrations) to a temporary copy of this node's state and print per-store key counts, the module-version diff, the time taken and the resulting app hash; the node's data is not touched",
+      "Apply upgrade <name> (store loader, handler, migrations) to a temporary copy of this node's state at --height (default the latest) and print per-store key counts, the module-version diff, the time taken and the resulting app hash; the node's data is not touched",
     )
     .argument("<name>", "the upgrade plan name, e.g. v2 (a release in this binary must perform it)")
     .option(
       "--height <h>",
-      "the state height to start from (default and only choice: the latest committed height)",
+      "the state height to start from (default: the latest; any height whose state the home still holds, i.e. not pruned); the upgrade is applied as at H+1",
       parseHeight,
     )
     .action(async (name: string, flags: { height?: bigint }, command: Command) => {

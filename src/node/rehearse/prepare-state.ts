@@ -1,5 +1,6 @@
-// Where the rehearsed state comes from, always put in a work home of its own so the source is never written:
-// - a home's latest height: its data/application.db copied (what the dry run does);
+// Where the rehearsed (and the dry run's) state comes from, always put in a work home of its own so the source is
+// never written (`upgrade dry-run` uses stateFromHome too):
+// - a home's latest height: its data/application.db copied;
 // - an older height the home still holds: that version exported from a copy and imported alone into the work
 //   home (the state-sync path: same trees, same app hash), so the store opens with H as its latest version;
 // - a snapshot archive (`chaind snapshots dump`): loaded by the snapshot module's validated loader into a scratch
