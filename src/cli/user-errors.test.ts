@@ -3,7 +3,7 @@
 // stack frame, and exit non-zero. The classification itself (src/cli/report-error.ts) is also tested
 // directly, including that a bug still prints its stack.
 import assert from "node:assert/strict";
-import { cp, mkdir, readFile, rm, writeFile } from "node:fs/promises";
+import { cp, mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { CommanderError } from "commander";
@@ -91,6 +91,41 @@ describe("chaind prints one line for a user mistake", { timeout: 600_000 }, () =
     await mkdir(file);
     const result = await runChaind(["start", "--home", dir, ...LOOPBACK_PORT_FLAGS]);
     assertOneLine(result, /config\.toml: cannot read the file \(EISDIR\)/);
+  });
+
+  it("start with a malformed --unsafe-skip-upgrades value, refused before anything starts", async () => {
+    const dir = await home("bad-skip-heights");
+    const before = (await readdir(join(dir, "data"))).sort();
+    const results = await Promise.all(
+      ["", "5,", "5,,6", "99999999999999999999"].map((value) =>
+        runChaind([
+          "start",
+          "--home",
+          dir,
+          ...LOOPBACK_PORT_FLAGS,
+          "--unsafe-skip-upgrades",
+          "7",
+          "--unsafe-skip-upgrades",
+          value,
+        ]),
+      ),
+    );
+    assertOneLine(
+      results[0] as ChaindResult,
+      /^Error: invalid --unsafe-skip-upgrades "": the value is empty; expected positive integers up to 9223372036854775807, comma-separated/,
+    );
+    assertOneLine(results[1] as ChaindResult, /^Error: invalid --unsafe-skip-upgrades "5,": item 2 is empty; expected/);
+    assertOneLine(
+      results[2] as ChaindResult,
+      /^Error: invalid --unsafe-skip-upgrades "5,,6": item 2 is empty; expected/,
+    );
+    assertOneLine(
+      results[3] as ChaindResult,
+      /^Error: invalid --unsafe-skip-upgrades "99999999999999999999": "99999999999999999999" is out of range; expected/,
+    );
+    // Refused before the genesis is read (this home has no validators) and before any store is opened.
+    for (const result of results) assert.doesNotMatch(result.stderr, /validator set is nil/);
+    assert.deepEqual((await readdir(join(dir, "data"))).sort(), before);
   });
 
   it("genesis validate of a malformed genesis.json", async () => {

@@ -10,6 +10,7 @@ import type { NodeOverrides } from "../../node/node-settings.ts";
 import { type NodeEndpoints, type RunningNode, startNode } from "../../node/start-node.ts";
 import { currentChainIdentity } from "../../runtime/current-chain.ts";
 import { UPGRADE_EXIT_CODES } from "../../x/upgrade/errors.ts";
+import { parseSkipUpgradeHeights } from "../../x/upgrade/keeper.ts";
 import { armExitBackstop } from "../exit-backstop.ts";
 import type { CliIo } from "../io.ts";
 import { globalFlags } from "./cli-support.ts";
@@ -22,7 +23,8 @@ export interface NodeFlags {
   minimumGasPrices?: string;
   haltHeight?: string;
   haltTime?: string;
-  unsafeSkipUpgrades?: string;
+  /** Every `--unsafe-skip-upgrades` value given, in order (the flag may be repeated). */
+  unsafeSkipUpgrades?: string[];
 }
 
 const EXIT_STATUS_HELP = `
@@ -52,24 +54,15 @@ export function addNodeFlags(command: Command): Command {
     )
     .option(
       "--unsafe-skip-upgrades <heights>",
-      "comma-separated heights whose upgrade plans are skipped instead of halting",
+      "comma-separated heights (positive integers) whose upgrade plans are skipped instead of halting; may be repeated",
+      (value: string, previous: string[] | undefined) => [...(previous ?? []), value],
     );
 }
 
 /** The overrides and skip heights the node flags give. */
 export function nodeOptionsOf(flags: NodeFlags): { overrides: NodeOverrides; skipUpgradeHeights: bigint[] } {
-  const skipUpgradeHeights: bigint[] = [];
-  for (const part of (flags.unsafeSkipUpgrades ?? "")
-    .split(",")
-    .map((s) => s.trim())
-    .filter((s) => s !== "")) {
-    if (!/^[0-9]+$/.test(part) || BigInt(part) <= 0n) {
-      throw new CliError(
-        `invalid --unsafe-skip-upgrades "${flags.unsafeSkipUpgrades}": expected positive heights separated by commas, e.g. 120,340`,
-      );
-    }
-    skipUpgradeHeights.push(BigInt(part));
-  }
+  // Before anything starts: a malformed value is a one-line error naming the flag and the bad item.
+  const skipUpgradeHeights = parseSkipUpgradeHeights(flags.unsafeSkipUpgrades ?? []);
   return {
     overrides: {
       rpcLaddr: flags["rpc.laddr"],

@@ -5,9 +5,10 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { create, fromBinary } from "@bufbuild/protobuf";
 import { ErrInvalidRequest } from "../../app/errors.ts";
+import { UserError } from "../../errors/user-error.ts";
 import { PlanSchema } from "../../gen/chain/upgrade/v1beta1/upgrade_pb.js";
 import { openTestChain, type TestChain } from "../../testing/upgrade-context.ts";
-import { defaultUpgradeAuthority, parseSkipUpgradeHeights, UpgradeKeeper } from "./keeper.ts";
+import { defaultUpgradeAuthority, MAX_SKIP_UPGRADE_HEIGHT, parseSkipUpgradeHeights, UpgradeKeeper } from "./keeper.ts";
 import { doneKey, moduleVersionKey, PLAN_KEY, PROTOCOL_VERSION_KEY } from "./keys.ts";
 import { newPlan } from "./plan.ts";
 
@@ -207,11 +208,46 @@ test("a stored plan decodes back to what was scheduled", async () => {
 
 test("parseSkipUpgradeHeights: lists and repeats; anything else is refused with an example", () => {
   assert.deepEqual(parseSkipUpgradeHeights(["120,340", " 500 "]), [120n, 340n, 500n]);
+  assert.deepEqual(parseSkipUpgradeHeights(["5, 6", "7"]), [5n, 6n, 7n]);
   assert.deepEqual(parseSkipUpgradeHeights([]), []);
-  for (const bad of ["x", "1,,2", "-5", "0", "1.5", "99999999999999999999"]) {
+  assert.deepEqual(parseSkipUpgradeHeights(["9223372036854775807"]), [MAX_SKIP_UPGRADE_HEIGHT]);
+  const expected = "expected positive integers up to 9223372036854775807, comma-separated, e\\.g\\. 120,340$";
+  // Every malformed value is refused (as upstream's int-slice flag), naming the value and the bad item.
+  const cases: [string, string][] = [
+    ["", "the value is empty"],
+    [" ", "the value is empty"],
+    ["5,", "item 2 is empty"],
+    [",5", "item 1 is empty"],
+    ["5,,6", "item 2 is empty"],
+    ["5, ,6", "item 2 is empty"],
+    ["99999999999999999999", '"99999999999999999999" is out of range'],
+    ["9223372036854775808", '"9223372036854775808" is out of range'],
+    ["x", '"x" is not a positive integer'],
+    ["abc", '"abc" is not a positive integer'],
+    ["-5", '"-5" is not a positive integer'],
+    ["0", '"0" is not a positive integer'],
+    ["1.5", '"1.5" is not a positive integer'],
+    ["5 6", '"5 6" is not a positive integer'],
+    ["0x10", '"0x10" is not a positive integer'],
+    ["5,abc", '"abc" is not a positive integer'],
+  ];
+  for (const [bad, problem] of cases) {
     assert.throws(
-      () => parseSkipUpgradeHeights([bad]),
-      /^Error: invalid --unsafe-skip-upgrades height ".*": expected positive integers separated by commas, e\.g\. 120,340$/,
+      () => parseSkipUpgradeHeights(["7", bad]),
+      (err: Error) => {
+        assert.ok(err instanceof UserError, `${JSON.stringify(bad)}: a user error (one line, no stack)`);
+        assert.match(
+          err.message,
+          new RegExp(
+            `^invalid --unsafe-skip-upgrades ${escapeRegExp(JSON.stringify(bad))}: ${escapeRegExp(problem)}; ${expected}`,
+          ),
+        );
+        return true;
+      },
     );
   }
 });
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}

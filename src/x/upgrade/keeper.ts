@@ -7,6 +7,7 @@ import { ErrInvalidRequest } from "../../app/errors.ts";
 import type { VersionMap } from "../../app/module.ts";
 import { fromUtf8 } from "../../bytes/text.ts";
 import { addressToBech32, moduleAddress } from "../../crypto/index.ts";
+import { UserError } from "../../errors/user-error.ts";
 import {
   type ModuleVersion,
   type Plan,
@@ -353,24 +354,40 @@ export async function readLastCompletedUpgrade(store: ReadableKVStore): Promise<
   return last;
 }
 
+/** The highest skip height `--unsafe-skip-upgrades` takes: heights are int64 (upstream's flag is a Go int slice). */
+export const MAX_SKIP_UPGRADE_HEIGHT = (1n << 63n) - 1n;
+
 /**
  * Parses `--unsafe-skip-upgrades` values: each argument a height or a comma-separated list of heights (positive
- * integers), as the flag may be repeated or given a list.
+ * integers up to 9223372036854775807), as the flag may be repeated or given a list. Like upstream's int-slice flag,
+ * an empty item (`""`, `"5,"`, `"5,,6"`) or a number out of range is refused, not ignored; spaces around an item are
+ * allowed. The error (a {@link UserError}, so one line) names the flag, the value, the bad item and what is expected.
  *
  * @example parseSkipUpgradeHeights(["120,340", "500"]) // [120n, 340n, 500n]
  */
 export function parseSkipUpgradeHeights(values: readonly string[]): bigint[] {
   const heights: bigint[] = [];
   for (const value of values) {
-    for (const part of value.split(",")) {
+    const parts = value.split(",");
+    parts.forEach((part, index) => {
       const text = part.trim();
-      if (!/^\d+$/.test(text) || BigInt(text) === 0n || BigInt(text) >= 1n << 63n) {
-        throw new Error(
-          `invalid --unsafe-skip-upgrades height ${JSON.stringify(part)}: expected positive integers separated by commas, e.g. 120,340`,
+      const problem =
+        text === ""
+          ? parts.length === 1
+            ? "the value is empty"
+            : `item ${index + 1} is empty`
+          : !/^\d+$/.test(text) || BigInt(text) === 0n
+            ? `${JSON.stringify(part)} is not a positive integer`
+            : BigInt(text) > MAX_SKIP_UPGRADE_HEIGHT
+              ? `${JSON.stringify(part)} is out of range`
+              : undefined;
+      if (problem !== undefined) {
+        throw new UserError(
+          `invalid --unsafe-skip-upgrades ${JSON.stringify(value)}: ${problem}; expected positive integers up to ${MAX_SKIP_UPGRADE_HEIGHT}, comma-separated, e.g. 120,340`,
         );
       }
       heights.push(BigInt(text));
-    }
+    });
   }
   return heights;
 }
