@@ -55,7 +55,9 @@ export async function listHomeSnapshots(home: string): Promise<SnapshotInfo[]> {
 
 /**
  * Takes a snapshot of `height` (default: the latest committed height) of a stopped node's state.
- * Fails with the store's DataDirectoryLockedError while the node runs.
+ * Fails with the store's DataDirectoryLockedError while the node runs, and with a SnapshotError (creating nothing) for
+ * a home that has committed nothing or when `data/snapshots/<height>/1` holds something that is not a snapshot
+ * chaind wrote (left untouched; an earlier snapshot of ours at that height is replaced by the new one).
  */
 export async function exportHomeSnapshot(options: {
   home: string;
@@ -66,6 +68,9 @@ export async function exportHomeSnapshot(options: {
   chunkSize?: number;
 }): Promise<SnapshotInfo> {
   const settings = await loadNodeSettings(options.home);
+  // Read without create-if-missing first: building the app over a home that has committed nothing would leave a new
+  // empty data/application.db behind for a command that only reads.
+  if ((await readLastCommittedVersion(homePaths(settings.home).applicationDb)) === 0n) throw nothingCommitted();
   const chain = await buildChainApp({
     chain: options.chain ?? currentChain(),
     home: settings.home,
@@ -78,7 +83,7 @@ export async function exportHomeSnapshot(options: {
   let info: SnapshotInfo;
   try {
     const latest = chain.app.lastBlockHeight();
-    if (latest === 0n) throw new SnapshotError("nothing is committed in this home yet; there is no state to snapshot");
+    if (latest === 0n) throw nothingCommitted();
     const height = options.height ?? latest;
     if (height > latest) {
       throw new SnapshotError(`cannot snapshot height ${height}: the latest committed height is ${latest}`);
@@ -88,6 +93,10 @@ export async function exportHomeSnapshot(options: {
     await chain.app.close();
   }
   return attachEngineState(settings.home, snapshots, info);
+}
+
+function nothingCommitted(): SnapshotError {
+  return new SnapshotError("nothing is committed in this home yet; there is no state to snapshot");
 }
 
 /**

@@ -1,7 +1,7 @@
 // The snapshot store's own defence (docs/CONTRACT.md §13: nothing outside data/snapshots is touched): whatever its
 // callers pass, it builds paths only from a uint64 height above 0 and a uint32 format, and only inside its folder.
 import assert from "node:assert/strict";
-import { mkdir, readdir, rm, writeFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, readlink, rm, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { test } from "node:test";
 import { tempDir } from "../../test/support/node/chaind.ts";
@@ -76,6 +76,126 @@ test("chunks() yields each chunk checked (read ahead of the reader) and stops at
     await writeFile(join(store.folder(7n, 1), "1"), texts[1]);
     await rm(join(store.folder(7n, 1), "2"));
     assert.deepEqual(await read(), { seen: texts.slice(0, 2), error: "chunk 2 of snapshot 7/1 is missing" });
+  } finally {
+    await dir.remove();
+  }
+});
+
+/** name → content of every file under `at` (recursively; a link as `-> target`), for "left untouched". */
+async function contents(at: string): Promise<Record<string, string>> {
+  const out: Record<string, string> = {};
+  for (const entry of await readdir(at, { recursive: true, withFileTypes: true })) {
+    const path = join(entry.parentPath, entry.name);
+    const name = path.slice(at.length + 1);
+    if (entry.isSymbolicLink()) out[name] = `-> ${await readlink(path)}`;
+    else if (entry.isFile()) out[name] = await readFile(path, "utf8");
+    else out[`${name}/`] = "";
+  }
+  return out;
+}
+
+test("save never deletes a folder at its height and format that is not a snapshot it wrote (docs/CONTRACT.md §13)", async () => {
+  const dir = await tempDir("chaind-snapshot-store-");
+  try {
+    const store = new SnapshotStore(join(dir.path, "snapshots"));
+    const ours = await store.save(5n, 1, chunks());
+    const damaged = await store.save(9n, 1, chunks());
+    const foreign: [string, () => Promise<void>, RegExp][] = [
+      [
+        "6/1",
+        async () => {
+          await mkdir(join(store.dir, "6", "1"), { recursive: true });
+          await writeFile(join(store.dir, "6", "1", "notes.txt"), "the operator's");
+        },
+        /it holds no snapshot\.json/,
+      ],
+      [
+        "7/1",
+        async () => {
+          await mkdir(join(store.dir, "7", "1"), { recursive: true });
+        },
+        /it holds no snapshot\.json/,
+      ],
+      [
+        "8/1",
+        async () => {
+          await mkdir(join(store.dir, "8", "1"), { recursive: true });
+          await writeFile(join(store.dir, "8", "1", "snapshot.json"), "{ not json");
+          await writeFile(join(store.dir, "8", "1", "0"), "a chunk");
+        },
+        /its snapshot\.json is not a valid descriptor of snapshot 8\/1/,
+      ],
+      // Our descriptor, but a file of someone else's beside it: that file is not ours to delete.
+      ["5/1", () => writeFile(join(store.dir, "5", "1", "notes.txt"), "the operator's"), /it also holds "notes\.txt"/],
+      // A chunk file the descriptor does not list.
+      ["9/1", () => writeFile(join(store.dir, "9", "1", "1"), "not listed"), /it also holds "1"/],
+      [
+        "10/1",
+        async () => {
+          await mkdir(join(store.dir, "10"), { recursive: true });
+          await writeFile(join(store.dir, "10", "1"), "a file, not a folder");
+        },
+        /it is not a folder/,
+      ],
+      [
+        "11/1",
+        async () => {
+          await mkdir(join(dir.path, "elsewhere"));
+          await writeFile(join(dir.path, "elsewhere", "precious"), "keep me");
+          await mkdir(join(store.dir, "11"), { recursive: true });
+          await symlink(join(dir.path, "elsewhere"), join(store.dir, "11", "1"));
+        },
+        /it is not a folder/,
+      ],
+    ];
+    for (const [, make] of foreign) await make();
+    const before = await contents(dir.path);
+    for (const [where, , why] of foreign) {
+      const [height, format] = where.split("/").map(Number) as [number, number];
+      await assert.rejects(store.save(BigInt(height), format, chunks()), (err: unknown) => {
+        assert.ok(err instanceof SnapshotError, String(err));
+        assert.ok(
+          err.message.startsWith(`${join(store.dir, where)} already exists and is not a snapshot chaind wrote (`),
+          err.message,
+        );
+        assert.match(err.message, why);
+        assert.match(err.message, /left untouched: move it away or remove it first$/);
+        return true;
+      });
+    }
+    assert.deepEqual(await contents(dir.path), before, "a refused save changed a file (or left a temporary)");
+    assert.deepEqual((await store.get(5n, 1))?.hash, ours.hash);
+
+    // A snapshot it wrote is replaced as before, even one whose chunk went missing, and a temporary a kill left
+    // beside its descriptor goes with it.
+    await rm(join(store.dir, "5", "1", "notes.txt"));
+    await writeFile(join(store.dir, "5", "1", "snapshot.json.tmp-123-abcdef"), "half written");
+    await rm(join(store.dir, "9", "1", "1"));
+    await rm(join(store.dir, "9", "1", "0"));
+    async function* other(): AsyncGenerator<Uint8Array> {
+      yield new TextEncoder().encode("another chunk");
+    }
+    const replaced = await store.save(5n, 1, other());
+    assert.notDeepEqual(replaced.hash, ours.hash);
+    assert.deepEqual((await readdir(store.folder(5n, 1))).sort(), ["0", "snapshot.json"]);
+    assert.deepEqual((await store.save(9n, 1, chunks())).hash, damaged.hash);
+    assert.deepEqual((await readdir(store.folder(9n, 1))).sort(), ["0", "snapshot.json"]);
+  } finally {
+    await dir.remove();
+  }
+});
+
+test("save checks the folder again before it swaps the new snapshot in: one that appeared meanwhile is kept", async () => {
+  const dir = await tempDir("chaind-snapshot-store-");
+  try {
+    const store = new SnapshotStore(join(dir.path, "snapshots"));
+    async function* meanwhile(): AsyncGenerator<Uint8Array> {
+      yield new TextEncoder().encode("a chunk");
+      await mkdir(join(store.dir, "6", "1"), { recursive: true });
+      await writeFile(join(store.dir, "6", "1", "notes.txt"), "the operator's");
+    }
+    await assert.rejects(store.save(6n, 1, meanwhile()), /snapshots\/6\/1 already exists and is not a snapshot/);
+    assert.deepEqual(await contents(store.dir), { "6/": "", "6/1/": "", "6/1/notes.txt": "the operator's" });
   } finally {
     await dir.remove();
   }

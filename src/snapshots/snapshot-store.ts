@@ -3,7 +3,7 @@
 // and the chunks as files `0`, `1`, .... A snapshot is written in a hidden temporary folder and
 // renamed into place, so a crash never leaves a partial snapshot that looks complete.
 import { createHash, randomBytes, webcrypto } from "node:crypto";
-import { mkdir, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { lstat, mkdir, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { isAbsolute, join, relative, resolve } from "node:path";
 import { equalBytes } from "../bytes/compare.ts";
 import { processGone } from "../config/stale-temporaries.ts";
@@ -131,8 +131,10 @@ export class SnapshotStore {
 
   /**
    * Writes a snapshot from its chunks (hashing them on the way) and returns its descriptor. An existing snapshot of
-   * the same height and format is replaced only once the new one is complete. `signal` cancels the write: the
-   * temporary folder is removed and the signal's reason thrown.
+   * the same height and format is replaced only once the new one is complete. A folder at that height and format that
+   * is not a snapshot this store wrote ({@link checkReplaceable}) is refused before anything is written, and checked
+   * again before the swap: nothing of it is deleted. `signal` cancels the write: the temporary folder is removed and
+   * the signal's reason thrown.
    */
   async save(
     height: bigint,
@@ -141,6 +143,7 @@ export class SnapshotStore {
     options: { signal?: AbortSignal } = {},
   ): Promise<SnapshotInfo> {
     const target = this.folder(height, format); // validates the numbers before any path is built from them
+    await this.checkReplaceable(height, format);
     await mkdir(this.dir, { recursive: true });
     const tmp = join(this.dir, `.tmp-${height}-${format}-${process.pid}-${Date.now()}`);
     await rm(tmp, { recursive: true, force: true });
@@ -164,12 +167,52 @@ export class SnapshotStore {
       };
       await writeFile(join(tmp, DESCRIPTOR), descriptorText(info));
       await mkdir(join(this.dir, String(height)), { recursive: true });
+      await this.checkReplaceable(height, format);
       await rm(target, { recursive: true, force: true });
       await rename(tmp, target);
       return info;
     } catch (err) {
       await rm(tmp, { recursive: true, force: true });
       throw err;
+    }
+  }
+
+  /**
+   * Throws SnapshotError unless the folder of `height`/`format` is absent or holds a snapshot this store wrote: a
+   * folder whose snapshot.json describes this height and format (what {@link get} and {@link list} count as a
+   * snapshot) and that holds nothing but the files the store writes there (snapshot.json, chunks `0` to `chunks-1`,
+   * engine-state.json and their temporaries). Anything else there (a file of the operator's, a damaged descriptor,
+   * a file or link in place of the folder) is not the store's to delete.
+   */
+  async checkReplaceable(height: bigint, format: number): Promise<void> {
+    const target = this.folder(height, format);
+    const refuse = (why: string) =>
+      new SnapshotError(
+        `${target} already exists and is not a snapshot chaind wrote (${why}); left untouched: move it away or remove it first`,
+      );
+    let entries: string[];
+    try {
+      if (!(await lstat(target)).isDirectory()) throw refuse("it is not a folder");
+      entries = await readdir(target);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === "ENOENT") return;
+      throw err;
+    }
+    let info: SnapshotInfo | undefined;
+    try {
+      info = await this.get(height, format);
+    } catch {
+      throw refuse(`its ${DESCRIPTOR} is not a valid descriptor of snapshot ${height}/${format}`);
+    }
+    if (info === undefined) throw refuse(`it holds no ${DESCRIPTOR}`);
+    const chunks = info.chunks;
+    const foreign = entries.filter((name) => !isStoreFile(name, chunks));
+    if (foreign.length > 0) {
+      const named = foreign
+        .sort()
+        .slice(0, 3)
+        .map((name) => JSON.stringify(name));
+      throw refuse(`it also holds ${named.join(", ")}${foreign.length > 3 ? ` and ${foreign.length - 3} more` : ""}`);
     }
   }
 
@@ -289,6 +332,14 @@ export class SnapshotStore {
     }
     return path;
   }
+}
+
+/** A file the store writes in a snapshot's folder: the descriptor, a chunk, the engine state, or a temporary of theirs. */
+function isStoreFile(name: string, chunks: number): boolean {
+  if (name === DESCRIPTOR || name === ENGINE_STATE_FILE) return true;
+  if (/^(?:0|[1-9]\d*)$/.test(name)) return Number(name) < chunks;
+  // replaceFile's temporary beside a descriptor or engine state, left by a kill mid-write.
+  return /^(?:snapshot|engine-state)\.json\.tmp-\d+-[0-9a-f]+$/.test(name);
 }
 
 function descriptorText(info: SnapshotInfo): string {

@@ -4,7 +4,7 @@
 // runs `snapshots load` + `snapshots restore`, starts, continues from the snapshot height, holds A's state at
 // that height (same app hash, same balances) and answers queries below it with the pruned-height error.
 import assert from "node:assert/strict";
-import { copyFile, mkdir, readdir, readFile, writeFile } from "node:fs/promises";
+import { copyFile, mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { create as createTar, extract as extractTar } from "tar";
@@ -222,8 +222,36 @@ test("bad input: unknown snapshot, damaged archive, a format that is a path, a b
   assert.match(badHeight.stderr, /expected a positive whole number, got "abc"/);
 
   // export reads the stopped node's state: the latest height by default.
+  const exported = await cli(["--home", a.home, "snapshots", "export"]);
+  const created = /Snapshot created at height (\d+), format 1, chunks \d+/.exec(exported);
+  assert.ok(created !== null, exported);
+  const latest = created[1] as string;
+
+  // A folder at that height and format that chaind did not write is refused, with nothing in it deleted; once it is
+  // ours again, export replaces our own snapshot of that height as before.
+  const folder = join(homePaths(a.home).dataDir, "snapshots", latest, "1");
+  await writeFile(join(folder, "notes.txt"), "the operator's");
+  const before = (await readdir(folder)).sort();
+  const refused = await runChaind(["--home", a.home, "snapshots", "export", "--height", latest], { userHome });
+  assert.equal(refused.code, 1, refused.stdout);
   assert.match(
-    await cli(["--home", a.home, "snapshots", "export"]),
-    /Snapshot created at height \d+, format 1, chunks \d+/,
+    refused.stderr,
+    /^Error: .*\/data\/snapshots\/\d+\/1 already exists and is not a snapshot chaind wrote \(it also holds "notes\.txt"\); left untouched: move it away or remove it first\n$/,
   );
+  assert.deepEqual((await readdir(folder)).sort(), before);
+  assert.equal(await readFile(join(folder, "notes.txt"), "utf8"), "the operator's");
+  await rm(join(folder, "notes.txt"));
+  assert.match(
+    await cli(["--home", a.home, "snapshots", "export", "--height", latest]),
+    new RegExp(`Snapshot created at height ${latest}, format 1`),
+  );
+
+  // A home that has committed nothing: refused, and no store is left behind.
+  const fresh = join(dir.path, "fresh");
+  await cli(["init", "fresh", "--chain-id", a.chainId, "--home", fresh]);
+  const dataBefore = (await readdir(homePaths(fresh).dataDir)).sort();
+  const nothing = await runChaind(["--home", fresh, "snapshots", "export"], { userHome });
+  assert.equal(nothing.code, 1, nothing.stdout);
+  assert.match(nothing.stderr, /^Error: nothing is committed in this home yet; there is no state to snapshot\n$/);
+  assert.deepEqual((await readdir(homePaths(fresh).dataDir)).sort(), dataBefore);
 });
