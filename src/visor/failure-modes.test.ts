@@ -96,6 +96,43 @@ describe("chainvisor run: nodes that misbehave at the halt", () => {
     assert.doesNotMatch(result.stderr, /no upgrade is due/);
   });
 
+  it("says an upgrade-info.json still empty (0 bytes) after the node exited cannot be used, not that no upgrade is due", async () => {
+    await writeFakeNode(home.path("chainvisor", "genesis", "bin", "chaind"), {
+      label: "genesis",
+      body: `: > "$DAEMON_HOME/data/upgrade-info.json"\nexit 20`,
+    });
+    const result = await runVisor(["run", "start"], home.env());
+    assert.equal(result.code, 1, result.stderr);
+    const file = home.path("data", "upgrade-info.json").replace(/[/.]/g, (c) => `\\${c}`);
+    assert.match(
+      result.stderr,
+      new RegExp(
+        `the node exited \\(exit status 20\\) and ${file} cannot be used: empty upgrade-info\\.json in "${file}"`,
+      ),
+    );
+    assert.doesNotMatch(result.stderr, /no upgrade is due|\n\s+at /);
+    assert.equal(await home.read("data", "upgrade-info.json"), "", "the file is left as it was");
+    assert.equal(await readlink(home.path("chainvisor", "current")), "genesis");
+  });
+
+  it("gives a file the node is still writing (empty for a while, then the plan) the time to be written", async () => {
+    // A non-atomic writer: the file sits empty for several polls while the node runs, then the plan lands and the
+    // node exits at once.
+    await writeFakeNode(home.path("chainvisor", "genesis", "bin", "chaind"), {
+      label: "genesis",
+      body: `: > "$DAEMON_HOME/data/upgrade-info.json"\nsleep 0.3\nprintf '%s' '{"name":"v2","height":7}' > "$DAEMON_HOME/data/upgrade-info.json"\nexit 20`,
+    });
+    await writeFakeNode(home.path("chainvisor", "upgrades", "v2", "bin", "chaind"), {
+      label: "v2",
+      body: `${touches("v2-ran")}\nexit 0`,
+    });
+    const result = await runVisor(["run", "start"], home.env({ UNSAFE_SKIP_BACKUP: "true" }));
+    assert.equal(result.code, 0, result.stderr);
+    assert.doesNotMatch(result.stderr, /cannot be used|empty upgrade-info/);
+    assert.equal(await readlink(home.path("chainvisor", "current")), "upgrades/v2");
+    assert.ok((await home.read("runs.log")).includes("v2 start"));
+  });
+
   it("refuses a plan name no file system can hold in add-upgrade, before writing anything", async () => {
     await writeFakeNode(home.path("chainvisor", "genesis", "bin", "chaind"), { label: "genesis" });
     const source = await writeFakeNode(home.path("build", "chaind"), { label: "x" });

@@ -442,11 +442,12 @@ class Supervisor {
         if (this.#stopSignal !== undefined) return { kind: "exited", status: exited };
         if (this.#probation !== undefined) return { kind: "fall-back", reason: `exited (${describeExit(exited)})` };
         // The node may have written the file and exited between two polls: look once more, giving a file that
-        // is still being written a moment to settle.
+        // is still being written (unparsable, or empty) a moment to settle. One still unparsable or empty then has no
+        // writer left: it cannot be used, which is not "no upgrade is due".
         const plan = await this.#finalCheck(watcher);
         if (plan !== undefined && !this.#skipped(plan, watcher)) return { kind: "upgrade", plan };
-        if (plan === undefined && watcher.broken !== undefined) {
-          return { kind: "unusable", status: exited, error: watcher.broken };
+        if (plan === undefined && watcher.unusable !== undefined) {
+          return { kind: "unusable", status: exited, error: watcher.unusable };
         }
         return { kind: "exited", status: exited };
       }
@@ -466,7 +467,7 @@ class Supervisor {
     const deadline = Date.now() + 2_000;
     for (;;) {
       const plan = await watcher.check();
-      if (plan !== undefined || !watcher.unsettled || Date.now() > deadline) return plan;
+      if (plan !== undefined || !(watcher.unsettled || watcher.empty) || Date.now() > deadline) return plan;
       await sleepMs(Math.min(this.#parameters.config.pollIntervalMs, 100));
     }
   }

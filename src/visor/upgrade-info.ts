@@ -21,7 +21,7 @@ const ZERO_TIME = "0001-01-01T00:00:00Z";
  * @example parseUpgradeInfo('{"name":"v2","height":130}', "/home/data/upgrade-info.json")
  */
 export function parseUpgradeInfo(text: string, source: string): UpgradePlan {
-  if (text.trim() === "") throw new VisorError(`empty upgrade-info.json in "${source}"`);
+  if (text.trim() === "") throw emptyUpgradeInfoError(source);
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -55,6 +55,11 @@ export function parseUpgradeInfo(text: string, source: string): UpgradePlan {
   const info = record.info ?? "";
   if (typeof info !== "string") throw invalid(`"info" must be a string, got ${JSON.stringify(info)}`);
   return { name, height, info };
+}
+
+/** The error for an upgrade-info.json with no content (cosmovisor's wording), naming the file. */
+export function emptyUpgradeInfoError(source: string): VisorError {
+  return new VisorError(`empty upgrade-info.json in "${source}"`);
 }
 
 function parseHeight(value: unknown): bigint | undefined {

@@ -57,6 +57,32 @@ describe("UpgradeInfoWatcher", () => {
     assert.deepEqual(await watcher.check(), { name: "v2", height: 5n, info: "" });
   });
 
+  it("takes an empty (0-byte) file for one being written: no plan, no word; unusable only once asked after the node exited", async () => {
+    await writeFile(file, "");
+    const watcher = new UpgradeInfoWatcher({ path: file, log, currentRelease: "genesis", settleMs: 10 });
+    assert.equal(await watcher.check(), undefined);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.equal(await watcher.check(), undefined);
+    assert.ok(watcher.empty);
+    assert.deepEqual(lines, [], "an empty file is not reported while the node runs");
+    assert.equal(watcher.broken, undefined);
+    assert.match(String(watcher.unusable), new RegExp(`empty upgrade-info\\.json in "${file.replace(/[.]/g, "\\.")}"`));
+    // The writer finishes: the plan counts, and the file is usable again.
+    await writeFile(file, '{"name":"v2","height":5}');
+    assert.deepEqual(await watcher.check(), { name: "v2", height: 5n, info: "" });
+    assert.equal(watcher.empty, false);
+    assert.equal(watcher.unusable, undefined);
+    // Emptied again (a writer truncating it): empty again, whatever was parsed before.
+    await writeFile(file, "");
+    assert.equal(await watcher.check(), undefined);
+    assert.ok(watcher.empty);
+    assert.ok(watcher.unusable !== undefined);
+    await rm(file);
+    assert.equal(await watcher.check(), undefined);
+    assert.equal(watcher.empty, false);
+    assert.equal(watcher.unusable, undefined, "no file is no plan, not an unusable one");
+  });
+
   it("reports a plan whose name cannot be a directory as new, so the upgrade fails loudly on it", async () => {
     await writeUpgradeInfo(file, { name: "..", height: 5n, info: "" });
     const watcher = new UpgradeInfoWatcher({ path: file, log, currentRelease: "genesis" });

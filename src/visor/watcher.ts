@@ -5,7 +5,7 @@ import { readFile, stat } from "node:fs/promises";
 import { describeError, errorCode, errorMessage } from "./errors.ts";
 import { upgradeDirName } from "./layout.ts";
 import type { Logger } from "./log.ts";
-import { parseUpgradeInfo, type UpgradePlan } from "./upgrade-info.ts";
+import { emptyUpgradeInfoError, parseUpgradeInfo, type UpgradePlan } from "./upgrade-info.ts";
 
 /** Parameters of {@link UpgradeInfoWatcher}. */
 export interface UpgradeInfoWatcherParameters {
@@ -26,6 +26,7 @@ export class UpgradeInfoWatcher {
   #plan: UpgradePlan | undefined;
   #failingSince: { signature: string; at: number } | undefined;
   #broken: unknown;
+  #empty = false;
 
   constructor(parameters: UpgradeInfoWatcherParameters) {
     this.#parameters = parameters;
@@ -42,6 +43,19 @@ export class UpgradeInfoWatcher {
     return this.#broken;
   }
 
+  /** True when the last check found the file empty (0 bytes): taken for one being written while the node runs. */
+  get empty(): boolean {
+    return this.#empty;
+  }
+
+  /**
+   * Why the file cannot be used once no writer is left (the node has exited and the last check is done): the parse
+   * error, or, for a file still empty, that it is empty. Undefined when there is no file or it holds a usable plan.
+   */
+  get unusable(): unknown {
+    return this.#empty ? emptyUpgradeInfoError(this.#parameters.path) : this.#broken;
+  }
+
   /**
    * Looks at the file; returns the plan (name lower-cased) if it calls for an upgrade, else undefined. Never throws:
    * a broken file is logged and the node keeps running.
@@ -51,13 +65,17 @@ export class UpgradeInfoWatcher {
     let signature: string;
     try {
       const info = await stat(path);
-      if (info.size === 0) return undefined; // being written by a non-atomic writer: look again next time
+      // Being written by a non-atomic writer: look again next time, without a word while the node runs. Once the node
+      // has exited, a file still empty after the last look is unusable (see `unusable`), as chaind itself says.
+      this.#empty = info.size === 0;
+      if (this.#empty) return undefined;
       signature = `${info.mtimeMs}:${info.size}:${info.ino}`;
     } catch (error) {
       if (errorCode(error) !== "ENOENT") log.warn(`cannot stat ${path}: ${errorMessage(error)}`);
       this.#signature = undefined;
       this.#plan = undefined;
       this.#broken = undefined;
+      this.#empty = false;
       return undefined;
     }
     if (signature !== this.#signature) {
