@@ -117,6 +117,26 @@ describe("keys add", () => {
     assert.notEqual(JSON.parse(moved.stdout).address, FAUCET_ADDRESS);
   });
 
+  it("--dry-run prints the key it would add and writes nothing, for a new key and a recovered one", async () => {
+    const home = freshHome();
+    const recovered = await runKeys(home, ["add", "faucet", "--recover", "--dry-run"], { stdin: FAUCET_MNEMONIC });
+    assert.equal(recovered.code, 0, recovered.stderr);
+    assert.equal(
+      recovered.stdout,
+      `- address: ${FAUCET_ADDRESS}\n  name: faucet\n  pubkey: '${FAUCET_PUBKEY_JSON}'\n  type: local\n`,
+    );
+    const created = await runKeys(home, ["add", "new", "--dry-run", "-o", "json", "--keyring-backend", "file"]);
+    assert.equal(created.code, 0, created.stderr);
+    assert.equal(JSON.parse(created.stdout).mnemonic.split(" ").length, 24);
+    assert.deepEqual(await readdir(home).catch(() => []), [], "nothing written in the home");
+    // A dry run is not checked against the keyring, as upstream's runs against one in memory.
+    await runKeys(home, ["add", "faucet", "--recover"], { stdin: FAUCET_MNEMONIC });
+    const again = await runKeys(home, ["add", "faucet", "--recover", "--dry-run"], { stdin: FAUCET_MNEMONIC });
+    assert.equal(again.code, 0, again.stderr);
+    const listed = await runKeys(home, ["list", "-n"]);
+    assert.equal(listed.stdout, "faucet\n");
+  });
+
   it("fails clearly on a bad mnemonic, an existing name, bad numbers and a wrong backend", async () => {
     const home = freshHome();
     const bad = await runKeys(home, ["add", "x", "--recover"], { stdin: "economy stock theory\n" });

@@ -91,15 +91,16 @@ export function keysCommand(io: Partial<CommandIo> = {}): Command {
     .option("--account <n>", "HD account number (m/44'/118'/<account>'/0/<index>)", parseIndex("--account"), 0)
     .option("--index <n>", "HD address index", parseIndex("--index"), 0)
     .option("--no-backup", "do not print the new mnemonic")
+    .option("--dry-run", "derive and print the key without adding it to the keyring")
     .action(
       guard(
         async (
           name: string,
-          flags: { recover?: boolean; account: number; index: number; backup: boolean },
+          flags: { recover?: boolean; account: number; index: number; backup: boolean; dryRun?: boolean },
           cmd: Command,
         ) => {
           const { output, keyring } = context(cmd);
-          const path = { account: flags.account, index: flags.index };
+          const path = { account: flags.account, index: flags.index, dryRun: flags.dryRun === true };
           if (flags.recover) {
             prompt(streams, "> Enter your bip39 mnemonic");
             const mnemonic = await lines().readLine();

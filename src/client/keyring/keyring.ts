@@ -120,18 +120,42 @@ export class Keyring {
     this.#scrypt = parameters.scrypt ?? DEFAULT_SCRYPT;
   }
 
-  /** Creates a key from a new 24-word mnemonic (or the given one) on m/44'/118'/account'/0/index. */
-  async add(name: string, parameters: AddKeyParameters & { mnemonic?: string } = {}): Promise<AddKeyResult> {
+  /**
+   * Creates a key from a new 24-word mnemonic (or the given one) on m/44'/118'/account'/0/index. With `dryRun` the
+   * key is derived and returned but nothing is written or checked against the keyring (upstream's `keys add
+   * --dry-run`, which adds to a keyring in memory).
+   */
+  async add(
+    name: string,
+    parameters: AddKeyParameters & { mnemonic?: string; dryRun?: boolean } = {},
+  ): Promise<AddKeyResult> {
     const mnemonic = parameters.mnemonic ?? generateMnemonic();
     const path = parameters.hdPath ?? makeHdPath(parameters);
     assertKeyName(name);
     const privateKey = privateKeyFromMnemonic(mnemonic, { ...parameters, hdPath: path });
+    if (parameters.dryRun === true) {
+      const pubKey = secp256k1PublicKey(privateKey);
+      const record: StoredRecord = {
+        name,
+        type: "local",
+        algorithm: "secp256k1",
+        pubKey,
+        address: accAddressFromPubKey(pubKey),
+        hdPath: path,
+        privateKey: { plain: privateKey },
+      };
+      return { key: keyInfoOf(record), mnemonic };
+    }
     const key = await this.#store(name, privateKey, path);
     return { key, mnemonic };
   }
 
   /** Restores a key from an existing mnemonic; throws MnemonicError when it is not valid BIP39. */
-  async recover(name: string, mnemonic: string, parameters: AddKeyParameters = {}): Promise<KeyInfo> {
+  async recover(
+    name: string,
+    mnemonic: string,
+    parameters: AddKeyParameters & { dryRun?: boolean } = {},
+  ): Promise<KeyInfo> {
     return (await this.add(name, { ...parameters, mnemonic })).key;
   }
 
