@@ -19,7 +19,7 @@ export function dryRunUpgradeCommand(io: CliIo): Command {
     .argument("<name>", "the upgrade plan name, e.g. v2 (a release in this binary must perform it)")
     .option(
       "--height <h>",
-      "the state height to start from (default: the latest; any height whose state the home still holds, i.e. not pruned); the upgrade is applied as at H+1",
+      "the state height to start from (default: the latest committed height; any earlier one not yet pruned); the upgrade is applied as at H+1",
       parseHeight,
     )
     .action(async (name: string, flags: { height?: bigint }, command: Command) => {
