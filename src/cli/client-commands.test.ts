@@ -443,6 +443,10 @@ describe("transactions", () => {
 
     const again = await cliFails(["tx", "sign", signedFile, "--from", "bob"]);
     assert.match(again.stderr, /the tx already has 1 signature\(s\): pass --overwrite to replace them/);
+    // A key the tx does not name as a signer is refused before anything is signed, as upstream's client does.
+    const stranger = await cliFails(["tx", "sign", unsignedFile, "--from", "alice"]);
+    assert.match(stranger.stderr, /tx intended signer does not match the given signer: alice/);
+    assert.equal(stranger.stdout, "");
     const sigOnly = await cliJson<{ signatures: { data: { single: { mode: string } } }[] }>([
       "tx",
       "sign",

@@ -174,7 +174,7 @@ test("tx flags: bad values are refused with the flag's name and what was expecte
   throwsCli(() => readTxFlags(parseTx(["--sequence", "-1"])), /invalid --sequence "-1": expected a non-negative whole/);
   throwsCli(
     () => readTxFlags(parseTx(["--fees", "1stake", "--gas-prices", "0.1stake"])),
-    /cannot provide both --fees and --gas-prices/,
+    /cannot provide both fees and gas prices/,
   );
   throwsCli(() => readTxFlags({ output: "yaml" }), /invalid --output "yaml": expected text or json/);
 });
@@ -208,17 +208,20 @@ test("small parsers: gas, broadcast mode, uint64, output", () => {
   assert.equal(readOutputFormat(undefined), "text");
 });
 
-test("gas adjustment: ceil(gas × factor) computed exactly", () => {
+test("gas adjustment: gas × factor truncated, as upstream's uint64(float64 × float64)", () => {
   assert.equal(applyAdjustment(100000n, "1"), 100000n);
-  assert.equal(applyAdjustment(43638n, "1.3"), 56730n); // 56729.4 rounds up
-  assert.equal(applyAdjustment(10n, "1.25"), 13n); // 12.5 → 13
+  assert.equal(applyAdjustment(43637n, "1.5"), 65455n); // 65455.5
+  assert.equal(applyAdjustment(43637n, "1.1"), 48000n); // 48000.7
+  assert.equal(applyAdjustment(43638n, "1.3"), 56729n); // 56729.4
   assert.equal(applyAdjustment(8n, "1.25"), 10n); // exact
+  assert.equal(applyAdjustment(100000n, "1.1"), 110000n); // 110000.00000000001 in doubles
   fc.assert(
     fc.property(fc.bigInt({ min: 0n, max: 10n ** 12n }), fc.integer({ min: 1, max: 999 }), (gas, hundredths) => {
       const factor = `${Math.floor(hundredths / 100)}.${String(hundredths % 100).padStart(2, "0")}`;
       const adjusted = applyAdjustment(gas, factor);
       const exact = gas * BigInt(hundredths); // ×100
-      return adjusted * 100n >= exact && (adjusted - 1n) * 100n < exact;
+      // Within one unit of the exact floor (doubles round the product, as upstream's do).
+      return adjusted * 100n <= exact + 100n && (adjusted + 2n) * 100n > exact;
     }),
   );
 });

@@ -157,7 +157,7 @@ export function readTxFlags(options: Record<string, unknown>): TxFlags {
   const fees = optionalString(options.fees);
   const gasPrices = optionalString(options.gasPrices);
   if (fees !== undefined && fees !== "" && gasPrices !== undefined && gasPrices !== "") {
-    throw new CliError("cannot provide both --fees and --gas-prices: give one of them");
+    throw new CliError("cannot provide both fees and gas prices: give --fees or --gas-prices, not both");
   }
   const accountNumber = optionalString(options.accountNumber);
   const sequence = optionalString(options.sequence);

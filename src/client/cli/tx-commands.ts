@@ -2,9 +2,12 @@
 // offline and online. Tx documents are always written as one line of JSON, whatever `-o` says, so that
 // `tx sign` output can be fed to `tx broadcast`.
 import { readFile, writeFile } from "node:fs/promises";
-import { create, type JsonValue, toBinary } from "@bufbuild/protobuf";
+import { create, type JsonValue, type Registry, toBinary } from "@bufbuild/protobuf";
+import { anyUnpack } from "@bufbuild/protobuf/wkt";
 import { Command } from "commander";
 import { fromProtoJson } from "../../app/proto-json.ts";
+import { decodeSignerAddress, signerBytes } from "../../app/signers.ts";
+import { equalBytes } from "../../bytes/compare.ts";
 import { addressToBech32 } from "../../crypto/index.ts";
 import { type Tx, TxBodySchema, TxSchema } from "../../gen/chain/tx/v1beta1/tx_pb.js";
 import { KeyringError, type KeyringSigner } from "../keyring/index.ts";
@@ -58,6 +61,11 @@ export function txSignCommand(session: ClientSession): Command {
         if (err instanceof KeyringError) throw new CliError(err.message, { cause: err });
         throw err;
       }
+      // As upstream's client (authclient.SignTx): a key the tx does not name as a signer is refused here, not by the
+      // node after broadcast ("pubKey does not match signer address").
+      if (!requiredSigners(ctx.registry, tx).some((address) => equalBytes(address, signer.address))) {
+        throw new CliError(`tx intended signer does not match the given signer: ${flags.from}`);
+      }
       const account = await resolveAccount(ctx, flags, addressToBech32(signer.address));
       const chainId = await resolveChainId(ctx, flags.chainId);
       const fee = tx.authInfo?.fee;
@@ -98,6 +106,33 @@ export function txSignCommand(session: ClientSession): Command {
       await writeDocument(ctx, output, options.outputDocument);
     },
   );
+}
+
+/**
+ * The addresses (20 bytes) that must sign `tx`: every message's signers, then the fee payer. A message whose type or
+ * signers cannot be read makes the list empty of it: the node's own checks then say what is wrong.
+ */
+function requiredSigners(registry: Registry, tx: Tx): Uint8Array[] {
+  const out: Uint8Array[] = [];
+  for (const any of tx.body?.messages ?? []) {
+    const desc = registry.getMessage(any.typeUrl.slice(any.typeUrl.lastIndexOf("/") + 1));
+    if (desc === undefined) continue;
+    try {
+      const msg = anyUnpack(any, desc);
+      if (msg !== undefined) out.push(...signerBytes(desc, msg));
+    } catch {
+      // Unreadable: left to the node.
+    }
+  }
+  const payer = tx.authInfo?.fee?.payer ?? "";
+  if (payer !== "") {
+    try {
+      out.push(decodeSignerAddress(payer, "fee payer"));
+    } catch {
+      // Left to the node.
+    }
+  }
+  return out;
 }
 
 /** `tx broadcast <file>`: broadcasts a signed tx document; prints the TxResponse. */

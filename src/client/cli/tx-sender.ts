@@ -254,12 +254,12 @@ export async function resolveFee(
   return { amount: feeAmount(flags, gasLimit), gasLimit, payer: flags.feePayer ?? "" };
 }
 
-/** ⌈gas × adjustment⌉ with the adjustment as exact decimal text (e.g. "1.3"). */
+/**
+ * gas × adjustment truncated, in doubles as upstream's client computes it (`uint64(gasAdjustment *
+ * float64(gasUsed))`), so that the same simulation gives the same gas limit here and there (43637 × 1.5 → 65455).
+ */
 export function applyAdjustment(gas: bigint, adjustment: string): bigint {
-  const [whole, fraction = ""] = adjustment.split(".");
-  const scale = 10n ** BigInt(fraction.length);
-  const factor = BigInt(whole + fraction);
-  return (gas * factor + scale - 1n) / scale;
+  return BigInt(Math.trunc(Number(adjustment) * Number(gas)));
 }
 
 /** The fee coins from `--fees` or `--gas-prices` (⌈price × gas⌉ per denom). */
