@@ -93,6 +93,33 @@ describe("queries", () => {
     });
   });
 
+  test("bank's other queries under upstream's AutoCLI names: spendable balances, supply of, owners, send-enabled", async () => {
+    const bob = await balanceOf(chain.addresses.bob);
+    const spendable = await cliJson<{ balances: { denom: string; amount: string }[] }>([
+      "query",
+      "bank",
+      "spendable-balances",
+      chain.addresses.bob,
+    ]);
+    assert.deepEqual(spendable.balances, [{ denom: "stake", amount: String(bob) }]);
+    const one = await cliJson(["query", "bank", "spendable-balance", chain.addresses.bob, "stake"]);
+    assert.deepEqual(one, { balance: { denom: "stake", amount: String(bob) } });
+    const supply = await cliJson<{ amount: { denom: string; amount: string } }>([
+      "query",
+      "bank",
+      "total-supply-of",
+      "stake",
+    ]);
+    assert.equal(supply.amount.denom, "stake");
+    assert.ok(BigInt(supply.amount.amount) >= bob);
+    const owners = await cliJson<{ denom_owners: { address: string }[] }>(["query", "bank", "denom-owners", "stake"]);
+    assert.ok(owners.denom_owners.some((owner) => owner.address === chain.addresses.bob));
+    const enabled = await cliJson(["query", "bank", "send-enabled", "stake"]);
+    assert.ok(Array.isArray(enabled.send_enabled));
+    const bad = await cliFails(["query", "bank", "spendable-balance", "chain1nope", "stake"]);
+    assert.equal(bad.stderr.trim().split("\n").length, 1, bad.stderr);
+  });
+
   test("auth: account with its @type, module account by name, params", async () => {
     const { account } = await cliJson<{ account: Record<string, unknown> }>([
       "query",

@@ -13,7 +13,10 @@ import type { ClientSession } from "../../../client/cli/session.ts";
 import { addressFromBech32 } from "../../../crypto/bech32.ts";
 import { Query } from "../../../gen/chain/bank/v1beta1/query_pb.js";
 
-/** `query bank balances|balance|total|denom-metadata|params`. */
+/**
+ * `query bank balances|balance|total|denom-metadata|params|spendable-balances|spendable-balance|total-supply-of|
+ * denom-owners|send-enabled`.
+ */
 export function bankQueryCommand(session: ClientSession): Command {
   const bank = new Command("bank").description("Querying commands for the bank module");
 
@@ -85,6 +88,48 @@ export function bankQueryCommand(session: ClientSession): Command {
   bank.addCommand(
     queryMethodCommand(session, Query.method.params, { description: "Query the bank module's parameters" }),
   );
+
+  // Upstream v0.50's AutoCLI names for the rest of the Query service.
+  bank.addCommand(
+    queryMethodCommand(session, Query.method.spendableBalances, {
+      name: "spendable-balances",
+      description: "Query the spendable balances of an account",
+      args: { address: "the account's bech32 address" },
+    }),
+  );
+  bank.addCommand(
+    queryMethodCommand(session, Query.method.spendableBalanceByDenom, {
+      name: "spendable-balance",
+      description: "Query one denom's spendable balance of an account",
+      args: { address: "the account's bech32 address", denom: "the denom" },
+    }),
+  );
+  bank.addCommand(
+    queryMethodCommand(session, Query.method.supplyOf, {
+      name: "total-supply-of",
+      description: "Query the supply of one coin denom",
+      args: { denom: "the denom" },
+    }),
+  );
+  bank.addCommand(
+    queryMethodCommand(session, Query.method.denomOwners, {
+      name: "denom-owners",
+      description: "Query every account holding a denom, with its balance",
+      args: { denom: "the denom" },
+    }),
+  );
+  addPagingFlags(
+    addQueryFlags(
+      bank
+        .command("send-enabled")
+        .description("Query whether sending is enabled for the given denoms (every denom with an entry when none)")
+        .argument("[denoms...]", "the denoms"),
+    ),
+  ).action(async (denoms: string[], options: Record<string, unknown>, command: Command) => {
+    const ctx = session.open(command.optsWithGlobals());
+    const response = await ctx.query(Query.method.sendEnabled, { denoms, pagination: readPageRequest(options) });
+    ctx.printMessage(Query.method.sendEnabled.output, response);
+  });
 
   return bank;
 }
