@@ -325,6 +325,27 @@ describe("block store", () => {
     await store.close();
   });
 
+  it("leaves a block's extended-commit tx (its first) out of the tx index, and keeps the user txs at their positions", async () => {
+    const chain = await makeTestChain();
+    chains.push(chain);
+    const store = await chain.openStore();
+    // The marker's bytes (src/app/extended-commit.ts) then anything: what PrepareProposal puts first.
+    const extended = "\0chaind/extended-commit/v1\0commit";
+    await fill(store, chain, [["a=1"], [extended, "b=2"], [`x${extended}`]]);
+    const search = async (q: string) => {
+      const r = await store.searchTxs(parseTxQuery(q), { page: 1, perPage: 30, descending: false });
+      return { total: r.totalCount, txs: r.txs.map((t) => `${t.height}/${t.index}`) };
+    };
+    assert.deepEqual(await search("tx.height=2"), { total: 1, txs: ["2/1"] });
+    assert.equal(await store.tx(txHash(enc(extended))), undefined);
+    assert.equal((await store.tx(txHash(enc("b=2"))))?.index, 1);
+    assert.deepEqual(await search("transfer.amount EXISTS"), { total: 3, txs: ["1/0", "2/1", "3/0"] });
+    // Only a first tx that starts with the marker is left out.
+    assert.deepEqual(await search("tx.height=3"), { total: 1, txs: ["3/0"] });
+    assert.equal((await store.block(2n))?.block.txs.length, 2, "the block itself keeps both");
+    await store.close();
+  });
+
   it("answers tx_search queries through its indexes", async () => {
     const chain = await makeTestChain();
     chains.push(chain);

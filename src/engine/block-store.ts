@@ -8,6 +8,7 @@
 
 import { fromBinary } from "@bufbuild/protobuf";
 import { ClassicLevel } from "classic-level";
+import { isExtendedCommitTx } from "../app/extended-commit.ts";
 import { redactPaths } from "../app/redact-paths.ts";
 import { concatBytes } from "../bytes/concat.ts";
 import { toHex } from "../bytes/hex.ts";
@@ -304,6 +305,9 @@ export class BlockStore {
     batch.put(prefixedKey(PREFIX.validators, hk), textEncoder.encode(toStoreJson(rec.validators, written)));
     const postings = new EventPostings();
     rec.block.txs.forEach((tx, index) => {
+      // The proposer's extended commit (vote extensions) is the block's first tx but no one's transaction: the tx
+      // index (tx, tx_search, GetTxsEvent) leaves it out, as it leaves out no user tx. docs/COMPATIBILITY.md row 22.
+      if (index === 0 && isExtendedCommitTx(tx)) return;
       const pos = txPosition(h, index);
       batch.put(prefixedKey(PREFIX.txPos, pos), encoded.txRecords[index]);
       batch.put(prefixedKey(PREFIX.txHash, txHash(tx)), pos);

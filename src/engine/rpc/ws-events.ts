@@ -2,6 +2,7 @@
 // payload (`{type: "tendermint/event/<Name>", value}`) and the composite-key map a subscription query is matched
 // against (`tm.event`, for Tx also `tx.hash` and `tx.height`, plus `<event type>.<attribute key>` for every
 // attribute of the block's or the tx's ABCI events, indexed or not, as the event bus flattens them).
+import { isExtendedCommitTx } from "../../app/extended-commit.ts";
 import type { Event } from "../../gen/tendermint/abci/types_pb.js";
 import type { NewBlockEvent } from "../engine.ts";
 import { txHash } from "../hashing/hashes.ts";
@@ -92,6 +93,9 @@ export function eventsOfBlock(ev: NewBlockEvent): PublishedEvent[] {
     events: flattenEvents(ev.results.events, { "tm.event": ["NewBlockEvents"] }),
   });
   ev.block.txs.forEach((tx, index) => {
+    // No Tx event for the proposer's extended commit (the block's first tx, no one's transaction), as the tx index
+    // leaves it out (block-store.ts). docs/COMPATIBILITY.md row 22.
+    if (index === 0 && isExtendedCommitTx(tx)) return;
     const result = ev.results.txResults[index];
     // abci.TxResult goes through cmtjson's reflection (no jsonpb marshaler reaches a value field): omitempty
     // leaves out index 0, an empty tx and every zero field of the result.
