@@ -7,7 +7,9 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, it } from "node:test";
 import {
   createTestHome,
+  currentPlanRoute,
   runVisor,
+  startTestServer,
   startVisor,
   type TestHome,
   writeFakeNode,
@@ -103,5 +105,44 @@ describe("chainvisor metrics", () => {
     await writeFile(join(home.home, "stop"), "");
     const result = await visor.done;
     assert.equal(result.code, 0, result.stderr);
+  });
+
+  it("with downloads off, says whether the scheduled plan's release is in place: 0, then 1 once add-upgrade put it", async () => {
+    const server = await startTestServer();
+    try {
+      server.routes.set("/chain/upgrade/v1beta1/current_plan", () =>
+        currentPlanRoute({ name: "v2", height: 500 }, 100),
+      );
+      await writeFakeNode(home.path("chainvisor", "genesis", "bin", "chaind"), {
+        label: "genesis",
+        body: `${waitsFor("stop")}\nexit 0`,
+      });
+      const env = home.env({
+        DAEMON_METRICS_ADDR: "127.0.0.1:0",
+        CHAINVISOR_API_URL: server.url,
+        CHAINVISOR_PLAN_POLL_INTERVAL: "50ms",
+      });
+      const visor = startVisor(["run", "start"], env, 60_000);
+      await visor.waitForLog(/serving metrics on http:\/\/127\.0\.0\.1:\d+\/metrics/);
+      const url = /serving metrics on (\S+)/.exec(visor.stderr())?.[1] as string;
+      const seen = await poll("the plan in the metrics", async () => {
+        const text = await metricsText(url);
+        return value(text, "chainvisor_plan_height") === 500 ? text : undefined;
+      });
+      assert.equal(value(seen, "chainvisor_plan_staged"), 0);
+      const release = home.path("build", "chaind");
+      await writeFakeNode(release, { label: "v2", body: "exit 0" });
+      const added = await runVisor(["add-upgrade", "v2", release], home.env());
+      assert.equal(added.code, 0, added.stderr);
+      await poll("the staged release in the metrics", async () =>
+        value(await metricsText(url), "chainvisor_plan_staged") === 1 ? true : undefined,
+      );
+      assert.ok(!server.requests.some((request) => !request.startsWith("/chain/upgrade/v1beta1/current_plan")));
+      await writeFile(join(home.home, "stop"), "");
+      const result = await visor.done;
+      assert.equal(result.code, 0, result.stderr);
+    } finally {
+      await server.close();
+    }
   });
 });

@@ -140,6 +140,9 @@ class Supervisor {
     for (const signal of FORWARDED_SIGNALS) process.on(signal, onSignal);
     const stagerStop = this.#stagerStop;
     let stager: UpgradeStager | undefined;
+    // Downloads off, metrics on: the plan is still read, so the metrics say whether its release is in place
+    // (staged by hand with add-upgrade or prepare-upgrade); nothing is downloaded.
+    let planWatch: UpgradeStager | undefined;
     let metricsServer: { url: string; close(): Promise<void> } | undefined;
     try {
       if (config.metricsAddr !== undefined) {
@@ -174,6 +177,16 @@ class Supervisor {
           const policy = { ...(this.#parameters.policy ?? DEFAULT_RETRY_POLICY), signal: stagerStop.signal };
           stager = new UpgradeStager({ config, layout: this.#layout, apiUrl: endpoint.url, log, policy, metrics });
           stager.start(config.planPollIntervalMs);
+        } else if (metrics !== undefined) {
+          planWatch = new UpgradeStager({
+            config,
+            layout: this.#layout,
+            apiUrl: endpoint.url,
+            log,
+            metrics,
+            watchOnly: true,
+          });
+          planWatch.start(config.planPollIntervalMs);
         }
         if (config.switchAhead) {
           this.#switchAhead = new SwitchAheadScheduler({
@@ -280,6 +293,7 @@ class Supervisor {
       for (const signal of FORWARDED_SIGNALS) process.off(signal, onSignal);
       stagerStop.abort();
       await stager?.stop();
+      await planWatch?.stop();
       await metricsServer?.close();
     }
   }

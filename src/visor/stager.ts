@@ -32,6 +32,11 @@ export interface UpgradeStagerParameters {
   retryAfterMs?: number;
   /** DAEMON_METRICS_ADDR on: told what is being staged. */
   metrics?: VisorMetrics;
+  /**
+   * Only read the plan and tell the metrics whether its release is in place; never download (chainvisor run with
+   * DAEMON_ALLOW_DOWNLOAD_BINARIES off and DAEMON_METRICS_ADDR on).
+   */
+  watchOnly?: boolean;
 }
 
 /** Stages the releases of scheduled plans; one download per upgrade directory at a time. */
@@ -147,7 +152,16 @@ export class UpgradeStager {
       this.#apiReachable = false;
       return;
     }
-    if (plan === null) return;
+    if (plan === null) {
+      if (this.#parameters.watchOnly === true) this.#parameters.metrics?.setPlan(undefined);
+      return;
+    }
+    if (this.#parameters.watchOnly === true) {
+      const { layout, metrics } = this.#parameters;
+      if (await hasBinary(layout, join(layout.upgradesDir, upgradeDirName(plan.name)))) metrics?.planStaged(plan);
+      else metrics?.setPlan(plan);
+      return;
+    }
     const key = `${plan.name}\n${plan.height}\n${plan.info}`;
     const failedAt = this.#lastFailure.get(key);
     if (failedAt !== undefined && Date.now() - failedAt < (this.#parameters.retryAfterMs ?? 60_000)) return;
