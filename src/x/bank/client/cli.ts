@@ -13,6 +13,9 @@ import type { ClientSession } from "../../../client/cli/session.ts";
 import { addressFromBech32 } from "../../../crypto/bech32.ts";
 import { Query } from "../../../gen/chain/bank/v1beta1/query_pb.js";
 
+/** Help of the positional arguments of the generated commands, by request field. */
+const ARGUMENT_HELP = { address: "the account's bech32 address", denom: "the denom" };
+
 /**
  * `query bank balances|balance|total|denom-metadata|params|spendable-balances|spendable-balance|total-supply-of|
  * denom-owners|send-enabled`.
@@ -90,34 +93,15 @@ export function bankQueryCommand(session: ClientSession): Command {
   );
 
   // Upstream v0.50's AutoCLI names for the rest of the Query service.
-  bank.addCommand(
-    queryMethodCommand(session, Query.method.spendableBalances, {
-      name: "spendable-balances",
-      description: "Query the spendable balances of an account",
-      args: { address: "the account's bech32 address" },
-    }),
-  );
-  bank.addCommand(
-    queryMethodCommand(session, Query.method.spendableBalanceByDenom, {
-      name: "spendable-balance",
-      description: "Query one denom's spendable balance of an account",
-      args: { address: "the account's bech32 address", denom: "the denom" },
-    }),
-  );
-  bank.addCommand(
-    queryMethodCommand(session, Query.method.supplyOf, {
-      name: "total-supply-of",
-      description: "Query the supply of one coin denom",
-      args: { denom: "the denom" },
-    }),
-  );
-  bank.addCommand(
-    queryMethodCommand(session, Query.method.denomOwners, {
-      name: "denom-owners",
-      description: "Query every account holding a denom, with its balance",
-      args: { denom: "the denom" },
-    }),
-  );
+  const generated = [
+    [Query.method.spendableBalances, "spendable-balances", "Query the spendable balances of an account"],
+    [Query.method.spendableBalanceByDenom, "spendable-balance", "Query one denom's spendable balance of an account"],
+    [Query.method.supplyOf, "total-supply-of", "Query the supply of one coin denom"],
+    [Query.method.denomOwners, "denom-owners", "Query every account holding a denom, with its balance"],
+  ] as const;
+  for (const [method, name, description] of generated) {
+    bank.addCommand(queryMethodCommand(session, method, { name, description, args: ARGUMENT_HELP }));
+  }
   addPagingFlags(
     addQueryFlags(
       bank
