@@ -25,6 +25,7 @@ dt{color:#5a6472}
 dd{margin:0;overflow-wrap:anywhere}
 table{border-collapse:collapse;width:100%;font-size:14px}
 td,th{text-align:left;padding:3px 6px;border-bottom:1px solid #eceef1;overflow-wrap:anywhere}
+th{white-space:nowrap;overflow-wrap:normal}
 .note{color:#5a6472;font-size:13px}
 .err{color:#a4161a}
 .big{font-size:22px;font-weight:600}
