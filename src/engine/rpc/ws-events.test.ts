@@ -43,5 +43,6 @@ test("no Tx event for a block's extended-commit tx; the user txs keep their posi
   assert.equal(txResult.tx, Buffer.from(user).toString("base64"));
   // The block events still count both (the block holds both).
   const blockEvents = published.find((event) => event.events["tm.event"]?.includes("NewBlockEvents"));
-  assert.equal((blockEvents?.data as unknown as { value: { num_txs: string } }).value.num_txs, "2");
+  assert.ok(blockEvents !== undefined);
+  assert.equal((blockEvents.data as unknown as { value: { num_txs: string } }).value.num_txs, "2");
 });
