@@ -93,15 +93,46 @@ export class ConsensusMetrics {
         this.set({ validator_address: address }, mine === undefined ? 0 : Number(mine.votingPower));
       },
     });
-    new Gauge({
-      name: `${ns}_consensus_missing_validators`,
-      help: "Number of validators who did not sign.",
-      registers,
-      // One validator signs every block it makes: nobody is ever missing.
-      collect() {
-        this.set(0);
-      },
-    });
+    // One validator signs every block it makes and sees no other node: nobody is missing or byzantine, no round but
+    // the first is needed, there are no peers. Served (as zeros) so that dashboards and alerts written for CometBFT
+    // find their series.
+    const zero = (name: string, help: string) =>
+      new Gauge({
+        name,
+        help,
+        registers,
+        collect() {
+          this.set(0);
+        },
+      });
+    zero(`${ns}_consensus_missing_validators`, "Number of validators who did not sign.");
+    zero(`${ns}_consensus_missing_validators_power`, "Total power of the missing validators.");
+    zero(`${ns}_consensus_byzantine_validators`, "Number of validators who tried to double sign.");
+    zero(`${ns}_consensus_byzantine_validators_power`, "Total power of the byzantine validators.");
+    zero(`${ns}_consensus_rounds`, "Number of rounds.");
+    zero(`${ns}_p2p_peers`, "Number of peers.");
+    // This node's own signing record, by its address, as CometBFT labels a validator's series.
+    const ownValidator = (name: string, help: string, read: (engine: Engine) => number) =>
+      new Gauge({
+        name,
+        help,
+        labelNames: ["validator_address"],
+        registers,
+        collect() {
+          const engine = self.engine;
+          if (engine === undefined) return;
+          const own = engine.privValidator.address;
+          this.reset();
+          if (!engine.state.validators.some((v) => Buffer.compare(v.address, own) === 0)) return;
+          this.set({ validator_address: Buffer.from(own).toString("hex").toUpperCase() }, read(engine));
+        },
+      });
+    ownValidator(
+      `${ns}_consensus_validator_last_signed_height`,
+      "Last height signed by this validator if the node is a validator.",
+      (engine) => Number(engine.committedHeight),
+    );
+    ownValidator(`${ns}_consensus_validator_missed_blocks`, "Total missed blocks for a validator.", () => 0);
     this.numTxs = new Gauge({ name: `${ns}_consensus_num_txs`, help: "Number of transactions.", registers });
     this.totalTxs = new Gauge({
       name: `${ns}_consensus_total_txs`,
@@ -157,6 +188,8 @@ export class ConsensusMetrics {
       "Number of times transactions are rechecked in the mempool.",
       (e) => e.mempool.rechecks,
     );
+    mempoolCounter(`${ns}_mempool_rejected_txs`, "Number of rejected transactions.", (e) => e.mempool.rejectedTxs);
+    mempoolCounter(`${ns}_mempool_evicted_txs`, "Number of evicted transactions.", (e) => e.mempool.evictedTxs);
     const processing = new Histogram({
       name: `${ns}_state_block_processing_time`,
       help: "Time spent processing FinalizeBlock",

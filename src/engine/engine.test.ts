@@ -267,9 +267,11 @@ describe("engine: mempool", () => {
     // A tx the app refused leaves the cache, so it may be sent again.
     assert.equal((await engine.mempool.checkTx(enc("no-equals"))).code, 1);
     await engine.mempool.checkTx(enc("y=2"));
+    assert.equal(engine.mempool.rejectedTxs, 0);
     await assert.rejects(engine.mempool.checkTx(enc("z=3")), {
       message: "mempool is full: number of txs 2 (max: 2), total txs bytes 6 (max: 1073741824)",
     });
+    assert.equal(engine.mempool.rejectedTxs, 1, "the mempool_rejected_txs tally");
     assert.equal(engine.mempool.size, 2);
     const running = engine.run();
     await waitForHeight(engine, 1n);
@@ -293,6 +295,7 @@ describe("engine: mempool", () => {
     await engine.stop();
     await running;
     assert.equal(engine.mempool.size, 0, "the second tx failed its recheck");
+    assert.equal(engine.mempool.evictedTxs, 1, "the mempool_evicted_txs tally");
     assert.ok(app.calls.includes("recheckTx"));
     assert.equal(app.committed["once:a"], "1");
     assert.equal((await engine.store.block(2n))?.block.txs.length, 0);

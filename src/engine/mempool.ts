@@ -103,6 +103,10 @@ export class Mempool {
   failedTxs = 0;
   /** Txs rechecked after a block since start (the `mempool_recheck_times` metric). */
   rechecks = 0;
+  /** New txs turned away because the mempool was full (the `mempool_rejected_txs` metric). */
+  rejectedTxs = 0;
+  /** Txs a recheck after a block removed (the `mempool_evicted_txs` metric). */
+  evictedTxs = 0;
 
   get size(): number {
     return this.txs.size;
@@ -168,7 +172,10 @@ export class Mempool {
    */
   beginCheckTx(tx: Uint8Array, options?: CheckTxOptions): Promise<ResponseCheckTx> {
     const full = this.fullError(tx.length);
-    if (full !== undefined) throw full;
+    if (full !== undefined) {
+      this.rejectedTxs++;
+      throw full;
+    }
     if (tx.length > this.limits.maxTxBytes) {
       throw new MempoolError(
         "tx-too-large",
@@ -246,6 +253,7 @@ export class Mempool {
     if (res.code === 0 && postCheckOk) {
       const stillFull = this.fullError(tx.length);
       if (stillFull !== undefined) {
+        this.rejectedTxs++;
         this.cache.delete(key);
         throw stillFull;
       }
@@ -305,6 +313,7 @@ export class Mempool {
       this.rechecks++;
       const res = await checkTx(create(RequestCheckTxSchema, { tx: e.tx, type: CheckTxType.RECHECK }));
       if (res.code !== 0) {
+        this.evictedTxs++;
         this.txs.delete(key);
         this.bytes -= e.tx.length;
         if (!this.limits.keepInvalidTxsInCache) this.cache.delete(key);

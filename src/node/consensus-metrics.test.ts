@@ -99,6 +99,26 @@ describe("consensus metrics of the embedded engine", () => {
     assert.ok((sample(first, "cometbft_consensus_validators_power", labels) ?? 0) > 0);
     assert.ok((sample(first, "cometbft_consensus_latest_block_height", labels) ?? 0) >= 2);
     assert.equal(sample(first, "cometbft_mempool_size", labels), 0);
+    // The series dashboards written for CometBFT read, as a single validator gives them.
+    for (const name of [
+      "cometbft_consensus_missing_validators_power",
+      "cometbft_consensus_byzantine_validators",
+      "cometbft_consensus_byzantine_validators_power",
+      "cometbft_consensus_rounds",
+      "cometbft_p2p_peers",
+      "cometbft_mempool_rejected_txs",
+      "cometbft_mempool_evicted_txs",
+    ]) {
+      assert.equal(sample(first, name, labels), 0, name);
+    }
+    const signer = /cometbft_consensus_validator_power\{[^}]*validator_address="([0-9A-F]{40})"/.exec(first)?.[1];
+    assert.ok(signer !== undefined, "this node's validator address");
+    const own = { ...labels, validator_address: signer };
+    assert.equal(sample(first, "cometbft_consensus_validator_missed_blocks", own), 0);
+    assert.ok(
+      (sample(first, "cometbft_consensus_validator_last_signed_height", own) ?? 0) >=
+        (sample(first, "cometbft_consensus_height", labels) ?? 1),
+    );
     assert.ok(
       (sample(first, "cometbft_abci_connection_method_timing_seconds_count", {
         ...labels,
