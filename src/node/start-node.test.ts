@@ -130,11 +130,12 @@ describe("a started node", () => {
     const search = { query: `tx.height=${height}`, page: 1n, limit: 10n, order: "asc" as const };
     const searchedEngine = await engineHooks.searchTxs?.(search);
     const searchedComet = await cometHooks.searchTxs?.(search);
-    // The block opens with the previous height's extended commit (vote extensions are on from height 1), a tx of
-    // its own that CometBFT indexes too; the send comes after it.
-    assert.equal(searchedEngine?.total, 2n);
-    assert.equal(searchedComet?.total, 2n);
-    assert.equal(searchedComet?.txResponses[1]?.txhash, signed.txHash);
+    // The block opens with the previous height's extended commit (vote extensions are on from height 1), which the
+    // embedded engine's tx index leaves out (no one's tx; docs/COMPATIBILITY.md row 22): the send alone, at index 1.
+    assert.equal(searchedEngine?.total, 1n);
+    assert.equal(searchedComet?.total, 1n);
+    assert.equal(searchedComet?.txResponses[0]?.txhash, signed.txHash);
+    assert.equal(fromEngine.block.data?.txs?.length, 2, "the block keeps both");
     assert.deepEqual(
       searchedComet?.txResponses.map((r) => r.txhash),
       searchedEngine?.txResponses.map((r) => r.txhash),
