@@ -6,6 +6,7 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 import type { Engine } from "./engine.ts";
 import type { AbciMethodName, AbciObserver } from "./observed-app.ts";
+import type { Validator } from "./types.ts";
 
 // CometBFT's buckets: ABCI method timings (proxy/metrics.go), FinalizeBlock processing in ms (linear 1, +10, ×10),
 // block interval (Prometheus' default buckets).
@@ -78,21 +79,6 @@ export class ConsensusMetrics {
         if (s !== undefined) this.set(Number(s.validators.reduce((n, v) => n + v.votingPower, 0n)));
       },
     });
-    new Gauge({
-      name: `${ns}_consensus_validator_power`,
-      help: "Power of a validator.",
-      labelNames: ["validator_address"],
-      registers,
-      collect() {
-        const engine = self.engine;
-        if (engine === undefined) return;
-        const own = engine.privValidator.address;
-        const mine = engine.state.validators.find((v) => Buffer.compare(v.address, own) === 0);
-        const address = Buffer.from(own).toString("hex").toUpperCase();
-        this.reset();
-        this.set({ validator_address: address }, mine === undefined ? 0 : Number(mine.votingPower));
-      },
-    });
     // One validator signs every block it makes and sees no other node: nobody is missing or byzantine, no round but
     // the first is needed, there are no peers. Served (as zeros) so that dashboards and alerts written for CometBFT
     // find their series.
@@ -111,8 +97,13 @@ export class ConsensusMetrics {
     zero(`${ns}_consensus_byzantine_validators_power`, "Total power of the byzantine validators.");
     zero(`${ns}_consensus_rounds`, "Number of rounds.");
     zero(`${ns}_p2p_peers`, "Number of peers.");
-    // This node's own signing record, by its address, as CometBFT labels a validator's series.
-    const ownValidator = (name: string, help: string, read: (engine: Engine) => number) =>
+    // This node's own series, by its address as CometBFT labels a validator's; `read` gets its entry in the validator
+    // set (undefined when it is not in it) and answers undefined to leave the series out.
+    const ownValidator = (
+      name: string,
+      help: string,
+      read: (engine: Engine, mine: Validator | undefined) => number | undefined,
+    ) =>
       new Gauge({
         name,
         help,
@@ -122,17 +113,26 @@ export class ConsensusMetrics {
           const engine = self.engine;
           if (engine === undefined) return;
           const own = engine.privValidator.address;
+          const value = read(
+            engine,
+            engine.state.validators.find((v) => Buffer.compare(v.address, own) === 0),
+          );
           this.reset();
-          if (!engine.state.validators.some((v) => Buffer.compare(v.address, own) === 0)) return;
-          this.set({ validator_address: Buffer.from(own).toString("hex").toUpperCase() }, read(engine));
+          if (value !== undefined)
+            this.set({ validator_address: Buffer.from(own).toString("hex").toUpperCase() }, value);
         },
       });
+    ownValidator(`${ns}_consensus_validator_power`, "Power of a validator.", (_engine, mine) =>
+      mine === undefined ? 0 : Number(mine.votingPower),
+    );
     ownValidator(
       `${ns}_consensus_validator_last_signed_height`,
       "Last height signed by this validator if the node is a validator.",
-      (engine) => Number(engine.committedHeight),
+      (engine, mine) => (mine === undefined ? undefined : Number(engine.committedHeight)),
     );
-    ownValidator(`${ns}_consensus_validator_missed_blocks`, "Total missed blocks for a validator.", () => 0);
+    ownValidator(`${ns}_consensus_validator_missed_blocks`, "Total missed blocks for a validator.", (_engine, mine) =>
+      mine === undefined ? undefined : 0,
+    );
     this.numTxs = new Gauge({ name: `${ns}_consensus_num_txs`, help: "Number of transactions.", registers });
     this.totalTxs = new Gauge({
       name: `${ns}_consensus_total_txs`,
