@@ -213,6 +213,34 @@ describe("keys list, show, delete", () => {
     assert.match(gone.stderr, /key "zed" not found/);
   });
 
+  it("deletes several keys at once, refuses them all when one is unknown, and fails without an answer", async () => {
+    const home = freshHome();
+    await runKeys(home, ["add", "one", "--no-backup"]);
+    await runKeys(home, ["add", "two", "--no-backup"]);
+    await runKeys(home, ["add", "three", "--no-backup"]);
+
+    const typo = await runKeys(home, ["delete", "one", "nobody", "-y"]);
+    assert.equal(typo.code, 1);
+    assert.match(typo.stderr, /key "nobody" not found/);
+    assert.equal((await runKeys(home, ["list", "-n"])).stdout, "one\nthree\ntwo\n");
+
+    // No terminal and nothing on stdin: upstream fails (EOF) rather than reporting success.
+    const noAnswer = await runKeys(home, ["delete", "one"], { stdin: "" });
+    assert.equal(noAnswer.code, 1);
+    assert.match(
+      noAnswer.stderr,
+      /Error: no answer to the confirmation prompt .*key "one" was not deleted; pass --yes/,
+    );
+    assert.equal((await runKeys(home, ["list", "-n"])).stdout, "one\nthree\ntwo\n");
+
+    const each = await runKeys(home, ["delete", "one", "two"], { stdin: "y\nn\n" });
+    assert.equal(each.code, 0, each.stderr);
+    assert.match(each.stderr, /Key deleted forever[\s\S]*aborted: key "two" was not deleted/);
+    const both = await runKeys(home, ["delete", "two", "three", "-y", "-f"]);
+    assert.equal(both.code, 0, both.stderr);
+    assert.equal((await runKeys(home, ["list", "-o", "json"])).stdout, "[]\n");
+  });
+
   it("takes --home and -o from the root when the root declares them", async () => {
     const home = freshHome();
     await runKeys(home, ["add", "faucet", "--recover"], { stdin: FAUCET_MNEMONIC, rootGlobals: true });

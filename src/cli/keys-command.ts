@@ -175,23 +175,35 @@ export function keysCommand(io: Partial<CommandIo> = {}): Command {
 
   keys
     .command("delete")
-    .description("Delete a key")
-    .argument("<name>", "key name or bech32 address")
+    .description("Delete one or more keys")
+    .argument("<names...>", "key names or bech32 addresses")
     .option("-y, --yes", "skip the confirmation prompt")
+    // Upstream's deprecated flag (delete without the keyring passphrase); deleting never asks for it here.
+    .option("-f, --force", "accepted for upstream compatibility; deleting never asks for a passphrase")
     .action(
-      guard(async (reference: string, flags: { yes?: boolean }, cmd: Command) => {
+      guard(async (references: string[], flags: { yes?: boolean }, cmd: Command) => {
         const { keyring } = context(cmd);
-        await keyring.show(reference);
-        if (!flags.yes) {
-          prompt(streams, "Key reference will be deleted. Continue? [y/N]:");
-          const answer = ((await lines().readLine()) ?? "").trim().toLowerCase();
-          if (answer !== "y" && answer !== "yes") {
-            streams.stderr.write(`aborted: key "${reference}" was not deleted\n`);
-            return;
+        // Every name must resolve before anything is deleted, so a typo in the last one deletes none.
+        for (const reference of references) await keyring.show(reference);
+        for (const reference of references) {
+          if (!flags.yes) {
+            prompt(streams, "Key reference will be deleted. Continue? [y/N]:");
+            const line = await lines().readLine();
+            // No answer at all (no terminal, empty stdin) is not a "no": a script must not think it deleted.
+            if (line === undefined) {
+              throw new CliError(
+                `no answer to the confirmation prompt on standard input: key "${reference}" was not deleted; pass --yes (-y) to delete without asking`,
+              );
+            }
+            const answer = line.trim().toLowerCase();
+            if (answer !== "y" && answer !== "yes") {
+              streams.stderr.write(`aborted: key "${reference}" was not deleted\n`);
+              continue;
+            }
           }
+          await keyring.delete(reference);
+          streams.stderr.write("Key deleted forever (uh oh!)\n");
         }
-        await keyring.delete(reference);
-        streams.stderr.write("Key deleted forever (uh oh!)\n");
       }),
     );
 
