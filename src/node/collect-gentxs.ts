@@ -85,7 +85,7 @@ export async function collectGenTxs(parameters: CollectGenTxsParameters): Promis
     const file = join(gentxDir, name);
     const genTx = await readGenTx(file);
     try {
-      validateGenTxs([genTx]);
+      validateGenTxs([genTx], chain.app.typeRegistry);
     } catch (err) {
       throw new CollectGenTxsError(`${file}: ${(err as Error).message}`, { cause: err });
     }

@@ -6,9 +6,12 @@ import { create, type JsonObject, type JsonValue, type Registry, toBinary } from
 import type { Context } from "../../app/context.ts";
 import type { AppModule, ValidatorUpdate } from "../../app/module.ts";
 import { fromProtoJson } from "../../app/proto-json.ts";
+import { fromWireBinary } from "../../app/wire-decimals.ts";
 import { UserError } from "../../errors/user-error.ts";
+import { type MsgCreateValidator, MsgCreateValidatorSchema } from "../../gen/chain/staking/v1beta1/tx_pb.js";
 import { AuthInfoSchema, TxBodySchema, TxRawSchema, TxSchema } from "../../gen/chain/tx/v1beta1/tx_pb.js";
 import type { StakingKeeper } from "./keeper.ts";
+import { validateCreateValidator } from "./msg-server.ts";
 
 /** The module name and genesis key of genesis transactions. */
 export const GENUTIL_MODULE_NAME = "genutil";
@@ -68,8 +71,13 @@ export function genTxToBytes(genTx: JsonValue, registry: Registry): Uint8Array {
   );
 }
 
-/** Checks that every gentx carries exactly one MsgCreateValidator (upstream ValidateGenesis texts). */
-export function validateGenTxs(genTxs: readonly JsonValue[]): void {
+/**
+ * Checks that every gentx carries exactly one MsgCreateValidator (upstream ValidateGenesis texts). With the app's
+ * type registry it also decodes each gentx and runs the message's stateless checks (upstream's
+ * DefaultMessageValidator: amount, description, commission, min self-delegation), so `genesis validate` and
+ * `collect-gentxs` name a bad gentx instead of InitChain failing on it later.
+ */
+export function validateGenTxs(genTxs: readonly JsonValue[], registry?: Registry): void {
   genTxs.forEach((genTx, index) => {
     const messages = ((genTx as JsonObject | null)?.body as JsonObject | undefined)?.messages;
     if (!Array.isArray(messages)) throw new GenTxError(`failed to decode gentx ${index}: body.messages is missing`);
@@ -78,7 +86,25 @@ export function validateGenTxs(genTxs: readonly JsonValue[]): void {
     if (typeof typeUrl !== "string" || !typeUrl.endsWith(CREATE_VALIDATOR_SUFFIX)) {
       throw new GenTxError(`genesis transaction ${index} does not contain a MsgCreateValidator`);
     }
+    if (registry !== undefined) validateGenTxMessage(genTx, index, registry);
   });
+}
+
+function validateGenTxMessage(genTx: JsonValue, index: number, registry: Registry): void {
+  let msg: MsgCreateValidator;
+  try {
+    const tx = fromProtoJson(TxSchema, genTx, registry);
+    msg = fromWireBinary(MsgCreateValidatorSchema, tx.body?.messages[0]?.value ?? new Uint8Array());
+  } catch (err) {
+    throw new GenTxError(`failed to decode gentx ${index}: ${(err as Error).message}`, { cause: err });
+  }
+  try {
+    validateCreateValidator(msg);
+  } catch (err) {
+    throw new GenTxError(`invalid gentx ${index} (${msg.validatorAddress}): ${(err as Error).message}`, {
+      cause: err,
+    });
+  }
 }
 
 /**
@@ -140,7 +166,7 @@ export function genutilModule(options: { stakingKeeper: StakingKeeper } & Partia
     consensusVersion: 1n,
     storeKeys: [],
     defaultGenesis: () => ({ gen_txs: [] }),
-    validateGenesis: (genesis) => validateGenTxs(genTxsOf(genesis)),
+    validateGenesis: (genesis) => validateGenTxs(genTxsOf(genesis), app?.typeRegistry),
     async initGenesis(ctx, genesis) {
       const genTxs = genTxsOf(genesis);
       if (genTxs.length === 0) return undefined;

@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
+import { toProtoJson } from "../../app/proto-json.ts";
+import { txFromTxRaw } from "../../client/tx/tx-raw.ts";
 import { addressToBech32 } from "../../crypto/index.ts";
 import { BaseAccountSchema } from "../../gen/chain/auth/v1beta1/auth_pb.js";
 import { Query as AuthQuery } from "../../gen/chain/auth/v1beta1/query_pb.js";
@@ -12,8 +14,9 @@ import {
   MsgUndelegateSchema,
   MsgUpdateParamsSchema,
 } from "../../gen/chain/staking/v1beta1/tx_pb.js";
+import { TxSchema } from "../../gen/chain/tx/v1beta1/tx_pb.js";
 import { HeaderSchema } from "../../gen/tendermint/types/types_pb.js";
-import { packAny } from "../../testing/app.ts";
+import { packAny, signTx } from "../../testing/app.ts";
 import { consensusKeyOf, createStakingTestChain, createValidatorMsg, key } from "../../testing/staking.ts";
 import { historicalInfoKey } from "./keys.ts";
 import { ed25519PubKeyAny } from "./validator.ts";
@@ -424,6 +427,37 @@ describe("bad genesis", () => {
         validators: [{ key: val1, selfDelegation: 10_000_000n }],
       }),
       /failed to execute DeliverTx for '\{.*MsgCreateValidator.*\}': .*insufficient funds/,
+    );
+  });
+
+  test("genesis validation runs each gentx's MsgCreateValidator checks, as upstream's message validator does", async () => {
+    const { validateGenTxs } = await import("./genutil.ts");
+    const chain = await chainWithOneValidator();
+    const registry = chain.app.typeRegistry;
+    const genTx = (amount: bigint, moniker: string) =>
+      toProtoJson(
+        TxSchema,
+        txFromTxRaw(
+          signTx({
+            key: val2,
+            messages: [createValidatorMsg(val2, amount, moniker)],
+            chainId: chain.chainId,
+            accountNumber: 0n,
+            sequence: 0n,
+          }),
+        ),
+        registry,
+      );
+    validateGenTxs([genTx(5_000_000n, "two")], registry);
+    assert.throws(
+      () => validateGenTxs([genTx(0n, "two")], registry),
+      /^GenTxError: invalid gentx 0 \(chainvaloper1\S+\): invalid delegation amount/,
+    );
+    assert.throws(() => validateGenTxs([genTx(5_000_000n, "")], registry), /invalid gentx 0 .*empty description/);
+    // The module's validateGenesis (what `genesis validate` and collect-gentxs run) has the app's registry.
+    assert.throws(
+      () => chain.moduleManager.validateGenesis({ genutil: { gen_txs: [genTx(0n, "two")] } }),
+      /invalid delegation amount/,
     );
   });
 
