@@ -135,6 +135,29 @@ describe("chaind prints one line for a user mistake", { timeout: 600_000 }, () =
     assertOneLine(result, /genesis\.json/);
   });
 
+  it("genesis gentx whose commission rate is above its max rate (upstream runs the message's checks)", async () => {
+    const dir = await home("bad-gentx");
+    assert.equal((await runChaind(["keys", "add", "val", "--home", dir])).code, 0);
+    const account = await runChaind(["genesis", "add-genesis-account", "val", "1000000000stake", "--home", dir]);
+    assert.equal(account.code, 0, account.stderr);
+    const result = await runChaind([
+      ...["genesis", "gentx", "val", "100000000stake", "--chain-id", "errors-1", "--home", dir],
+      ...["--commission-rate", "0.5", "--commission-max-rate", "0.2"],
+    ]);
+    assertOneLine(result, /^Error: invalid validator: commission cannot be more than the max rate/);
+    // Nothing was written: no gentx for collect-gentxs to pick up.
+    assert.deepEqual(await readdir(join(dir, "config", "gentx")).catch(() => []), []);
+    // An empty --moniker is config.toml's moniker, as upstream (not an empty description the checks refuse).
+    const output = join(dir, "gentx.json");
+    const made = await runChaind([
+      ...["genesis", "gentx", "val", "100000000stake", "--chain-id", "errors-1", "--home", dir],
+      ...["--moniker", "", "--output-document", output],
+    ]);
+    assert.equal(made.code, 0, made.stderr);
+    const genTx = JSON.parse(await readFile(output, "utf8"));
+    assert.equal(genTx.body.messages[0].description.moniker, "m");
+  });
+
   it("an unknown release in CHAIND_RELEASE", async () => {
     const result = await runChaind(["version"], { env: { CHAIND_RELEASE: "v9" } });
     assertOneLine(result, /unknown release "v9" \(CHAIND_RELEASE\): expected one of v1, v2, v3/);

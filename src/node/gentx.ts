@@ -27,6 +27,7 @@ import { addressToBech32 } from "../crypto/index.ts";
 import { UserError } from "../errors/user-error.ts";
 import { MsgCreateValidatorSchema } from "../gen/chain/staking/v1beta1/tx_pb.js";
 import { TxSchema } from "../gen/chain/tx/v1beta1/tx_pb.js";
+import { validateCreateValidator } from "../x/staking/msg-server.ts";
 import { ed25519PubKeyAny } from "../x/staking/validator.ts";
 import { bondDenomOf, offlineChainApp } from "./app-state.ts";
 import { genesisBalanceOf } from "./genesis-accounts.ts";
@@ -126,7 +127,8 @@ export async function createGenTx(parameters: CreateGenTxParameters): Promise<Cr
   const message = createValidatorMessage(parameters, {
     operator: addressToBech32(signer.address, "val"),
     consensusKey: validatorKey.publicKey,
-    moniker: parameters.moniker ?? nodeConfig.moniker,
+    // As upstream: an empty --moniker means config.toml's.
+    moniker: parameters.moniker || nodeConfig.moniker,
   });
 
   const signed = await signTx({
@@ -194,6 +196,13 @@ function createValidatorMessage(
     pubkey: ed25519PubKeyAny(facts.consensusKey),
     value: { denom: flags.amount.denom, amount: flags.amount.amount.toString() },
   });
+  // The message's own stateless checks (upstream's BuildCreateValidatorMsg runs them): e.g. a commission rate
+  // above the max rate would otherwise be written, and only fail at InitChain.
+  try {
+    validateCreateValidator(msg);
+  } catch (err) {
+    throw new GenTxBuildError(`invalid validator: ${(err as Error).message}`, { cause: err });
+  }
   return {
     $typeName: "google.protobuf.Any",
     typeUrl: `/${MsgCreateValidatorSchema.typeName}`,
