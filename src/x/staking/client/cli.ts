@@ -23,6 +23,7 @@ import type { ModuleCliClient } from "../../../client/module-cli-client.ts";
 import { addressFromBech32, addressToBech32, fromBase64, pubKeyAlgorithmOfTypeUrl } from "../../../crypto/index.ts";
 import { Query } from "../../../gen/chain/staking/v1beta1/query_pb.js";
 import { MsgCreateValidatorSchema, MsgDelegateSchema } from "../../../gen/chain/staking/v1beta1/tx_pb.js";
+import { validateCreateValidator } from "../msg-server.ts";
 import { ed25519PubKeyAny } from "../validator.ts";
 
 export type { ModuleCliClient } from "../../../client/module-cli-client.ts";
@@ -240,7 +241,7 @@ export function createValidatorFromJson(spec: ValidatorJson, operator: string) {
   if (!/^\d+$/.test(minSelf)) {
     throw new CliError(`invalid min-self-delegation "${minSelf}": expected a positive whole number`);
   }
-  return create(MsgCreateValidatorSchema, {
+  const msg = create(MsgCreateValidatorSchema, {
     description: {
       moniker: spec.moniker,
       identity: spec.identity ?? "",
@@ -258,6 +259,14 @@ export function createValidatorFromJson(spec: ValidatorJson, operator: string) {
     pubkey: ed25519PubKeyAny(key),
     value: { denom: coin.denom, amount: coin.amount.toString() },
   });
+  // The message's own stateless checks before anything is signed, as upstream's BuildCreateValidatorMsg runs them
+  // (a zero amount, a rate above the max rate, …), so --generate-only never prints a tx the chain must refuse.
+  try {
+    validateCreateValidator(msg);
+  } catch (err) {
+    throw new CliError(`invalid validator: ${(err as Error).message}`, { cause: err });
+  }
+  return msg;
 }
 
 function rate(text: string | undefined, field: string): string {
