@@ -74,13 +74,15 @@ export function keysCommand(io: Partial<CommandIo> = {}): Command {
 
   const keys = new Command("keys")
     .description("Manage the keys in the local keyring (BIP39 mnemonics, HD path m/44'/118'/0'/0/0)")
-    .option("--home <dir>", "node and client home directory", defaultHome())
+    // `chaind`'s root declares --home and -o too and lists them under "Global Options"; these copies keep `keys`
+    // working under a root without them, and stay out of the help so that no flag is listed twice.
+    .addOption(new Option("--home <dir>", "node and client home directory").default(defaultHome()).hideHelp())
     .addOption(
       new Option("--keyring-backend <backend>", "keyring backend: test (unencrypted) or file (passphrase)").default(
         "test",
       ),
     )
-    .addOption(new Option("-o, --output <format>", "output format: text (YAML) or json").default("text"))
+    .addOption(new Option("-o, --output <format>", "output format: text (YAML) or json").default("text").hideHelp())
     .option("--keyring-dir <dir>", "directory of the keyring (default: --home)");
 
   keys

@@ -34,6 +34,18 @@ test("every subcommand's help lists the global flags, as upstream's does", async
   }
 });
 
+test("no help lists a flag twice (a subcommand tree declaring its own --home or -o hides the copy)", async () => {
+  const sink = { write: () => true };
+  for (const [name, command] of walk(await rootCommand({ stdout: sink, stderr: sink }))) {
+    const flags = command.helpInformation().match(/^ {2}(?:-\w, )?--[\w.-]+/gm) ?? [];
+    const seen = new Set<string>();
+    for (const flag of flags.map((f) => f.trim())) {
+      assert.ok(!seen.has(flag), `${name} --help lists ${flag} twice`);
+      seen.add(flag);
+    }
+  }
+});
+
 test("tx commands offer the Cosmos SDK v0.50 flags", async () => {
   const sink = { write: () => true };
   let checked = 0;
