@@ -11,6 +11,11 @@ export interface ModuleCliClient {
   query(methodPath: string, requestBytes: Uint8Array): Promise<Uint8Array>;
   /** The bech32 account address of `--from` (a key name or an address). */
   fromAddress(options: Record<string, unknown>): Promise<string>;
+  /**
+   * A query's address argument: a key's name stands for its address (`val`: the operator address), as upstream's
+   * AutoCLI reads it; anything else comes back unchanged for the node to judge.
+   */
+  addressArgument(text: string, kind?: "acc" | "val"): Promise<string>;
   /** Prints a result in the chosen output format (`-o json|text`). */
   print(value: JsonValue, options: Record<string, unknown>): void;
   /** Resolves Any values for proto JSON (e.g. the messages inside proposals). */

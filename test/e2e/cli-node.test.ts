@@ -103,6 +103,27 @@ test("balances, a send that waits for its block, then query tx and query block f
   assert.equal(after.balances[0].amount, "1000000002500");
 });
 
+test("queries take a key's name where an address goes (as upstream's AutoCLI); anything else reaches the node", async () => {
+  assert.deepEqual(
+    await okJson(["query", "bank", "balances", "bob"]),
+    await okJson(["query", "bank", "balances", chain.addresses.bob]),
+  );
+  const account = await okJson<{ account: { address: string } }>(["query", "auth", "account", "alice"]);
+  assert.equal(account.account.address, chain.addresses.alice);
+  const validator = await okJson<{ validator: { operator_address: string } }>([
+    "query",
+    "staking",
+    "validator",
+    "validator",
+  ]);
+  assert.equal(validator.validator.operator_address, chain.validatorOperator);
+  const bad = await fails(["query", "bank", "balances", "nobody"]);
+  assert.match(
+    bad.stderr,
+    /^Error: rpc error: code = InvalidArgument desc = invalid address: invalid bech32 string "nobody"/m,
+  );
+});
+
 test("query upgrade plan with nothing scheduled; module versions; an unknown module is named", async () => {
   const [none, versions, unknown] = await Promise.all([
     fails(["query", "upgrade", "plan"]),

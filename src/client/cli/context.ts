@@ -144,6 +144,32 @@ export class ClientContext {
     }
   }
 
+  /**
+   * A query's address argument: as upstream's AutoCLI does, the name of a key in the keyring (test, then file;
+   * no passphrase is needed to read an address) stands for its address, in `kind`'s prefix (`val`: the operator
+   * address). Text that is a valid address of that kind, or no key's name, is returned unchanged, so the node
+   * still names what is wrong with a bad one. The keyring is loaded only for a name: a light query given an
+   * address imports nothing more.
+   */
+  async addressArgument(text: string, kind: "acc" | "val" = "acc"): Promise<string> {
+    try {
+      addressFromBech32(text, kind);
+      return text;
+    } catch {
+      // Not an address of this kind: perhaps a key name.
+    }
+    const { openKeyring } = loadedClientModules({ optional: true }) ?? (await import("../keyring/keyring.ts"));
+    for (const backend of ["test", "file"]) {
+      try {
+        const keyring = openKeyring({ home: this.flags.keyringDir ?? this.flags.home, backend });
+        return addressToBech32((await keyring.show(text)).address, kind);
+      } catch (err) {
+        if (!(err instanceof KeyringError)) throw err;
+      }
+    }
+    return text;
+  }
+
   /** Releases the node connections, and standard input once a prompt has read from it. */
   close(): void {
     this.#queries?.close();

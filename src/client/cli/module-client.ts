@@ -20,6 +20,7 @@ export function moduleCliClient(ctx: ClientContext): ModuleCliClient {
       const flags = readTxFlags(options);
       return ctx.fromAddress(flags.from, flags.keyringBackend, flags.generateOnly);
     },
+    addressArgument: (text, kind) => ctx.addressArgument(text, kind),
     print: (value) => ctx.print(value),
     typeRegistry: ctx.registry,
   };

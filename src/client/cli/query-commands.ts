@@ -74,6 +74,11 @@ export function queryMethodCommand(session: ClientSession, method: DescMethod, s
     });
     if (paged) request.pagination = readPageRequest(options);
     const ctx = session.open(invoked.optsWithGlobals());
+    for (const field of scalars) {
+      const kind = addressKindOf(field);
+      if (kind !== undefined)
+        request[field.localName] = await ctx.addressArgument(String(request[field.localName]), kind);
+    }
     ctx.printMessage(method.output, await ctx.query(method, request as never));
   });
 }
@@ -84,6 +89,18 @@ function isPaging(field: DescField): boolean {
 
 function isScalar(field: DescField): boolean {
   return field.fieldKind === "scalar" && field.scalar !== ScalarType.BYTES;
+}
+
+/**
+ * Whether a string field holds an address, and of which kind (upstream marks these with a cosmos_proto scalar our
+ * protos do not carry, so the field's name decides): `address`, `*_address`, `*_addr`, `voter`, `depositor`,
+ * `proposer`; `validator_*` ones are operator addresses.
+ */
+export function addressKindOf(field: DescField): "acc" | "val" | undefined {
+  if (field.fieldKind !== "scalar" || field.scalar !== ScalarType.STRING) return undefined;
+  const name = field.name;
+  if (!/^(address|voter|depositor|proposer)$|_(address|addr)$/.test(name)) return undefined;
+  return name.startsWith("validator_") ? "val" : "acc";
 }
 
 /** A positional argument as the field's type; a bad one names the argument and what was expected. */

@@ -14,7 +14,10 @@ export function authQueryCommand(session: ClientSession): Command {
     session,
     Query,
     {
-      Account: { description: "Query an account by its address", args: { address: "the account's bech32 address" } },
+      Account: {
+        description: "Query an account by its address",
+        args: { address: "the account's bech32 address (or a key's name)" },
+      },
       Accounts: { description: "Query all the accounts" },
       ModuleAccountByName: {
         name: "module-account",

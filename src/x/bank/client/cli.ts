@@ -14,7 +14,7 @@ import { addressFromBech32 } from "../../../crypto/bech32.ts";
 import { Query } from "../../../gen/chain/bank/v1beta1/query_pb.js";
 
 /** Help of the positional arguments of the generated commands, by request field. */
-const ARGUMENT_HELP = { address: "the account's bech32 address", denom: "the denom" };
+const ARGUMENT_HELP = { address: "the account's bech32 address (or a key's name)", denom: "the denom" };
 
 /**
  * `query bank balances|balance|total|denom-metadata|params|spendable-balances|spendable-balance|total-supply-of|
@@ -28,11 +28,12 @@ export function bankQueryCommand(session: ClientSession): Command {
       bank
         .command("balances")
         .description("Query all the balances of an account (or one denom's with --denom)")
-        .argument("<address>", "the account's bech32 address")
+        .argument("<address>", "the account's bech32 address (or a key's name)")
         .option("--denom <denom>", "only this denom's balance"),
     ),
-  ).action(async (address: string, options: { denom?: string }, command: Command) => {
+  ).action(async (text: string, options: { denom?: string }, command: Command) => {
     const ctx = session.open(command.optsWithGlobals());
+    const address = await ctx.addressArgument(text);
     if (options.denom !== undefined) {
       ctx.printMessage(
         Query.method.balance.output,
@@ -47,7 +48,7 @@ export function bankQueryCommand(session: ClientSession): Command {
   bank.addCommand(
     queryMethodCommand(session, Query.method.balance, {
       description: "Query one denom's balance of an account",
-      args: { address: "the account's bech32 address", denom: "the denom" },
+      args: { address: "the account's bech32 address (or a key's name)", denom: "the denom" },
     }),
   );
 

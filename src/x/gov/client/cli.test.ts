@@ -57,6 +57,11 @@ async function harness(): Promise<Harness> {
     print(value) {
       printed.push(value);
     },
+    // The real client reads the keyring (src/client/cli/context.ts); here the test keys' names stand for them.
+    async addressArgument(text, kind) {
+      const named = keys[text];
+      return named === undefined ? text : addressToBech32(named.address, kind ?? "acc");
+    },
     typeRegistry: chain.app.typeRegistry,
   };
   const root = new Command("chaind").exitOverride().option("--from <key>");
@@ -147,6 +152,13 @@ describe("gov and staking CLI commands", () => {
     assert.deepEqual((h.printed.pop() as { vote: { options: unknown } }).vote.options, [
       { option: "VOTE_OPTION_NO_WITH_VETO", weight: "1.000000000000000000" },
     ]);
+    // A key's name where an address goes, as upstream's AutoCLI reads it.
+    await h.run("query", "gov", "vote", "1", "val1");
+    assert.equal((h.printed.pop() as { vote: { voter: string } }).vote.voter, val1.bech32);
+    await h.run("query", "gov", "deposit", "1", "alice");
+    assert.equal((h.printed.pop() as { deposit: { depositor: string } }).deposit.depositor, alice.bech32);
+    await h.run("query", "gov", "proposals", "--voter", "val1");
+    assert.equal((h.printed.pop() as { proposals: unknown[] }).proposals.length, 1);
   });
 
   test("query output is the REST gateway's JSON: every field present, unset messages null (SPEC 2.1, 7)", async () => {
@@ -203,6 +215,24 @@ describe("gov and staking CLI commands", () => {
       denom: "stake",
       amount: "2000000",
     });
+    // Key names for the delegator (account address) and the validator (its operator address).
+    await h.run("query", "staking", "delegation", "alice", "val1");
+    assert.equal(
+      (h.printed.pop() as { delegation_response: { delegation: { validator_address: string } } }).delegation_response
+        .delegation.validator_address,
+      valoper,
+    );
+    await h.run("query", "staking", "validator", "carol");
+    assert.equal((h.printed.pop() as { validator: { tokens: string } }).validator.tokens, "3000000");
+    const carolOperator = addressToBech32(carol.address, "val");
+    for (const [args, operator] of [
+      [["delegations", "alice"], valoper],
+      [["delegations-to", "carol"], carolOperator],
+      [["delegator-validators", "carol"], carolOperator],
+    ] as const) {
+      await h.run("query", "staking", ...args);
+      assert.ok(JSON.stringify(h.printed.pop()).includes(`"${operator}"`), args.join(" "));
+    }
     await h.run("query", "staking", "pool");
     assert.deepEqual(h.printed.pop(), { pool: { not_bonded_tokens: "0", bonded_tokens: "15000000" } });
   });

@@ -186,8 +186,8 @@ export function govQueryCommand(getClient: () => ModuleCliClient): Command {
     const status = options.status ?? options.proposalStatus;
     await run(command, Query.method.proposals, {
       proposalStatus: status === undefined ? ProposalStatus.UNSPECIFIED : proposalStatus(status),
-      voter: options.voter ?? "",
-      depositor: options.depositor ?? "",
+      voter: options.voter === undefined ? "" : await getClient().addressArgument(options.voter),
+      depositor: options.depositor === undefined ? "" : await getClient().addressArgument(options.depositor),
       pagination: page(command),
     });
   });
@@ -198,7 +198,8 @@ export function govQueryCommand(getClient: () => ModuleCliClient): Command {
     .argument("<proposal-id>")
     .argument("<voter-addr>")
     .action(async (id: string, voter: string, _opts: unknown, command: Command) => {
-      await run(command, Query.method.vote, { proposalId: proposalId(id), voter });
+      const proposal = proposalId(id);
+      await run(command, Query.method.vote, { proposalId: proposal, voter: await getClient().addressArgument(voter) });
     });
 
   withPaging(gov.command("votes").description("Query votes of a proposal").argument("<proposal-id>")).action(
@@ -213,7 +214,11 @@ export function govQueryCommand(getClient: () => ModuleCliClient): Command {
     .argument("<proposal-id>")
     .argument("<depositor-addr>")
     .action(async (id: string, depositor: string, _opts: unknown, command: Command) => {
-      await run(command, Query.method.deposit, { proposalId: proposalId(id), depositor });
+      const proposal = proposalId(id);
+      await run(command, Query.method.deposit, {
+        proposalId: proposal,
+        depositor: await getClient().addressArgument(depositor),
+      });
     });
 
   withPaging(gov.command("deposits").description("Query deposits on a proposal").argument("<proposal-id>")).action(

@@ -119,8 +119,10 @@ export function stakingQueryCommand(getClient: () => ModuleCliClient): Command {
     .command("validator")
     .description("Query a validator")
     .argument("<validator-addr>", "validator operator address")
-    .action(async (validatorAddr: string, _opts: unknown, command: Command) => {
-      await printQuery(getClient(), command, Query.method.validator, { validatorAddr });
+    .action(async (validator: string, _opts: unknown, command: Command) => {
+      const client = getClient();
+      const validatorAddr = await client.addressArgument(validator, "val");
+      await printQuery(client, command, Query.method.validator, { validatorAddr });
     });
 
   staking
@@ -128,8 +130,12 @@ export function stakingQueryCommand(getClient: () => ModuleCliClient): Command {
     .description("Query a delegation based on delegator and validator address")
     .argument("<delegator-addr>")
     .argument("<validator-addr>")
-    .action(async (delegatorAddr: string, validatorAddr: string, _opts: unknown, command: Command) => {
-      await printQuery(getClient(), command, Query.method.delegation, { delegatorAddr, validatorAddr });
+    .action(async (delegator: string, validator: string, _opts: unknown, command: Command) => {
+      const client = getClient();
+      await printQuery(client, command, Query.method.delegation, {
+        delegatorAddr: await client.addressArgument(delegator),
+        validatorAddr: await client.addressArgument(validator, "val"),
+      });
     });
 
   withPaging(
@@ -137,9 +143,10 @@ export function stakingQueryCommand(getClient: () => ModuleCliClient): Command {
       .command("delegations")
       .description("Query all delegations made by one delegator")
       .argument("<delegator-addr>"),
-  ).action(async (delegatorAddr: string, _opts: unknown, command: Command) => {
-    await printQuery(getClient(), command, Query.method.delegatorDelegations, {
-      delegatorAddr,
+  ).action(async (delegator: string, _opts: unknown, command: Command) => {
+    const client = getClient();
+    await printQuery(client, command, Query.method.delegatorDelegations, {
+      delegatorAddr: await client.addressArgument(delegator),
       pagination: page(command),
     });
   });
@@ -149,9 +156,10 @@ export function stakingQueryCommand(getClient: () => ModuleCliClient): Command {
       .command("delegations-to")
       .description("Query all delegations made to one validator")
       .argument("<validator-addr>"),
-  ).action(async (validatorAddr: string, _opts: unknown, command: Command) => {
-    await printQuery(getClient(), command, Query.method.validatorDelegations, {
-      validatorAddr,
+  ).action(async (validator: string, _opts: unknown, command: Command) => {
+    const client = getClient();
+    await printQuery(client, command, Query.method.validatorDelegations, {
+      validatorAddr: await client.addressArgument(validator, "val"),
       pagination: page(command),
     });
   });
@@ -161,9 +169,10 @@ export function stakingQueryCommand(getClient: () => ModuleCliClient): Command {
       .command("delegator-validators")
       .description("Query all validators a delegator delegated to")
       .argument("<delegator-addr>"),
-  ).action(async (delegatorAddr: string, _opts: unknown, command: Command) => {
-    await printQuery(getClient(), command, Query.method.delegatorValidators, {
-      delegatorAddr,
+  ).action(async (delegator: string, _opts: unknown, command: Command) => {
+    const client = getClient();
+    await printQuery(client, command, Query.method.delegatorValidators, {
+      delegatorAddr: await client.addressArgument(delegator),
       pagination: page(command),
     });
   });
