@@ -69,6 +69,37 @@ test("a work copy shares the table files, and nothing it does reaches the source
   }
 });
 
+test("a copy of a store still open elsewhere is the store at that moment: later writes to its log do not reach it", async () => {
+  const root = await mkdtemp(join(tmpdir(), "chaind-level-copy-"));
+  const source = join(root, "source");
+  const db = new ClassicLevel<string, string>(source);
+  try {
+    await db.open();
+    await db.batch(Array.from({ length: 2000 }, (_, i) => ({ type: "put", key: `k${i}`, value: `v-${i}` })));
+    await db.compactRange("k", "l"); // a table, as well as the log
+    await db.put("height", "41");
+    const work = join(root, "work");
+    await copyLevelDb(source, work); // as a rehearsal of a node that was not stopped does
+    // The running node carries on: its next blocks go to the log it has open.
+    await db.put("height", "42");
+    await db.put("later", "block");
+
+    const copy = new ClassicLevel<string, string>(work);
+    await copy.open();
+    try {
+      assert.equal(await copy.get("height"), "41");
+      assert.equal(await copy.get("later"), undefined);
+      assert.equal(await copy.get("k1999"), "v-1999");
+    } finally {
+      await copy.close();
+    }
+    assert.equal(await db.get("height"), "42", "the source keeps its own writes");
+  } finally {
+    await db.close();
+    await rm(root, { recursive: true, force: true });
+  }
+});
+
 test("removing a work folder takes its level copies and everything else, and only the copies' names of shared files", async () => {
   const root = await mkdtemp(join(tmpdir(), "chaind-level-copy-"));
   try {

@@ -10,31 +10,68 @@
 // a noticeable part of what was left. Where links are refused (another file system, one without them) the file is
 // copied. The calls are synchronous on purpose: a few hundred system calls of microseconds each, where awaiting
 // each one through the thread pool cost tens of milliseconds on a busy machine.
+//
+// All of that holds for a store at rest. A source still open in a running node (the docs ask to stop it; a user
+// may not) appends to its log and manifest after the copy is made, and through a link the copy would see those
+// writes: the determinism run's copy, opened a moment after the first run's, then held later blocks than the
+// first and the rehearsal reported a false failure. So when the source is in use (level-in-use.ts) its logs and
+// manifests are copied, first, and the tables linked after them: the copy is the store as it was at that moment.
 import { copyFileSync, cpSync, linkSync, mkdirSync, readdirSync, rmSync } from "node:fs";
 import { unlink } from "node:fs/promises";
 import { join } from "node:path";
+import { levelDbInUse } from "./level-in-use.ts";
 
 /** Files LevelDB only reads once written (see above): shared by hard link. */
 const READ_ONLY = /^(\d+\.(ldb|sst|log)|MANIFEST-\d+)$/;
+/** The ones an open LevelDB still appends to (the newest of them). */
+const APPENDED = /^(\d+\.log|MANIFEST-\d+)$/;
 
 /** Copies the LevelDB directory `from` to `to` (created), hard-linking the files LevelDB never writes again. */
 export async function copyLevelDb(from: string, to: string): Promise<void> {
+  if (!levelDbInUse(from)) {
+    copyOnce(from, to, false);
+    return;
+  }
+  // A live source's compaction or manifest roll-over may remove a file between the listing and its copy: the
+  // copy would then miss what its manifest names, so it is taken again (a compaction is milliseconds).
+  for (let attempt = 1; ; attempt++) {
+    try {
+      copyOnce(from, to, true);
+      return;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "ENOENT" || attempt === LIVE_ATTEMPTS) throw err;
+      rmSync(to, { recursive: true, force: true });
+    }
+  }
+}
+
+const LIVE_ATTEMPTS = 5;
+
+function copyOnce(from: string, to: string, live: boolean): void {
   mkdirSync(to, { recursive: true });
-  for (const entry of readdirSync(from, { withFileTypes: true })) {
+  const entries = readdirSync(from, { withFileTypes: true });
+  // For a live source, what names the tables (CURRENT, manifest, log) is taken before the tables themselves.
+  if (live) entries.sort((a, b) => Number(isTable(a.name)) - Number(isTable(b.name)));
+  for (const entry of entries) {
     const source = join(from, entry.name);
     const target = join(to, entry.name);
     if (entry.isDirectory()) cpSync(source, target, { recursive: true });
     else if (entry.name === "LOCK") continue;
+    else if (live && APPENDED.test(entry.name)) copyFileSync(source, target);
     else if (entry.isFile() && READ_ONLY.test(entry.name)) linkOrCopy(source, target);
     else copyFileSync(source, target);
   }
+}
+
+function isTable(name: string): boolean {
+  return READ_ONLY.test(name) && !APPENDED.test(name);
 }
 
 function linkOrCopy(source: string, target: string): void {
   try {
     linkSync(source, target);
   } catch {
-    copyFileSync(source, target);
+    copyFileSync(source, target); // throws ENOENT when the file is gone
   }
 }
 
