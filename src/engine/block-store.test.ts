@@ -452,7 +452,7 @@ describe("block store event index layouts", () => {
 describe("tx query parser", () => {
   it("parses conditions, operands and AND", () => {
     assert.deepEqual(parseTxQuery("tx.height=5"), [
-      { key: "tx.height", op: "=", operand: { kind: "number", value: 5, integer: 5n } },
+      { key: "tx.height", op: "=", operand: { kind: "number", value: 5, integer: 5n }, text: "tx.height = 5" },
     ]);
     const q = parseTxQuery(
       "message.sender = 'chain1x' AND tx.height>=7 AND a.b EXISTS AND t.x > TIME 2024-01-02T03:04:05Z",

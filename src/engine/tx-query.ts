@@ -17,6 +17,8 @@ export interface QueryCondition {
   key: string;
   op: QueryOp;
   operand: QueryOperand | undefined;
+  /** The condition as CometBFT prints it: `key op operand`, one space apart, the operand as written. */
+  text: string;
 }
 
 /** Raised for a query string that does not parse; the message says where and what was expected. */
@@ -63,12 +65,15 @@ export function parseTxQuery(text: string): QueryCondition[] {
       fail(text, pos, "an operator (=, <, <=, >, >=, CONTAINS, EXISTS)");
     }
     let operand: QueryOperand | undefined;
+    let conditionText = `${key} ${op}`;
     if (op !== "EXISTS") {
       skipSpace();
+      const operandStart = pos;
       [operand, pos] = parseOperand(text, pos);
       if (op === "CONTAINS" && operand.kind !== "string") fail(text, pos, "a quoted string after CONTAINS");
+      conditionText += ` ${operandText(text.slice(operandStart, pos))}`;
     }
-    conditions.push({ key, op, operand });
+    conditions.push({ key, op, operand, text: conditionText });
     skipSpace();
     if (pos >= text.length) break;
     if (!text.startsWith("AND", pos) || !/\s/.test(text[pos + 3] ?? "")) {
@@ -79,6 +84,19 @@ export function parseTxQuery(text: string): QueryCondition[] {
     pos += 3;
   }
   return conditions;
+}
+
+/** An operand as CometBFT prints it: as written, except one space between TIME/DATE and its value. */
+function operandText(written: string): string {
+  return written.replace(/^(TIME|DATE) +/, "$1 ");
+}
+
+/**
+ * A query in CometBFT's canonical form (its parsed query's String()): the conditions one space apart, joined by
+ * ` AND `. Subscriptions are told apart by this form, so `tm.event='Tx'` and `tm.event = 'Tx'` are one query.
+ */
+export function canonicalQuery(conditions: readonly QueryCondition[]): string {
+  return conditions.map((c) => c.text).join(" AND ");
 }
 
 function parseOperand(text: string, pos: number): [QueryOperand, number] {

@@ -344,6 +344,23 @@ describe("consensus RPC WebSocket", { timeout: 120_000 }, () => {
     await ws.waitClosed();
   });
 
+  it("tells subscriptions apart by the query's canonical form, and echoes the query as written", async () => {
+    const ws = await client();
+    const written = "tm.event='NewBlockHeader'";
+    assert.deepEqual((await ws.call(1, "subscribe", { query: written })).result, {});
+    const header = await ws.next((m) => m.id === 1 && m.result?.query !== undefined);
+    assert.equal(header.result.query, written);
+    // CometBFT keys a subscription by its parsed query's String(): spacing does not make another query.
+    assert.equal(
+      (await ws.call(2, "subscribe", { query: "tm.event = 'NewBlockHeader'" })).error.data,
+      "already subscribed",
+    );
+    assert.deepEqual((await ws.call(3, "unsubscribe", { query: "  tm.event  =  'NewBlockHeader' " })).result, {});
+    assert.equal((await ws.call(4, "unsubscribe", { query: written })).error.data, "subscription not found");
+    ws.socket.destroy();
+    await ws.waitClosed();
+  });
+
   it("applies the query language and the subscription limits with CometBFT's texts", async () => {
     const ws = await client();
     const bad = await ws.call(1, "subscribe", { query: "tm.event=" });

@@ -6,7 +6,7 @@
 import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
 import type { Engine } from "../engine.ts";
-import { conditionMatchesValue, parseTxQuery, type QueryCondition, TxQueryError } from "../tx-query.ts";
+import { canonicalQuery, conditionMatchesValue, parseTxQuery, type QueryCondition, TxQueryError } from "../tx-query.ts";
 import type { Json } from "./json-shapes.ts";
 import { RpcCode, RpcErrorReply } from "./rpc-error.ts";
 import { WsConnection } from "./ws-connection.ts";
@@ -53,6 +53,7 @@ interface Subscription {
 
 interface Client {
   conn: WsConnection;
+  /** Keyed by the query's canonical form, which CometBFT's event bus tells subscriptions apart by. */
   subscriptions: Map<string, Subscription>;
 }
 
@@ -222,8 +223,11 @@ export class WsHub {
     }
     const query = queryParam(params);
     if (method === "unsubscribe") {
-      parsedQuery(query); // CometBFT parses the query first: a malformed one is a parse error, not "not found"
-      if (!client.subscriptions.delete(query)) throw new RpcErrorReply(RpcCode.internalError, "subscription not found");
+      // CometBFT parses the query first (a malformed one is a parse error, not "not found"), then looks the
+      // subscription up by the parsed query's canonical form: `a='x'` unsubscribes what `a = 'x'` subscribed.
+      const canonical = canonicalQuery(parsedQuery(query));
+      if (!client.subscriptions.delete(canonical))
+        throw new RpcErrorReply(RpcCode.internalError, "subscription not found");
       return {};
     }
     const o = this.options;
@@ -239,8 +243,10 @@ export class WsHub {
     if (query.length > MAX_QUERY_LENGTH)
       throw new RpcErrorReply(RpcCode.internalError, "maximum query length exceeded");
     const conditions = parsedQuery(query);
-    if (client.subscriptions.has(query)) throw new RpcErrorReply(RpcCode.internalError, "already subscribed");
-    client.subscriptions.set(query, { query, conditions, id });
+    const canonical = canonicalQuery(conditions);
+    if (client.subscriptions.has(canonical)) throw new RpcErrorReply(RpcCode.internalError, "already subscribed");
+    // Events echo the query as the client wrote it, as CometBFT's do.
+    client.subscriptions.set(canonical, { query, conditions, id });
     return {};
   }
 
