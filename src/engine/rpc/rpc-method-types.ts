@@ -32,4 +32,9 @@ export interface RpcContext {
 export interface RpcMethod {
   params: ParamSpec[];
   handle(args: Args, ctx: RpcContext): Promise<Json>;
+  /**
+   * CometBFT's `rpc.Cacheable` (rpc/core/routes.go): its answers over HTTP carry `Cache-Control: public,
+   * max-age=86400`, unless an argument named in `unlessZero` was left out or is zero (the latest height, which moves).
+   */
+  cacheable?: { unlessZero: readonly string[] };
 }

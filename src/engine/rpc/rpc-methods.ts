@@ -174,6 +174,7 @@ export const RPC_METHODS: Record<string, RpcMethod> = {
   },
 
   abci_info: {
+    cacheable: { unlessZero: [] },
     params: [],
     async handle(_args, ctx) {
       const info = await ctx.engine.app.info(
@@ -316,6 +317,7 @@ export const RPC_METHODS: Record<string, RpcMethod> = {
   },
 
   block: {
+    cacheable: { unlessZero: ["height"] },
     params: [int64("height")],
     handle: async (args, ctx) => blockAt(ctx, resolveHeight(ctx, args.height as bigint | undefined)),
   },
@@ -323,6 +325,7 @@ export const RPC_METHODS: Record<string, RpcMethod> = {
   block_search: blockSearch,
 
   block_by_hash: {
+    cacheable: { unlessZero: [] },
     params: [{ name: "hash", type: "bytes" }],
     async handle(args, ctx) {
       const hash = args.hash as Uint8Array | undefined;
@@ -332,6 +335,7 @@ export const RPC_METHODS: Record<string, RpcMethod> = {
   },
 
   header: {
+    cacheable: { unlessZero: ["height"] },
     params: [int64("height")],
     async handle(args, ctx) {
       const height = resolveHeight(ctx, args.height as bigint | undefined);
@@ -341,6 +345,7 @@ export const RPC_METHODS: Record<string, RpcMethod> = {
   },
 
   header_by_hash: {
+    cacheable: { unlessZero: [] },
     // HexBytes in CometBFT's signature (hex in JSON-RPC), unlike block_by_hash's []byte (base64).
     params: [{ name: "hash", type: "hexbytes" }],
     async handle(args, ctx) {
@@ -352,6 +357,7 @@ export const RPC_METHODS: Record<string, RpcMethod> = {
   },
 
   commit: {
+    cacheable: { unlessZero: ["height"] },
     params: [int64("height")],
     async handle(args, ctx) {
       const store = ctx.engine.store;
@@ -368,6 +374,7 @@ export const RPC_METHODS: Record<string, RpcMethod> = {
   },
 
   blockchain: {
+    cacheable: { unlessZero: [] },
     params: [int64("minHeight"), int64("maxHeight")],
     async handle(args, ctx) {
       const store = ctx.engine.store;
@@ -391,6 +398,7 @@ export const RPC_METHODS: Record<string, RpcMethod> = {
   },
 
   block_results: {
+    cacheable: { unlessZero: ["height"] },
     params: [int64("height")],
     async handle(args, ctx) {
       const height = resolveHeight(ctx, args.height as bigint | undefined);
@@ -401,6 +409,7 @@ export const RPC_METHODS: Record<string, RpcMethod> = {
   },
 
   tx: {
+    cacheable: { unlessZero: [] },
     params: [
       { name: "hash", type: "bytes" },
       { name: "prove", type: "bool" },
@@ -456,6 +465,7 @@ export const RPC_METHODS: Record<string, RpcMethod> = {
   },
 
   validators: {
+    cacheable: { unlessZero: ["height"] },
     params: [int64("height"), int64("page"), int64("per_page")],
     async handle(args, ctx) {
       const { engine } = ctx;
@@ -477,11 +487,13 @@ export const RPC_METHODS: Record<string, RpcMethod> = {
   },
 
   genesis: {
+    cacheable: { unlessZero: [] },
     params: [],
     handle: async (_args, ctx) => ({ genesis: genesisJson(ctx) }),
   },
 
   genesis_chunked: {
+    cacheable: { unlessZero: [] },
     params: [int64("chunk")],
     async handle(args, ctx) {
       const bytes = new TextEncoder().encode(JSON.stringify(genesisJson(ctx)));

@@ -332,6 +332,56 @@ describe("consensus RPC over real sockets", () => {
   });
 });
 
+describe("consensus RPC answer headers", () => {
+  let f: Fixture;
+  before(async () => {
+    f = await startNode({ run: true });
+    await waitForHeight(f.engine, 2n);
+  });
+  after(() => stopNode(f));
+
+  const CACHE = "public, max-age=86400";
+  const postRaw = (body: unknown) =>
+    fetch(f.server.url, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
+
+  it("stamps every answer with X-Server-Time (unix seconds), errors and 404s included, as CometBFT does", async () => {
+    const before = Math.floor(Date.now() / 1000);
+    const answers = [
+      await fetch(`${f.server.url}/health`),
+      await fetch(`${f.server.url}/block?height=abc`),
+      await fetch(`${f.server.url}/no_such_method`),
+      await postRaw({ jsonrpc: "2.0", id: 1, method: "status" }),
+      await postRaw({ jsonrpc: "2.0", id: 1, method: "no_such_method" }),
+    ];
+    for (const a of answers) {
+      const stamp = Number(a.headers.get("x-server-time"));
+      assert.ok(stamp >= before && stamp <= Math.floor(Date.now() / 1000) + 1, `${a.url} ${a.status}: ${stamp}`);
+    }
+  });
+
+  it("marks what CometBFT's routes call cacheable with Cache-Control, and not the latest height", async () => {
+    const cacheControl = async (path: string) => (await fetch(`${f.server.url}${path}`)).headers.get("cache-control");
+    for (const path of ["/block?height=1", "/commit?height=1", "/validators?height=1", "/genesis", "/blockchain"]) {
+      assert.equal(await cacheControl(path), CACHE, path);
+    }
+    for (const path of ["/block", "/block?height=0", "/status", "/health", "/abci_query?path=%22/x%22"]) {
+      assert.equal(await cacheControl(path), null, path);
+    }
+    assert.equal(await cacheControl("/block?height=abc"), null, "an error over GET is not cacheable");
+    // JSON-RPC: params by name or by position; a batch is cacheable only when every call in it is.
+    const one = { jsonrpc: "2.0", id: 1, method: "block", params: { height: "1" } };
+    assert.equal((await postRaw(one)).headers.get("cache-control"), CACHE);
+    assert.equal((await postRaw({ ...one, params: ["1"] })).headers.get("cache-control"), CACHE);
+    assert.equal((await postRaw({ ...one, params: {} })).headers.get("cache-control"), null);
+    assert.equal((await postRaw([one, { ...one, id: 2, method: "status" }])).headers.get("cache-control"), null);
+    assert.equal((await postRaw({ ...one, method: "no_such_method" })).headers.get("cache-control"), null);
+  });
+});
+
 describe("consensus RPC genesis", () => {
   it("leaves out validators when the genesis has none (they come from InitChain), as CometBFT's omitempty does", async () => {
     const chain = await makeTestChain({ extra: { validators: [] } });

@@ -10,8 +10,9 @@ import type { EngineLogger } from "../engine.ts";
 import { createLimitedRpcServer, type RpcConnectionLimits } from "./connection-limits.ts";
 import type { Json } from "./json-shapes.ts";
 import { RpcCode, RpcErrorReply } from "./rpc-error.ts";
+import type { RpcMethod } from "./rpc-method-types.ts";
 import { RPC_METHODS, type RpcContext } from "./rpc-methods.ts";
-import { argsFromJsonRpc, argsFromUri } from "./rpc-params.ts";
+import { type Args, argsFromJsonRpc, argsFromUri } from "./rpc-params.ts";
 import { WsHub, type WsHubOptions, type WsOutputStats } from "./ws-hub.ts";
 
 /** Where and how to serve. */
@@ -62,10 +63,26 @@ function readBody(req: IncomingMessage, limit: number): Promise<string> {
   });
 }
 
-function send(res: ServerResponse, status: number, body: unknown): void {
+/** The header CometBFT puts on a cacheable method's answer (WriteCacheableRPCResponseHTTP). */
+const CACHEABLE = { "cache-control": "public, max-age=86400" } as const;
+
+function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   const text = `${JSON.stringify(body, null, 2)}\n`;
-  res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text) });
+  res.writeHead(status, { ...headers, "content-type": "application/json", "content-length": Buffer.byteLength(text) });
   res.end(text);
+}
+
+/**
+ * Whether CometBFT sends this call's answer as cacheable (RPCFunc.cacheableWithArgs): the method is, and no
+ * argument it names as moving when left at its default (a height: the latest) is absent or zero.
+ */
+function cacheableWith(method: RpcMethod, args: Args): boolean {
+  const rule = method.cacheable;
+  if (rule === undefined) return false;
+  return rule.unlessZero.every((name) => {
+    const v = args[name];
+    return v !== undefined && v !== 0n && v !== "" && v !== false && !(v instanceof Uint8Array && v.length === 0);
+  });
 }
 
 function errorResponse(id: JsonRpcId, error: RpcErrorReply): Json {
@@ -120,6 +137,8 @@ export class RpcServer {
     const server = createLimitedRpcServer(options.limits ?? {});
     const rpc = new RpcServer(server, options);
     server.on("request", (req, res) => {
+      // CometBFT's RecoverAndLogHandler stamps every answer, errors and 404s included, with the unix time it began.
+      res.setHeader("x-server-time", String(Math.floor(Date.now() / 1000)));
       rpc.handle(req, res).catch((error: unknown) => {
         options.logger?.error({ err: error }, "RPC request failed");
         if (!res.headersSent)
@@ -257,35 +276,55 @@ export class RpcServer {
         return;
       }
       const responses: Json[] = [];
+      let cacheable = true;
       for (const r of parsed) {
-        const out = await this.handleOne(r);
-        if (out !== undefined) responses.push(out);
+        const answered = await this.answerOne(r);
+        if (answered === undefined) continue;
+        responses.push(answered.answer);
+        cacheable &&= answered.cacheable;
       }
       if (responses.length === 0) res.writeHead(200).end();
-      else send(res, 200, responses);
+      else send(res, 200, responses, cacheable ? CACHEABLE : {});
       return;
     }
-    const out = await this.handleOne(parsed);
-    if (out === undefined) res.writeHead(200).end();
-    else send(res, 200, out);
+    const answered = await this.answerOne(parsed);
+    if (answered === undefined) res.writeHead(200).end();
+    else send(res, 200, answered.answer, answered.cacheable ? CACHEABLE : {});
   }
 
   /** One JSON-RPC request; undefined for a notification. */
   private async handleOne(request: unknown): Promise<Json | undefined> {
+    return (await this.answerOne(request))?.answer;
+  }
+
+  /**
+   * One JSON-RPC request's answer, and whether it lets the HTTP answer holding it be cacheable: as CometBFT's JSON
+   * handler decides, an unknown method, bad params or a call that is not cacheable with its arguments does not; an
+   * error the method itself returns does not change it.
+   */
+  private async answerOne(request: unknown): Promise<{ answer: Json; cacheable: boolean } | undefined> {
     const unfit = unfitRequest(request);
-    if (unfit !== undefined) return errorResponse(null, unfit);
+    if (unfit !== undefined) return { answer: errorResponse(null, unfit), cacheable: false };
     const r = request as { id?: unknown; method?: unknown; params?: unknown };
     if (r.id === undefined || r.id === null) return undefined;
     const id = r.id as string | number;
     const name = typeof r.method === "string" ? r.method : "";
     const method = Object.hasOwn(RPC_METHODS, name) ? RPC_METHODS[name] : undefined;
-    if (method === undefined) return errorResponse(id, new RpcErrorReply(RpcCode.methodNotFound, ""));
+    if (method === undefined) {
+      return { answer: errorResponse(id, new RpcErrorReply(RpcCode.methodNotFound, "")), cacheable: false };
+    }
+    let args: Args;
     try {
-      const args = argsFromJsonRpc(method.params, r.params);
-      const result = await method.handle(args, this.options.context);
-      return { jsonrpc: "2.0", id, result };
+      args = argsFromJsonRpc(method.params, r.params);
     } catch (error) {
-      return errorResponse(id, this.asRpcError(error, name));
+      return { answer: errorResponse(id, this.asRpcError(error, name)), cacheable: false };
+    }
+    const cacheable = cacheableWith(method, args);
+    try {
+      const result = await method.handle(args, this.options.context);
+      return { answer: { jsonrpc: "2.0", id, result }, cacheable };
+    } catch (error) {
+      return { answer: errorResponse(id, this.asRpcError(error, name)), cacheable };
     }
   }
 
@@ -313,7 +352,7 @@ export class RpcServer {
     try {
       const args = argsFromUri(method.params, url.searchParams);
       const result = await method.handle(args, this.options.context);
-      send(res, 200, { jsonrpc: "2.0", id: -1, result });
+      send(res, 200, { jsonrpc: "2.0", id: -1, result }, cacheableWith(method, args) ? CACHEABLE : {});
     } catch (error) {
       send(res, 500, errorResponse(-1, this.asRpcError(error, name)));
     }
