@@ -1,5 +1,6 @@
-// `chaind status` of a node that does not answer: the same `/status` result, read from its home. Only reads: the
-// stores are opened without creating anything and closed at once, no key or state file is written.
+// `chaind status` of a node that does not answer: the same `/status` result, read from its home. Only reads: no
+// file in the home changes. LevelDB writes whenever it opens a store (it replays its log into a new table, among
+// other things), so each store is opened in a throwaway view of it (src/store/level-view.ts), never in place.
 //
 // Three things shape it:
 // - The height, as a CometBFT node reports it. At an upgrade halt at H the embedded engine has committed H-1 and
@@ -8,10 +9,11 @@
 //   height right after the last stored block, that height is `latest_block_height`; `latest_committed_height` (an
 //   added field) says which heights the application has committed, and the other `latest_*` fields stay those of the
 //   last stored block.
-// - Locks. LevelDB lets one process open a store at a time. Another `status` holds the block store for a moment
-//   (its lock is waited for, briefly); a running node holds it for good (reported after the wait). The application
-//   state is opened only while the block store is held, so whoever holds it then is not another `status` but a node
-//   (a node halted under a supervisor keeps it open to serve queries): its height is then not read.
+// - Locks. A running node holds its stores' LevelDB locks; status never takes them (it opens views), so it neither
+//   waits for another `status` nor keeps a starting node out. It asks whether a process holds a lock
+//   (src/store/level-lock-probe.ts): the block store's is waited for briefly (a node stopping lets it go), then
+//   reported as a running node that does not answer; when only the application state's is held (a node halted under
+//   a supervisor keeps it open to serve queries), its height is not read.
 // - Damage. Any failure to open a store other than its lock is damage (or a store that is not there), and said so.
 
 import { existsSync } from "node:fs";
@@ -26,6 +28,8 @@ import type { Json } from "../engine/rpc/json-shapes.ts";
 import { advertisedP2p, statusResult } from "../engine/rpc/status-result.ts";
 import { UserError } from "../errors/user-error.ts";
 import { readLastCommittedVersion } from "../store/index.ts";
+import { levelLockHeld } from "../store/level-lock-probe.ts";
+import { withLevelView } from "../store/level-view.ts";
 import { readUpgradeInfoFromDisk } from "../x/upgrade/upgrade-info-file.ts";
 
 /** Why a home's status cannot be read; one line, with the underlying error as `cause`. */
@@ -36,7 +40,7 @@ export class HomeStatusError extends UserError {
   }
 }
 
-/** How long a locked block store is waited for: another `status` holds it for milliseconds, a running node for good. */
+/** How long a locked block store is waited for: a node that is stopping lets it go, a running node holds it for good. */
 export const LOCK_WAIT_MS = 5_000;
 
 /**
@@ -69,8 +73,22 @@ export async function readHomeStatus(
     });
   });
 
-  const store = await openBlockStore(path, options.lockWaitMs ?? LOCK_WAIT_MS);
-  try {
+  await waitForBlockStore(path, options.lockWaitMs ?? LOCK_WAIT_MS);
+  return withLevelView(path, async (view) => {
+    const store = await openBlockStore(view, path);
+    try {
+      return await statusFromStore(store);
+    } catch (error) {
+      if (!(error instanceof BlockStoreError)) throw error;
+      throw new HomeStatusError(`the block store ${path} is damaged: ${reasonOf(error).replaceAll(view, path)}`, {
+        cause: error,
+      });
+    } finally {
+      await store.close();
+    }
+  });
+
+  async function statusFromStore(store: BlockStore): Promise<Record<string, Json>> {
     const state = store.state;
     if (state === undefined) throw new HomeStatusError(`the block store ${path} is empty: the node has never started`);
     const stored = store.height;
@@ -105,66 +123,60 @@ export async function readHomeStatus(
     });
     (result.sync_info as Record<string, Json>).latest_committed_height = committed.toString();
     return result;
-  } catch (error) {
-    if (!(error instanceof BlockStoreError)) throw error;
-    throw new HomeStatusError(`the block store ${path} is damaged: ${reasonOf(error)}`, { cause: error });
-  } finally {
-    await store.close();
   }
 }
 
-/** Opens the block store, waiting up to `waitMs` while another process holds its lock. */
-async function openBlockStore(path: string, waitMs: number): Promise<BlockStore> {
+/** Returns once no process holds the block store's lock; waits up to `waitMs` (a node stopping lets it go). */
+async function waitForBlockStore(path: string, waitMs: number): Promise<void> {
   const deadline = Date.now() + waitMs;
-  for (let delay = 10; ; delay = Math.min(delay * 2, 200)) {
-    try {
-      return await BlockStore.open(path, { createIfMissing: false });
-    } catch (cause) {
-      if (!isLockError(cause)) {
-        throw new HomeStatusError(`the block store ${path} cannot be read: it is damaged (${reasonOf(cause)})`, {
-          cause,
-        });
-      }
-      const left = deadline - Date.now();
-      if (left <= 0) {
-        throw new HomeStatusError(
-          `the block store ${path} is in use by a running node that does not answer (it stayed locked for ${waitMs / 1000} s); ask it with --node <its rpc.laddr>`,
-          { cause },
-        );
-      }
-      await sleep(Math.min(delay, left));
+  for (let delay = 10; (await levelLockHeld(path)) === true; delay = Math.min(delay * 2, 200)) {
+    const left = deadline - Date.now();
+    if (left <= 0) {
+      throw new HomeStatusError(
+        `the block store ${path} is in use by a running node that does not answer (it stayed locked for ${waitMs / 1000} s); ask it with --node <its rpc.laddr>`,
+      );
     }
+    await sleep(Math.min(delay, left));
+  }
+}
+
+/** Opens the view `view` of the block store at `path`; a failure is damage, reported with the real path. */
+async function openBlockStore(view: string, path: string): Promise<BlockStore> {
+  try {
+    return await BlockStore.open(view, { createIfMissing: false });
+  } catch (cause) {
+    const reason = reasonOf(cause).replaceAll(view, path);
+    throw new HomeStatusError(`the block store ${path} cannot be read: it is damaged (${reason})`, { cause });
   }
 }
 
 /**
- * The application's last committed height, or undefined when a node holds the state open (called while this process
- * holds the block store, so no other `status` can). Missing, empty or damaged state is a {@link HomeStatusError}.
+ * The application's last committed height, or undefined when a process holds the state open (a node: no `status`
+ * takes a store's lock). Missing, empty or damaged state is a {@link HomeStatusError}.
  */
 async function applicationHeight(path: string): Promise<bigint | undefined> {
   if (!existsSync(path)) throw new HomeStatusError(`the home holds no application state (${path} does not exist)`);
+  if (await levelLockHeld(path)) return undefined;
   let height: bigint;
   try {
-    height = await readLastCommittedVersion(path);
-  } catch (cause) {
-    if (isLockError(cause)) return undefined;
-    throw new HomeStatusError(`the application state ${path} cannot be read: it is damaged (${reasonOf(cause)})`, {
-      cause,
+    height = await withLevelView(path, async (view) => {
+      try {
+        return await readLastCommittedVersion(view);
+      } catch (cause) {
+        throw new HomeStatusError(
+          `the application state ${path} cannot be read: it is damaged (${reasonOf(cause).replaceAll(view, path)})`,
+          { cause },
+        );
+      }
     });
+  } catch (cause) {
+    if (cause instanceof HomeStatusError) throw cause;
+    throw new HomeStatusError(`the application state ${path} cannot be read (${reasonOf(cause)})`, { cause });
   }
   if (height === 0n) {
     throw new HomeStatusError(`the application state ${path} holds no committed height (removed or damaged)`);
   }
   return height;
-}
-
-/** Whether `error` (or any of its causes) is LevelDB's "another process holds the lock". */
-export function isLockError(error: unknown): boolean {
-  for (let e: unknown = error, depth = 0; e instanceof Error && depth < 10; e = e.cause, depth++) {
-    const code = (e as { code?: unknown }).code;
-    if (code === "LEVEL_LOCKED" || code === "STORE_DIR_LOCKED") return true;
-  }
-  return false;
 }
 
 /** The innermost message of an error's cause chain: LevelDB's own words (e.g. `Corruption: …`). */

@@ -4,7 +4,8 @@
 // stderr parsed together as one JSON document, `sync_info.latest_block_height` compared with the plan's height),
 // against damaged stores, and under concurrent calls.
 import assert from "node:assert/strict";
-import { cp, mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { createHash } from "node:crypto";
+import { cp, mkdir, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
@@ -286,6 +287,36 @@ test("status reports a damaged or missing store as such, not as a running node t
     assert.doesNotMatch(result.stderr, /in use by a running node/, name);
     assert.match(result.stderr, message, name);
   }
+});
+
+/** Every entry under `root` with its size, modification time and (for files) content hash. */
+async function snapshotOf(root: string): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  for (const entry of await readdir(root, { recursive: true, withFileTypes: true })) {
+    const path = join(entry.parentPath, entry.name);
+    const info = await stat(path);
+    const hash = entry.isFile()
+      ? createHash("sha256")
+          .update(await readFile(path))
+          .digest("hex")
+      : "dir";
+    out.set(path.slice(root.length), `${info.size} ${info.mtimeMs} ${hash}`);
+  }
+  return out;
+}
+
+test("status reads a stopped home read-only: no file or directory in it changes", async () => {
+  // LevelDB writes whenever it opens a store (its log replayed into a new table, a new MANIFEST, CURRENT and LOG),
+  // so an open in place would change data/ even though status only reads.
+  const before = await snapshotOf(home);
+  assert.ok(
+    [...before.keys()].some((p) => p.endsWith(".log")),
+    "the stopped node left a write-ahead log to replay",
+  );
+  const result = await runChaind(["status", "--node", await deadNode(), "--home", home], { userHome });
+  assert.equal(result.code, 0, result.stderr);
+  assert.match(parseStatus(result.stdout).sync_info.latest_block_height, /^[0-9]+$/);
+  assert.deepEqual(await snapshotOf(home), before);
 });
 
 test("concurrent status calls on a stopped home all succeed", async () => {
