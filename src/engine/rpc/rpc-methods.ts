@@ -494,12 +494,13 @@ export const RPC_METHODS: Record<string, RpcMethod> = {
 
   genesis_chunked: {
     cacheable: { unlessZero: [] },
-    params: [int64("chunk")],
+    params: [{ name: "chunk", type: "uint" }],
     async handle(args, ctx) {
       const bytes = new TextEncoder().encode(JSON.stringify(genesisJson(ctx)));
       const total = Math.max(1, Math.ceil(bytes.length / GENESIS_CHUNK_SIZE));
       const chunk = Number((args.chunk as bigint | undefined) ?? 0n);
-      if (chunk < 0 || chunk >= total) throw internalError(`there are ${total} chunks, ${chunk} is invalid`);
+      // CometBFT's text counts one chunk fewer than there are (it prints the last valid index).
+      if (chunk >= total) throw internalError(`there are ${total - 1} chunks, ${chunk} is invalid`);
       const data = bytes.subarray(chunk * GENESIS_CHUNK_SIZE, (chunk + 1) * GENESIS_CHUNK_SIZE);
       return { chunk: String(chunk), total: String(total), data: b64(data) };
     },

@@ -3,7 +3,8 @@
 import { invalidParams } from "./rpc-error.ts";
 
 /** The argument types the consensus RPC uses. */
-export type ParamType = "int64" | "bytes" | "hexbytes" | "string" | "bool";
+/** `uint`: Go's uint (genesis_chunked's chunk), an integer that a minus sign makes a params error. */
+export type ParamType = "int64" | "uint" | "bytes" | "hexbytes" | "string" | "bool";
 
 /** One declared parameter of a method. */
 export interface ParamSpec {
@@ -15,6 +16,7 @@ export interface ParamSpec {
 export type Args = Record<string, bigint | Uint8Array | string | boolean | undefined>;
 
 const INT = /^-?\d+$/;
+const UINT = /^\d+$/;
 const HEX = /^([0-9a-fA-F]{2})*$/;
 /**
  * The bytes of `v` when it is base64 as the consensus RPC accepts it (/^[A-Za-z0-9+/]*={0,2}$/, length a multiple
@@ -47,6 +49,10 @@ function fromJsonValue(spec: ParamSpec, v: unknown): bigint | Uint8Array | strin
       if (typeof v === "string" && INT.test(v)) return BigInt(v);
       if (typeof v === "number" && Number.isSafeInteger(v)) return BigInt(v);
       throw bad('an integer as a JSON string (e.g. "5")');
+    case "uint":
+      if (typeof v === "string" && UINT.test(v)) return BigInt(v);
+      if (typeof v === "number" && Number.isSafeInteger(v) && v >= 0) return BigInt(v);
+      throw bad('a non-negative integer as a JSON string (e.g. "5")');
     case "bytes":
       if (typeof v === "string") {
         const bytes = base64Bytes(v);
@@ -114,6 +120,12 @@ export function argsFromUri(specs: readonly ParamSpec[], query: URLSearchParams)
       case "int64": {
         const t = quoted ?? raw;
         if (!INT.test(t)) throw bad("an integer");
+        args[s.name] = BigInt(t);
+        break;
+      }
+      case "uint": {
+        const t = quoted ?? raw;
+        if (!UINT.test(t)) throw bad("a non-negative integer");
         args[s.name] = BigInt(t);
         break;
       }

@@ -329,6 +329,17 @@ describe("consensus RPC over real sockets", () => {
     });
     const noTxGet = (await get(f, "/broadcast_tx_sync")).json.result;
     assert.equal(noTxGet.hash, sha(""));
+
+    // genesis_chunked: CometBFT's text names the last valid index as the count; the chunk is a Go uint.
+    const pastEnd = await get(f, "/genesis_chunked?chunk=5");
+    assert.deepEqual(pastEnd.json.error, {
+      code: -32603,
+      message: "Internal error",
+      data: "there are 0 chunks, 5 is invalid",
+    });
+    assert.equal((await get(f, "/genesis_chunked?chunk=-1")).json.error.code, -32602);
+    assert.equal((await call(f, "genesis_chunked", { chunk: "-1" })).error.code, -32602);
+    assert.equal((await call(f, "genesis_chunked", { chunk: "0" })).result.total, "1");
   });
 });
 
