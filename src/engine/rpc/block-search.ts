@@ -73,7 +73,8 @@ export const blockSearch: RpcMethod = {
     const [low, high] = heightRange(conditions, store.base, ctx.engine.committedHeight);
     const heights: bigint[] = [];
     for (let h = low; h <= high; h++) if (await matches(ctx, h, conditions)) heights.push(h);
-    if (orderBy === "desc") heights.reverse();
+    // Unlike tx_search (ascending by default), CometBFT's block_search lists the newest first unless asked "asc".
+    if (orderBy !== "asc") heights.reverse();
     const pages = heights.length === 0 ? 1n : (BigInt(heights.length) + perPage - 1n) / perPage;
     const page = (args.page as bigint | undefined) ?? 1n;
     if (page <= 0n || page > pages) throw internalError(`page should be within [1, ${pages}] range, given ${page}`);

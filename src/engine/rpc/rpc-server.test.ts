@@ -330,6 +330,13 @@ describe("consensus RPC over real sockets", () => {
     const noTxGet = (await get(f, "/broadcast_tx_sync")).json.result;
     assert.equal(noTxGet.hash, sha(""));
 
+    // block_search lists the newest first unless asked "asc" (tx_search is the other way round), as CometBFT's.
+    const heightsOf = (r: Answer) => r.result.blocks.map((b: Answer) => b.block.header.height);
+    const range = "block.height >= 1 AND block.height <= 2";
+    assert.deepEqual(heightsOf(await call(f, "block_search", { query: range })), ["2", "1"]);
+    assert.deepEqual(heightsOf(await call(f, "block_search", { query: range, order_by: "desc" })), ["2", "1"]);
+    assert.deepEqual(heightsOf(await call(f, "block_search", { query: range, order_by: "asc" })), ["1", "2"]);
+
     // genesis_chunked: CometBFT's text names the last valid index as the count; the chunk is a Go uint.
     const pastEnd = await get(f, "/genesis_chunked?chunk=5");
     assert.deepEqual(pastEnd.json.error, {
