@@ -86,6 +86,10 @@ export async function readHomeStatus(
     } finally {
       await store.close();
     }
+  }).catch((error: unknown) => {
+    if (error instanceof HomeStatusError) throw error;
+    // The view itself could not be made (the temporary directory is missing or full, a file vanished).
+    throw new HomeStatusError(`the block store ${path} cannot be read (${reasonOf(error)})`, { cause: error });
   });
 
   async function statusFromStore(store: BlockStore): Promise<Record<string, Json>> {
