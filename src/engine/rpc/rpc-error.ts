@@ -47,3 +47,11 @@ export function invalidParams(detail: string): RpcErrorReply {
 export function internalError(detail: string, cause?: unknown): RpcErrorReply {
   return new RpcErrorReply(RpcCode.internalError, detail, { cause });
 }
+
+/**
+ * A request id as CometBFT keeps it: Go decodes a JSON number as a float64 and stores `int(id)`, so a fractional
+ * id comes back truncated (`1.5` → `1`); strings are kept as they are.
+ */
+export function jsonRpcId(id: string | number): string | number {
+  return typeof id === "number" ? Math.trunc(id) + 0 : id;
+}

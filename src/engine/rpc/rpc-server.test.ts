@@ -292,6 +292,10 @@ describe("consensus RPC over real sockets", () => {
       assert.match(unfit.json.error.data, /^error unmarshaling request: /, body);
     }
 
+    // Go keeps a numeric id as int(float64): a fractional one comes back truncated.
+    assert.equal((await post(f, { jsonrpc: "2.0", id: 1.5, method: "health" })).json.id, 1);
+    assert.equal((await post(f, { jsonrpc: "2.0", id: "1.5", method: "health" })).json.id, "1.5");
+
     const emptyBatch = await post(f, "[]");
     assert.deepEqual([emptyBatch.status, emptyBatch.json], [200, undefined], "an empty batch: 200 and no body");
 

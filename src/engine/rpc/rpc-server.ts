@@ -9,7 +9,7 @@ import { redactPaths } from "../../app/redact-paths.ts";
 import type { EngineLogger } from "../engine.ts";
 import { createLimitedRpcServer, type RpcConnectionLimits } from "./connection-limits.ts";
 import type { Json } from "./json-shapes.ts";
-import { RpcCode, RpcErrorReply } from "./rpc-error.ts";
+import { jsonRpcId, RpcCode, RpcErrorReply } from "./rpc-error.ts";
 import type { RpcMethod } from "./rpc-method-types.ts";
 import { RPC_METHODS, type RpcContext } from "./rpc-methods.ts";
 import { type Args, argsFromJsonRpc, argsFromUri } from "./rpc-params.ts";
@@ -307,7 +307,7 @@ export class RpcServer {
     if (unfit !== undefined) return { answer: errorResponse(null, unfit), cacheable: false };
     const r = request as { id?: unknown; method?: unknown; params?: unknown };
     if (r.id === undefined || r.id === null) return undefined;
-    const id = r.id as string | number;
+    const id = jsonRpcId(r.id as string | number);
     const name = typeof r.method === "string" ? r.method : "";
     const method = Object.hasOwn(RPC_METHODS, name) ? RPC_METHODS[name] : undefined;
     if (method === undefined) {

@@ -357,6 +357,9 @@ describe("consensus RPC WebSocket", { timeout: 120_000 }, () => {
     );
     assert.deepEqual((await ws.call(3, "unsubscribe", { query: "  tm.event  =  'NewBlockHeader' " })).result, {});
     assert.equal((await ws.call(4, "unsubscribe", { query: written })).error.data, "subscription not found");
+    // A fractional id comes back truncated, as Go's int(float64) keeps it.
+    ws.send({ jsonrpc: "2.0", id: 5.7, method: "subscribe", params: { query: written } });
+    assert.deepEqual((await ws.next((m) => m.id === 5 && m.result !== undefined && !("query" in m.result))).result, {});
     ws.socket.destroy();
     await ws.waitClosed();
   });

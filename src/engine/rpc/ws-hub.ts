@@ -8,7 +8,7 @@ import type { Duplex } from "node:stream";
 import type { Engine } from "../engine.ts";
 import { canonicalQuery, conditionMatchesValue, parseTxQuery, type QueryCondition, TxQueryError } from "../tx-query.ts";
 import type { Json } from "./json-shapes.ts";
-import { RpcCode, RpcErrorReply } from "./rpc-error.ts";
+import { jsonRpcId, RpcCode, RpcErrorReply } from "./rpc-error.ts";
 import { WsConnection } from "./ws-connection.ts";
 import { type EventMap, eventsOfBlock, type PublishedEvent } from "./ws-events.ts";
 import { acceptKey, CloseCode } from "./ws-frames.ts";
@@ -197,14 +197,15 @@ export class WsHub {
       if (out !== undefined) this.send(client, out);
       return;
     }
-    const id = (r as { id?: unknown }).id;
-    if (id === undefined || id === null) return; // a notification: no answer
-    if (typeof id !== "string" && typeof id !== "number") {
+    const rawId = (r as { id?: unknown }).id;
+    if (rawId === undefined || rawId === null) return; // a notification: no answer
+    if (typeof rawId !== "string" && typeof rawId !== "number") {
       // An id that is neither a string nor a number: the same parse error as for any other method.
       const out = await this.call(request);
       if (out !== undefined) this.send(client, out);
       return;
     }
+    const id = jsonRpcId(rawId);
     try {
       const result = this.subscriptionCall(client, method, id, (r as { params?: unknown }).params);
       this.send(client, { jsonrpc: "2.0", id, result });
