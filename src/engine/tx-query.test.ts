@@ -1,7 +1,7 @@
 // The query language's canonical form: what CometBFT's parsed query prints, by which subscriptions are told apart.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { canonicalQuery, parseTxQuery } from "./tx-query.ts";
+import { canonicalQuery, parseTxQuery, TxQueryError } from "./tx-query.ts";
 
 describe("canonicalQuery", () => {
   it("writes each condition one space apart, joined by ' AND ', operands as written", () => {
@@ -21,5 +21,22 @@ describe("canonicalQuery", () => {
       assert.equal(canonicalQuery(parseTxQuery(written)), canonical, written);
       assert.equal(canonicalQuery(parseTxQuery(canonical)), canonical, "the canonical form is its own");
     }
+  });
+
+  it("refuses what CometBFT's scanner refuses: signs, exponents, escapes, a TIME or DATE not one space apart", () => {
+    for (const query of [
+      "tx.height > -5",
+      "tx.height = 1e3",
+      "a.b = 'it\\'s'",
+      "block.time > TIME  2024-01-31T10:00:00Z",
+      "block.time > TIME2024-01-31T10:00:00Z",
+      "block.date = DATE 1800-01-31",
+      "block.date = DATE 2024-1-31",
+    ]) {
+      assert.throws(() => parseTxQuery(query), TxQueryError, query);
+    }
+    // What it accepts: a fraction with no digits after the point, a backslash inside a string as a character.
+    assert.equal(parseTxQuery("a.b >= 5.")[0].operand?.kind, "number");
+    assert.deepEqual(parseTxQuery("a.b = 'x\\y'")[0].operand, { kind: "string", value: "x\\y" });
   });
 });

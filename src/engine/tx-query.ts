@@ -71,7 +71,7 @@ export function parseTxQuery(text: string): QueryCondition[] {
       const operandStart = pos;
       [operand, pos] = parseOperand(text, pos);
       if (op === "CONTAINS" && operand.kind !== "string") fail(text, pos, "a quoted string after CONTAINS");
-      conditionText += ` ${operandText(text.slice(operandStart, pos))}`;
+      conditionText += ` ${text.slice(operandStart, pos)}`; // as written, as CometBFT prints it
     }
     conditions.push({ key, op, operand, text: conditionText });
     skipSpace();
@@ -86,11 +86,6 @@ export function parseTxQuery(text: string): QueryCondition[] {
   return conditions;
 }
 
-/** An operand as CometBFT prints it: as written, except one space between TIME/DATE and its value. */
-function operandText(written: string): string {
-  return written.replace(/^(TIME|DATE) +/, "$1 ");
-}
-
 /**
  * A query in CometBFT's canonical form (its parsed query's String()): the conditions one space apart, joined by
  * ` AND `. Subscriptions are told apart by this form, so `tm.event='Tx'` and `tm.event = 'Tx'` are one query.
@@ -99,36 +94,40 @@ export function canonicalQuery(conditions: readonly QueryCondition[]): string {
   return conditions.map((c) => c.text).join(" AND ");
 }
 
+// CometBFT's scanner (libs/pubsub/query/syntax): a string runs to the next quote (no escapes); a number is digits
+// with an optional fraction (no sign, no exponent); TIME and DATE take exactly one space, then the characters a
+// time or a date can hold, in years 1900-2999. What it refuses is refused here too.
+const TIME_CHARS = /[-T:+Z0-9]/;
+const DATE_CHARS = /[-0-9]/;
+
 function parseOperand(text: string, pos: number): [QueryOperand, number] {
   if (text[pos] === "'") {
-    let value = "";
-    let i = pos + 1;
-    while (i < text.length && text[i] !== "'") {
-      if (text[i] === "\\" && i + 1 < text.length) i++;
-      value += text[i];
-      i++;
-    }
-    if (i >= text.length) fail(text, pos, "a closing quote");
-    return [{ kind: "string", value }, i + 1];
+    const end = text.indexOf("'", pos + 1);
+    if (end < 0) fail(text, pos, "a closing quote");
+    return [{ kind: "string", value: text.slice(pos + 1, end) }, end + 1];
   }
   for (const word of ["TIME", "DATE"] as const) {
-    if (text.startsWith(word, pos)) {
-      let i = pos + word.length;
-      while (i < text.length && text[i] === " ") i++;
-      const start = i;
-      while (i < text.length && !/\s/.test(text[i])) i++;
+    if (text.startsWith(`${word} `, pos)) {
+      const start = pos + word.length + 1;
+      const chars = word === "TIME" ? TIME_CHARS : DATE_CHARS;
+      let i = start;
+      while (i < text.length && chars.test(text[i])) i++;
       const raw = text.slice(start, i);
+      const expected = word === "DATE" ? "a date like 2024-01-31" : "a time like 2024-01-31T10:00:00Z";
+      if (word === "DATE" ? !/^\d{4}-\d{2}-\d{2}$/.test(raw) : !/^\d{4}-/.test(raw)) fail(text, start, expected);
+      const year = Number(raw.slice(0, 4));
+      if (year < 1900 || year > 2999) fail(text, start, `${expected}, in the years 1900 to 2999`);
       try {
         const ts = parseRfc3339(word === "DATE" ? `${raw}T00:00:00Z` : raw);
         return [{ kind: "time", millis: timestampToMillis(ts) }, i];
       } catch {
-        fail(text, start, word === "DATE" ? "a date like 2024-01-31" : "a time like 2024-01-31T10:00:00Z");
+        fail(text, start, expected);
       }
     }
   }
-  const m = /^-?\d+(\.\d+)?([eE][-+]?\d+)?/.exec(text.slice(pos));
+  const m = /^\d+(\.\d*)?/.exec(text.slice(pos));
   if (m === null) fail(text, pos, "a 'quoted string', a number, TIME or DATE");
-  const integer = m[1] === undefined && m[2] === undefined ? BigInt(m[0]) : undefined;
+  const integer = m[1] === undefined ? BigInt(m[0]) : undefined;
   return [{ kind: "number", value: Number(m[0]), integer }, pos + m[0].length];
 }
 
