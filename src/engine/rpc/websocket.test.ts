@@ -344,6 +344,18 @@ describe("consensus RPC WebSocket", { timeout: 120_000 }, () => {
     await ws.waitClosed();
   });
 
+  it("answers params that do not convert with CometBFT's WebSocket code, -32603 (HTTP says -32602)", async () => {
+    const ws = await client();
+    const badHeight = await ws.call(1, "block", { height: "abc" });
+    assert.deepEqual([badHeight.error.code, badHeight.error.message], [-32603, "Internal error"]);
+    assert.match(badHeight.error.data, /^error converting json params to arguments: /);
+    const badQuery = await ws.call(2, "subscribe", { query: 5 });
+    assert.deepEqual([badQuery.error.code, badQuery.error.message], [-32603, "Internal error"]);
+    assert.equal((await ws.call(3, "no_such_method")).error.code, -32601);
+    ws.socket.destroy();
+    await ws.waitClosed();
+  });
+
   it("tells subscriptions apart by the query's canonical form, and echoes the query as written", async () => {
     const ws = await client();
     const written = "tm.event='NewBlockHeader'";

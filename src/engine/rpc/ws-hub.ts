@@ -194,7 +194,7 @@ export class WsHub {
     const method = typeof r === "object" && r !== null && !Array.isArray(r) ? r.method : undefined;
     if (method !== "subscribe" && method !== "unsubscribe" && method !== "unsubscribe_all") {
       const out = await this.call(request);
-      if (out !== undefined) this.send(client, out);
+      if (out !== undefined) this.send(client, asWebSocketAnswer(out));
       return;
     }
     const rawId = (r as { id?: unknown }).id;
@@ -315,7 +315,21 @@ function queryParam(params: unknown): string {
   // CometBFT parses an absent query as "" and refuses it as a query that does not parse (internal error).
   if (q === undefined || q === null) return "";
   if (typeof q !== "string") {
-    throw new RpcErrorReply(RpcCode.invalidParams, "query must be a string such as tm.event='NewBlock'");
+    // Over WebSocket CometBFT answers params that do not convert with an internal error (see asWebSocketAnswer).
+    throw new RpcErrorReply(
+      RpcCode.internalError,
+      "error converting json params to arguments: query must be a string such as tm.event='NewBlock'",
+    );
   }
   return q;
+}
+
+/**
+ * An answer as CometBFT's WebSocket sends it: its read loop answers params that do not convert with -32603
+ * Internal error (rpc/jsonrpc/server/ws_handler.go), where its HTTP handlers answer -32602 Invalid params.
+ */
+function asWebSocketAnswer(answer: Json): Json {
+  const error = (answer as { error?: { code?: unknown } }).error;
+  if (error?.code !== RpcCode.invalidParams) return answer;
+  return { ...(answer as object), error: { ...error, code: RpcCode.internalError, message: "Internal error" } } as Json;
 }
