@@ -13,6 +13,7 @@ import { jsonRpcId, RpcCode, RpcErrorReply } from "./rpc-error.ts";
 import type { RpcMethod } from "./rpc-method-types.ts";
 import { RPC_METHODS, type RpcContext } from "./rpc-methods.ts";
 import { type Args, argsFromJsonRpc, argsFromUri } from "./rpc-params.ts";
+import { handshakeRefusal, handshakeRefusalAnswer } from "./ws-handshake.ts";
 import { WsHub, type WsHubOptions, type WsOutputStats } from "./ws-hub.ts";
 
 /** Where and how to serve. */
@@ -344,6 +345,14 @@ export class RpcServer {
       return;
     }
     const name = url.pathname.slice(1);
+    if (name === "websocket") {
+      // Not an upgrade (those go to the WebSocket hub): refused as CometBFT's upgrader refuses it, not a 404.
+      const status = handshakeRefusal(req) ?? 400;
+      const answer = handshakeRefusalAnswer(status);
+      res.writeHead(status, answer.headers);
+      res.end(answer.body);
+      return;
+    }
     const method = Object.hasOwn(RPC_METHODS, name) ? RPC_METHODS[name] : undefined;
     if (method === undefined) {
       notFound(res);

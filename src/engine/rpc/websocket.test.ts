@@ -179,6 +179,31 @@ describe("consensus RPC WebSocket", { timeout: 120_000 }, () => {
     const reply: string = await new Promise((resolve) => socket.once("data", (d: Buffer) => resolve(d.toString())));
     socket.destroy();
     assert.match(reply, /^HTTP\/1\.1 400 /);
+    assert.match(reply, /\r\n\r\nBad Request\n$/, "Go's http.Error text, as CometBFT's upgrader answers");
+    // As CometBFT's upgrader (gorilla/websocket): a plain GET is a bad handshake, not an unknown path; another
+    // method 405; a version other than 13 400 with the version it speaks.
+    const plain = await fetch(`http://127.0.0.1:${port}/websocket`);
+    assert.deepEqual([plain.status, await plain.text()], [400, "Bad Request\n"]);
+    assert.equal(plain.headers.get("sec-websocket-version"), "13");
+    const upgradeHeaders = {
+      connection: "Upgrade",
+      upgrade: "websocket",
+      "sec-websocket-key": "dGhlIHNhbXBsZSBub25jZQ==",
+    };
+    for (const [extra, status] of [
+      ["POST /websocket HTTP/1.1\r\nSec-WebSocket-Version: 13\r\n", 405],
+      ["GET /websocket HTTP/1.1\r\nSec-WebSocket-Version: 8\r\n", 400],
+    ] as const) {
+      const raw = connect(port, "127.0.0.1");
+      const headers = Object.entries(upgradeHeaders)
+        .map(([k, v]) => `${k}: ${v}\r\n`)
+        .join("");
+      raw.write(`${extra}Host: x\r\n${headers}\r\n`);
+      const answer: string = await new Promise((resolve) => raw.once("data", (d: Buffer) => resolve(d.toString())));
+      raw.destroy();
+      assert.match(answer, new RegExp(`^HTTP/1\\.1 ${status} `), extra);
+      assert.match(answer, /sec-websocket-version: 13/i, extra);
+    }
   });
 
   it("answers a message sent in the same packet as the handshake", async () => {

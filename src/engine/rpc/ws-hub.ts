@@ -3,7 +3,7 @@
 // carrying the subscribe request's id, `result = {query, data: {type, value}, events}`. Limits and texts are
 // CometBFT's (rpc/core/events.go): `max_subscription_clients N reached`, `max_subscriptions_per_client N reached`,
 // `maximum query length exceeded` (512), `failed to parse query: …`, `already subscribed`, `subscription not found`.
-import type { IncomingMessage } from "node:http";
+import { type IncomingMessage, STATUS_CODES } from "node:http";
 import type { Duplex } from "node:stream";
 import type { Engine } from "../engine.ts";
 import { canonicalQuery, conditionMatchesValue, parseTxQuery, type QueryCondition, TxQueryError } from "../tx-query.ts";
@@ -12,6 +12,7 @@ import { jsonRpcId, RpcCode, RpcErrorReply } from "./rpc-error.ts";
 import { WsConnection } from "./ws-connection.ts";
 import { type EventMap, eventsOfBlock, type PublishedEvent } from "./ws-events.ts";
 import { acceptKey, CloseCode } from "./ws-frames.ts";
+import { handshakeRefusal, handshakeRefusalAnswer } from "./ws-handshake.ts";
 import { WS_OUTPUT_LIMITS, WsOutputBudget } from "./ws-output-budget.ts";
 
 /** config.toml [rpc] limits the endpoint honours. */
@@ -62,10 +63,12 @@ export function queryMatches(conditions: readonly QueryCondition[], events: Even
   return conditions.every((c) => (events[c.key] ?? []).some((v) => conditionMatchesValue(c, v)));
 }
 
-function rejectHandshake(socket: Duplex, status: string, text: string): void {
-  socket.end(
-    `HTTP/1.1 ${status}\r\ncontent-type: text/plain\r\ncontent-length: ${Buffer.byteLength(text)}\r\n\r\n${text}`,
-  );
+/** Answers an upgrade request that is refused, on its raw socket, and closes it. */
+function rejectHandshake(socket: Duplex, status: number, headers: Record<string, string>, body: string): void {
+  const lines = Object.entries({ ...headers, "x-server-time": String(Math.floor(Date.now() / 1000)) })
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join("");
+  socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n${lines}connection: close\r\n\r\n${body}`);
 }
 
 /** Serves `/websocket` on an RPC server's `upgrade` event and fans out the engine's block events. */
@@ -127,27 +130,22 @@ export class WsHub {
   /** Handles an HTTP upgrade request; anything but a valid WebSocket handshake on /websocket is refused. */
   handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
     const path = new URL(req.url ?? "/", "http://localhost").pathname;
-    const key = req.headers["sec-websocket-key"];
     if (path !== "/websocket") {
-      rejectHandshake(socket, "404 Not Found", "404 page not found\n");
+      const body = "404 page not found\n";
+      const headers = { "content-type": "text/plain; charset=utf-8", "x-content-type-options": "nosniff" };
+      rejectHandshake(socket, 404, { ...headers, "content-length": String(body.length) }, body);
       return;
     }
-    if (
-      req.method !== "GET" ||
-      (req.headers.upgrade ?? "").toLowerCase() !== "websocket" ||
-      (typeof key === "string") === false ||
-      Buffer.from(key as string, "base64").length !== 16
-    ) {
-      rejectHandshake(socket, "400 Bad Request", "websocket: the client is not using the websocket protocol\n");
+    const refusal = handshakeRefusal(req);
+    if (refusal !== undefined) {
+      const answer = handshakeRefusalAnswer(refusal);
+      rejectHandshake(socket, refusal, answer.headers, answer.body);
       return;
     }
-    if (req.headers["sec-websocket-version"] !== "13") {
-      socket.end("HTTP/1.1 426 Upgrade Required\r\nsec-websocket-version: 13\r\ncontent-length: 0\r\n\r\n");
-      return;
-    }
+    const key = req.headers["sec-websocket-key"] as string;
     socket.write(
       "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n" +
-        `Sec-WebSocket-Accept: ${acceptKey(key as string)}\r\n\r\n`,
+        `Sec-WebSocket-Accept: ${acceptKey(key)}\r\n\r\n`,
     );
     const conn = new WsConnection(
       socket,
