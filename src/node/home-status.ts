@@ -133,7 +133,7 @@ export async function readHomeStatus(
 /** Returns once no process holds the block store's lock; waits up to `waitMs` (a node stopping lets it go). */
 async function waitForBlockStore(path: string, waitMs: number): Promise<void> {
   const deadline = Date.now() + waitMs;
-  for (let delay = 10; (await levelLockHeld(path)) === true; delay = Math.min(delay * 2, 200)) {
+  for (let delay = 10; levelLockHeld(path) === true; delay = Math.min(delay * 2, 200)) {
     const left = deadline - Date.now();
     if (left <= 0) {
       throw new HomeStatusError(
@@ -160,7 +160,7 @@ async function openBlockStore(view: string, path: string): Promise<BlockStore> {
  */
 async function applicationHeight(path: string): Promise<bigint | undefined> {
   if (!existsSync(path)) throw new HomeStatusError(`the home holds no application state (${path} does not exist)`);
-  if (await levelLockHeld(path)) return undefined;
+  if (levelLockHeld(path) === true) return undefined;
   let height: bigint;
   try {
     height = await withLevelView(path, async (view) => {

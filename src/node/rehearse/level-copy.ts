@@ -14,12 +14,13 @@
 // All of that holds for a store at rest. A source still open in a running node (the docs ask to stop it; a user
 // may not) appends to its log and manifest after the copy is made, and through a link the copy would see those
 // writes: the determinism run's copy, opened a moment after the first run's, then held later blocks than the
-// first and the rehearsal reported a false failure. So when the source is in use (level-in-use.ts) its logs and
-// manifests are copied, first, and the tables linked after them: the copy is the store as it was at that moment.
+// first and the rehearsal reported a false failure. So when the source is in use (src/store/level-lock-probe.ts)
+// its logs and manifests are copied, first, and the tables linked after them: the copy is the store as it was at
+// that moment.
 import { copyFileSync, cpSync, linkSync, mkdirSync, readdirSync, rmSync } from "node:fs";
 import { unlink } from "node:fs/promises";
 import { join } from "node:path";
-import { levelDbInUse } from "./level-in-use.ts";
+import { levelLockHeld } from "../../store/level-lock-probe.ts";
 
 /** Files LevelDB only reads once written (see above): shared by hard link. */
 const READ_ONLY = /^(\d+\.(ldb|sst|log)|MANIFEST-\d+)$/;
@@ -28,7 +29,7 @@ const APPENDED = /^(\d+\.log|MANIFEST-\d+)$/;
 
 /** Copies the LevelDB directory `from` to `to` (created), hard-linking the files LevelDB never writes again. */
 export async function copyLevelDb(from: string, to: string): Promise<void> {
-  if (!levelDbInUse(from)) {
+  if (levelLockHeld(from) !== true) {
     copyOnce(from, to, false);
     return;
   }
