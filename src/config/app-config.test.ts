@@ -323,6 +323,17 @@ describe("app.toml errors name the file, the key and what was expected", () => {
     );
   });
 
+  test("a custom pruning number that does not parse is reported once, not also against the floors", () => {
+    for (const [key, other] of [
+      ["pruning-keep-recent", 'pruning-interval = "10"'],
+      ["pruning-interval", 'pruning-keep-recent = "5"'],
+    ]) {
+      const error = errorOf(`pruning = "custom"\n${other}\n${key} = "abc"`);
+      assert.equal(error.message, `${FILE}: ${key}: expected a non-negative integer, got "abc"`);
+      assert.equal(error.problems.length, 1);
+    }
+  });
+
   test("a section that is not a table", () => {
     assert.equal(errorOf("api = 5").message, `${FILE}: api: expected a table ([api] section), got 5`);
   });

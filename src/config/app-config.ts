@@ -141,12 +141,17 @@ function appConfigFromTree(tree: Record<string, unknown>, file: string): AppConf
   else read.problem("minimum-gas-prices", DEC_COINS_EXPECTED, gasText, gas.reason);
 
   const strategy = read.oneOf("pruning", PRUNING_STRATEGIES, "default");
+  const problemsBeforePruning = read.problems.length;
   const keepRecent = read.integer("pruning-keep-recent", 0n, { min: 0n, max: MAX_UINT64 });
   const interval = read.integer("pruning-interval", 0n, { min: 0n, max: MAX_UINT64 });
   let pruning: PruningOptions = { strategy: "default", keepRecent: 362880n, interval: 10n };
-  const resolved = resolvePruning(strategy, keepRecent, interval);
-  if ("strategy" in resolved) pruning = resolved;
-  else read.problem(resolved.key, resolved.expected, read.raw(resolved.key) ?? "0", resolved.reason);
+  // The custom floors are only checked on numbers that parsed: a malformed "abc" is already
+  // reported, and its stand-in 0 would add a second, misleading "at least 2 … got "abc"" line.
+  if (read.problems.length === problemsBeforePruning) {
+    const resolved = resolvePruning(strategy, keepRecent, interval);
+    if ("strategy" in resolved) pruning = resolved;
+    else read.problem(resolved.key, resolved.expected, read.raw(resolved.key) ?? "0", resolved.reason);
+  }
 
   const haltHeight = read.integer("halt-height", 0n, { min: 0n, max: MAX_UINT64 });
   const haltTime = read.integer("halt-time", 0n, { min: 0n, max: MAX_UINT64 });
