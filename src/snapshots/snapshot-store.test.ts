@@ -200,3 +200,39 @@ test("save checks the folder again before it swaps the new snapshot in: one that
     await dir.remove();
   }
 });
+
+test("a height or format folder that is a symbolic link out of the store is neither written through nor deleted through", async () => {
+  const dir = await tempDir("chaind-snapshot-store-");
+  try {
+    const store = new SnapshotStore(join(dir.path, "snapshots"));
+    const victim = join(dir.path, "victim");
+    const source = new SnapshotStore(join(dir.path, "elsewhere"));
+    // A whole snapshot outside the store, reached through a link at the height folder and one at the format folder.
+    await source.save(3n, 1, chunks());
+    await mkdir(store.dir, { recursive: true });
+    await symlink(join(source.dir, "3"), join(store.dir, "3"));
+    await mkdir(join(store.dir, "4"));
+    await symlink(join(source.dir, "3", "1"), join(store.dir, "4", "1"));
+    await mkdir(victim);
+    await symlink(victim, join(store.dir, "6"));
+    const before = await readdir(join(source.dir, "3", "1"));
+
+    await assert.rejects(store.delete(3n, 1), /snapshots\/3 is a symbolic link; .* left untouched/);
+    await assert.rejects(store.save(3n, 1, chunks()), /snapshots\/3 is a symbolic link/);
+    // The format folder's link points at a folder whose descriptor says 3/1, so get() refuses it before delete does.
+    await assert.rejects(store.save(4n, 1, chunks()), SnapshotError);
+    await assert.rejects(store.save(6n, 1, chunks()), /snapshots\/6 is a symbolic link/);
+
+    assert.deepEqual(await readdir(join(source.dir, "3", "1")), before);
+    assert.deepEqual(await readdir(victim), [], "something was written through the link");
+    assert.equal(await readlink(join(store.dir, "3")), join(source.dir, "3"));
+    assert.equal(await readlink(join(store.dir, "6")), victim);
+    assert.deepEqual(
+      (await readdir(store.dir)).filter((name) => name.startsWith(".tmp")),
+      [],
+      "a work folder was left",
+    );
+  } finally {
+    await dir.remove();
+  }
+});

@@ -190,6 +190,7 @@ export class SnapshotStore {
       new SnapshotError(
         `${target} already exists and is not a snapshot chaind wrote (${why}); left untouched: move it away or remove it first`,
       );
+    await this.refuseLinks(height, format);
     let entries: string[];
     try {
       if (!(await lstat(target)).isDirectory()) throw refuse("it is not a folder");
@@ -219,6 +220,7 @@ export class SnapshotStore {
   /** Deletes a snapshot; throws SnapshotNotFoundError when there is none. */
   async delete(height: bigint, format: number): Promise<void> {
     if ((await this.get(height, format)) === undefined) throw new SnapshotNotFoundError(height, format);
+    await this.refuseLinks(height, format);
     await rm(this.folder(height, format), { recursive: true, force: true });
     if ((await entriesOf(join(this.dir, String(height)))).length === 0) {
       await rm(join(this.dir, String(height)), { recursive: true, force: true });
@@ -240,6 +242,7 @@ export class SnapshotStore {
    */
   async writeEngineState(info: SnapshotInfo, bytes: Uint8Array): Promise<SnapshotInfo> {
     const folder = this.folder(info.height, info.format);
+    await this.refuseLinks(info.height, info.format, true);
     const covered: SnapshotInfo = { ...info, engineStateHash: new Uint8Array(sha256(bytes)) };
     await replaceFile(join(folder, ENGINE_STATE_FILE), bytes);
     await replaceFile(join(folder, DESCRIPTOR), descriptorText(covered));
@@ -249,6 +252,7 @@ export class SnapshotStore {
   /** Removes the snapshot's engine-state.json and its hash from the descriptor (a file that cannot be trusted). */
   async dropEngineState(info: SnapshotInfo): Promise<SnapshotInfo> {
     const folder = this.folder(info.height, info.format);
+    await this.refuseLinks(info.height, info.format, true);
     const bare: SnapshotInfo = { ...info };
     delete bare.engineStateHash;
     await replaceFile(join(folder, DESCRIPTOR), descriptorText(bare));
@@ -304,6 +308,33 @@ export class SnapshotStore {
       removed.push(name);
     }
     return removed;
+  }
+
+  /**
+   * Throws SnapshotError when the height folder of a snapshot (or, with `formatToo`, its format folder) is a symbolic
+   * link. The path is inside this store by name only: writing through such a link, or deleting what it points at,
+   * would touch files outside data/snapshots, so the store refuses and leaves the link alone. (A link in place of the
+   * format folder is already refused as "not a folder" by {@link checkReplaceable}, and deleting one removes the link
+   * only. data/snapshots itself may be a link: an operator putting snapshots on another disk chose that place.)
+   */
+  private async refuseLinks(height: bigint, format: number, formatToo = false): Promise<void> {
+    const folder = this.folder(height, format);
+    const paths = [join(this.dir, height.toString())];
+    if (formatToo) paths.push(folder);
+    for (const path of paths) {
+      let link: boolean;
+      try {
+        link = (await lstat(path)).isSymbolicLink();
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === "ENOENT") return;
+        throw err;
+      }
+      if (link) {
+        throw new SnapshotError(
+          `${path} is a symbolic link; snapshots are written and deleted only in real folders inside ${this.dir}, so it is left untouched: replace it with a folder or remove it`,
+        );
+      }
+    }
   }
 
   /** The path of a file kept beside a snapshot's chunks (a plain file name); the snapshot must exist. */
