@@ -3,7 +3,7 @@ import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { writeFileAtomic, writeFileAtomicSync } from "./atomic-file.ts";
+import { withTargetPath, writeFileAtomic, writeFileAtomicSync } from "./atomic-file.ts";
 
 let dir: string;
 before(async () => {
@@ -72,4 +72,15 @@ describe("writeFileAtomicSync", () => {
     assert.throws(() => writeFileAtomicSync(join(sub, "target"), "data"));
     assert.deepEqual(await readdir(sub), ["target"]);
   });
+});
+
+test("a failed write on the temporary's descriptor names the file being replaced (a full disk says which)", () => {
+  // Node words a write on a descriptor without a path; this is the error a full disk raised on the signing state.
+  const full = Object.assign(new Error("ENOSPC: no space left on device, write"), { code: "ENOSPC", syscall: "write" });
+  const named = withTargetPath(full, "/h/data/priv_validator_state.json") as NodeJS.ErrnoException;
+  assert.equal(named.message, "ENOSPC: no space left on device, write '/h/data/priv_validator_state.json'");
+  assert.equal(named.path, "/h/data/priv_validator_state.json");
+  // An error that already names its path (the temporary's open) is left as it is.
+  const open = Object.assign(new Error("EACCES: permission denied, open '/h/x'"), { code: "EACCES", path: "/h/x" });
+  assert.equal((withTargetPath(open, "/h/data/y") as Error).message, "EACCES: permission denied, open '/h/x'");
 });

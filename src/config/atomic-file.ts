@@ -15,6 +15,20 @@ function tempPathFor(path: string): string {
   return join(dirname(path), `.${basename(path)}.tmp-${process.pid}-${randomBytes(6).toString("hex")}`);
 }
 
+/**
+ * Names the target file in a system error raised on the temporary's descriptor: Node words a failed write on a
+ * descriptor without a path ("ENOSPC: no space left on device, write"), which would leave the operator of a full
+ * disk guessing which file the node could not save.
+ */
+export function withTargetPath(error: unknown, path: string): unknown {
+  const err = error as NodeJS.ErrnoException;
+  if (error instanceof Error && typeof err.code === "string" && err.path === undefined && !err.message.includes(path)) {
+    err.message = `${err.message} '${path}'`;
+    err.path = path;
+  }
+  return error;
+}
+
 function toBytes(data: AtomicFileData): Uint8Array {
   return typeof data === "string" ? Buffer.from(data, "utf8") : data;
 }
@@ -45,7 +59,7 @@ export async function writeFileAtomic(path: string, data: AtomicFileData, mode =
   } catch (error) {
     if (handle !== undefined) await handle.close().catch(() => {});
     await unlink(temp).catch(() => {});
-    throw error;
+    throw withTargetPath(error, path);
   }
   await syncDirectory(dirname(path));
 }
@@ -73,7 +87,7 @@ export function writeFileAtomicSync(path: string, data: AtomicFileData, mode = 0
     try {
       unlinkSync(temp);
     } catch {}
-    throw error;
+    throw withTargetPath(error, path);
   }
   syncDirectorySync(dirname(path));
 }

@@ -27,7 +27,7 @@ import { ENGINE_VERSION } from "../engine/engine.ts";
 import type { Json } from "../engine/rpc/json-shapes.ts";
 import { advertisedP2p, statusResult } from "../engine/rpc/status-result.ts";
 import { UserError } from "../errors/user-error.ts";
-import { readLastCommittedVersion } from "../store/index.ts";
+import { isFileSystemRefusal, readLastCommittedVersion } from "../store/index.ts";
 import { levelLockHeld } from "../store/level-lock-probe.ts";
 import { withLevelView } from "../store/level-view.ts";
 import { readUpgradeInfoFromDisk } from "../x/upgrade/upgrade-info-file.ts";
@@ -149,8 +149,8 @@ async function openBlockStore(view: string, path: string): Promise<BlockStore> {
   try {
     return await BlockStore.open(view, { createIfMissing: false });
   } catch (cause) {
-    const reason = reasonOf(cause).replaceAll(view, path);
-    throw new HomeStatusError(`the block store ${path} cannot be read: it is damaged (${reason})`, { cause });
+    const reason = whyUnreadable(cause).replaceAll(view, path);
+    throw new HomeStatusError(`the block store ${path} cannot be read: ${reason}`, { cause });
   }
 }
 
@@ -168,7 +168,7 @@ async function applicationHeight(path: string): Promise<bigint | undefined> {
         return await readLastCommittedVersion(view);
       } catch (cause) {
         throw new HomeStatusError(
-          `the application state ${path} cannot be read: it is damaged (${reasonOf(cause).replaceAll(view, path)})`,
+          `the application state ${path} cannot be read: ${whyUnreadable(cause).replaceAll(view, path)}`,
           { cause },
         );
       }
@@ -181,6 +181,15 @@ async function applicationHeight(path: string): Promise<bigint | undefined> {
     throw new HomeStatusError(`the application state ${path} holds no committed height (removed or damaged)`);
   }
   return height;
+}
+
+/**
+ * Why a store could not be opened: damage, unless the file system refused the operation (a full disk, no
+ * permission, a read-only mount), which says nothing about the store and must not send anyone to restore it.
+ */
+function whyUnreadable(cause: unknown): string {
+  const reason = reasonOf(cause);
+  return isFileSystemRefusal(reason) ? `the file system refused it (${reason})` : `it is damaged (${reason})`;
 }
 
 /** The innermost message of an error's cause chain: LevelDB's own words (e.g. `Corruption: …`). */

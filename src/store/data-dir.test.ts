@@ -7,8 +7,14 @@ import { describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { ClassicLevel } from "classic-level";
 import { b, tempDir } from "../../test/support/store/helpers.ts";
-import { DataDirectoryCorruptError, DataDirectoryLockedError, DataDirectoryMissingError } from "./errors.ts";
+import {
+  DataDirectoryCorruptError,
+  DataDirectoryLockedError,
+  DataDirectoryMissingError,
+  DataDirectoryUnavailableError,
+} from "./errors.ts";
 import { commitKey } from "./keys.ts";
+import { levelOpenError } from "./kv-backend.ts";
 import { openMultiStore } from "./multistore.ts";
 
 const child = fileURLToPath(new URL("../../test/support/store/test-child.ts", import.meta.url));
@@ -114,5 +120,34 @@ describe("data directory errors", () => {
     } finally {
       await dir.remove();
     }
+  });
+
+  test("a file system that refuses LevelDB (full disk, no permission, read-only) is not called corruption", () => {
+    // classic-level's open failure: LEVEL_DATABASE_NOT_OPEN wrapping LevelDB's own status text.
+    const failure = (message: string, code = "LEVEL_IO_ERROR") =>
+      Object.assign(new Error("Database failed to open"), {
+        code: "LEVEL_DATABASE_NOT_OPEN",
+        cause: Object.assign(new Error(message), { code }),
+      });
+    for (const reason of [
+      "IO error: /h/data/application.db/000012.ldb: No space left on device",
+      "IO error: /h/data/application.db/LOCK: Permission denied",
+      "IO error: /h/data/application.db/MANIFEST-000004: Read-only file system",
+      "IO error: /h/data/application.db/000005.ldb: Too many open files",
+    ]) {
+      const err = levelOpenError("/h/data/application.db", failure(reason));
+      assert.ok(err instanceof DataDirectoryUnavailableError, reason);
+      assert.equal(
+        err.message,
+        `state store /h/data/application.db cannot be opened: the file system refused it (${reason}); nothing says the store is damaged: free disk space, or fix the permissions or mount, then start again`,
+      );
+      assert.doesNotMatch(err.message, /corrupt|remove it/);
+    }
+    const corrupt = levelOpenError(
+      "/h/db",
+      failure("Corruption: no meta-nextfile entry in descriptor", "LEVEL_CORRUPTION"),
+    );
+    assert.ok(corrupt instanceof DataDirectoryCorruptError);
+    assert.ok(levelOpenError("/h/db", failure("lock held", "LEVEL_LOCKED")) instanceof DataDirectoryLockedError);
   });
 });

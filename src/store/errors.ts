@@ -119,6 +119,35 @@ export class DataDirectoryCorruptError extends StoreError {
 }
 
 /**
+ * The file system refused LevelDB an operation while it opened the store: the disk is full, the files are not
+ * writable, the file system is read-only, or the process ran out of file handles. That says nothing about the
+ * store's data, so the message does not call it corrupt nor advise removing it (as {@link DataDirectoryCorruptError}
+ * does): the operator fixes the machine and starts again.
+ */
+export class DataDirectoryUnavailableError extends StoreError {
+  readonly path: string;
+
+  constructor(path: string, reason: string, options?: { cause?: unknown }) {
+    super(
+      "STORE_DIR_UNAVAILABLE",
+      `state store ${path} cannot be opened: the file system refused it (${reason}); nothing says the store is damaged: free disk space, or fix the permissions or mount, then start again`,
+      options,
+    );
+    this.path = path;
+  }
+}
+
+/**
+ * True when LevelDB's error text is the operating system refusing a file operation (ENOSPC, EACCES, EROFS,
+ * EMFILE/ENFILE, EDQUOT as strerror words them) rather than LevelDB finding damaged data.
+ */
+export function isFileSystemRefusal(message: string): boolean {
+  return /No space left on device|Permission denied|Read-only file system|Too many open files|Disk quota exceeded/.test(
+    message,
+  );
+}
+
+/**
  * A LevelDB directory that holds files but no `CURRENT` (the file naming the live MANIFEST): it cannot be opened as
  * it is, and opening it with create-if-missing would make LevelDB start an empty database there and delete every
  * table file as obsolete. Refused before LevelDB sees the directory, so nothing in it is changed. Raised for the

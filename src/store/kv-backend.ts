@@ -11,6 +11,8 @@ import {
   DataDirectoryCorruptError,
   DataDirectoryLockedError,
   DataDirectoryMissingError,
+  DataDirectoryUnavailableError,
+  isFileSystemRefusal,
   StoreUsageError,
 } from "./errors.ts";
 import { levelDirectoryState } from "./level-directory.ts";
@@ -306,11 +308,21 @@ export async function openLevelBackend(path: string, options: LevelBackendOption
     // error from LevelDB rather than a new empty database over the old files.
     await db.open({ createIfMissing: state !== "store" });
   } catch (err) {
-    const cause = (err as { cause?: { code?: string; message?: string } }).cause;
-    if (cause?.code === "LEVEL_LOCKED") throw new DataDirectoryLockedError(path, { cause: err });
-    throw new DataDirectoryCorruptError(path, cause?.message ?? (err as Error).message, { cause: err });
+    throw levelOpenError(path, err);
   }
   return new LevelBackend(db as unknown as Level, path);
+}
+
+/**
+ * The store error for LevelDB's failure to open `path`: the lock held elsewhere, the file system refusing an
+ * operation (a full disk, no permission: the store is not known to be damaged), or else damage.
+ */
+export function levelOpenError(path: string, err: unknown): Error {
+  const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+  if (cause?.code === "LEVEL_LOCKED") return new DataDirectoryLockedError(path, { cause: err });
+  const reason = cause?.message ?? (err as Error).message;
+  if (isFileSystemRefusal(reason)) return new DataDirectoryUnavailableError(path, reason, { cause: err });
+  return new DataDirectoryCorruptError(path, reason, { cause: err });
 }
 
 /** A fresh in-memory backend (memory-level): same semantics, nothing persisted. */
