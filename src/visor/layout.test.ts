@@ -72,6 +72,21 @@ describe("current link and binaries", () => {
     });
   });
 
+  it("follows an absolute target (as cosmovisor writes them) and names the release inside the root", async () => {
+    const layout = visorLayout(home, "chaind");
+    await symlink(join(home, "chainvisor", "upgrades", "v2"), layout.currentLink);
+    const current = await readCurrentRelease(layout);
+    assert.equal(current.label, "v2");
+    assert.equal(current.binary, join(home, "chainvisor", "upgrades", "v2", "bin", "chaind"));
+    await rm(layout.currentLink);
+    const elsewhere = join(home, "elsewhere");
+    await mkdir(join(elsewhere, "bin"), { recursive: true });
+    await symlink(elsewhere, layout.currentLink);
+    const outside = await readCurrentRelease(layout);
+    assert.equal(outside.label, elsewhere);
+    assert.equal(outside.binary, join(elsewhere, "bin", "chaind"));
+  });
+
   it("ensureBinary adds execute bits and refuses what is not a regular file", async () => {
     const binary = join(home, "chainvisor", "genesis", "bin", "chaind");
     await writeFile(binary, "#!/bin/sh\n");

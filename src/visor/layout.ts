@@ -2,7 +2,7 @@
 // atomic switch of the `current` link.
 import { randomBytes } from "node:crypto";
 import { chmod, lstat, readlink, rename, rm, stat, symlink } from "node:fs/promises";
-import { basename, join } from "node:path";
+import { basename, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { ROOT_DIR_NAME } from "./config.ts";
 import { errorCode, goPathError, VisorError } from "./errors.ts";
 
@@ -145,13 +145,17 @@ export async function readCurrentRelease(layout: Layout, create = true): Promise
     if (create) await switchCurrent(layout, GENESIS_TARGET);
     target = GENESIS_TARGET;
   }
-  const dir = join(layout.root, target);
+  // An absolute target (cosmovisor writes its links absolute; an operator may too) is taken as it is: joined to
+  // the root, "/x/upgrades/v2" became "<root>/x/upgrades/v2" and was reported missing though it exists.
+  const dir = resolve(layout.root, target);
   try {
     await stat(dir);
   } catch (error) {
     throw new VisorError(`${layout.currentLink} points to ${target}, which does not exist`, { cause: error });
   }
-  const label = target.startsWith(UPGRADES_PREFIX) ? target.slice(UPGRADES_PREFIX.length) : target;
+  const inRoot = relative(layout.root, dir);
+  const name = inRoot !== "" && !inRoot.startsWith("..") && !isAbsolute(inRoot) ? inRoot.split(sep).join("/") : target;
+  const label = name.startsWith(UPGRADES_PREFIX) ? name.slice(UPGRADES_PREFIX.length) : name;
   return { label, target, dir, binary: releaseBinary(layout, dir) };
 }
 
