@@ -4,7 +4,7 @@
 // folder beside the homes) and that the home is left as it was when the input is refused.
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
-import { cp, mkdir, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { cp, mkdir, readdir, readFile, rm, stat, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
@@ -120,6 +120,24 @@ async function refused(promise: Promise<unknown>, pattern: RegExp): Promise<void
     return true;
   });
 }
+
+test("dump refuses an --out inside data/snapshots (a chunk, a new file, a link to a chunk): the snapshot stays whole", async () => {
+  const snapshots = join(homePaths(homeA).dataDir, "snapshots");
+  const folder = join(snapshots, String(height), "1");
+  const before = new Map<string, Buffer>();
+  for (const name of await readdir(folder)) before.set(name, await readFile(join(folder, name)));
+  const link = join(dir.path, "looks-outside.tar.gz");
+  await symlink(join(folder, "0"), link);
+  for (const out of [join(folder, "0"), join(folder, "snapshot.json"), join(snapshots, "new.tar.gz"), link]) {
+    await refused(
+      dumpHomeSnapshot({ home: homeA, height, format: 1, out }),
+      /^--out .* lies inside .*data\/snapshots, the local snapshots the dump reads and must not overwrite; write the archive outside data\/snapshots$/,
+    );
+  }
+  assert.deepEqual((await readdir(folder)).sort(), [...before.keys()].sort());
+  for (const [name, bytes] of before) assert.deepEqual(await readFile(join(folder, name)), bytes, name);
+  assert.deepEqual(await readdir(snapshots), [String(height)]);
+});
 
 test("load refuses a descriptor whose height or format is not an integer, touching nothing outside data/snapshots", async () => {
   const home = await freshHome();

@@ -10,8 +10,8 @@
 // - delete <height> <format>.
 import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
-import { readdir, readFile, rm, stat } from "node:fs/promises";
-import { basename, join, resolve } from "node:path";
+import { readdir, readFile, realpath, rm, stat } from "node:fs/promises";
+import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { pino } from "pino";
 import { create as createTar } from "tar";
 import { homePaths } from "../config/home.ts";
@@ -140,9 +140,16 @@ export async function dumpHomeSnapshot(options: {
   const snapshots = new SnapshotStore(snapshotDir(options.home));
   const found = await snapshots.get(options.height, options.format);
   if (found === undefined) throw new SnapshotNotFoundError(options.height, options.format);
+  const archive = resolve(options.out ?? `${options.height}-${options.format}.tar.gz`);
+  // Opening the archive truncates it: given a chunk or descriptor of the store (or anything beside them), the dump
+  // destroyed the snapshot it was reading and wrote an archive of the damage, with exit status 0.
+  if (await liesWithin(archive, snapshots.dir)) {
+    throw new SnapshotError(
+      `--out ${archive} lies inside ${snapshots.dir}, the local snapshots the dump reads and must not overwrite; write the archive outside data/snapshots`,
+    );
+  }
   const info = await attachEngineState(options.home, snapshots, found);
   const engineState = info.engineStateHash !== undefined;
-  const archive = resolve(options.out ?? `${options.height}-${options.format}.tar.gz`);
   const files = [DESCRIPTOR, ...Array.from({ length: info.chunks }, (_, i) => String(i))];
   if (engineState) files.push(ENGINE_STATE_FILE);
   await createTar(
@@ -150,6 +157,21 @@ export async function dumpHomeSnapshot(options: {
     files,
   );
   return { archive, info, engineState };
+}
+
+/** True when `path` (through any links, itself or its nearest existing folder) is `dir` or lies inside it. */
+async function liesWithin(path: string, dir: string): Promise<boolean> {
+  const real = async (p: string): Promise<string> => {
+    for (let at = p, rest = ""; ; rest = join(basename(at), rest), at = dirname(at)) {
+      try {
+        return join(await realpath(at), rest);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== "ENOENT" || dirname(at) === at) throw err;
+      }
+    }
+  };
+  const inside = relative(await real(dir), await real(path));
+  return !inside.startsWith("..") && !isAbsolute(inside);
 }
 
 /**
