@@ -10,11 +10,12 @@
 // - delete <height> <format>.
 import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
-import { readdir, readFile, realpath, rm, stat } from "node:fs/promises";
-import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
+import { readdir, readFile, rm, stat } from "node:fs/promises";
+import { basename, join, resolve } from "node:path";
 import { pino } from "pino";
 import { create as createTar } from "tar";
 import { homePaths } from "../config/home.ts";
+import { liesWithin } from "../config/path-within.ts";
 import { BlockStore } from "../engine/block-store.ts";
 import {
   decodeEngineBootstrap,
@@ -157,21 +158,6 @@ export async function dumpHomeSnapshot(options: {
     files,
   );
   return { archive, info, engineState };
-}
-
-/** True when `path` (through any links, itself or its nearest existing folder) is `dir` or lies inside it. */
-async function liesWithin(path: string, dir: string): Promise<boolean> {
-  const real = async (p: string): Promise<string> => {
-    for (let at = p, rest = ""; ; rest = join(basename(at), rest), at = dirname(at)) {
-      try {
-        return join(await realpath(at), rest);
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code !== "ENOENT" || dirname(at) === at) throw err;
-      }
-    }
-  };
-  const inside = relative(await real(dir), await real(path));
-  return !inside.startsWith("..") && !isAbsolute(inside);
 }
 
 /**
