@@ -20,7 +20,9 @@
 import { cp, mkdir, readdir, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { create } from "@bufbuild/protobuf";
+import { loadAppConfig } from "../config/app-config.ts";
 import { homePaths } from "../config/home.ts";
+import { liesWithin } from "../config/path-within.ts";
 import { isHaltRequest } from "../engine/abci-app.ts";
 import { finalizeRequestOf, genesisState, initChainRequestOf, nextState } from "../engine/block-execution.ts";
 import { BlockStore, BlockStoreCorruptError } from "../engine/block-store.ts";
@@ -246,6 +248,13 @@ async function checkInputs(source: ReturnType<typeof homePaths>, target: ReturnT
   }
   const isDir = async (path: string) => (await stat(path).catch(() => undefined))?.isDirectory() === true;
   if (!(await isDir(source.home))) throw new ReplayError(`the source home ${source.home} does not exist`);
+  // The new home is written, the source only read: a target inside the source (its data/, even its blocks.db
+  // folder) would put the new stores and the copy of the source's blocks inside the source itself.
+  if (await liesWithin(target.home, source.home)) {
+    throw new ReplayError(
+      `the target home ${target.home} lies inside the source home ${source.home}, which replay only reads; give a path outside it`,
+    );
+  }
   if (!(await isDir(source.configDir)) || (await stat(source.genesis).catch(() => undefined)) === undefined) {
     throw new ReplayError(`the source home ${source.home} has no config/genesis.json: expected a chaind home`);
   }
@@ -254,6 +263,9 @@ async function checkInputs(source: ReturnType<typeof homePaths>, target: ReturnT
       `the source home ${source.home} has no blocks to replay (no data/blocks.db; a CometBFT node keeps its blocks elsewhere: use block sync with --replay-releases instead)`,
     );
   }
+  // The new home runs on a copy of the source's config/: a broken app.toml is read here, so the error names the
+  // source's file, not the copy in a target that is removed again when the replay fails.
+  if ((await stat(source.appToml).catch(() => undefined)) !== undefined) await loadAppConfig(source.home);
 }
 
 /** Names the source's damage, found reading height `h`, as such; the new home keeps the heights up to `h − 1`. */

@@ -328,6 +328,31 @@ test("bad arguments get one-line errors and leave nothing behind", async () => {
   assert.match(result.stderr, /the target home .*non-empty is not empty: replay builds a new home/);
   assert.deepEqual(Object.keys(await hashTree(nonEmpty)), ["keep.txt"]);
 
+  // A target inside the source (here inside its block store's folder) would be written into the source it reads.
+  const sourceTree = await hashTree(homePaths(dev.home).dataDir);
+  for (const inside of [join(homePaths(dev.home).blocksDb, "x"), join(homePaths(dev.home).dataDir, "new-home")]) {
+    result = await runChaindInProcess(["replay", "--from", dev.home, "--home", inside]);
+    assert.equal(result.code, 1);
+    assert.match(
+      result.stderr,
+      /the target home .* lies inside the source home .*, which replay only reads; give a path outside it/,
+    );
+  }
+  assert.deepEqual(await hashTree(homePaths(dev.home).dataDir), sourceTree);
+
+  // A source whose app.toml is broken: the error names the source's file, not the copy in the (removed) target.
+  const brokenConfig = join(dir.path, "broken-config");
+  await cp(dev.home, brokenConfig, { recursive: true });
+  await writeFile(homePaths(brokenConfig).appToml, "[[[");
+  const brokenTarget = join(dir.path, "broken-target");
+  result = await runChaindInProcess(["replay", "--from", brokenConfig, "--home", brokenTarget]);
+  assert.equal(result.code, 1);
+  assert.match(
+    result.stderr,
+    new RegExp(`^Error: ${homePaths(brokenConfig).appToml}: line 1, column \\d+: invalid TOML`),
+  );
+  await assert.rejects(stat(brokenTarget), { code: "ENOENT" });
+
   const noBlocks = join(dir.path, "no-blocks");
   await mkdir(join(noBlocks, "config"), { recursive: true });
   await cp(homePaths(dev.home).genesis, homePaths(noBlocks).genesis);
