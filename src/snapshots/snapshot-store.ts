@@ -6,6 +6,7 @@ import { createHash, randomBytes, webcrypto } from "node:crypto";
 import { lstat, mkdir, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { isAbsolute, join, relative, resolve } from "node:path";
 import { equalBytes } from "../bytes/compare.ts";
+import { withTargetPath } from "../config/atomic-file.ts";
 import { processGone } from "../config/stale-temporaries.ts";
 import {
   describe,
@@ -173,7 +174,8 @@ export class SnapshotStore {
       return info;
     } catch (err) {
       await rm(tmp, { recursive: true, force: true });
-      throw err;
+      // A full disk fails a chunk's write with Node's pathless "ENOSPC: …, write": say which snapshot it was.
+      throw withTargetPath(err, target);
     }
   }
 

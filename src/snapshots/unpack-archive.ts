@@ -29,6 +29,8 @@ export async function unpackSnapshotArchive(archive: string, into: string, label
   const found: UnpackedArchive = { chunkIndexes: new Set(), descriptor: false, engineState: false };
   const seen = new Set<string>();
   let failure: Error | undefined;
+  // A write that the file system refused (a full disk, no permission): the machine's problem, not the archive's.
+  let writeFailure: { path: string; err: Error } | undefined;
   const writes: Promise<void>[] = [];
   const outputs: WriteStream[] = [];
   const parser = new Parser({
@@ -53,16 +55,21 @@ export async function unpackSnapshotArchive(archive: string, into: string, label
     if (name === "snapshot.json") found.descriptor = true;
     else if (name === "engine-state.json") found.engineState = true;
     else found.chunkIndexes.add(Number(name));
-    writes.push(
-      new Promise<void>((resolve, reject) => {
-        const out = createWriteStream(join(into, name), { flags: "wx" });
-        outputs.push(out);
-        out.on("error", reject);
-        out.on("close", resolve);
-        entry.on("error", reject);
-        entry.pipe(out);
-      }),
-    );
+    const write = new Promise<void>((resolve, reject) => {
+      const path = join(into, name);
+      const out = createWriteStream(path, { flags: "wx" });
+      outputs.push(out);
+      out.on("error", (err: Error) => {
+        writeFailure ??= { path, err };
+        reject(err);
+      });
+      out.on("close", resolve);
+      entry.on("error", reject);
+      entry.pipe(out);
+    });
+    // Awaited once the parse is over; a write that fails before then must not count as an unhandled rejection.
+    write.catch(() => {});
+    writes.push(write);
   });
   const source = createReadStream(archive, { highWaterMark: READ_BYTES });
   try {
@@ -75,11 +82,19 @@ export async function unpackSnapshotArchive(archive: string, into: string, label
     });
     await Promise.all(writes);
   } catch (err) {
+    // Taken before the outputs are destroyed below: a destroyed stream's own complaint is not the cause.
+    const refusedWrite = writeFailure;
     source.destroy();
     // An aborted parse never ends the entry being written: close its file so its write settles.
     for (const out of outputs) out.destroy();
     await Promise.allSettled(writes);
     if (err instanceof SnapshotError) throw err;
+    if (refusedWrite !== undefined) {
+      throw new SnapshotError(
+        `cannot unpack ${label}: the file system refused writing ${refusedWrite.path} (${refusedWrite.err.message})`,
+        { cause: refusedWrite.err },
+      );
+    }
     throw new SnapshotError(
       `${label} is not a snapshot archive (a .tar.gz from \`chaind snapshots dump\`): ${(err as Error).message}`,
       { cause: err },
