@@ -24,6 +24,7 @@ import { tmpdir } from "node:os";
 import { basename, dirname, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { create as createTar } from "tar";
+import { makeDirectories } from "./cache.ts";
 import { buildSingleFile, LAUNCHER_SOURCE, packageDir } from "./single-file.ts";
 
 /** The platform every archive is built for: Go's naming (chainvisor's `linux/amd64` key) and Node's. */
@@ -125,6 +126,8 @@ export async function buildRelease(options: BuildReleaseOptions): Promise<BuiltR
   const releaseEnv = options.releaseEnv ?? REFERENCE_RELEASE_ENV;
   const root = resolve(options.projectRoot ?? PROJECT_ROOT);
   const outDir = resolve(options.outDir ?? join(root, "release"));
+  // Before the build: an output directory that cannot be written is known in a millisecond, the build takes ~30 s.
+  prepareOutDir(outDir);
   if (!options.skipBuild) runBuild(root);
 
   const manifest = readJson<PackageManifest>(join(root, "package.json"));
@@ -150,7 +153,6 @@ export async function buildRelease(options: BuildReleaseOptions): Promise<BuiltR
 
   const stage = mkdtempSync(join(tmpdir(), "chaind-release-"));
   try {
-    mkdirSync(outDir, { recursive: true });
     const executable = join(outDir, executableName(release, binary));
     await buildSingleFile({
       root,
@@ -185,6 +187,20 @@ export async function buildRelease(options: BuildReleaseOptions): Promise<BuiltR
     return { archive, sha256, executable, executableSha256 };
   } finally {
     rmSync(stage, { recursive: true, force: true });
+  }
+}
+
+// Makes the output directory (and its missing parents) and proves it writable with a probe directory, removed at
+// once. Node's recursive mkdir is not used: on procfs it retries forever at 100% CPU (`--out /proc/x` hung).
+function prepareOutDir(outDir: string): void {
+  try {
+    makeDirectories(outDir, 0o755);
+    rmSync(mkdtempSync(join(outDir, ".release-probe-")), { recursive: true, force: true });
+  } catch (error) {
+    const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+    throw new ReleaseError(
+      `cannot write the release files to ${outDir} (${reason}): expected a directory you can write`,
+    );
   }
 }
 

@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { buildRelease, type PackageLock, productionClosure, ReleaseError } from "../../scripts/release.ts";
 import { FIXTURE_LOCK, makeFixtureProject } from "./fixture-project.ts";
@@ -174,5 +174,27 @@ describe("the command line", () => {
     const bad = run("--release", "../v2", "--skip-build");
     assert.equal(bad.status, 1);
     assert.match(bad.stderr, /invalid release name "\.\.\/v2"/);
+  });
+
+  test("an --out that cannot be written is refused in one line, at once, before the build", () => {
+    const file = join(mkdtempSync(join(tmpdir(), "chaind-release-file-")), "plain");
+    writeFileSync(file, "");
+    try {
+      // /proc: Node's recursive mkdir retried there forever at 100% CPU; the timeout turns a hang into a failure.
+      for (const out of ["/proc/chaind-release-out", file, join(file, "below")]) {
+        const result = spawnSync(
+          process.execPath,
+          [join(PROJECT, "scripts", "release.ts"), "--release", "v2", "--out", out],
+          { encoding: "utf8", timeout: 30_000 },
+        );
+        assert.equal(result.status, 1, `${out}: ${result.stderr}`);
+        const lines = result.stderr.trim().split("\n");
+        assert.equal(lines.length, 1, result.stderr);
+        assert.match(lines[0], /^release: cannot write the release files to .*: expected a directory you can write$/);
+        assert.ok(lines[0].includes(out), lines[0]);
+      }
+    } finally {
+      rmSync(dirname(file), { recursive: true, force: true });
+    }
   });
 });
