@@ -32,7 +32,7 @@ export async function main(argv: string[]): Promise<number> {
       allowPositionals: false,
     }));
   } catch (error) {
-    console.error(`release: ${(error as Error).message}\n${USAGE}`);
+    console.error(`release: ${usageProblem(error as Error)}\n${USAGE}`);
     return 2;
   }
   if (values.help) {
@@ -56,6 +56,18 @@ export async function main(argv: string[]): Promise<number> {
     console.error(`release: ${(error as Error).message}${cause instanceof Error ? `\n  cause: ${cause.message}` : ""}`);
     return 1;
   }
+}
+
+/**
+ * node:util's parse error in one line. Its message for an option followed by another option (`--out --skip-build`)
+ * takes three lines and never says that the value is missing.
+ */
+function usageProblem(error: Error): string {
+  const first = error.message.split("\n")[0];
+  const ambiguous = /^Option '(--[\w-]+)' argument is ambiguous/.exec(first);
+  return ambiguous === null
+    ? first
+    : `${ambiguous[1]} needs a value, but another option follows it (write ${ambiguous[1]}=<value> for a value starting with -)`;
 }
 
 if (import.meta.main) process.exitCode = await main(process.argv.slice(2));

@@ -171,6 +171,16 @@ describe("the command line", () => {
     const unknown = run("--release", "v2", "--fast");
     assert.equal(unknown.status, 2);
     assert.match(unknown.stderr, /Unknown option '--fast'/);
+    // An option where a value should be: one line saying the value is missing (node:util's text takes three).
+    const missing = run("--out", "--skip-build");
+    assert.equal(missing.status, 2);
+    const [problem, usage, ...rest] = missing.stderr.trim().split("\n");
+    assert.equal(
+      problem,
+      "release: --out needs a value, but another option follows it (write --out=<value> for a value starting with -)",
+    );
+    assert.match(usage, /^usage: /);
+    assert.deepEqual(rest, []);
     const bad = run("--release", "../v2", "--skip-build");
     assert.equal(bad.status, 1);
     assert.match(bad.stderr, /invalid release name "\.\.\/v2"/);
