@@ -18,6 +18,7 @@ import {
   readFileSync,
   renameSync,
   rmSync,
+  statSync,
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
@@ -127,7 +128,7 @@ export async function buildRelease(options: BuildReleaseOptions): Promise<BuiltR
   const root = resolve(options.projectRoot ?? PROJECT_ROOT);
   const outDir = resolve(options.outDir ?? join(root, "release"));
   // Before the build: an output directory that cannot be written is known in a millisecond, the build takes ~30 s.
-  prepareOutDir(outDir);
+  checkOutDir(outDir);
   if (!options.skipBuild) runBuild(root);
 
   const manifest = readJson<PackageManifest>(join(root, "package.json"));
@@ -153,6 +154,7 @@ export async function buildRelease(options: BuildReleaseOptions): Promise<BuiltR
 
   const stage = mkdtempSync(join(tmpdir(), "chaind-release-"));
   try {
+    makeOutDir(outDir);
     const executable = join(outDir, executableName(release, binary));
     await buildSingleFile({
       root,
@@ -190,18 +192,37 @@ export async function buildRelease(options: BuildReleaseOptions): Promise<BuiltR
   }
 }
 
-// Makes the output directory (and its missing parents) and proves it writable with a probe directory, removed at
-// once. Node's recursive mkdir is not used: on procfs it retries forever at 100% CPU (`--out /proc/x` hung).
-function prepareOutDir(outDir: string): void {
+// Whether the output directory can be made and written, known before the ~30 s build and leaving nothing behind
+// (a refused release must not leave a directory either): its nearest existing ancestor must be a directory that takes
+// a probe directory, removed at once. Procfs refuses the probe (mkdir there fails with ENOENT, on which Node's
+// recursive mkdir retried forever at 100% CPU: `--out /proc/x` hung).
+function checkOutDir(outDir: string): void {
+  let existing = outDir;
+  while (!existsSync(existing) && dirname(existing) !== existing) existing = dirname(existing);
+  try {
+    if (!statSync(existing).isDirectory()) {
+      throw new Error(`${existing} is not a directory`);
+    }
+    rmSync(mkdtempSync(join(existing, ".release-probe-")), { recursive: true, force: true });
+  } catch (error) {
+    throw outDirError(outDir, error);
+  }
+}
+
+// Makes the output directory and its missing parents, one at a time (never Node's recursive mkdir, above).
+function makeOutDir(outDir: string): void {
   try {
     makeDirectories(outDir, 0o755);
-    rmSync(mkdtempSync(join(outDir, ".release-probe-")), { recursive: true, force: true });
   } catch (error) {
-    const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
-    throw new ReleaseError(
-      `cannot write the release files to ${outDir} (${reason}): expected a directory you can write`,
-    );
+    throw outDirError(outDir, error);
   }
+}
+
+function outDirError(outDir: string, error: unknown): ReleaseError {
+  const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+  return new ReleaseError(
+    `cannot write the release files to ${outDir} (${reason}): expected a directory you can write`,
+  );
 }
 
 // The release name is baked into the executable (CHAIND_RELEASE): a name the chain does not define would build a
