@@ -261,7 +261,8 @@ describe("app.toml errors name the file, the key and what was expected", () => {
       '"10s"',
       'api.rpc-write-timeout: expected a whole number of seconds from 0 to 2147483, got "10s"',
     ],
-    ["api.rpc-max-body-bytes", '"1MB"', 'api.rpc-max-body-bytes: expected a non-negative integer, got "1MB"'],
+    ["api.rpc-max-body-bytes", '"1MB"', 'api.rpc-max-body-bytes: expected a positive integer, got "1MB"'],
+    ["api.rpc-max-body-bytes", "0", "api.rpc-max-body-bytes: expected a positive integer, got 0"],
     ["api.enabled-unsafe-cors", '"true"', 'api.enabled-unsafe-cors: expected true or false, got "true"'],
     ["api.cors-allowed-origins", '"*"', 'api.cors-allowed-origins: expected a list of strings, got "*"'],
     [

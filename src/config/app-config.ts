@@ -170,7 +170,9 @@ function appConfigFromTree(tree: Record<string, unknown>, file: string): AppConf
     maxOpenConnections: read.count("api.max-open-connections", 1000),
     rpcReadTimeoutSeconds: read.count("api.rpc-read-timeout", 10, { max: MAX_TIMEOUT_SECONDS, expected: SECONDS }),
     rpcWriteTimeoutSeconds: read.count("api.rpc-write-timeout", 0, { max: MAX_TIMEOUT_SECONDS, expected: SECONDS }),
-    rpcMaxBodyBytes: read.count("api.rpc-max-body-bytes", 1000000),
+    // At least 1: the gateway cannot run with a zero body limit, and "no body at all" is no setting for a node
+    // whose tx routes take bodies.
+    rpcMaxBodyBytes: read.count("api.rpc-max-body-bytes", 1000000, { min: 1 }),
     enabledUnsafeCors: read.boolean("api.enabled-unsafe-cors", false),
     corsAllowedOrigins: readOrigins(read, "api.cors-allowed-origins"),
   };
