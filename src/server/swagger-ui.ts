@@ -43,7 +43,12 @@ export async function swaggerUiAsset(name: string): Promise<StaticAsset | undefi
   return { contentType, body: await body };
 }
 
-/** The UI page, loading the document from `specUrl` and the UI files from `/swagger/`. */
+/**
+ * The UI page, loading the document from `specUrl` and the UI files from `/swagger/`. `validatorUrl: null`
+ * turns off the UI's validity badge, an image swagger-ui otherwise fetches from its makers' public validator
+ * (with our document's URL) whenever the page is opened through a name other than localhost: the page must
+ * reach no host but this node.
+ */
 export function swaggerUiPage(specUrl: string): string {
   return `<!doctype html>
 <html lang="en">
@@ -64,7 +69,8 @@ export function swaggerUiPage(specUrl: string): string {
       deepLinking: true,
       presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset],
       plugins: [SwaggerUIBundle.plugins.DownloadUrl],
-      layout: "StandaloneLayout"
+      layout: "StandaloneLayout",
+      validatorUrl: null
     });
   </script>
 </body>

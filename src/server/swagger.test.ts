@@ -71,6 +71,8 @@ test("GET /swagger: the document for curl, API clients and no Accept; the UI for
   assert.match(String(page.headers["content-type"]), /^text\/html/);
   assert.match(page.body, /swagger-ui-bundle\.js/);
   assert.doesNotMatch(page.body, /https?:\/\//, "the UI must not load anything from the network");
+  // Without this, swagger-ui's default validator badge loads an image from a public host.
+  assert.match(page.body, /validatorUrl: null/);
   for (const asset of ["swagger-ui-bundle.js", "swagger-ui.css", "swagger-ui-standalone-preset.js"]) {
     const file = await gw.app.inject({ method: "GET", url: `/swagger/${asset}` });
     assert.equal(file.statusCode, 200, asset);
