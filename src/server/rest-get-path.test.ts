@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { once } from "node:events";
 import { createServer, request as httpRequest, type IncomingMessage, type RequestListener } from "node:http";
-import type { AddressInfo } from "node:net";
+import { type AddressInfo, connect } from "node:net";
 import { after, before, describe, test } from "node:test";
 import { DEFAULT_CONFIG, gatewayFor, openQueriedChain } from "../../test/support/server/gateway.ts";
 import type { ChainFixture } from "../testing/chain-fixture.ts";
@@ -185,6 +185,37 @@ function overSocketTo(base: string, method: string, path: string, body: string |
     });
     request.on("error", reject);
     request.end(body);
+  });
+}
+
+describe("a request target in absolute form", () => {
+  test("is routed by its path, on the GET path and through fastify alike", async () => {
+    const host = new URL(base).host;
+    const plan = await rawRequest(`GET http://${host}/chain/upgrade/v1beta1/current_plan?x=1 HTTP/1.1`, "");
+    assert.match(plan, /^HTTP\/1\.1 200 /);
+    assert.match(plan, /\r\n\r\n\{"plan":/);
+    const simulate = await rawRequest(`POST http://${host}/chain/tx/v1beta1/simulate HTTP/1.1`, "{}");
+    assert.match(simulate, /^HTTP\/1\.1 400 /);
+    assert.match(simulate, /empty txBytes is not allowed/);
+  });
+});
+
+/** Sends one request line (and a JSON body) over a raw socket; resolves with the whole answer. */
+function rawRequest(requestLine: string, body: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const { hostname, port } = new URL(base);
+    const socket = connect(Number(port), hostname);
+    let answer = "";
+    socket.setEncoding("utf8");
+    socket.on("data", (chunk) => {
+      answer += chunk;
+    });
+    socket.on("end", () => resolve(answer));
+    socket.on("error", reject);
+    const length = Buffer.byteLength(body);
+    socket.end(
+      `${requestLine}\r\nHost: ${hostname}\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\nConnection: close\r\n\r\n${body}`,
+    );
   });
 }
 

@@ -26,8 +26,19 @@ export interface GetPathOptions {
 /** A request listener answering plain GET queries itself and handing every other request to `fallback`. */
 export function getPathListener(options: GetPathOptions, fallback: RequestListener): RequestListener {
   return (request, response) => {
+    if (request.url !== undefined && ABSOLUTE_FORM.test(request.url)) request.url = originForm(request.url);
     if (!serveGet(options, request, response)) fallback(request, response);
   };
+}
+
+// RFC 9112 §3.2.2: a server must accept a request target in absolute form ("GET http://host/path") as
+// well as the usual "/path"; Go's net/http (upstream's gateway) does. Routing, here and in fastify, reads
+// the path, so the scheme and authority are dropped before either sees the request.
+const ABSOLUTE_FORM = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i;
+
+function originForm(url: string): string {
+  const rest = url.replace(ABSOLUTE_FORM, "");
+  return rest.startsWith("/") ? rest : `/${rest}`;
 }
 
 function serveGet(options: GetPathOptions, request: IncomingMessage, response: ServerResponse): boolean {
