@@ -6,6 +6,7 @@
 // then, not at connect.
 import type { Server as HttpServer, RequestListener } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
+import { listenAddressFor } from "./listen-host.ts";
 
 // node:http is taken with process.getBuiltinModule, not a value import: an ESM import of it reads every export,
 // WebSocket among them, whose getter loads undici (~30 ms of a node's start-up CPU, for nothing it uses).
@@ -78,7 +79,8 @@ export class ConnectionGate {
   }
 
   /** Listens on a TCP host/port (port 0 picks one) or a unix socket path; resolves to the bound address. */
-  listen(address: { host: string; port: number } | { path: string }): Promise<BoundAddress> {
+  async listen(address: { host: string; port: number } | { path: string }): Promise<BoundAddress> {
+    const host = "path" in address ? "" : await listenAddressFor(address.host);
     return new Promise((resolve, reject) => {
       this.http.once("error", reject);
       const done = () => {
@@ -90,7 +92,7 @@ export class ConnectionGate {
         }
       };
       if ("path" in address) this.http.listen(address.path, done);
-      else this.http.listen(address.port, address.host, done);
+      else this.http.listen(address.port, host, done);
     });
   }
 
