@@ -171,7 +171,8 @@ function unaryHandler(route: ServedRoute, options: GrpcServerOptions): handleUna
           { cause: err },
         );
       }
-      const values = call.metadata.get(HEIGHT_HEADER).map((value) => value.toString());
+      // Node's HTTP/2 layer joins a key sent twice with ", " (as node:http does for REST): split it back.
+      const values = call.metadata.get(HEIGHT_HEADER).flatMap((value) => value.toString().split(","));
       height = heightFor(options.backend, route, parseHeightHeader(values));
       return runRouteAt(options.backend, route, request, height);
     };

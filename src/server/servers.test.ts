@@ -67,10 +67,10 @@ function unary<I extends DescMessage, O extends DescMessage>(
   input: I,
   output: O,
   request: MessageShape<I> | Uint8Array,
-  height?: string,
+  height?: string | string[],
 ): Promise<UnaryResult<MessageShape<O>>> {
   const metadata = new Metadata();
-  if (height !== undefined) metadata.set("x-chain-block-height", height);
+  for (const value of height === undefined ? [] : [height].flat()) metadata.add("x-chain-block-height", value);
   return new Promise((resolve) => {
     let headers = new Metadata();
     const call = client.makeUnaryRequest(
@@ -119,7 +119,7 @@ describe("gRPC", () => {
   });
 
   test("bad heights are INVALID_ARGUMENT; registered errors keep their code; bad bytes are INVALID_ARGUMENT", async () => {
-    const plan = (height: string) =>
+    const plan = (height: string | string[]) =>
       unary(
         "/chain.upgrade.v1beta1.Query/CurrentPlan",
         QueryCurrentPlanRequestSchema,
@@ -136,6 +136,16 @@ describe("gRPC", () => {
     for (const height of ["-1", "abc", "9223372036854775808"]) {
       assert.equal((await plan(height)).error?.code, status.INVALID_ARGUMENT, height);
     }
+    // A key sent twice reaches the server joined ("1, 1"); as over REST, equal values are one height.
+    const twice = await plan(["1", "1"]);
+    assert.equal(twice.error, undefined);
+    assert.deepEqual(twice.headers.get("x-chain-block-height"), ["1"]);
+    const different = await plan(["1", "2"]);
+    assert.equal(different.error?.code, status.INVALID_ARGUMENT);
+    assert.equal(
+      different.error?.details,
+      "x-chain-block-height was given more than once with different values (1, 2)",
+    );
     const unknownModule = await unary(
       "/chain.upgrade.v1beta1.Query/ModuleVersions",
       QueryModuleVersionsRequestSchema,
