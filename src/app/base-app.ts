@@ -669,6 +669,9 @@ export class App {
       proposerAddress: request.proposerAddress,
       lastAppHash: last.appHash,
       hash: request.hash,
+      lastCommitAddresses: (request.decidedLastCommit?.votes ?? []).flatMap((vote) =>
+        vote.validator === undefined ? [] : [vote.validator.address],
+      ),
     };
     const blockCtx = this.newContext(branch, "finalize", header);
     const versionBefore = await this.appVersionOf(blockCtx);

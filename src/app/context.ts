@@ -32,6 +32,11 @@ export interface BlockHeader {
   lastAppHash: Uint8Array;
   /** This block's header hash when the engine gave one (FinalizeBlock.hash); empty otherwise. */
   hash: Uint8Array;
+  /**
+   * Consensus addresses of the validators in the block's decided last commit (FinalizeBlock.decided_last_commit,
+   * signed or not); empty for the first block, outside FinalizeBlock, and when the caller gave none.
+   */
+  lastCommitAddresses?: readonly Uint8Array[];
 }
 
 /** Everything a Context holds; `with(...)` takes a part of it. */

@@ -1,5 +1,5 @@
-// The staking AppModule: genesis, the Msg and Query services, historical info in BeginBlock and the
-// validator-set updates for the consensus engine in EndBlock.
+// The staking AppModule: genesis, the Msg and Query services, the last commit's signers checked and historical info
+// in BeginBlock, and the validator-set updates for the consensus engine in EndBlock.
 import type { JsonValue } from "@bufbuild/protobuf";
 import type { Context } from "../../app/context.ts";
 import type { AppModule, ServiceRegistrar, ValidatorUpdate } from "../../app/module.ts";
@@ -17,6 +17,7 @@ import {
 } from "./genesis.ts";
 import type { StakingKeeper } from "./keeper.ts";
 import { STAKING_MODULE_NAME, STAKING_STORE_KEY } from "./keys.ts";
+import { assertLastCommitSignersKnown } from "./last-commit-signers.ts";
 import { stakingMsgServer } from "./msg-server.ts";
 import { stakingQueryServer } from "./query-server.ts";
 
@@ -67,6 +68,7 @@ export function stakingModule(keeper: StakingKeeper): AppModule {
     },
 
     async beginBlock(ctx: Context): Promise<void> {
+      await assertLastCommitSignersKnown(ctx, keeper);
       await keeper.trackHistoricalInfo(ctx);
     },
 
