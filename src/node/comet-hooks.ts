@@ -52,7 +52,8 @@ export function cometNodeHooks(app: App, rpcAddress: string): NodeHooks {
         });
       } catch (err) {
         if (err instanceof RpcError) {
-          const refusal = mempoolRefusal(hexOfTx(txBytes), `${err.message} ${err.data ?? ""}`);
+          // The client's message already is CometBFT's `data` when there is one ("tx already exists in cache").
+          const refusal = mempoolRefusal(hexOfTx(txBytes), err.message);
           if (refusal !== undefined) return refusal;
         }
         throw err;

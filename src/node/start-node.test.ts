@@ -105,6 +105,8 @@ describe("a started node", () => {
     assert.equal(checked?.code, 0, checked?.rawLog);
     const again = await engineHooks.broadcastTx?.(signed.txBytes, "sync");
     assert.equal(again?.code, 19, "a duplicate is the mempool's tx-in-cache refusal, sdk code 19");
+    // Forwarded to the consensus RPC (as `start --abci` does), the same refusal in the same words.
+    assert.deepEqual(plain(await cometHooks.broadcastTx?.(signed.txBytes, "sync")), plain(again));
 
     const found = await pollUntil(() => engineHooks.getTx?.(signed.txHash) ?? Promise.resolve(undefined), {
       what: "the send in the tx index",
