@@ -25,6 +25,7 @@ import {
   ServerReflectionResponseSchema,
 } from "../gen/grpc/reflection/v1/reflection_pb.js";
 import { ServerReflection as ReflectionV1Alpha } from "../gen/grpc/reflection/v1alpha/reflection_pb.js";
+import { routeGrpcLibraryLog } from "./grpc-library-log.ts";
 import { closeConnectionsWithoutPreface, GRPC_PREFACE_TIMEOUT_MS } from "./grpc-preface-timeout.ts";
 import { HEIGHT_HEADER, parseHeightHeader } from "./height.ts";
 import type { QueryBackend } from "./query-backend.ts";
@@ -56,6 +57,7 @@ export interface BuiltGrpcServer {
  * @example const { server } = buildGrpcServer({ backend, routes, maxRecvMsgSize: 10 << 20, maxSendMsgSize: 2 ** 31 - 1 });
  */
 export function buildGrpcServer(options: GrpcServerOptions): BuiltGrpcServer {
+  routeGrpcLibraryLog(options.logger);
   const server = new Server({
     "grpc.max_receive_message_length": options.maxRecvMsgSize,
     "grpc.max_send_message_length": options.maxSendMsgSize,
