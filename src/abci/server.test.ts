@@ -514,6 +514,11 @@ test("listen errors say what is wrong: bad address, port in use, a live socket o
     AbciServer.listen({ app: new KvApp(), address: `unix://${file}` }),
     /cannot listen on unix:\/\/.*file\.sock: the path exists and is not a socket/,
   );
+  // Node reports a missing directory as EACCES ("permission denied"); the error names the directory instead.
+  const lost = join(dir, "no-such-dir", "app.sock");
+  await assert.rejects(AbciServer.listen({ app: new KvApp(), address: `unix://${lost}` }), {
+    message: `cannot listen on unix://${lost}: the directory ${join(dir, "no-such-dir")} does not exist`,
+  });
 });
 
 test("the client rejects pending calls when the server goes away", async () => {

@@ -4,8 +4,10 @@
 // goes through one shared queue. A ResponseException is fatal by protocol (CometBFT stops itself), so it
 // is sent only when the App fails for real: a halt request (the upgrade halt) or an unexpected error in a
 // consensus method. Either one also ends this server, and `done` tells the process which exit code to use.
+import { existsSync } from "node:fs";
 import { lstat, unlink } from "node:fs/promises";
 import { connect, createServer, type Server, type Socket } from "node:net";
+import { dirname } from "node:path";
 import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
 import { type ListenAddress, parseListenAddress } from "../config/listen-address.ts";
 import { type AbciApp, isHaltRequest } from "../engine/abci-app.ts";
@@ -154,7 +156,12 @@ export class AbciServer {
     if (address.protocol === "unix") await removeStaleUnixSocket(address.path);
     await new Promise<void>((resolve, reject) => {
       const onError = (error: NodeJS.ErrnoException) => {
-        const reason = error.code === "EADDRINUSE" ? "the address is already in use" : error.message;
+        const reason =
+          error.code === "EADDRINUSE"
+            ? "the address is already in use"
+            : address.protocol === "unix" && !existsSync(dirname(address.path))
+              ? `the directory ${dirname(address.path)} does not exist`
+              : error.message;
         reject(new AbciServerError(`cannot listen on ${address.address}`, reason, { cause: error }));
       };
       this.server.once("error", onError);
