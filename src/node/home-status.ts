@@ -22,6 +22,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { homePaths } from "../config/home.ts";
 import { loadNodeConfig } from "../config/node-config.ts";
 import { loadNodeKey, loadPrivValidatorKey, nodeIdFromPublicKey } from "../config/node-keys.ts";
+import type { BlockMeta } from "../engine/block-records.ts";
 import { BlockStore, BlockStoreError } from "../engine/block-store.ts";
 import { ENGINE_VERSION } from "../engine/engine.ts";
 import type { Json } from "../engine/rpc/json-shapes.ts";
@@ -31,6 +32,7 @@ import { isFileSystemRefusal, readLastCommittedVersion } from "../store/index.ts
 import { levelLockHeld } from "../store/level-lock-probe.ts";
 import { withLevelView } from "../store/level-view.ts";
 import { readUpgradeInfoFromDisk } from "../x/upgrade/upgrade-info-file.ts";
+import { cometBlockStorePath, readCometStores } from "./comet-stores.ts";
 
 /** Why a home's status cannot be read; one line, with the underlying error as `cause`. */
 export class HomeStatusError extends UserError {
@@ -57,7 +59,12 @@ export async function readHomeStatus(
     throw new HomeStatusError(`${home} holds no node configuration: ${(cause as Error).message}`, { cause });
   });
   const path = join(config.dbDir, "blocks.db");
-  if (!existsSync(path)) throw new HomeStatusError(`${home} holds no block store (${path} does not exist)`);
+  // Behind CometBFT (`start --abci`) the blocks are CometBFT's, in its own store.
+  const cometPath = cometBlockStorePath(config.dbDir);
+  const behindComet = !existsSync(path) && existsSync(cometPath);
+  if (!existsSync(path) && !behindComet) {
+    throw new HomeStatusError(`${home} holds no block store (neither ${path} nor CometBFT's ${cometPath} exists)`);
+  }
   // Everything that needs no store is read first, so the stores are held as briefly as possible.
   const key = await loadPrivValidatorKey(config.privValidatorKeyFile).catch((cause: unknown) => {
     throw new HomeStatusError(`cannot read the validator key: ${(cause as Error).message}`, { cause });
@@ -72,6 +79,25 @@ export async function readHomeStatus(
       cause,
     });
   });
+
+  if (behindComet) {
+    await waitForBlockStore(cometPath, options.lockWaitMs ?? LOCK_WAIT_MS);
+    const facts = await readCometStores(config.dbDir).catch((cause: unknown) => {
+      throw new HomeStatusError(`CometBFT's stores in ${config.dbDir} cannot be read (${reasonOf(cause)})`, { cause });
+    });
+    if (facts.latest === undefined) {
+      throw new HomeStatusError(`CometBFT's block store ${cometPath} holds no block: the node has never made one`);
+    }
+    return statusOf(cometPath, {
+      stored: facts.height,
+      base: facts.base,
+      latest: facts.latest,
+      earliest: facts.earliest,
+      chainId: facts.latest.header.chainId,
+      appVersion: facts.latest.header.version.app,
+      validators: facts.validators,
+    });
+  }
 
   await waitForBlockStore(path, options.lockWaitMs ?? LOCK_WAIT_MS);
   return withLevelView(path, async (view) => {
@@ -96,20 +122,34 @@ export async function readHomeStatus(
     const state = store.state;
     if (state === undefined) throw new HomeStatusError(`the block store ${path} is empty: the node has never started`);
     const stored = store.height;
+    return statusOf(path, {
+      stored,
+      base: store.base,
+      latest: stored > 0n ? await store.blockMeta(stored) : undefined,
+      earliest: stored > 0n ? await store.blockMeta(store.base) : undefined,
+      chainId: state.chainId,
+      appVersion: state.appVersion,
+      validators: state.validators,
+    });
+  }
+
+  async function statusOf(blockStorePath: string, chain: StoredChain): Promise<Record<string, Json>> {
+    const { stored } = chain;
     const appHeight = await applicationHeight(homePaths(home).applicationDb);
     if (appHeight !== undefined && appHeight > stored) {
       throw new HomeStatusError(
-        `the application state is at height ${appHeight}, above the block store's ${stored} (${path}): the block store is not this state's`,
+        `the application state is at height ${appHeight}, above the block store's ${stored} (${blockStorePath}): the block store is not this state's`,
       );
     }
     const committed = appHeight ?? stored;
-    // Halted for an upgrade at the next height: reported as that height, as a CometBFT node (see the top).
+    // Halted for an upgrade at the next height: reported as that height, as a CometBFT node (see the top). CometBFT
+    // itself has stored block H by then, so behind it the stored height is H already.
     const latestHeight = upgradeInfo !== undefined && upgradeInfo.height === stored + 1n ? upgradeInfo.height : stored;
-    const mine = state.validators.find((v) => Buffer.compare(v.address, key.address) === 0);
+    const mine = chain.validators.find((v) => Buffer.compare(v.address, key.address) === 0);
     const result = statusResult({
       engine: ENGINE_VERSION,
-      appVersion: state.appVersion,
-      chainId: state.chainId,
+      appVersion: chain.appVersion,
+      chainId: chain.chainId,
       node: {
         id: nodeId,
         moniker: config.moniker,
@@ -119,15 +159,26 @@ export async function readHomeStatus(
         txIndexEnabled: config.txIndex.indexer !== "null",
       },
       latestHeight,
-      latest: stored > 0n ? await store.blockMeta(stored) : undefined,
-      earliestHeight: store.base,
-      earliest: stored > 0n ? await store.blockMeta(store.base) : undefined,
+      latest: chain.latest,
+      earliestHeight: chain.base,
+      earliest: chain.earliest,
       validator: { address: key.address, pubKey: key.publicKey, votingPower: mine?.votingPower ?? 0n },
       catchingUp: false,
     });
     (result.sync_info as Record<string, Json>).latest_committed_height = committed.toString();
     return result;
   }
+}
+
+/** What a block store says of the chain, whichever engine kept it. */
+interface StoredChain {
+  stored: bigint;
+  base: bigint;
+  latest: BlockMeta | undefined;
+  earliest: BlockMeta | undefined;
+  chainId: string;
+  appVersion: bigint;
+  validators: readonly { address: Uint8Array; votingPower: bigint }[];
 }
 
 /** Returns once no process holds the block store's lock; waits up to `waitMs` (a node stopping lets it go). */
