@@ -2,6 +2,7 @@
 // imported, src/cli/lazy-command.ts), parses, and turns an error into what the user sees and the exit
 // status (src/cli/report-error.ts). The entry file only calls `runChaind`.
 import type { Command } from "commander";
+import { spellBooleanValues } from "./boolean-flag-values.ts";
 import { CHAIND_COMMANDS } from "./command-list.ts";
 import { refuseEmptyPaths } from "./empty-paths.ts";
 import type { CliIo } from "./io.ts";
@@ -29,7 +30,7 @@ export async function runChaind(
     showGlobalFlagsInHelp(program);
     refuseEmptyPaths(program);
     exitOverride(program);
-    await program.parseAsync([...args], { from: "user" });
+    await program.parseAsync(spellBooleanValues(program, args), { from: "user" });
     return typeof process.exitCode === "number" ? process.exitCode : 0;
   } catch (err) {
     return reportError(err, io.stderr);
