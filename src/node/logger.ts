@@ -2,7 +2,8 @@
 // pino's own; plain lines are a short human form (`12:00:01.234 INF message key=value ...`) written by a
 // tiny formatter, since no pretty-printer package is installed. Logs go to stderr so that stdout stays
 // for what a command prints on purpose (the endpoint banner, JSON output).
-import { type Logger, pino } from "pino";
+import { type Logger, pino, stdSerializers } from "pino";
+import { isUserFacing } from "../errors/user-error.ts";
 
 /** Where log lines go (process.stderr by default; tests pass a buffer). */
 export interface LogSink {
@@ -28,9 +29,21 @@ const PLAIN_SKIPPED = new Set(["level", "time", "pid", "hostname", "msg"]);
  */
 export function createNodeLogger(options: NodeLoggerOptions = {}): Logger {
   const sink = options.sink ?? process.stderr;
-  const level = options.level ?? "info";
-  if (options.format === "json") return pino({ level }, { write: (line: string) => void sink.write(line) });
-  return pino({ level }, { write: (line: string) => void sink.write(plainLine(line)) });
+  const settings = { level: options.level ?? "info", serializers: { err: serializeLoggedError } };
+  if (options.format === "json") return pino(settings, { write: (line: string) => void sink.write(line) });
+  return pino(settings, { write: (line: string) => void sink.write(plainLine(line)) });
+}
+
+/**
+ * pino's error serializer, without the stack for an error the operator acts on (a `UserError`: bad input,
+ * a file, the network, or a deliberate stop such as the upgrade halt): that line is the expected, documented
+ * outcome, and a stack would read as a crash and print the install paths (docs/CONTRACT.md §12). Bugs keep theirs.
+ */
+export function serializeLoggedError(err: unknown): unknown {
+  const serialized = stdSerializers.err(err as Error);
+  if (!isUserFacing(err) || typeof serialized !== "object" || serialized === null) return serialized;
+  const { stack: _stack, ...rest } = serialized as unknown as Record<string, unknown>;
+  return rest;
 }
 
 /** Turns one pino JSON line into `HH:MM:SS.mmm LVL msg key=value ...\n`. */
