@@ -154,7 +154,7 @@ test("download: a checksum mismatch, a missing file, an archive without the daem
   const wrong = "0".repeat(64);
   await rejectsWith(
     validatePlanInfo(info({ "linux/amd64": url("/chaind", `sha256:${wrong}`) })),
-    `error downloading binary for os/arch linux/amd64: Checksums did not match for ${base}/chaind.\nExpected: ${wrong}\nGot: ${sha256(files.get("/chaind")!)}`,
+    `error downloading binary for os/arch linux/amd64: Checksums did not match for ${base}/chaind. Expected: ${wrong}, got: ${sha256(files.get("/chaind")!)}`,
   );
   await rejectsWith(
     validatePlanInfo(info({ any: url("/missing", `sha256:${wrong}`) })),

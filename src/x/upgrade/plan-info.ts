@@ -223,8 +223,9 @@ async function downloadToFile(url: URL, file: string, timeoutMs = 600_000): Prom
   if (expected !== undefined) {
     const got = hash.digest("hex");
     if (got !== expected.hex) {
+      // Upstream's words (go-getter's), on one line as every CLI error is (docs/CONTRACT.md §12).
       throw new PlanInfoError(
-        `Checksums did not match for ${fetchUrl(url).href}.\nExpected: ${expected.hex}\nGot: ${got}`,
+        `Checksums did not match for ${fetchUrl(url).href}. Expected: ${expected.hex}, got: ${got}`,
       );
     }
   }

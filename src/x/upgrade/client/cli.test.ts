@@ -243,7 +243,7 @@ test("software-proposal alias; the info is validated and each binary downloaded 
       "--upgrade-info",
       JSON.stringify({ binaries: { "linux/amd64": `${base}/chaind?checksum=sha256:${"0".repeat(64)}` } }),
     ],
-    /^error downloading binary for os\/arch linux\/amd64: Checksums did not match/,
+    /^error downloading binary for os\/arch linux\/amd64: Checksums did not match for [^\n]+\. Expected: 0{64}, got: [0-9a-f]{64}$/,
   );
   await fails(
     [
