@@ -24,6 +24,7 @@ import {
   type ResponseFinalizeBlock,
 } from "../gen/tendermint/abci/types_pb.js";
 import { buildChainApp } from "../runtime/build-app.ts";
+import { useChain } from "../runtime/current-chain.ts";
 import { type ChainDefinition, defineChain, type Release } from "../runtime/release.ts";
 import type { AccountKeeper } from "../x/auth/keeper.ts";
 import type { GovKeeper } from "../x/gov/keeper.ts";
@@ -116,6 +117,10 @@ export async function startTestNode(parameters: {
 }): Promise<TestNode> {
   const { home } = parameters;
   const { release, chain } = testChainOf(parameters.release, parameters.chain);
+  // A chain's own binary serves that chain's identity (runCli makes it the process's); its test node does too, so
+  // the kit's keys and every address the App reads or prints carry the chain's bech32 prefix, as on its real node,
+  // without each test having to call useChain first.
+  if (parameters.chain !== undefined) useChain(parameters.chain);
   const logs: string[] = [];
   const logger = pino({ level: "debug" }, { write: (line: string) => logs.push(JSON.parse(line).msg) });
   const built = await buildChainApp({
