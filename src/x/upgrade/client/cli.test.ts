@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -8,7 +8,9 @@ import { join } from "node:path";
 import { after, before, beforeEach, test } from "node:test";
 import { fromBinary, type JsonValue } from "@bufbuild/protobuf";
 import { Command } from "commander";
+import * as tar from "tar";
 import { MsgRouter, QueryRouter, routerRegistrar } from "../../../app/router.ts";
+import { setBinaryName } from "../../../config/home.ts";
 import { MsgCancelUpgradeSchema, MsgSoftwareUpgradeSchema } from "../../../gen/chain/upgrade/v1beta1/tx_pb.js";
 import { openTestChain, type TestChain } from "../../../testing/upgrade-context.ts";
 import { UpgradeKeeper } from "../keeper.ts";
@@ -40,6 +42,8 @@ let chain: TestChain;
 let keeper: UpgradeKeeper;
 let server: Server;
 let base: string;
+// A release archive of a chain developer's binary `mychaind`, as its `release` command writes one.
+let archive: Uint8Array;
 const queryRouter = new QueryRouter();
 const submitted: ProposalSubmission[] = [];
 let out = "";
@@ -52,7 +56,12 @@ before(async () => {
   createUpgradeModule({ keeper, bondedValidators: async () => BONDED }).registerServices(
     routerRegistrar(new MsgRouter(), queryRouter),
   );
-  server = createServer((_req, res) => res.writeHead(200).end("binary"));
+  const stage = join(home, "stage");
+  await mkdir(join(stage, "bin"), { recursive: true });
+  await writeFile(join(stage, "bin", "mychaind"), "binary", { mode: 0o755 });
+  await tar.c({ gzip: true, file: join(home, "mychaind.tar.gz"), cwd: stage }, ["bin"]);
+  archive = new Uint8Array(await readFile(join(home, "mychaind.tar.gz")));
+  server = createServer((req, res) => res.writeHead(200).end(req.url === "/mychaind.tar.gz" ? archive : "binary"));
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });
@@ -294,6 +303,26 @@ test("software-proposal alias; the info is validated and each binary downloaded 
     "plan info must not be blank",
   );
   assert.equal(submitted.length, 2);
+});
+
+test("software-upgrade: a chain's own binary name is the default daemon name inside archives", async (t) => {
+  setBinaryName("mychaind");
+  t.after(() => setBinaryName("chaind"));
+  const checksum = createHash("sha256").update(archive).digest("hex");
+  const info = JSON.stringify({ binaries: { any: `${base}/mychaind.tar.gz?checksum=sha256:${checksum}` } });
+  await run(
+    "tx",
+    "upgrade",
+    "software-upgrade",
+    "v2",
+    "--title",
+    "t",
+    "--upgrade-height",
+    "9000",
+    "--upgrade-info",
+    info,
+  );
+  assert.equal(submitted.length, 1);
 });
 
 test("software-upgrade: the cancellation-timing warning goes to stderr and the proposal is still submitted", async () => {

@@ -9,6 +9,7 @@ import { CliError } from "../../../client/cli/errors.ts";
 import { packAny } from "../../../client/tx/any.ts";
 import { toYaml } from "../../../client/yaml.ts";
 import { DURATION_EXPECTED, parseDurationNanos } from "../../../config/duration.ts";
+import { currentBinaryName } from "../../../config/home.ts";
 import { addressFromBech32 } from "../../../crypto/index.ts";
 import {
   QueryAppliedPlanRequestSchema,
@@ -236,7 +237,7 @@ export function upgradeTxCommand(options: UpgradeCliOptions): Command {
     .option("--no-checksum-required", "skip requirement of checksums for binaries in the upgrade info")
     .option(
       "--daemon-name <name>",
-      "the daemon's executable name inside release archives (default $DAEMON_NAME or chaind)",
+      `the daemon's executable name inside release archives (default $DAEMON_NAME or ${currentBinaryName()})`,
     )
     .option(
       "--safety-delta <duration>",
@@ -266,7 +267,8 @@ export function upgradeTxCommand(options: UpgradeCliOptions): Command {
       try {
         await validatePlanInfo(plan.info, {
           enforceChecksum: flags.checksumRequired !== false,
-          daemonName: (flags.daemonName as string | undefined) ?? io.env.DAEMON_NAME ?? "chaind",
+          // A chain's own release archives hold bin/<its binary> (its `release` command writes them so).
+          daemonName: (flags.daemonName as string | undefined) ?? io.env.DAEMON_NAME ?? currentBinaryName(),
         });
       } catch (err) {
         throw new CliError((err as Error).message, { cause: err });
