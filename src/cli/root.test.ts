@@ -83,3 +83,19 @@ test("a chain with its own name has its own default home and says its name in hi
   useChain(STANDARD_CHAIN);
   assert.equal(defaultHome(), join(homedir(), ".chaind"));
 });
+
+test("no help of a chain with its own name calls its binary chaind", async (t) => {
+  const identity = { devChainId: "my-dev" }; // the default dev chain id is "chaind-dev"
+  useChain(defineChain({ name: "mychaind", releases: [{ name: "v1", version: "1.0.0" }], identity }));
+  t.after(() => useChain(STANDARD_CHAIN));
+  const sink = { write: () => true };
+  const offenders: string[] = [];
+  for (const [name, command] of walk(await rootCommand({ stdout: sink, stderr: sink }))) {
+    const line = command
+      .helpInformation()
+      .split("\n")
+      .find((text) => /\bchaind\b/.test(text));
+    if (line !== undefined) offenders.push(`${name}: ${line.trim()}`);
+  }
+  assert.deepEqual(offenders, []);
+});

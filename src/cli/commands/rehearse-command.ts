@@ -3,6 +3,7 @@
 // A rehearsal whose checks fail prints its report on stdout and exits 1 with one line on stderr naming the failure.
 import { type Command, InvalidArgumentError } from "commander";
 import { CliError } from "../../client/cli/errors.ts";
+import { currentBinaryName } from "../../config/home.ts";
 import { parseRfc3339, type Timestamp } from "../../config/index.ts";
 import { releaseForUpgrade } from "../../node/dry-run.ts";
 import { secondRunMain } from "../../node/rehearse/determinism.ts";
@@ -27,7 +28,7 @@ export function addRehearseCommands(upgrade: Command, io: CliIo): void {
     )
     .option(
       "--snapshot <file>",
-      "a snapshot archive (`chaind snapshots dump`) to rehearse on; --home gives the chain's genesis",
+      `a snapshot archive (\`${currentBinaryName()} snapshots dump\`) to rehearse on; --home gives the chain's genesis`,
     )
     .option("--follow <n>", "execute the source's blocks H+1 … H+n on the upgraded state (those it holds)", whole)
     .option(

@@ -12,7 +12,7 @@ export function repairStoreCommand(io: CliIo): Command {
     .description(
       "Run LevelDB's repair on a stopped node's store directory (e.g. <home>/data/application.db) whose CURRENT file is missing or whose MANIFEST is damaged; keep a copy of the directory first",
     )
-    .argument("<dir>", "the store's directory, e.g. ~/.chaind/data/application.db or ~/.chaind/data/blocks.db")
+    .argument("<dir>", "the store's directory, e.g. <home>/data/application.db or <home>/data/blocks.db")
     .action(async (dir: string) => {
       const path = resolve(dir);
       const { tables, lost } = await repairLevelStore(path);

@@ -1,6 +1,7 @@
 // `chaind snapshots list|export|dump|load|restore|delete` (upstream's snapshots tree). Thin: the
 // work is in src/node/snapshot-home.ts; this parses arguments and prints.
 import { Command, InvalidArgumentError } from "commander";
+import { currentBinaryName } from "../../config/home.ts";
 import {
   deleteHomeSnapshot,
   dumpHomeSnapshot,
@@ -57,7 +58,7 @@ export function snapshotsCommand(io: CliIo): Command {
   snapshots
     .command("load")
     .description("Add a snapshot archive (from dump) to the local snapshots, checking every chunk")
-    .argument("<archive>", "the .tar.gz written by `chaind snapshots dump`")
+    .argument("<archive>", `the .tar.gz written by \`${currentBinaryName()} snapshots dump\``)
     .action(
       run(async (archive: string, _flags: unknown, command: Command) => {
         const { home } = globalFlags(command);
