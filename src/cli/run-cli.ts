@@ -9,12 +9,14 @@
 // reads the manifest, `keys` serves every chain alike, and `query` reads the module CLIs from the manifest
 // (ChainManifest.moduleClis: light refs, each loading its module's CLI and types only when used; src/app/module-cli.ts),
 // so their start-up skips every module of the chain.
+import { isUserFacing } from "../errors/user-error.ts";
 import { currentChainManifest, loadCurrentChain, useChain } from "../runtime/current-chain.ts";
 import type { LazyChain } from "../runtime/lazy-chain.ts";
 import type { ChainDefinition } from "../runtime/release.ts";
 import { commandWord } from "./early-dispatch.ts";
 import { armExitBackstop } from "./exit-backstop.ts";
 import { relaunchForNode } from "./node-relaunch.ts";
+import { reportError } from "./report-error.ts";
 
 /** Commands that never read the chain's definition (only, at most, its manifest). */
 const CHAIN_FREE_COMMANDS: ReadonlySet<string> = new Set(["version", "keys", "query", "q", "release"]);
@@ -40,6 +42,12 @@ export async function runCli(chain: ChainDefinition | LazyChain, argv: string[] 
   try {
     await runCommand(chain, argv);
     failed = Number(process.exitCode ?? 0) !== 0;
+  } catch (err) {
+    // Making the chain the process's (its identity) and loading a lazy chain's definition happen before the command
+    // tree, whose own errors it reports itself: a chain developer's mistake found here (a bad identity, a manifest
+    // that disagrees with the definition) is one line too. Anything else is a bug and keeps its stack.
+    if (!isUserFacing(err)) throw err;
+    process.exitCode = reportError(err, process.stderr);
   } finally {
     // A failed command has closed everything it opened: its process ends now, or within the backstop's grace
     // period naming what a bug left open (src/cli/exit-backstop.ts). Only a failure: a chain's own command may

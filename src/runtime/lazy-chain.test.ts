@@ -42,7 +42,7 @@ test("a definition that disagrees with its manifest is refused, naming both", as
   const chain = lazyChain(manifest, async () => drifted);
   await assert.rejects(
     chain.load(),
-    /chain "lazyd" does not match its manifest: the manifest says .*"1\.0\.0".*the definition .*"1\.0\.1"/,
+    /chain "lazyd" does not match its manifest \(declare the same in both\): releases: the manifest says .*"1\.0\.0".*, the definition .*"1\.0\.1".*\]$/,
   );
 });
 
@@ -54,6 +54,24 @@ test("a definition whose module CLIs differ from its manifest's is refused", asy
     load: async () => ({}),
   };
   const withCli = { ...definition, moduleClis: [notes] };
-  await assert.rejects(lazyChain(manifest, async () => withCli).load(), /"moduleClis":\[\].*"moduleClis":\["notes"\]/);
+  await assert.rejects(
+    lazyChain(manifest, async () => withCli).load(),
+    /: moduleClis: the manifest says \[\], the definition \["notes"\]$/,
+  );
   assert.equal(await lazyChain({ ...manifest, moduleClis: [notes] }, async () => withCli).load(), withCli);
+});
+
+test("a manifest without a release's upgradesFrom is refused, naming only the releases", async () => {
+  const v1 = { name: "v1", version: "1.0.0" };
+  const v2 = { name: "v2", version: "2.0.0", upgradesFrom: ["v1"], upgrade: { name: "v2" } };
+  const chain = defineChain({ ...manifest, releases: [v1, v2] });
+  await assert.rejects(lazyChain(manifest, async () => chain).load(), (err: Error) => {
+    assert.equal(err.name, "ChainManifestMismatchError");
+    assert.match(
+      err.message,
+      /: releases: the manifest says .*"upgradesFrom":\[\]\}\], the definition .*"upgradesFrom":\["v1"\]\}\]$/,
+    );
+    assert.doesNotMatch(err.message, /identity/, "only what differs");
+    return true;
+  });
 });
