@@ -294,6 +294,27 @@ describe("transactions", () => {
     assert.ok(BigInt(asyncRun.height as string) > 0n, "async + --wait waits for the block");
   });
 
+  test("query wait-tx waits for a hash given or piped from a tx command (JSON or YAML), as upstream v0.50.6+", async () => {
+    const sync = await cli(["tx", "bank", "send", "alice", chain.addresses.bob, "2stake", "-y"]);
+    assert.equal(sync.code, 0, sync.stderr);
+    const piped = await cli(["query", "wait-tx", "-o", "json"], { stdin: sync.stdout });
+    assert.equal(piped.code, 0, piped.stderr);
+    const included = JSON.parse(piped.stdout) as { height: string; txhash: string; code: number };
+    assert.ok(BigInt(included.height) > 0n, "printed from its block");
+    assert.equal(included.code, 0);
+    assert.deepEqual(await cliJson(["query", "wait-tx", included.txhash.toLowerCase()]), included);
+    const fromJson = await cli(["query", "wait-tx", "-o", "json"], {
+      stdin: JSON.stringify({ txhash: included.txhash }),
+    });
+    assert.deepEqual(JSON.parse(fromJson.stdout), included);
+
+    const missing = "AB".repeat(32);
+    const late = await cliFails(["query", "wait-tx", missing, "--timeout", "300ms"]);
+    assert.equal(late.stderr, `Error: timed out waiting for transaction ${missing} to be included in a block\n`);
+    assert.match((await cliFails(["query", "wait-tx", "xyz"])).stderr, /invalid tx hash "xyz": expected 64 hex/);
+    assert.match((await cliFails(["query", "wait-tx"], { stdin: "hello\n" })).stderr, /no tx hash given/);
+  });
+
   test("tx results print YAML by default (as upstream's text output); --generate-only documents are JSON", async () => {
     const text = await cli(["tx", "bank", "send", "alice", chain.addresses.bob, "1stake", "-y"]);
     assert.equal(text.code, 0, text.stderr);

@@ -32,7 +32,7 @@ describe("query and tx subcommand lists", () => {
     assert.deepEqual(
       specs.map((spec) => spec.name),
       [
-        ...["auth", "bank", "gov", "staking", "upgrade", "tx", "txs", "block", "blocks"],
+        ...["auth", "bank", "gov", "staking", "upgrade", "tx", "txs", "wait-tx", "block", "blocks"],
         ...["bank", "gov", "staking", "upgrade", "sign", "broadcast", "encode", "decode"],
       ],
     );

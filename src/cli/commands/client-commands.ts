@@ -85,6 +85,11 @@ export function querySpecs(session: ClientSession, _io: ClientCommandsIo): Comma
       load: async () => (await chainCommands()).queryTxsCommand(session),
     },
     {
+      name: "wait-tx",
+      description: "Wait for a tx (by hash, or a tx command's output piped in) to be included in a block and print it",
+      load: async () => (await import("../../client/cli/wait-tx-command.ts")).queryWaitTxCommand(session),
+    },
+    {
       name: "block",
       description: "Query a committed block by height (default: the latest) or by hash (--type hash)",
       load: async () => (await chainCommands()).queryBlockCommand(session),

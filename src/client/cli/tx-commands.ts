@@ -233,7 +233,8 @@ async function writeDocument(ctx: ClientContext, document: JsonValue, file: stri
   }
 }
 
-async function readAll(input: AsyncIterable<string | Uint8Array>): Promise<string> {
+/** All of `input` (standard input) as text. */
+export async function readAll(input: AsyncIterable<string | Uint8Array>): Promise<string> {
   const decoder = new TextDecoder();
   let text = "";
   for await (const chunk of input) text += typeof chunk === "string" ? chunk : decoder.decode(chunk, { stream: true });

@@ -141,9 +141,14 @@ function failTx(ctx: ClientContext, response: TxResponse): never {
  * Waits until the tx with `hash` is in a block, then returns its TxResponse (with the tx and block time).
  * It subscribes to the tx over the node's WebSocket (as upstream clients do) and reads the tx index when the
  * event arrives; without a WebSocket (refused, unix socket) it polls the index. Throws CliError after
- * `timeoutMs`, or at once when the node does not index txs.
+ * `timeoutMs` (with `timeoutText` when given), or at once when the node does not index txs.
  */
-export async function waitForTx(ctx: ClientContext, hash: string, timeoutMs: number): Promise<TxResponse> {
+export async function waitForTx(
+  ctx: ClientContext,
+  hash: string,
+  timeoutMs: number,
+  timeoutText?: string,
+): Promise<TxResponse> {
   const deadline = Date.now() + timeoutMs;
   const waiter = await subscribeTxInclusion(ctx.flags.node, hash).catch(() => undefined);
   try {
@@ -154,7 +159,8 @@ export async function waitForTx(ctx: ClientContext, hash: string, timeoutMs: num
         if (!(err instanceof RpcError) || !/not found/i.test(err.message)) throw err;
         if (Date.now() >= deadline) {
           throw new CliError(
-            `tx ${hash} was not included in a block within ${timeoutMs / 1000}s; it may still be in the mempool: check with "chaind query tx ${hash}"`,
+            timeoutText ??
+              `tx ${hash} was not included in a block within ${timeoutMs / 1000}s; it may still be in the mempool: check with "chaind query tx ${hash}"`,
             { cause: err },
           );
         }
