@@ -36,7 +36,8 @@ export function checkTxResponse(
 
 /**
  * Upstream's CheckCometError: a refusal by the consensus engine's mempool (or its RPC) becomes a
- * TxResponse with the sdk code for it, not a transport error. Undefined when `message` is another error.
+ * TxResponse with the sdk code for it, not a transport error; like upstream's, it carries only the code,
+ * codespace and hash (raw_log empty: the code says which refusal). Undefined when `message` is another error.
  */
 export function mempoolRefusal(txhash: string, message: string): TxResponseInit | undefined {
   const lower = message.toLowerCase();
@@ -48,10 +49,7 @@ export function mempoolRefusal(txhash: string, message: string): TxResponseInit 
         ? ErrTxTooLarge
         : undefined;
   if (root === undefined) return undefined;
-  return {
-    ...checkTxResponse(txhash, { code: root.code, codespace: ROOT_CODESPACE, log: root.description }),
-    rawLog: `${message}: ${root.description}`,
-  };
+  return checkTxResponse(txhash, { code: root.code, codespace: ROOT_CODESPACE, log: "" });
 }
 
 /**

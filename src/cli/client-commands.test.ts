@@ -526,7 +526,7 @@ describe("transactions", () => {
     const replay = await cliFails(["tx", "broadcast", signedFile, "-o", "json"]);
     assert.match(replay.stderr, /tx already exists in cache/);
     const refused = JSON.parse(replay.stdout);
-    assert.deepEqual([refused.code, refused.codespace, refused.height], [19, "sdk", "0"]);
+    assert.deepEqual([refused.code, refused.codespace, refused.height, refused.raw_log], [19, "sdk", "0", ""]);
     assert.match(refused.txhash, /^[0-9A-F]{64}$/);
 
     await writeFile(join(home, "bad.json"), "{ nope");

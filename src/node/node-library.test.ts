@@ -154,6 +154,8 @@ test("mempool refusals become TxResponses with the sdk code, other errors do not
   assert.equal(mempoolRefusal(hash, "mempool is full: number of txs 5000 (max: 5000)")?.code, ErrMempoolIsFull.code);
   assert.equal(mempoolRefusal(hash, "Tx too large. Max size is 1048576, but got 2000000")?.code, ErrTxTooLarge.code);
   assert.equal(mempoolRefusal(hash, "tx already exists in cache")?.codespace, "sdk");
+  // Upstream's CheckCometError sets only code, codespace and hash: raw_log stays empty.
+  assert.equal(mempoolRefusal(hash, "tx already exists in cache")?.rawLog, "");
   assert.equal(mempoolRefusal(hash, "connection refused"), undefined);
 });
 

@@ -123,7 +123,8 @@ export async function broadcastTxBytes(ctx: ClientContext, flags: TxFlags, txByt
     // TxResponse with the sdk code for it (19, 20, 21), printed like any failed tx; other errors stay errors.
     const refusal = err instanceof RpcError ? mempoolRefusal(txHashHex(txBytes), err.message) : undefined;
     if (refusal === undefined) throw err;
-    failTx(ctx, create(TxResponseSchema, refusal));
+    // The response's raw_log is empty, as upstream's; the node's own words say why on stderr.
+    failTx(ctx, create(TxResponseSchema, refusal), (err as RpcError).message);
   }
   let response = txResponseFromBroadcast(result);
   if (response.code === 0 && flags.wait) response = await waitForTx(ctx, response.txhash, flags.waitTimeoutMs);
@@ -131,10 +132,11 @@ export async function broadcastTxBytes(ctx: ClientContext, flags: TxFlags, txByt
   return messageJson(TxResponseSchema, response, ctx.registry);
 }
 
-/** Prints a failed tx's response on stdout and throws the CliError that explains it. */
-function failTx(ctx: ClientContext, response: TxResponse): never {
+/** Prints a failed tx's response on stdout and throws the CliError that explains it (with `reason` when given). */
+function failTx(ctx: ClientContext, response: TxResponse, reason?: string): never {
   ctx.io.stdout.write(formatValue(ctx.flags.output, messageJson(TxResponseSchema, response, ctx.registry)));
-  throw new CliError(txFailureMessage(response));
+  const message = txFailureMessage(response);
+  throw new CliError(reason === undefined ? message : `${message}: ${reason}`);
 }
 
 /**
