@@ -138,6 +138,9 @@ async function commitWith(fn: (ctx: ReturnType<TestChain["context"]>) => Promise
   await chain.commit(ctx);
 }
 
+/** `tx upgrade software-upgrade v2 --title t --upgrade-height 9000`, the start of most submissions below. */
+const SOFTWARE_UPGRADE_V2 = ["tx", "upgrade", "software-upgrade", "v2", "--title", "t", "--upgrade-height", "9000"];
+
 test("query upgrade plan: none → 'no upgrade scheduled', exit 1; a plan → its record in YAML or JSON", async () => {
   await commitWith(async () => {});
   await fails(["query", "upgrade", "plan"], "no upgrade scheduled");
@@ -241,14 +244,7 @@ test("software-proposal alias; the info is validated and each binary downloaded 
   assert.equal(submitted.length, 1);
   await fails(
     [
-      "tx",
-      "upgrade",
-      "software-upgrade",
-      "v2",
-      "--title",
-      "t",
-      "--upgrade-height",
-      "9000",
+      ...SOFTWARE_UPGRADE_V2,
       "--upgrade-info",
       JSON.stringify({ binaries: { "linux/amd64": `${base}/chaind?checksum=sha256:${"0".repeat(64)}` } }),
     ],
@@ -256,52 +252,24 @@ test("software-proposal alias; the info is validated and each binary downloaded 
   );
   await fails(
     [
-      "tx",
-      "upgrade",
-      "software-upgrade",
-      "v2",
-      "--title",
-      "t",
-      "--upgrade-height",
-      "9000",
+      ...SOFTWARE_UPGRADE_V2,
       "--upgrade-info",
       JSON.stringify({ binaries: { "linux/x86_64": `${base}/chaind?checksum=sha256:${checksum}` } }),
     ],
     /^invalid os\/arch format in key "linux\/x86_64"/,
   );
   await fails(
-    [
-      "tx",
-      "upgrade",
-      "software-upgrade",
-      "v2",
-      "--title",
-      "t",
-      "--upgrade-height",
-      "9000",
-      "--upgrade-info",
-      JSON.stringify({ binaries: { any: `${base}/chaind` } }),
-    ],
+    [...SOFTWARE_UPGRADE_V2, "--upgrade-info", JSON.stringify({ binaries: { any: `${base}/chaind` } })],
     /missing checksum query parameter/,
   );
   // --no-checksum-required: downloaded, not verified.
   await run(
-    "tx",
-    "upgrade",
-    "software-upgrade",
-    "v2",
-    "--title",
-    "t",
-    "--upgrade-height",
-    "9000",
+    ...SOFTWARE_UPGRADE_V2,
     "--no-checksum-required",
     "--upgrade-info",
     JSON.stringify({ binaries: { any: `${base}/chaind` } }),
   );
-  await fails(
-    ["tx", "upgrade", "software-upgrade", "v2", "--title", "t", "--upgrade-height", "9000"],
-    "plan info must not be blank",
-  );
+  await fails([...SOFTWARE_UPGRADE_V2], "plan info must not be blank");
   assert.equal(submitted.length, 2);
 });
 
@@ -310,18 +278,7 @@ test("software-upgrade: a chain's own binary name is the default daemon name ins
   t.after(() => setBinaryName("chaind"));
   const checksum = createHash("sha256").update(archive).digest("hex");
   const info = JSON.stringify({ binaries: { any: `${base}/mychaind.tar.gz?checksum=sha256:${checksum}` } });
-  await run(
-    "tx",
-    "upgrade",
-    "software-upgrade",
-    "v2",
-    "--title",
-    "t",
-    "--upgrade-height",
-    "9000",
-    "--upgrade-info",
-    info,
-  );
+  await run(...SOFTWARE_UPGRADE_V2, "--upgrade-info", info);
   assert.equal(submitted.length, 1);
 });
 
