@@ -123,12 +123,18 @@ test("a governance upgrade across four validators under chainvisor", { skip, tim
         { timeoutMs: (TIMING.votingPeriodSeconds + 60) * 1000 },
       );
       assert.equal(status, "PROPOSAL_STATUS_PASSED");
-      // A node can be a block behind the proposer: wait until each has the block that executed the proposal.
-      await waitForHeight(network, await latestHeight(proposer));
+      // A node can be a block behind the proposer, and CometBFT stores a block (its RPC height) before the app has
+      // committed it: wait until each node's app answers with the plan (a wrong plan still fails at once).
       for (const node of network.nodes) {
-        const { body } = await restGet(node, "/chain/upgrade/v1beta1/current_plan");
-        const plan = (body as { plan: { name: string; height: string } | null }).plan;
-        assert.deepEqual({ name: plan?.name, height: plan?.height }, { name: "v2", height: String(haltHeight) });
+        const plan = await waitUntil(
+          `${node.moniker}'s app showing the plan`,
+          async () => {
+            const { body } = await restGet(node, "/chain/upgrade/v1beta1/current_plan");
+            return (body as { plan?: { name: string; height: string } | null }).plan ?? undefined;
+          },
+          { timeoutMs: 60_000 },
+        );
+        assert.deepEqual({ name: plan.name, height: plan.height }, { name: "v2", height: String(haltHeight) });
       }
       assert.ok((await latestHeight(proposer)) < haltHeight, "the plan was scheduled before its height");
     });
