@@ -15,6 +15,7 @@ test("liesWithin follows links and judges paths that do not exist yet by their n
     assert.equal(await liesWithin(store, store), true);
     assert.equal(await liesWithin(join(store, "14", "1", "0"), store), true);
     assert.equal(await liesWithin(join(store, "new", "deeper", "file"), store), true);
+    assert.equal(await liesWithin(join(store, "..chunk"), store), true, "a name starting with two dots is inside");
     assert.equal(await liesWithin(join(dir.path, "link-into", "0"), store), true, "a link into the folder");
     assert.equal(await liesWithin(join(store, "link-out", "x"), store), false, "a link out of the folder");
     assert.equal(await liesWithin(join(dir.path, "home", "data", "x.tar.gz"), store), false);

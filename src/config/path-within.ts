@@ -2,7 +2,7 @@
 // must not land inside a store it reads (a chunk being dumped, the source home of a replay), and a link or a
 // not-yet-created path must not hide that.
 import { realpath } from "node:fs/promises";
-import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 
 /** `path` with every link resolved; the part that does not exist yet is appended to its nearest existing folder. */
 async function realPathOf(path: string): Promise<string> {
@@ -21,5 +21,6 @@ async function realPathOf(path: string): Promise<string> {
  */
 export async function liesWithin(path: string, dir: string): Promise<boolean> {
   const inside = relative(await realPathOf(dir), await realPathOf(path));
-  return !inside.startsWith("..") && !isAbsolute(inside);
+  // `..` or `../…` leaves the folder; a name that merely starts with two dots (`..x`) is inside it.
+  return inside !== ".." && !inside.startsWith(`..${sep}`) && !isAbsolute(inside);
 }
