@@ -31,6 +31,11 @@ describe("upgrade params in genesis", () => {
     );
   });
 
+  it("takes the largest uint64 of postpone blocks", () => {
+    const params = upgradeParamsFromGenesis({ params: { readiness_postpone_blocks: "18446744073709551615" } });
+    assert.equal(params.readinessPostponeBlocks, (1n << 64n) - 1n);
+  });
+
   it("refuses bad input naming the field", () => {
     const cases: [unknown, RegExp][] = [
       [[], /must be an object/],
@@ -40,6 +45,10 @@ describe("upgrade params in genesis", () => {
       [{ params: { readiness_threshold: 0.5 } }, /readiness_threshold: expected LegacyDec text/],
       [{ params: { readiness_postpone_blocks: "0" } }, /readiness_postpone_blocks must be at least 1/],
       [{ params: { readiness_postpone_blocks: "-1" } }, /readiness_postpone_blocks: expected an unsigned integer/],
+      [
+        { params: { readiness_postpone_blocks: "18446744073709551616" } },
+        /readiness_postpone_blocks: expected a 64-bit unsigned integer/,
+      ],
       [{ params: { readiness_max_postponements: 5e9 } }, /32-bit/],
       [{ params: { other: 1 } }, /unknown field upgrade\.params\.other/],
     ];

@@ -9,6 +9,9 @@ import { UserError } from "../../errors/user-error.ts";
 import { type Params, ParamsSchema } from "../../gen/chain/upgrade/v1beta1/upgrade_pb.js";
 import { decodeUint64, encodeUint64, PARAMS_KEY, POSTPONEMENTS_KEY } from "./keys.ts";
 
+/** readiness_postpone_blocks is a uint64 in Params. */
+const MAX_UINT64 = (1n << 64n) - 1n;
+
 /** The params as the gate uses them. */
 export interface UpgradeParams {
   /** The ready fraction a plan needs, 10^18-scaled; 0 = gate off. */
@@ -120,7 +123,13 @@ export function upgradeParamsFromGenesis(genesis: JsonValue): UpgradeParams {
           'upgrade.params.readiness_postpone_blocks: expected an unsigned integer such as "100"',
         );
       }
-      out.readinessPostponeBlocks = BigInt(value);
+      const blocks = BigInt(value);
+      if (blocks > MAX_UINT64) {
+        throw new UpgradeGenesisError(
+          `upgrade.params.readiness_postpone_blocks: expected a 64-bit unsigned integer (at most ${MAX_UINT64}), got "${value}"`,
+        );
+      }
+      out.readinessPostponeBlocks = blocks;
     } else if (key === "readiness_max_postponements") {
       if (!(typeof value === "string" || typeof value === "number") || !/^\d+$/.test(String(value))) {
         throw new UpgradeGenesisError(

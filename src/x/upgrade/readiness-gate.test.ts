@@ -111,6 +111,35 @@ describe("the readiness gate", () => {
     assert.equal(await plan(), undefined, "cleared, so governance can decide again");
   });
 
+  it("keeps a plan postponed past the largest int64 height at that height instead of failing the block", async () => {
+    const setParams = (postponeBlocks: bigint, max: number) =>
+      pass([
+        packAny(
+          MsgUpdateParamsSchema,
+          create(MsgUpdateParamsSchema, {
+            authority: GOV,
+            params: {
+              readinessThreshold: "0.670000000000000000",
+              readinessPostponeBlocks: postponeBlocks,
+              readinessMaxPostponements: max,
+            },
+          }),
+        ),
+      ]);
+    const maxInt64 = (1n << 63n) - 1n;
+    await setParams((1n << 64n) - 1n, 0);
+    const h = node.app.lastBlockHeight() + 30n;
+    await schedule("v2", h);
+    await blocksUntilBefore(h);
+    const atH = await node.nextBlock(); // the block commits: a Plan height above int64 could not be stored
+    assert.deepEqual(attributes(atH, "upgrade_postponed"), [
+      { name: "v2", height: h.toString(), new_height: maxInt64.toString(), ready_fraction: "0.000000000000000000" },
+    ]);
+    assert.equal((await plan())?.height, maxInt64);
+    await node.nextBlock();
+    await setParams(5n, 1);
+  });
+
   it("halts a ready network at the height exactly as without the gate", async () => {
     const h = node.app.lastBlockHeight() + 30n;
     await schedule("v3", h);

@@ -8,6 +8,9 @@ import type { UpgradeKeeper } from "./keeper.ts";
 import { getPostponements, getUpgradeParams } from "./params.ts";
 import { type BondedValidatorsReader, fractionText, readinessOf } from "./readiness-query.ts";
 
+/** The highest plan height: Plan.height is an int64. */
+const MAX_PLAN_HEIGHT = (1n << 63n) - 1n;
+
 /**
  * Applies the gate to `plan`, due at the context's height. Returns true when the plan was postponed or abandoned
  * (the caller must then neither halt nor apply it in this block), false when the gate is off or the network ready.
@@ -36,7 +39,11 @@ export async function applyReadinessGate(
     );
     return true;
   }
-  const newHeight = height + params.readinessPostponeBlocks;
+  // readiness_postpone_blocks is a uint64, so a governance-set value can carry the plan past the largest int64
+  // height; the Plan could then not be stored and every node would fail this block forever. Past it is "never":
+  // the plan stays at the largest height, where it waits for governance like any far-off plan.
+  const postponed = height + params.readinessPostponeBlocks;
+  const newHeight = postponed > MAX_PLAN_HEIGHT ? MAX_PLAN_HEIGHT : postponed;
   await keeper.postponeUpgradePlan(ctx, plan, newHeight, count + 1n);
   ctx.events.emit("upgrade_postponed", {
     name: plan.name,
