@@ -1,7 +1,7 @@
 // Every REST error body is docs/CONTRACT.md §7's `{"code":…,"message":"…","details":[]}`, including the errors the
 // HTTP layer raises itself (malformed request, bad percent-escape, header too large, read timeout),
-// over a real loopback socket; prototype member names under /swagger/ are unknown paths (404); TRACE
-// and PROPFIND on a known path are 405 with Allow; and no body carries a file-system path.
+// over a real loopback socket; prototype member names under /swagger/ are unknown paths (404); TRACE,
+// PROPFIND and CONNECT on a known path are 405 with Allow; and no body carries a file-system path.
 import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
 import { connect } from "node:net";
@@ -86,6 +86,19 @@ test("/swagger/<prototype member or unknown name> is 404 with the error body", a
   }
   const css = await request("GET", "/swagger/swagger-ui.css");
   assert.equal(css.status, 200);
+});
+
+test("CONNECT on a known path is 405 with Allow, elsewhere 404, and the connection is then closed", async () => {
+  // Node gives CONNECT to the server's "connect" event, not to its request handler; without a listener there the
+  // socket was closed with no answer at all.
+  const known = await raw("CONNECT /chain/upgrade/v1beta1/current_plan HTTP/1.1\r\nHost: x\r\n\r\n");
+  assertErrorBody(known, 405, 12, /method CONNECT is not allowed on \/chain\/upgrade\/v1beta1\/current_plan/);
+  assert.equal(known.headers.allow, "GET, HEAD");
+  assert.equal(known.headers.connection, "close");
+  assertErrorBody(await raw("CONNECT /nowhere HTTP/1.1\r\nHost: x\r\n\r\n"), 404, 5, /unknown path/);
+  // The tunnel form (a host and port, no path) names no route either.
+  const tunnel = await raw("CONNECT 127.0.0.1:80 HTTP/1.1\r\nHost: 127.0.0.1:80\r\n\r\n");
+  assertErrorBody(tunnel, 404, 5, /unknown path 127\.0\.0\.1:80/);
 });
 
 test("TRACE, PROPFIND and other methods on a known path are 405 with Allow", async () => {

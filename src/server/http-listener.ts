@@ -4,13 +4,13 @@
 // may be open (upstream leaves them in the kernel's accept backlog); beyond that they are closed.
 // A waiting connection is handed to the HTTP server only when admitted, so its read timeout starts
 // then, not at connect.
-import type { Server as HttpServer, RequestListener } from "node:http";
+import type { Server as HttpServer, IncomingMessage, RequestListener } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { listenAddressFor } from "./listen-host.ts";
 
 // node:http is taken with process.getBuiltinModule, not a value import: an ESM import of it reads every export,
 // WebSocket among them, whose getter loads undici (~30 ms of a node's start-up CPU, for nothing it uses).
-const { createServer: createHttpServer } = process.getBuiltinModule("node:http");
+const { createServer: createHttpServer, ServerResponse } = process.getBuiltinModule("node:http");
 
 /** Socket-level settings from app.toml's `[api]`. */
 export interface HttpListenerOptions {
@@ -33,6 +33,26 @@ export function createTimedHttpServer(handler: RequestListener, options: HttpLis
     },
     handler,
   );
+}
+
+/**
+ * Answers CONNECT requests like any other method. Node hands a CONNECT to the server's "connect" event, never to
+ * its request listener, and with no "connect" listener it just closes the socket; so a CONNECT on a known path got
+ * no answer at all instead of the 405 with Allow every other unserved method gets. The request is emitted as a
+ * normal one with a response bound to its socket, and the connection is closed once the answer is written (no
+ * tunnel is ever opened).
+ */
+export function answerConnectAsRequest(http: HttpServer): void {
+  http.on("connect", (request: IncomingMessage, socket: Socket) => {
+    const response = new ServerResponse(request);
+    response.shouldKeepAlive = false;
+    response.assignSocket(socket);
+    response.once("finish", () => {
+      response.detachSocket(socket);
+      socket.end();
+    });
+    http.emit("request", request, response);
+  });
 }
 
 /** Where a listener is bound. */

@@ -10,7 +10,7 @@ import type { Logger } from "pino";
 import { GrpcCode } from "../app/errors.ts";
 import { currentBinaryName } from "../config/home.ts";
 import { type CorsPolicy, corsDecision } from "./cors.ts";
-import { createTimedHttpServer, type HttpListenerOptions } from "./http-listener.ts";
+import { answerConnectAsRequest, createTimedHttpServer, type HttpListenerOptions } from "./http-listener.ts";
 import type { QueryBackend } from "./query-backend.ts";
 import { getPathListener, limitWriteTime, serverTime } from "./rest-get-path.ts";
 import { answerQuery, errorAnswer, JSON_TYPE, splitPath } from "./rest-query.ts";
@@ -57,8 +57,8 @@ export interface RestGateway {
 }
 
 // Every method Node's parser knows reaches our router, so a known path answers 405 with Allow to
-// TRACE or PROPFIND as to PUT (docs/CONTRACT.md §7). CONNECT never reaches a request handler in Node.
-const ALL_METHODS = METHODS.filter((method) => method !== "CONNECT");
+// TRACE, PROPFIND or CONNECT as to PUT (docs/CONTRACT.md §7); CONNECT is handed over by answerConnectAsRequest.
+const ALL_METHODS = METHODS;
 
 /** Stands for fastify's schema compilers, which the gateway never needs: a schema added to a route fails loudly here. */
 function noSchemaCompiler(): never {
@@ -94,6 +94,7 @@ export function buildRestGateway(options: RestGatewayOptions): RestGateway {
         handler,
       );
       server = createTimedHttpServer(listener, options);
+      answerConnectAsRequest(server);
       return server;
     },
     bodyLimit: options.maxBodyBytes,
