@@ -28,7 +28,7 @@ import { ENGINE_VERSION } from "../engine/engine.ts";
 import type { Json } from "../engine/rpc/json-shapes.ts";
 import { advertisedP2p, statusResult } from "../engine/rpc/status-result.ts";
 import { UserError } from "../errors/user-error.ts";
-import { isFileSystemRefusal, readLastCommittedVersion } from "../store/index.ts";
+import { isFileSystemRefusal, NotALevelStoreError, readLastCommittedVersion } from "../store/index.ts";
 import { levelLockHeld } from "../store/level-lock-probe.ts";
 import { withLevelView } from "../store/level-view.ts";
 import { readUpgradeInfoFromDisk } from "../x/upgrade/upgrade-info-file.ts";
@@ -114,8 +114,7 @@ export async function readHomeStatus(
     }
   }).catch((error: unknown) => {
     if (error instanceof HomeStatusError) throw error;
-    // The view itself could not be made (the temporary directory is missing or full, a file vanished).
-    throw new HomeStatusError(`the block store ${path} cannot be read (${reasonOf(error)})`, { cause: error });
+    throw viewFailure("the block store", path, error);
   });
 
   async function statusFromStore(store: BlockStore): Promise<Record<string, Json>> {
@@ -226,12 +225,24 @@ async function applicationHeight(path: string): Promise<bigint | undefined> {
     });
   } catch (cause) {
     if (cause instanceof HomeStatusError) throw cause;
-    throw new HomeStatusError(`the application state ${path} cannot be read (${reasonOf(cause)})`, { cause });
+    throw viewFailure("the application state", path, cause);
   }
   if (height === 0n) {
     throw new HomeStatusError(`the application state ${path} holds no committed height (removed or damaged)`);
   }
   return height;
+}
+
+/**
+ * A store withLevelView could not read: one without CURRENT (judged before the view is made) is damage, as LevelDB's
+ * own refusals are; anything else is the view itself failing (the temporary directory missing or full, a file
+ * vanished), which says nothing about the store.
+ */
+function viewFailure(what: string, path: string, cause: unknown): HomeStatusError {
+  if (cause instanceof NotALevelStoreError) {
+    return new HomeStatusError(`${what} ${path} cannot be read: ${whyUnreadable(cause)}`, { cause });
+  }
+  return new HomeStatusError(`${what} ${path} cannot be read (${reasonOf(cause)})`, { cause });
 }
 
 /**

@@ -9,6 +9,7 @@
 import { copyFile, mkdir, mkdtemp, readdir, rm, symlink } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
+import { levelDirectoryState } from "./level-directory.ts";
 
 const IMMUTABLE = /\.(ldb|sst)$/;
 const NOT_NEEDED = new Set(["LOCK", "LOG", "LOG.old"]);
@@ -16,10 +17,14 @@ const NOT_NEEDED = new Set(["LOCK", "LOG", "LOG.old"]);
 /**
  * Runs `read` with the path of a view of the LevelDB directory `dir` and removes the view afterwards. The view ends
  * in the same two path components as `dir` (e.g. `data/blocks.db`), so store labels in messages read the same.
- * `dir` must not be written meanwhile (check that no process holds its lock first).
+ * `dir` must not be written meanwhile (check that no process holds its lock first). A `dir` with files but no
+ * `CURRENT` throws NotALevelStoreError (level-directory.ts) before any view is made.
  * @example const height = await withLevelView(path, (view) => readLastCommittedVersion(view));
  */
 export async function withLevelView<T>(dir: string, read: (view: string) => Promise<T>): Promise<T> {
+  // A directory without CURRENT is refused as it is: judged in the view (which leaves LOCK and the info logs out),
+  // the error counted the view's files, not the ones an operator lists in the store.
+  levelDirectoryState(dir);
   const root = await mkdtemp(join(tmpdir(), "chaind-level-view-"));
   try {
     const view = join(root, basename(dirname(dir)), basename(dir));
