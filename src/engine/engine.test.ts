@@ -424,6 +424,8 @@ describe("engine: halts, restarts and crash recovery", () => {
     await assert.rejects(startEngine(chain, new KvApp({ file: chain.appFile })), (e: unknown) => {
       assert.ok(e instanceof EngineStartError);
       assert.match(e.message, /the app has committed height 2 but the block store \(data\/blocks.db\) only holds 0/);
+      // What a snapshot restored without its engine state leaves looks the same, so that cause is named too.
+      assert.match(e.message, /or the state was restored from a snapshot without engine-state\.json/);
       return true;
     });
     const other = await newChain();

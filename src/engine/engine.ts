@@ -217,9 +217,16 @@ export class Engine {
         await Engine.replay(app, store, store.base, storeHeight, logger);
       }
     } else if (appHeight > storeHeight) {
+      // An empty block store beside committed state is also what `snapshots restore` of a snapshot without
+      // engine-state.json leaves: only the engine state lets the block store start at the snapshot's height.
+      const causes =
+        storeHeight === 0n
+          ? "the block store was removed or belongs to another home, or the state was restored from a snapshot " +
+            "without engine-state.json (only one dumped with it lets this engine continue at its height)"
+          : "the block store was removed or belongs to another home";
       throw new EngineStartError(
         `the app has committed height ${appHeight} but the block store (data/blocks.db) only holds ${storeHeight}: ` +
-          "the block store was removed or belongs to another home; restore it or reset the app's data too",
+          `${causes}; restore it or reset the app's data too`,
       );
     } else {
       state = store.state as EngineState;
