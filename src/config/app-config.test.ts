@@ -324,6 +324,21 @@ describe("app.toml errors name the file, the key and what was expected", () => {
     );
   });
 
+  test('snapshots with pruning = "everything" are refused with upstream\'s reason; 0 or another strategy is fine', () => {
+    assert.equal(
+      errorOf('pruning = "everything"\n[state-sync]\nsnapshot-interval = 100').message,
+      `${FILE}: state-sync.snapshot-interval: expected 0 when pruning = "everything", got 100 (cannot enable state sync snapshots with 'everything' pruning setting)`,
+    );
+    assert.equal(
+      parseAppConfig('pruning = "everything"\n[state-sync]\nsnapshot-interval = 0').stateSync.snapshotInterval,
+      0n,
+    );
+    assert.equal(
+      parseAppConfig('pruning = "default"\n[state-sync]\nsnapshot-interval = 100').stateSync.snapshotInterval,
+      100n,
+    );
+  });
+
   test("a custom pruning number that does not parse is reported once, not also against the floors", () => {
     for (const [key, other] of [
       ["pruning-keep-recent", 'pruning-interval = "10"'],

@@ -201,6 +201,16 @@ function appConfigFromTree(tree: Record<string, unknown>, file: string): AppConf
     snapshotInterval: read.integer("state-sync.snapshot-interval", 0n, { min: 0n, max: MAX_UINT64 }),
     snapshotKeepRecent: read.count("state-sync.snapshot-keep-recent", 2, { max: MAX_INT32 }),
   };
+  // Upstream's Config.ValidateBasic refuses this pair: "everything" keeps only the last 2 versions, so a
+  // node would advertise snapshots of heights whose state it no longer holds for peers to cross-check.
+  if (strategy === "everything" && stateSync.snapshotInterval > 0n) {
+    read.problem(
+      "state-sync.snapshot-interval",
+      '0 when pruning = "everything"',
+      read.raw("state-sync.snapshot-interval"),
+      "cannot enable state sync snapshots with 'everything' pruning setting",
+    );
+  }
 
   const serviceText = read.string("telemetry.service-name", "");
   if (serviceText !== "" && !/^[a-zA-Z_][a-zA-Z0-9_]*$/.test(serviceText)) {
