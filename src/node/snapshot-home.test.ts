@@ -11,7 +11,7 @@ import { after, before, test } from "node:test";
 import { gzipSync } from "node:zlib";
 import { pino } from "pino";
 import { create as createTar } from "tar";
-import { fastDevHome, type tempDir, waitForHeight } from "../../test/support/node/chaind.ts";
+import { fastDevHome, runChaindInProcess, type tempDir, waitForHeight } from "../../test/support/node/chaind.ts";
 import { homePaths } from "../config/index.ts";
 import { UserError } from "../errors/user-error.ts";
 import { SnapshotError } from "../snapshots/index.ts";
@@ -308,4 +308,26 @@ test("restore checks the app hash against a trusted one, and two restores at onc
   assert.deepEqual(restored.appHash, appHash);
   assert.equal(restored.engineBootstrapped, true);
   assert.ok(!(await readdir(join(homePaths(home).dataDir, "snapshots"))).includes(".restore.lock"));
+});
+
+test("`snapshots export` names the height it snapshots first, the latest one when none is asked (upstream's lines)", async () => {
+  const home = await freshHome();
+  await cp(homePaths(homeA).applicationDb, homePaths(home).applicationDb, { recursive: true });
+  const latest = await runChaindInProcess(["--home", home, "snapshots", "export"]);
+  assert.equal(latest.code, 0, latest.stderr);
+  assert.equal(
+    latest.stdout,
+    `Exporting snapshot for height ${height}\nSnapshot created at height ${height}, format 1, chunks 1\n`,
+  );
+  const above = await runChaindInProcess(["--home", home, "snapshots", "export", "--height", String(height + 5n)]);
+  assert.equal(above.code, 1);
+  assert.equal(above.stdout, `Exporting snapshot for height ${height + 5n}\n`);
+  assert.equal(
+    above.stderr,
+    `Error: cannot snapshot height ${height + 5n}: the latest committed height is ${height}\n`,
+  );
+  // A home with nothing committed: only the error, no "Exporting" line for a height that does not exist.
+  const empty = await runChaindInProcess(["--home", await freshHome(), "snapshots", "export"]);
+  assert.equal(empty.code, 1);
+  assert.equal(empty.stdout, "");
 });

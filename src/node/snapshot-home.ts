@@ -67,6 +67,8 @@ export async function exportHomeSnapshot(options: {
   chain?: ChainDefinition;
   release?: Release;
   chunkSize?: number;
+  /** Called with the height about to be snapshotted (the latest when none was asked), before any is written. */
+  onHeight?: (height: bigint) => void;
 }): Promise<SnapshotInfo> {
   const settings = await loadNodeSettings(options.home);
   // Read without create-if-missing first: building the app over a home that has committed nothing would leave a new
@@ -86,6 +88,7 @@ export async function exportHomeSnapshot(options: {
     const latest = chain.app.lastBlockHeight();
     if (latest === 0n) throw nothingCommitted();
     const height = options.height ?? latest;
+    options.onHeight?.(height);
     if (height > latest) {
       throw new SnapshotError(`cannot snapshot height ${height}: the latest committed height is ${latest}`);
     }

@@ -37,8 +37,12 @@ export function snapshotsCommand(io: CliIo): Command {
     .action(
       run(async (flags: { height?: bigint }, command: Command) => {
         const { home } = globalFlags(command);
-        io.stdout.write(`Exporting snapshot for height ${flags.height ?? "latest"}\n`);
-        const info = await exportHomeSnapshot({ home, height: flags.height });
+        // Upstream's first line names the height, the latest one resolved when none was asked.
+        const info = await exportHomeSnapshot({
+          home,
+          height: flags.height,
+          onHeight: (height) => io.stdout.write(`Exporting snapshot for height ${height}\n`),
+        });
         io.stdout.write(`Snapshot created at height ${info.height}, format ${info.format}, chunks ${info.chunks}\n`);
       }),
     );
