@@ -5,6 +5,7 @@
 // restore Info reporting the snapshot height and app hash and queries below it answering the pruned error.
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { pino } from "pino";
@@ -127,6 +128,29 @@ describe("state sync over ABCI", () => {
       (await client.call("applySnapshotChunk", { index: 0, chunk: bytes("x"), sender: "p" })).result,
       Apply.ABORT,
     );
+  });
+
+  test("offers of height 0 or without an app hash are refused; a chunk index past the last ends the restore", async () => {
+    const trusted = (await source.view(10n)).appHash as Uint8Array;
+    const zero = { ...snapshotMessage(), height: 0n };
+    assert.equal((await client.call("offerSnapshot", { snapshot: zero, appHash: trusted })).result, Offer.REJECT);
+    assert.equal((await client.call("offerSnapshot", { snapshot: snapshotMessage() })).result, Offer.REJECT);
+    assert.equal(
+      (await client.call("offerSnapshot", { snapshot: snapshotMessage(), appHash: trusted })).result,
+      Offer.ACCEPT,
+    );
+    const first = (await sourceSnapshots.loadChunk(10n, info.format, 0)) as Uint8Array;
+    assert.equal(
+      (await client.call("applySnapshotChunk", { index: info.chunks, chunk: first, sender: "p" })).result,
+      Apply.REJECT_SNAPSHOT,
+    );
+    // The snapshot is dropped: its next chunk has no accepted offer to go to, and the state is as it was.
+    assert.equal(
+      (await client.call("applySnapshotChunk", { index: 0, chunk: first, sender: "p" })).result,
+      Apply.ABORT,
+    );
+    assert.equal((await client.call("info", {})).lastBlockHeight, 0n);
+    assert.equal(existsSync(join(dir.path, "target", "data", "application.db.restoring")), false);
   });
 
   test("a wrong trusted app hash is refused after the last chunk and leaves the state as it was", async () => {
