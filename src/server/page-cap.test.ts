@@ -104,3 +104,31 @@ test("GetTxsEvent over real gRPC: limit 1000000 gets 100 txs and the total", asy
     await servers.stop();
   }
 });
+
+test("GetTxsEvent: a page past the last one is refused with upstream's text (400 code 3); page 0 is page 1", async () => {
+  for (const [query, pages, page] of [
+    ["&limit=100&page=3", 2, 3],
+    ["&limit=1000&page=18446744073709551615", 2, "18446744073709551615"],
+    ["&limit=7&page=20", 19, 20],
+  ] as const) {
+    const response = await gw.app.inject({ method: "GET", url: `/chain/tx/v1beta1/txs?query=tx.height%3D2${query}` });
+    assert.equal(response.statusCode, 400, query);
+    assert.deepEqual(
+      response.json(),
+      {
+        code: 3,
+        message: `failed to search for txs: page should be within [1, ${pages}] range, given ${page}`,
+        details: [],
+      },
+      query,
+    );
+  }
+  // No match: one empty page, so page 1 answers and page 2 is past it.
+  const none = await gw.app.inject({ method: "GET", url: "/chain/tx/v1beta1/txs?query=tx.height%3D999" });
+  assert.equal(none.statusCode, 200, none.body);
+  assert.equal(none.json().total, "0");
+  const pastNone = await gw.app.inject({ method: "GET", url: "/chain/tx/v1beta1/txs?query=tx.height%3D999&page=2" });
+  assert.equal(pastNone.json().message, "failed to search for txs: page should be within [1, 1] range, given 2");
+  assert.equal((await txsPage("&limit=100&page=2")).txs.length, TX_COUNT - 100);
+  assert.equal((await txsPage("&page=0")).txs.length, 100);
+});

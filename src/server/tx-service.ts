@@ -76,6 +76,12 @@ export function txServiceRoutes(hooks: NodeHooks): ServedRoute[] {
       const limit = capHistoryLimit(asked);
       const order = request.orderBy === OrderBy.DESC ? "desc" : "asc";
       const found = await searchTxs({ query, page, limit, order });
+      // A page past the last one is an error, as upstream's (CometBFT's tx_search page check, with the SDK's
+      // prefix); an invalid argument, so 400 on REST (docs/CONTRACT.md §7). An empty result has one empty page.
+      const pages = found.total === 0n ? 1n : (found.total + limit - 1n) / limit;
+      if (page > pages) {
+        throw invalid(`failed to search for txs: page should be within [1, ${pages}] range, given ${page}`);
+      }
       return {
         txs: found.txs,
         txResponses: found.txResponses,
