@@ -331,3 +331,36 @@ test("`snapshots export` names the height it snapshots first, the latest one whe
   assert.equal(empty.code, 1);
   assert.equal(empty.stdout, "");
 });
+
+test("dump: a bad --out is one line before anything is written; a failed dump leaves no partial archive and an existing file as it was", async () => {
+  await refused(
+    dumpHomeSnapshot({ home: homeA, height, format: 1, out: join(dir.path, "no-such-folder", "a.tar.gz") }),
+    /^cannot write the archive .*a\.tar\.gz: .*no-such-folder does not exist; expected a file path in an existing folder$/,
+  );
+  await refused(
+    dumpHomeSnapshot({ home: homeA, height, format: 1, out: victim }),
+    /^cannot write the archive .*victim: it is a folder; expected the path of the \.tar\.gz file to write$/,
+  );
+  await victimUntouched();
+
+  // A snapshot whose chunk has gone missing: the dump fails, the file already at --out keeps its bytes, and no
+  // temporary is left beside it.
+  const home = await freshHome();
+  await loadHomeSnapshot({ home, archive });
+  await rm(join(homePaths(home).dataDir, "snapshots", String(height), "1", "0"));
+  const outDir = join(dir.path, "out");
+  await mkdir(outDir);
+  const out = join(outDir, "kept.tar.gz");
+  await writeFile(out, "an older archive");
+  await refused(
+    dumpHomeSnapshot({ home, height, format: 1, out }),
+    new RegExp(`^cannot dump snapshot ${height}/1 to .*kept\\.tar\\.gz: .*; nothing was written$`),
+  );
+  assert.equal(await readFile(out, "utf8"), "an older archive");
+  assert.deepEqual(await readdir(outDir), ["kept.tar.gz"]);
+
+  // A good dump replaces that file whole.
+  await dumpHomeSnapshot({ home: homeA, height, format: 1, out });
+  assert.deepEqual(await readFile(out), await readFile(archive));
+  assert.deepEqual(await readdir(outDir), ["kept.tar.gz"]);
+});

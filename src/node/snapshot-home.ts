@@ -10,8 +10,8 @@
 // - delete <height> <format>.
 import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
-import { readdir, readFile, rm, stat } from "node:fs/promises";
-import { basename, join, resolve } from "node:path";
+import { readdir, readFile, rename, rm, stat } from "node:fs/promises";
+import { basename, dirname, join, resolve } from "node:path";
 import { pino } from "pino";
 import { create as createTar } from "tar";
 import { homePaths } from "../config/home.ts";
@@ -152,15 +152,48 @@ export async function dumpHomeSnapshot(options: {
       `--out ${archive} lies inside ${snapshots.dir}, the local snapshots the dump reads and must not overwrite; write the archive outside data/snapshots`,
     );
   }
+  await checkArchiveDestination(archive);
   const info = await attachEngineState(options.home, snapshots, found);
   const engineState = info.engineStateHash !== undefined;
   const files = [DESCRIPTOR, ...Array.from({ length: info.chunks }, (_, i) => String(i))];
   if (engineState) files.push(ENGINE_STATE_FILE);
-  await createTar(
-    { gzip: true, file: archive, cwd: snapshots.folder(info.height, info.format), portable: true },
-    files,
-  );
+  // Written beside the destination and renamed over it once whole: a dump that fails half-way (a missing chunk,
+  // a full disk) leaves no partial archive, and a file already at --out as it was.
+  const partial = join(dirname(archive), `.${basename(archive)}.tmp-${process.pid}-${Date.now()}`);
+  try {
+    await createTar(
+      { gzip: true, file: partial, cwd: snapshots.folder(info.height, info.format), portable: true },
+      files,
+    );
+    await rename(partial, archive);
+  } catch (err) {
+    await rm(partial, { force: true });
+    // The temporary's name means nothing to the operator: a refusal to create it is the folder's.
+    const failure = err as NodeJS.ErrnoException;
+    const reason =
+      failure.path === partial ? `${dirname(archive)} refused a new file (${failure.code})` : failure.message;
+    throw new SnapshotError(
+      `cannot dump snapshot ${info.height}/${info.format} to ${archive}: ${reason}; nothing was written`,
+      { cause: err },
+    );
+  }
   return { archive, info, engineState };
+}
+
+/** The archive's folder must exist and the archive itself must not be a folder: one line naming which, early. */
+async function checkArchiveDestination(archive: string): Promise<void> {
+  const folder = dirname(archive);
+  const parent = await stat(folder).catch(() => undefined);
+  if (parent === undefined || !parent.isDirectory()) {
+    throw new SnapshotError(
+      `cannot write the archive ${archive}: ${folder} ${parent === undefined ? "does not exist" : "is not a folder"}; expected a file path in an existing folder`,
+    );
+  }
+  if ((await stat(archive).catch(() => undefined))?.isDirectory()) {
+    throw new SnapshotError(
+      `cannot write the archive ${archive}: it is a folder; expected the path of the .tar.gz file to write`,
+    );
+  }
 }
 
 /**
