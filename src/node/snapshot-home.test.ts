@@ -4,6 +4,7 @@
 // folder beside the homes) and that the home is left as it was when the input is refused.
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
+import { existsSync } from "node:fs";
 import { cp, mkdir, readdir, readFile, rm, stat, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -363,4 +364,35 @@ test("dump: a bad --out is one line before anything is written; a failed dump le
   await dumpHomeSnapshot({ home: homeA, height, format: 1, out });
   assert.deepEqual(await readFile(out), await readFile(archive));
   assert.deepEqual(await readdir(outDir), ["kept.tar.gz"]);
+});
+
+test("list, dump, delete and load on a home that is missing, a file, or whose data/snapshots is a file: one line each", async () => {
+  const missing = join(dir.path, "no-such-home");
+  const file = join(dir.path, "a-file-home");
+  await writeFile(file, "not a home");
+  const snapshotsFile = join(dir.path, "snapshots-file-home");
+  await mkdir(join(snapshotsFile, "data"), { recursive: true });
+  await writeFile(join(snapshotsFile, "data", "snapshots"), "not a folder");
+  const commands = [["list"], ["dump", "1", "1"], ["delete", "1", "1"], ["load", archive]];
+  for (const [home, pattern] of [
+    [missing, /^Error: .*no-such-home is not a chaind home \(it has no data\/ folder\); run `chaind init` first\n$/],
+    [file, /^Error: .*a-file-home is not a chaind home \(it has no data\/ folder\); run `chaind init` first\n$/],
+    [
+      snapshotsFile,
+      /^Error: .*snapshots-file-home\/data\/snapshots is not a folder; expected the home's snapshots folder \(data\/snapshots\)\n$/,
+    ],
+  ] as const) {
+    for (const command of commands) {
+      const result = await runChaindInProcess(["--home", home, "snapshots", ...command]);
+      assert.equal(result.code, 1, `${command.join(" ")} on ${home}`);
+      assert.match(result.stderr, pattern, `${command.join(" ")} on ${home}`);
+    }
+  }
+  assert.equal(existsSync(missing), false, "nothing is created for a missing home");
+  assert.equal(await readFile(join(snapshotsFile, "data", "snapshots"), "utf8"), "not a folder");
+  // A home with a data/ folder but no snapshots yet lists nothing, and is left as it was.
+  const fresh = await freshHome();
+  const empty = await runChaindInProcess(["--home", fresh, "snapshots", "list"]);
+  assert.deepEqual([empty.code, empty.stdout], [0, ""]);
+  assert.deepEqual(await readdir(homePaths(fresh).dataDir), ["priv_validator_state.json"]);
 });

@@ -51,7 +51,27 @@ const DESCRIPTOR = "snapshot.json";
 
 /** The snapshots of a home, newest first. */
 export async function listHomeSnapshots(home: string): Promise<SnapshotInfo[]> {
-  return new SnapshotStore(snapshotDir(home)).list();
+  return (await homeSnapshotStore(home)).list();
+}
+
+/**
+ * The snapshot store of an existing home. A home that does not exist or is not a folder, or whose data/snapshots is
+ * a file, is one line naming it (not the file system's ENOENT/ENOTDIR from deep inside a read); a home without a
+ * data/snapshots folder yet simply has no snapshots, and nothing is created here.
+ */
+async function homeSnapshotStore(home: string): Promise<SnapshotStore> {
+  const paths = homePaths(home);
+  if (!(await stat(paths.dataDir).catch(() => undefined))?.isDirectory()) throw notAHome(paths.home);
+  const dir = snapshotDir(home);
+  const folder = await stat(dir).catch(() => undefined);
+  if (folder !== undefined && !folder.isDirectory()) {
+    throw new SnapshotError(`${dir} is not a folder; expected the home's snapshots folder (data/snapshots)`);
+  }
+  return new SnapshotStore(dir);
+}
+
+function notAHome(home: string): SnapshotError {
+  return new SnapshotError(`${home} is not a chaind home (it has no data/ folder); run \`chaind init\` first`);
 }
 
 /**
@@ -141,7 +161,7 @@ export async function dumpHomeSnapshot(options: {
   format: number;
   out?: string;
 }): Promise<{ archive: string; info: SnapshotInfo; engineState: boolean }> {
-  const snapshots = new SnapshotStore(snapshotDir(options.home));
+  const snapshots = await homeSnapshotStore(options.home);
   const found = await snapshots.get(options.height, options.format);
   if (found === undefined) throw new SnapshotNotFoundError(options.height, options.format);
   const archive = resolve(options.out ?? `${options.height}-${options.format}.tar.gz`);
@@ -212,11 +232,7 @@ export async function loadHomeSnapshot(options: { home: string; archive: string 
       `${archive}: ${kind === undefined ? "no such file" : "not a file"}; expected a .tar.gz written by \`chaind snapshots dump\``,
     );
   }
-  const paths = homePaths(options.home);
-  if (!existsSync(paths.dataDir)) {
-    throw new SnapshotError(`${paths.home} is not a chaind home (it has no data/ folder); run \`chaind init\` first`);
-  }
-  const snapshots = new SnapshotStore(snapshotDir(options.home));
+  const snapshots = await homeSnapshotStore(options.home);
   const work = await snapshots.workFolder();
   try {
     const found = await unpackSnapshotArchive(archive, work, label);
@@ -415,7 +431,7 @@ function hex(bytes: Uint8Array): string {
 
 /** Deletes local snapshot `height`/`format`. */
 export async function deleteHomeSnapshot(options: { home: string; height: bigint; format: number }): Promise<void> {
-  await new SnapshotStore(snapshotDir(options.home)).delete(options.height, options.format);
+  await (await homeSnapshotStore(options.home)).delete(options.height, options.format);
 }
 
 /** Names of the files in a snapshot folder (for tests and diagnostics). */
