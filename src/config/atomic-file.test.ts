@@ -83,4 +83,13 @@ test("a failed write on the temporary's descriptor names the file being replaced
   // An error that already names its path (the temporary's open) is left as it is.
   const open = Object.assign(new Error("EACCES: permission denied, open '/h/x'"), { code: "EACCES", path: "/h/x" });
   assert.equal((withTargetPath(open, "/h/data/y") as Error).message, "EACCES: permission denied, open '/h/x'");
+  // chaind's own errors have string codes but no syscall: a pruned height's message stays as the store wrote it.
+  const pruned = Object.assign(
+    new Error("failed to load state at height 5; version pruned (earliest available height: 48, latest height: 254)"),
+    { code: "STORE_VERSION_PRUNED" },
+  );
+  assert.equal(
+    (withTargetPath(pruned, "/h/data/snapshots/5/1") as Error).message,
+    "failed to load state at height 5; version pruned (earliest available height: 48, latest height: 254)",
+  );
 });

@@ -22,7 +22,10 @@ function tempPathFor(path: string): string {
  */
 export function withTargetPath(error: unknown, path: string): unknown {
   const err = error as NodeJS.ErrnoException;
-  if (error instanceof Error && typeof err.code === "string" && err.path === undefined && !err.message.includes(path)) {
+  // Only a system error (it has a syscall): chaind's own errors carry string codes too (STORE_VERSION_PRUNED), and
+  // their messages already say what was wrong without a path tacked on.
+  const systemError = typeof err.code === "string" && typeof err.syscall === "string";
+  if (error instanceof Error && systemError && err.path === undefined && !err.message.includes(path)) {
     err.message = `${err.message} '${path}'`;
     err.path = path;
   }
