@@ -320,6 +320,8 @@ test("`snapshots export` names the height it snapshots first, the latest one whe
     latest.stdout,
     `Exporting snapshot for height ${height}\nSnapshot created at height ${height}, format 1, chunks 1\n`,
   );
+  const zero = await runChaindInProcess(["--home", home, "snapshots", "export", "--height", "0"]);
+  assert.equal(zero.stdout, latest.stdout, "--height 0 is the latest, as upstream's default");
   const above = await runChaindInProcess(["--home", home, "snapshots", "export", "--height", String(height + 5n)]);
   assert.equal(above.code, 1);
   assert.equal(above.stdout, `Exporting snapshot for height ${height + 5n}\n`);

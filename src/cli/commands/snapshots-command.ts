@@ -33,14 +33,15 @@ export function snapshotsCommand(io: CliIo): Command {
   snapshots
     .command("export")
     .description("Take a snapshot of this (stopped) node's state at a committed height")
-    .option("--height <h>", "the height to snapshot (default: the latest committed height)", parseHeight)
+    .option("--height <h>", "the height to snapshot (default, or 0: the latest committed height)", parseExportHeight)
     .action(
       run(async (flags: { height?: bigint }, command: Command) => {
         const { home } = globalFlags(command);
+        // Upstream's flag defaults to 0, meaning the latest height; `--height 0` keeps that meaning here.
         // Upstream's first line names the height, the latest one resolved when none was asked.
         const info = await exportHomeSnapshot({
           home,
-          height: flags.height,
+          height: flags.height === 0n ? undefined : flags.height,
           onHeight: (height) => io.stdout.write(`Exporting snapshot for height ${height}\n`),
         });
         io.stdout.write(`Snapshot created at height ${info.height}, format ${info.format}, chunks ${info.chunks}\n`);
@@ -120,6 +121,11 @@ function parseHeight(text: string): bigint {
   }
   if (BigInt(text) >= 2n ** 64n) throw new InvalidArgumentError(`expected a height below 2^64, got "${text}"`);
   return BigInt(text);
+}
+
+/** `export --height`: a height, or 0 for the latest (upstream's default value). */
+function parseExportHeight(text: string): bigint {
+  return text === "0" ? 0n : parseHeight(text);
 }
 
 function parseFormat(text: string): number {
