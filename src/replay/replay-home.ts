@@ -17,6 +17,7 @@
 // engine's handshake takes up like any node's. Only a crash of the machine itself can lose the heights since the
 // last flush (see the README, "Durability").
 
+import { existsSync } from "node:fs";
 import { cp, mkdir, readdir, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { create } from "@bufbuild/protobuf";
@@ -239,6 +240,12 @@ async function flushStores(target: ReturnType<typeof homePaths>): Promise<void> 
 async function checkInputs(source: ReturnType<typeof homePaths>, target: ReturnType<typeof homePaths>) {
   const entries = await readdir(target.home).catch((err: NodeJS.ErrnoException) => {
     if (err.code === "ENOENT") return [] as string[];
+    if (err.code === "ENOTDIR") {
+      throw new ReplayError(
+        `the target home ${target.home} is a file: replay builds a new home; give a path that does not exist or an empty directory`,
+        { cause: err },
+      );
+    }
     throw new ReplayError(`cannot read the target home ${target.home}: ${err.message}`, { cause: err });
   });
   if (entries.length > 0) {
@@ -247,7 +254,12 @@ async function checkInputs(source: ReturnType<typeof homePaths>, target: ReturnT
     );
   }
   const isDir = async (path: string) => (await stat(path).catch(() => undefined))?.isDirectory() === true;
-  if (!(await isDir(source.home))) throw new ReplayError(`the source home ${source.home} does not exist`);
+  if (!(await isDir(source.home))) {
+    const what = existsSync(source.home) ? "is not a directory" : "does not exist";
+    throw new ReplayError(
+      `the source home ${source.home} ${what}: expected the home of the node whose blocks to replay`,
+    );
+  }
   // The new home is written, the source only read: a target inside the source (its data/, even its blocks.db
   // folder) would put the new stores and the copy of the source's blocks inside the source itself.
   if (await liesWithin(target.home, source.home)) {
