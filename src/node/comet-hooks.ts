@@ -91,7 +91,12 @@ export function cometNodeHooks(app: App, rpcAddress: string): NodeHooks {
           order_by: request.order,
         });
       } catch (err) {
-        if (err instanceof RpcError) throw new GrpcStatusError(GrpcCode.InvalidArgument, err.message, { cause: err });
+        // As upstream's GetTxsEvent words it (and the embedded engine's hook): the SDK's prefix, CometBFT's reason.
+        if (err instanceof RpcError) {
+          throw new GrpcStatusError(GrpcCode.InvalidArgument, `failed to search for txs: ${err.message}`, {
+            cause: err,
+          });
+        }
         throw err;
       }
       const txResponses = [];

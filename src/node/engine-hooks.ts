@@ -81,8 +81,11 @@ export function engineNodeHooks(engine: Engine, facts: NodeFacts, registry?: Reg
       try {
         conditions = parseTxQuery(request.query);
       } catch (err) {
+        // Upstream's GetTxsEvent words every search failure "failed to search for txs: <CometBFT's reason>".
         if (err instanceof TxQueryError)
-          throw new GrpcStatusError(GrpcCode.InvalidArgument, err.message, { cause: err });
+          throw new GrpcStatusError(GrpcCode.InvalidArgument, `failed to search for txs: ${err.message}`, {
+            cause: err,
+          });
         throw err;
       }
       const found = await store.searchTxs(conditions, {

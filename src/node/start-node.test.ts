@@ -142,9 +142,21 @@ describe("a started node", () => {
       searchedComet?.txResponses.map((r) => r.txhash),
       searchedEngine?.txResponses.map((r) => r.txhash),
     );
-    await assert.rejects(
-      cometHooks.searchTxs?.({ ...search, query: "tx.height===" }) ?? Promise.resolve(),
-      (err: Error) => err.name === "GrpcStatusError",
+    // Both engines word a failed search as upstream's GetTxsEvent does: the SDK's prefix, then the reason.
+    const failure = async (hooks: typeof engineHooks, request: typeof search) => {
+      const err = await (hooks.searchTxs?.(request) ?? Promise.resolve()).then(
+        () => assert.fail("the search should fail"),
+        (e: Error) => e,
+      );
+      assert.equal(err.name, "GrpcStatusError");
+      return err.message;
+    };
+    const badQuery = { ...search, query: "tx.height===" };
+    assert.match(await failure(cometHooks, badQuery), /^failed to search for txs: failed to parse query /);
+    assert.equal(await failure(cometHooks, badQuery), await failure(engineHooks, badQuery));
+    assert.equal(
+      await failure(cometHooks, { ...search, page: 5n }),
+      "failed to search for txs: page should be within [1, 1] range, given 5",
     );
 
     assert.deepEqual(plain(await cometHooks.validatorSet?.(height)), plain(await engineHooks.validatorSet?.(height)));
