@@ -1,8 +1,9 @@
 // The `chaind` root: its global flags (docs/CONTRACT.md §8; every subcommand reads them with `optsWithGlobals()`)
 // and the top-level commands of src/cli/command-list.ts. `chaind` itself adds only the command that
 // runs (src/cli/main.ts); `rootCommand` loads the whole tree, for tests and tools that walk it.
-import { Command, Option } from "commander";
+import { Command, InvalidArgumentError, Option } from "commander";
 import { defaultHome } from "../config/home.ts";
+import { LOG_LEVEL_NAMES, parseLogLevel } from "../config/log-level.ts";
 import { currentChainManifest } from "../runtime/current-chain.ts";
 
 import { CHAIND_COMMANDS } from "./command-list.ts";
@@ -24,13 +25,25 @@ export function rootProgram(io: CliIo = { stdout: process.stdout, stderr: proces
     .description(`${name}: a Cosmos-SDK-shaped chain node and client whose heart is the software-upgrade module`)
     .option("--home <dir>", "directory for config and data", defaultHome())
     .addOption(
-      new Option("--log_level <level>", "log level")
-        .choices(["trace", "debug", "info", "warn", "error", "fatal"])
-        .default("info"),
+      new Option("--log_level <level>", 'log level, or per-module levels such as "x/upgrade:debug,*:info"')
+        .argParser(logLevelArgument)
+        .default("info", "config.toml log_level, else info"),
     )
-    .addOption(new Option("--log_format <format>", "log format").choices(["json", "plain"]).default("plain"))
+    .addOption(
+      new Option("--log_format <format>", "log format")
+        .choices(["json", "plain"])
+        .default("plain", "config.toml log_format, else plain"),
+    )
     .addOption(new Option("-o, --output <format>", "output format").choices(["text", "json"]).default("text"))
     .configureOutput({ writeOut: (s) => void io.stdout.write(s), writeErr: (s) => void io.stderr.write(s) });
+}
+
+// A plain level or CometBFT's per-module form; the refusal keeps commander's wording for a bad choice.
+function logLevelArgument(value: string): string {
+  if (parseLogLevel(value) !== undefined) return value;
+  throw new InvalidArgumentError(
+    `Allowed choices are ${LOG_LEVEL_NAMES.join(", ")}, or per-module levels such as "x/upgrade:debug,*:info".`,
+  );
 }
 
 /** The root `chaind` command with every subcommand loaded. */

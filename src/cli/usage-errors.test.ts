@@ -54,7 +54,7 @@ describe("chaind: a usage mistake is one line, at the root as in subcommands", {
     [
       "a bad --log_level",
       () => ["--log_level", "loud", "version"],
-      /^error: option '--log_level <level>' argument 'loud' is invalid\. Allowed choices are trace, debug, info, warn, error, fatal\.$/m,
+      /^error: option '--log_level <level>' argument 'loud' is invalid\. Allowed choices are trace, debug, info, warn, error, fatal, or per-module levels such as "x\/upgrade:debug,\*:info"\.$/m,
     ],
     ["an unknown subcommand", () => ["query", "frobnicate"], /^error: unknown command 'frobnicate'$/m],
     ["an unknown subcommand option", () => ["version", "--bogus"], /^error: unknown option '--bogus'$/m],

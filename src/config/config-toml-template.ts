@@ -43,9 +43,16 @@ export const CONFIG_TOML_SECTIONS: readonly TemplateSection[] = [
       {
         key: "log_level",
         value: "info",
-        comment: ['CometBFT log level, e.g. "info" or "consensus:debug,*:info".'],
+        comment: [
+          'The node\'s log level (--log_level wins): "info", or per-module levels such as "x/upgrade:debug,*:info"',
+          '(lines of a module not listed, and lines without a module, use the "*" level; "info" without one).',
+        ],
       },
-      { key: "log_format", value: "plain", comment: ['CometBFT log format: "plain" or "json".'] },
+      {
+        key: "log_format",
+        value: "plain",
+        comment: ['The node\'s log format (--log_format wins): "plain" or "json".'],
+      },
       { key: "genesis_file", value: "config/genesis.json", comment: ["The genesis document."] },
       {
         key: "priv_validator_key_file",

@@ -153,6 +153,11 @@ describe("config.toml errors name the file, the key and what was expected", () =
     ["mempool.recheck_timeout", '"1 second"', `mempool.recheck_timeout: expected ${DURATION}, got "1 second"`],
     ["tx_index.indexer", '"sql"', 'tx_index.indexer: expected one of "kv", "null", "psql", got "sql"'],
     ["log_format", '"text"', 'log_format: expected one of "plain", "json", got "text"'],
+    [
+      "log_level",
+      '"main:info,state"',
+      'log_level: expected one of trace, debug, info, warn, error, fatal, or per-module levels such as "x/upgrade:debug,*:info", got "main:info,state"',
+    ],
     ["abci", '"http"', 'abci: expected one of "socket", "grpc", got "http"'],
     [
       "proxy_app",

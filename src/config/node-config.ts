@@ -3,6 +3,7 @@
 // (negative values, unknown enum values), reported the chaind way: file, key, what was expected.
 import { resolve } from "node:path";
 import { currentBinaryName, homePaths } from "./home.ts";
+import { readLogSettings } from "./home-log-settings.ts";
 import { type HostPort, type ListenAddress, parseHostPort, parseListenAddress } from "./listen-address.ts";
 import { parseTomlText, readSchemeAddress, readTomlFile, TomlFieldReader } from "./toml-reader.ts";
 
@@ -336,8 +337,7 @@ function nodeConfigFromTree(tree: Record<string, unknown>, file: string, home: s
     moniker: read.string("moniker", ""),
     dbBackend: read.string("db_backend", "goleveldb"),
     dbDir: path("db_dir", "data"),
-    logLevel: read.string("log_level", "info"),
-    logFormat: read.oneOf("log_format", ["plain", "json"], "plain"),
+    ...readLogSettings(read),
     genesisFile: path("genesis_file", "config/genesis.json"),
     privValidatorKeyFile: path("priv_validator_key_file", "config/priv_validator_key.json"),
     privValidatorStateFile: path("priv_validator_state_file", "data/priv_validator_state.json"),

@@ -23,3 +23,20 @@ test("JSON logs carry no stack for an expected stop or a user's mistake, and kee
   assert.equal("stack" in errOf(mistake), false);
   assert.match(String(errOf(bug).stack), /^Error: boom\n/);
 });
+
+test("per-module levels: a line with a named module follows its level, every other line the * level", () => {
+  const lines: string[] = [];
+  const logger = createNodeLogger({
+    level: "x/upgrade:debug,*:warn",
+    format: "json",
+    sink: { write: (text: string) => lines.push(text) },
+  });
+  logger.child({ module: "x/upgrade" }).debug("upgrade detail");
+  logger.child({ module: "snapshots" }).info("snapshot detail");
+  logger.info("engine detail");
+  logger.warn("engine warning");
+  assert.deepEqual(
+    lines.map((line) => (JSON.parse(line) as { msg: string }).msg),
+    ["upgrade detail", "engine warning"],
+  );
+});

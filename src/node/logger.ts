@@ -1,8 +1,10 @@
-// The node's logger: pino, with `--log_level` and `--log_format json|plain` (docs/CONTRACT.md §8). JSON lines are
+// The node's logger: pino, with `--log_level` and `--log_format json|plain` (docs/CONTRACT.md §8; config.toml's
+// `log_level` / `log_format` when the flags are not given, src/cli/commands/node-log-settings.ts). JSON lines are
 // pino's own; plain lines are a short human form (`12:00:01.234 INF message key=value ...`) written by a
 // tiny formatter, since no pretty-printer package is installed. Logs go to stderr so that stdout stays
 // for what a command prints on purpose (the endpoint banner, JSON output).
 import { type Logger, pino, stdSerializers } from "pino";
+import { type LogLevelFilter, mostVerboseLevel, parseLogLevel, shownByFilter } from "../config/log-level.ts";
 import { isUserFacing } from "../errors/user-error.ts";
 
 /** Where log lines go (process.stderr by default; tests pass a buffer). */
@@ -12,7 +14,10 @@ export interface LogSink {
 
 /** Options of {@link createNodeLogger}. */
 export interface NodeLoggerOptions {
-  /** pino level name: trace, debug, info, warn, error, fatal (or silent). */
+  /**
+   * pino level name: trace, debug, info, warn, error, fatal (or silent); or per-module levels such as
+   * `x/upgrade:debug,*:info` (src/config/log-level.ts).
+   */
   level?: string;
   format?: "json" | "plain";
   sink?: LogSink;
@@ -29,9 +34,27 @@ const PLAIN_SKIPPED = new Set(["level", "time", "pid", "hostname", "msg"]);
  */
 export function createNodeLogger(options: NodeLoggerOptions = {}): Logger {
   const sink = options.sink ?? process.stderr;
-  const settings = { level: options.level ?? "info", serializers: { err: serializeLoggedError } };
-  if (options.format === "json") return pino(settings, { write: (line: string) => void sink.write(line) });
-  return pino(settings, { write: (line: string) => void sink.write(plainLine(line)) });
+  const level = options.level ?? "info";
+  const filter = level.includes(":") ? parseLogLevel(level) : undefined;
+  const settings = {
+    level: filter === undefined ? level : mostVerboseLevel(filter),
+    serializers: { err: serializeLoggedError },
+  };
+  const shown = (line: string) => filter === undefined || filter.modules.size === 0 || lineShown(filter, line);
+  if (options.format === "json") {
+    return pino(settings, { write: (line: string) => void (shown(line) && sink.write(line)) });
+  }
+  return pino(settings, { write: (line: string) => void (shown(line) && sink.write(plainLine(line))) });
+}
+
+// Per-module levels: pino runs at the most verbose one, and each line is kept or dropped here by its module's level.
+function lineShown(filter: LogLevelFilter, jsonLine: string): boolean {
+  try {
+    const record = JSON.parse(jsonLine) as { level?: unknown; module?: unknown };
+    return typeof record.level !== "number" || shownByFilter(filter, record.level, record.module);
+  } catch {
+    return true;
+  }
 }
 
 /**

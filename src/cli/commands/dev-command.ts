@@ -6,11 +6,11 @@ import { Command } from "commander";
 import { DEFAULT_CLIENT_NODE, homeRpcAddress } from "../../config/home-rpc-address.ts";
 import { defaultHome } from "../../config/index.ts";
 import { type DevHome, prepareDevHome } from "../../node/dev-chain.ts";
-import { createNodeLogger } from "../../node/logger.ts";
 import { type NodeEndpoints, startNode } from "../../node/start-node.ts";
 import { currentChainIdentity } from "../../runtime/current-chain.ts";
 import type { CliIo } from "../io.ts";
 import { chaindInvocation, globalFlags } from "./cli-support.ts";
+import { nodeLogger } from "./node-logger.ts";
 import { addNodeFlags, endpointLines, type NodeFlags, nodeOptionsOf, runUntilStopped } from "./start-command.ts";
 
 /** `dev`. */
@@ -21,7 +21,7 @@ export function devCommand(io: CliIo): Command {
     )
     .option("--reset", "remove this home's config/, data/ and keyring-test/ first and start a new chain");
   addNodeFlags(command).action(async (flags: NodeFlags & { reset?: boolean }, cmd: Command) => {
-    const { home, logLevel, logFormat } = globalFlags(cmd);
+    const { home } = globalFlags(cmd);
     const { overrides, skipUpgradeHeights } = nodeOptionsOf(flags);
     // The listen flags go into a new home's config too, so clients (--home) and chainvisor find this node later.
     const listeners = {
@@ -30,7 +30,8 @@ export function devCommand(io: CliIo): Command {
       grpcAddress: overrides.grpcAddress,
     };
     const dev = await prepareDevHome({ home, reset: flags.reset, listeners });
-    const logger = createNodeLogger({ level: logLevel, format: logFormat });
+    // After prepareDevHome: a new home's config.toml exists by now.
+    const logger = nodeLogger(cmd, home);
     const node = await startNode({ home, logger, overrides, skipUpgradeHeights });
     await runUntilStopped(node, () => io.stdout.write(devBanner(dev, node.endpoints, node.chain.release.name)));
   });

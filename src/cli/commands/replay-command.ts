@@ -8,7 +8,6 @@ import { CliError } from "../../client/cli/errors.ts";
 import { homePaths } from "../../config/home.ts";
 import { formatDecCoins, loadAppConfig, resolveHome } from "../../config/index.ts";
 import { loadEngineGenesis } from "../../engine/genesis.ts";
-import { createNodeLogger } from "../../node/logger.ts";
 import { openChainSwitchingApp } from "../../replay/chain-line.ts";
 import { createProgressPrinter, heightsPerSecond } from "../../replay/progress.ts";
 import { type ReplayReport, replayHome } from "../../replay/replay-home.ts";
@@ -16,6 +15,7 @@ import { currentChain } from "../../runtime/current-chain.ts";
 import { closeVerifyPool } from "../../x/auth/verify-pool.ts";
 import type { CliIo } from "../io.ts";
 import { globalFlags } from "./cli-support.ts";
+import { nodeLogger } from "./node-logger.ts";
 
 /** `replay`. */
 export function replayCommand(io: CliIo): Command {
@@ -25,10 +25,11 @@ export function replayCommand(io: CliIo): Command {
     )
     .requiredOption("--from <home>", "the home whose blocks to replay (an embedded-engine node's home; not modified)")
     .action(async (flags: { from: string }, command: Command) => {
-      const { home, logLevel, logFormat, output } = globalFlags(command);
+      const { home, output } = globalFlags(command);
       const sourceHome = resolveHome(flags.from);
       if (sourceHome === home) throw new CliError("--from and --home name the same directory: replay needs a new home");
-      const logger = createNodeLogger({ level: logLevel, format: logFormat });
+      // The new home runs on a copy of the source's config/ (replay-home.ts), so the source's config.toml counts.
+      const logger = nodeLogger(command, sourceHome);
       const progress = await createProgressPrinter(process.stderr);
       let report: ReplayReport;
       try {

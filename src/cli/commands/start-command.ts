@@ -5,7 +5,6 @@
 import { Command, Option } from "commander";
 import { CliError } from "../../client/cli/errors.ts";
 import { governHeap } from "../../node/heap-governor.ts";
-import { createNodeLogger } from "../../node/logger.ts";
 import type { NodeOverrides } from "../../node/node-settings.ts";
 import { type NodeEndpoints, type RunningNode, startNode } from "../../node/start-node.ts";
 import { currentChainIdentity } from "../../runtime/current-chain.ts";
@@ -14,6 +13,7 @@ import { parseSkipUpgradeHeights } from "../../x/upgrade/keeper.ts";
 import { armExitBackstop } from "../exit-backstop.ts";
 import type { CliIo } from "../io.ts";
 import { globalFlags } from "./cli-support.ts";
+import { nodeLogger } from "./node-logger.ts";
 
 /** Flags shared by `start` and `dev`. */
 export interface NodeFlags {
@@ -165,8 +165,8 @@ export function startCommand(io: CliIo): Command {
       flags: NodeFlags & { abci?: boolean; inPlaceUpgrades?: boolean; replayReleases?: boolean },
       cmd: Command,
     ) => {
-      const { home, logLevel, logFormat } = globalFlags(cmd);
-      const logger = createNodeLogger({ level: logLevel, format: logFormat });
+      const { home } = globalFlags(cmd);
+      const logger = nodeLogger(cmd, home);
       const { overrides, skipUpgradeHeights } = nodeOptionsOf(flags);
       const node = await startNode({
         home,
