@@ -3,9 +3,9 @@
 import { renderTemplate, type TemplateOverrides, type TemplateSection } from "./toml-template.ts";
 
 const HEADER = [
-  "chaind node settings (app.toml).",
+  "<binary> node settings (app.toml).",
   "",
-  "Every key below shows its default. A key left out keeps its default; a key chaind does not know is",
+  "Every key below shows its default. A key left out keeps its default; a key <binary> does not know is",
   "ignored. A malformed value stops the node before it starts, naming this file and the key.",
 ];
 
@@ -82,7 +82,7 @@ export const APP_TOML_SECTIONS: readonly TemplateSection[] = [
           "upgrades this binary's releases know in process (no halt, no upgrade-info.json, no restart): start",
           "the next release ahead of an upgrade's height with this on and the chain passes it without a pause;",
           "a node syncing from genesis with the latest release alone uses it too (replay mode). An upgrade this",
-          "binary does not know still halts. Same as `chaind start --in-place-upgrades`; the older key",
+          "binary does not know still halts. Same as `<binary> start --in-place-upgrades`; the older key",
           "`replay-releases` (and flag `--replay-releases`) still works. See docs/UPGRADING.md.",
         ],
       },
@@ -99,7 +99,7 @@ export const APP_TOML_SECTIONS: readonly TemplateSection[] = [
         value: false,
         comment: [
           "Serve the upgrade status page at /upgrade: the current plan with a countdown, readiness, migrations,",
-          "applied plans and this node's version, read from the public queries above. `chaind dev` turns it on.",
+          "applied plans and this node's version, read from the public queries above. `<binary> dev` turns it on.",
         ],
       },
       {

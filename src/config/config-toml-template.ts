@@ -9,7 +9,7 @@ export const COMETBFT_CONFIG_VERSION = "0.38.25";
 
 const HEADER = [
   "Consensus, RPC and networking settings (config.toml), in CometBFT v0.38's format: the embedded",
-  "engine of chaind reads it, and a CometBFT node started with --home on this directory reads it too.",
+  "engine of <binary> reads it, and a CometBFT node started with --home on this directory reads it too.",
   "",
   'Relative paths are taken from the home directory. Durations are written like "1s", "500ms", "1h30m".',
 ];
@@ -29,7 +29,7 @@ export const CONFIG_TOML_SECTIONS: readonly TemplateSection[] = [
         key: "proxy_app",
         value: "tcp://127.0.0.1:26658",
         comment: [
-          "The ABCI socket: `chaind start --abci` listens here and CometBFT connects to it.",
+          "The ABCI socket: `<binary> start --abci` listens here and CometBFT connects to it.",
           '"tcp://<host>:<port>" or "unix:///<path>".',
         ],
       },
@@ -37,7 +37,7 @@ export const CONFIG_TOML_SECTIONS: readonly TemplateSection[] = [
       {
         key: "db_backend",
         value: "goleveldb",
-        comment: ["CometBFT's database engine for its own stores (chaind's stores are always LevelDB)."],
+        comment: ["CometBFT's database engine for its own stores (<binary>'s stores are always LevelDB)."],
       },
       { key: "db_dir", value: "data", comment: ["Directory of the databases."] },
       {
@@ -101,7 +101,7 @@ export const CONFIG_TOML_SECTIONS: readonly TemplateSection[] = [
       {
         key: "grpc_laddr",
         value: "",
-        comment: ["CometBFT's own broadcast-only gRPC endpoint; empty = off (not chaind's gRPC server)."],
+        comment: ["CometBFT's own broadcast-only gRPC endpoint; empty = off (not <binary>'s gRPC server)."],
       },
       {
         key: "grpc_max_open_connections",
@@ -349,7 +349,7 @@ export const CONFIG_TOML_SECTIONS: readonly TemplateSection[] = [
         value: false,
         comment: [
           "Serve Prometheus metrics on GET /metrics: the embedded engine's (CometBFT's names), or CometBFT's own",
-          "with `chaind start --abci` (chaind then leaves this address to CometBFT). docs/OPERATIONS.md lists them.",
+          "with `<binary> start --abci` (<binary> then leaves this address to CometBFT). docs/OPERATIONS.md lists them.",
         ],
       },
       {

@@ -206,7 +206,7 @@ function nodeConfigFromTree(tree: Record<string, unknown>, file: string, home: s
       "proxy_app",
       'the application\'s address, "tcp://<host>:<port>" or "unix:///<path>"',
       proxyText,
-      "chaind has no built-in applications such as kvstore",
+      `${currentBinaryName()} has no built-in applications such as kvstore`,
     );
     proxyApp = parseListenAddress("tcp://127.0.0.1:26658") as ListenAddress;
   }

@@ -2,6 +2,7 @@
 // `chaind init` writes and the defaults the loaders fall back to cannot drift apart (a test parses
 // each template back and compares it with the defaults). Also a small editor that changes values in
 // an existing file while keeping its comments.
+import { currentBinaryName } from "./home.ts";
 import { parseTomlText } from "./toml-reader.ts";
 
 /** A value a template can hold: strings, integers, booleans and lists of strings cover both files. */
@@ -113,8 +114,11 @@ export function renderTemplate(
 
 const RULE = "#".repeat(75);
 
+/** Written in a template's comments where the running chain's binary belongs (`chaind`, or a chain's own `tallyd`). */
+export const BINARY_PLACEHOLDER = "<binary>";
+
 function commentLine(text: string): string {
-  return text === "" ? "#" : `# ${text}`;
+  return text === "" ? "#" : `# ${text.replaceAll(BINARY_PLACEHOLDER, currentBinaryName())}`;
 }
 
 const SECTION_LINE = /^\s*\[\s*([A-Za-z0-9_.-]+)\s*\]\s*(#.*)?$/;

@@ -3,6 +3,7 @@
 // and derive the next state from FinalizeBlock's answer.
 import { create } from "@bufbuild/protobuf";
 import { type Timestamp as ProtoTimestamp, TimestampSchema } from "@bufbuild/protobuf/wkt";
+import { currentBinaryName } from "../config/home.ts";
 import { merkleRoot } from "../crypto/merkle.ts";
 import { UserError } from "../errors/user-error.ts";
 import {
@@ -87,7 +88,7 @@ export function genesisState(
   }
   if (validators.length === 0) {
     throw new GenesisValidatorsError(
-      'validator set is nil in genesis and still empty after InitChain: the genesis has no validators and no gentxs; add one with "chaind genesis gentx" and "chaind genesis collect-gentxs"',
+      `validator set is nil in genesis and still empty after InitChain: the genesis has no validators and no gentxs; add one with "${currentBinaryName()} genesis gentx" and "${currentBinaryName()} genesis collect-gentxs"`,
     );
   }
   let consensusParams = genesis.consensusParams;

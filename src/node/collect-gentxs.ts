@@ -9,6 +9,7 @@ import type { JsonObject, JsonValue } from "@bufbuild/protobuf";
 import { amountOf } from "../app/coins.ts";
 import { fromProtoJson } from "../app/proto-json.ts";
 import { fromWireBinary } from "../app/wire-decimals.ts";
+import { currentBinaryName } from "../config/home.ts";
 import {
   homePaths,
   loadGenesis,
@@ -76,7 +77,9 @@ export async function collectGenTxs(parameters: CollectGenTxsParameters): Promis
     });
   }
   if (names.length === 0) {
-    throw new CollectGenTxsError(`no gentx files (*.json) found in ${gentxDir}: run "chaind genesis gentx" first`);
+    throw new CollectGenTxsError(
+      `no gentx files (*.json) found in ${gentxDir}: run "${currentBinaryName()} genesis gentx" first`,
+    );
   }
 
   const genTxs: JsonValue[] = [];

@@ -4,6 +4,7 @@
 import { create, fromBinary, type MessageInitShape, type Registry } from "@bufbuild/protobuf";
 import { GrpcCode, GrpcStatusError } from "../app/errors.ts";
 import { checkTxResponse, hexUpper, mempoolRefusal } from "../app/tx-response.ts";
+import { currentBinaryName } from "../config/home.ts";
 import { ENGINE_VERSION, type Engine } from "../engine/engine.ts";
 import { txHash } from "../engine/hashing/hashes.ts";
 import { MempoolError } from "../engine/mempool.ts";
@@ -146,8 +147,9 @@ function nodeInfo(engine: Engine, facts: NodeFacts): MessageInitShape<typeof Get
       other: { txIndex: facts.txIndex ? "on" : "off", rpcAddress: facts.rpcAddress },
     },
     applicationVersion: {
-      name: "chaind",
-      appName: "chaind",
+      // The running chain's binary (upstream's version.Name and AppName: "gaia", "gaiad").
+      name: currentBinaryName(),
+      appName: currentBinaryName(),
       version: facts.appVersion,
       goVersion: `node ${process.version}`,
     },

@@ -14,7 +14,7 @@ import { readdir, readFile, rename, rm, stat } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
 import { pino } from "pino";
 import { create as createTar } from "tar";
-import { homePaths } from "../config/home.ts";
+import { currentBinaryName, homePaths } from "../config/home.ts";
 import { liesWithin } from "../config/path-within.ts";
 import { BlockStore } from "../engine/block-store.ts";
 import {
@@ -71,7 +71,9 @@ async function homeSnapshotStore(home: string): Promise<SnapshotStore> {
 }
 
 function notAHome(home: string): SnapshotError {
-  return new SnapshotError(`${home} is not a chaind home (it has no data/ folder); run \`chaind init\` first`);
+  return new SnapshotError(
+    `${home} is not a ${currentBinaryName()} home (it has no data/ folder); run \`${currentBinaryName()} init\` first`,
+  );
 }
 
 /**
@@ -229,7 +231,7 @@ export async function loadHomeSnapshot(options: { home: string; archive: string 
   const kind = await stat(archive).catch(() => undefined);
   if (kind === undefined || !kind.isFile()) {
     throw new SnapshotError(
-      `${archive}: ${kind === undefined ? "no such file" : "not a file"}; expected a .tar.gz written by \`chaind snapshots dump\``,
+      `${archive}: ${kind === undefined ? "no such file" : "not a file"}; expected a .tar.gz written by \`${currentBinaryName()} snapshots dump\``,
     );
   }
   const snapshots = await homeSnapshotStore(options.home);
@@ -237,7 +239,9 @@ export async function loadHomeSnapshot(options: { home: string; archive: string 
   try {
     const found = await unpackSnapshotArchive(archive, work, label);
     if (!found.descriptor) {
-      throw new SnapshotError(`${label} holds no ${DESCRIPTOR}; expected an archive from \`chaind snapshots dump\``);
+      throw new SnapshotError(
+        `${label} holds no ${DESCRIPTOR}; expected an archive from \`${currentBinaryName()} snapshots dump\``,
+      );
     }
     const described = parseDescriptorText(
       await readFile(join(work, DESCRIPTOR), "utf8"),
@@ -254,7 +258,7 @@ export async function loadHomeSnapshot(options: { home: string; archive: string 
       engineState = new Uint8Array(await readFile(join(work, ENGINE_STATE_FILE)));
       if (described.engineStateHash === undefined) {
         throw new SnapshotError(
-          `the ${ENGINE_STATE_FILE} in ${label} is not covered by its ${DESCRIPTOR} (no "engine_state_hash"); dump the snapshot again with this chaind`,
+          `the ${ENGINE_STATE_FILE} in ${label} is not covered by its ${DESCRIPTOR} (no "engine_state_hash"); dump the snapshot again with this ${currentBinaryName()}`,
         );
       }
       if (!sha256(engineState).equals(Buffer.from(described.engineStateHash))) {

@@ -7,6 +7,7 @@
 // and the signature-verification workers.
 import type { Logger } from "pino";
 import { AbciServer } from "../abci/server.ts";
+import { currentBinaryName } from "../config/home.ts";
 import { formatDecCoins, homePaths, loadNodeKey } from "../config/index.ts";
 import { removeStaleTemporaries } from "../config/stale-temporaries.ts";
 import { nativeSecp256k1Problem, SECP256K1_ENV } from "../crypto/native-secp256k1.ts";
@@ -224,7 +225,7 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
       // CometBFT serves its own consensus metrics on this address: listening too would take its port.
       logger.info(
         { address: instrumentation.prometheusListenAddr },
-        "consensus metrics are CometBFT's in ABCI mode (config.toml [instrumentation]); chaind serves none there",
+        `consensus metrics are CometBFT's in ABCI mode (config.toml [instrumentation]); ${currentBinaryName()} serves none there`,
       );
     } else if (instrumentation.prometheus) {
       consensusMetrics = new ConsensusMetrics({ namespace: instrumentation.namespace, chainId: genesis.chainId });

@@ -22,7 +22,7 @@ import { cp, mkdir, readdir, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { create } from "@bufbuild/protobuf";
 import { loadAppConfig } from "../config/app-config.ts";
-import { homePaths } from "../config/home.ts";
+import { currentBinaryName, homePaths } from "../config/home.ts";
 import { liesWithin } from "../config/path-within.ts";
 import { isHaltRequest } from "../engine/abci-app.ts";
 import { finalizeRequestOf, genesisState, initChainRequestOf, nextState } from "../engine/block-execution.ts";
@@ -187,7 +187,7 @@ async function replayInto<A extends SwitchableApp>(
   const sourceBlocks = await BlockStore.open(sourceCopy).catch((err: unknown) => {
     if (err instanceof NotALevelStoreError) {
       throw new ReplayError(
-        `the source home ${options.sourceHome} is damaged: its data/blocks.db holds ${err.entries} files but no CURRENT file; restore it from a backup, or keep a copy of it and rebuild it in place with \`chaind repair-store ${join(options.sourceHome, "data", "blocks.db")}\``,
+        `the source home ${options.sourceHome} is damaged: its data/blocks.db holds ${err.entries} files but no CURRENT file; restore it from a backup, or keep a copy of it and rebuild it in place with \`${currentBinaryName()} repair-store ${join(options.sourceHome, "data", "blocks.db")}\``,
         { cause: err },
       );
     }
@@ -268,7 +268,9 @@ async function checkInputs(source: ReturnType<typeof homePaths>, target: ReturnT
     );
   }
   if (!(await isDir(source.configDir)) || (await stat(source.genesis).catch(() => undefined)) === undefined) {
-    throw new ReplayError(`the source home ${source.home} has no config/genesis.json: expected a chaind home`);
+    throw new ReplayError(
+      `the source home ${source.home} has no config/genesis.json: expected a ${currentBinaryName()} home`,
+    );
   }
   if (!(await isDir(source.blocksDb)) || (await readdir(source.blocksDb)).length === 0) {
     throw new ReplayError(

@@ -1,4 +1,6 @@
 // Errors of the snapshot subsystem: each message says what was wrong and what was expected.
+
+import { currentBinaryName } from "../config/home.ts";
 import { UserError } from "../errors/user-error.ts";
 
 /** Base class: a snapshot problem caused by input, files or the state (never an internal fault). */
@@ -15,6 +17,6 @@ export class SnapshotFormatError extends SnapshotError {}
 /** A snapshot that is not in the local snapshot store. */
 export class SnapshotNotFoundError extends SnapshotError {
   constructor(height: bigint, format: number) {
-    super(`no snapshot at height ${height} in format ${format}; see \`chaind snapshots list\``);
+    super(`no snapshot at height ${height} in format ${format}; see \`${currentBinaryName()} snapshots list\``);
   }
 }

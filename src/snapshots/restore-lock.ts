@@ -3,6 +3,7 @@
 // holder's pid, created exclusively; a lock whose holder no longer runs (a killed restore) is taken over.
 import { open, readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
+import { currentBinaryName } from "../config/home.ts";
 import { processRunning } from "../config/stale-temporaries.ts";
 import { SnapshotError } from "./errors.ts";
 
@@ -30,11 +31,13 @@ export async function lockRestore(dir: string): Promise<() => Promise<void>> {
     // An empty lock: its holder has just created it and not yet written its pid.
     if (text === "" || processRunning(holder)) {
       throw new SnapshotError(
-        `another \`chaind snapshots restore\` (${text === "" ? "starting" : `process ${holder}`}) is restoring into this home; wait for it to finish`,
+        `another \`${currentBinaryName()} snapshots restore\` (${text === "" ? "starting" : `process ${holder}`}) is restoring into this home; wait for it to finish`,
       );
     }
     // The holder was killed mid-restore: its lock is stale (installState starts from a clean directory anyway).
     await rm(path, { force: true });
   }
-  throw new SnapshotError(`another \`chaind snapshots restore\` is starting on this home; wait for it to finish`);
+  throw new SnapshotError(
+    `another \`${currentBinaryName()} snapshots restore\` is starting on this home; wait for it to finish`,
+  );
 }

@@ -7,6 +7,7 @@ import { lstat, mkdir, readdir, readFile, rename, rm, writeFile } from "node:fs/
 import { isAbsolute, join, relative, resolve } from "node:path";
 import { equalBytes } from "../bytes/compare.ts";
 import { withTargetPath } from "../config/atomic-file.ts";
+import { currentBinaryName } from "../config/home.ts";
 import { processGone } from "../config/stale-temporaries.ts";
 import {
   describe,
@@ -190,7 +191,7 @@ export class SnapshotStore {
     const target = this.folder(height, format);
     const refuse = (why: string) =>
       new SnapshotError(
-        `${target} already exists and is not a snapshot chaind wrote (${why}); left untouched: move it away or remove it first`,
+        `${target} already exists and is not a snapshot ${currentBinaryName()} wrote (${why}); left untouched: move it away or remove it first`,
       );
     await this.refuseLinks(height, format);
     let entries: string[];
@@ -280,7 +281,7 @@ export class SnapshotStore {
     }
     if (info.engineStateHash === undefined) {
       throw new SnapshotError(
-        `the ${where} is not covered by its descriptor (no "engine_state_hash"); take the snapshot again with \`chaind snapshots export\` and dump it`,
+        `the ${where} is not covered by its descriptor (no "engine_state_hash"); take the snapshot again with \`${currentBinaryName()} snapshots export\` and dump it`,
       );
     }
     if (!sha256(bytes).equals(Buffer.from(info.engineStateHash))) {

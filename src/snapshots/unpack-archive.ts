@@ -6,6 +6,7 @@
 import { createReadStream, createWriteStream, type WriteStream } from "node:fs";
 import { join } from "node:path";
 import { Parser, type ReadEntry } from "tar";
+import { currentBinaryName } from "../config/home.ts";
 import { MAX_CHUNK_BYTES, MAX_CHUNKS } from "./descriptor.ts";
 import { SnapshotError } from "./errors.ts";
 
@@ -96,7 +97,7 @@ export async function unpackSnapshotArchive(archive: string, into: string, label
       );
     }
     throw new SnapshotError(
-      `${label} is not a snapshot archive (a .tar.gz from \`chaind snapshots dump\`): ${(err as Error).message}`,
+      `${label} is not a snapshot archive (a .tar.gz from \`${currentBinaryName()} snapshots dump\`): ${(err as Error).message}`,
       { cause: err },
     );
   }

@@ -1,5 +1,7 @@
 // Errors of the state store. Each has a stable `code` callers can branch on, a short message
 // that says what was wrong and what to do, the details as fields, and a `cause` chain.
+
+import { currentBinaryName } from "../config/home.ts";
 import { UserError } from "../errors/user-error.ts";
 
 /**
@@ -83,7 +85,7 @@ export class DataDirectoryMissingError extends StoreError {
   constructor(path: string, options?: { cause?: unknown }) {
     super(
       "STORE_DIR_MISSING",
-      `state store directory ${path} does not exist; initialise the node first (chaind init) or check --home`,
+      `state store directory ${path} does not exist; initialise the node first (${currentBinaryName()} init) or check --home`,
       options,
     );
     this.path = path;
@@ -97,7 +99,7 @@ export class DataDirectoryLockedError extends StoreError {
   constructor(path: string, options?: { cause?: unknown }) {
     super(
       "STORE_DIR_LOCKED",
-      `state store ${path} is locked by another process; stop the other chaind (or chainvisor child) using this home, then retry`,
+      `state store ${path} is locked by another process; stop the other ${currentBinaryName()} (or chainvisor child) using this home, then retry`,
       options,
     );
     this.path = path;
@@ -111,7 +113,7 @@ export class DataDirectoryCorruptError extends StoreError {
   constructor(path: string, reason: string, options?: { cause?: unknown }) {
     super(
       "STORE_DIR_CORRUPT",
-      `state store ${path} is corrupt or not a chaind state store (${reason}); restore it from a backup or snapshot, or remove it and sync again`,
+      `state store ${path} is corrupt or not a ${currentBinaryName()} state store (${reason}); restore it from a backup or snapshot, or remove it and sync again`,
       options,
     );
     this.path = path;
@@ -164,7 +166,7 @@ export class NotALevelStoreError extends StoreError {
   constructor(path: string, store: string, entries: number) {
     super(
       "STORE_NOT_LEVELDB",
-      `${store} holds ${entries} files but no CURRENT file, so it is not a LevelDB store that can be opened; nothing in it was changed. Restore ${store} from a backup or snapshot, or keep a copy of the directory and rebuild it in place with \`chaind repair-store <home>/${store}\` (LevelDB's repair)`,
+      `${store} holds ${entries} files but no CURRENT file, so it is not a LevelDB store that can be opened; nothing in it was changed. Restore ${store} from a backup or snapshot, or keep a copy of the directory and rebuild it in place with \`${currentBinaryName()} repair-store <home>/${store}\` (LevelDB's repair)`,
     );
     this.path = path;
     this.store = store;

@@ -89,7 +89,7 @@ export function snapshotsCommand(io: CliIo): Command {
         io.stdout.write(`Restored snapshot at height ${height}, format ${format}; app hash ${hash}\n`);
         if (result.engineBootstrapped)
           io.stdout.write(
-            `The block store starts at height ${height}; \`chaind start\` continues from ${height + 1n}\n`,
+            `The block store starts at height ${height}; \`${currentBinaryName()} start\` continues from ${height + 1n}\n`,
           );
       }),
     );

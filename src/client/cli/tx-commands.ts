@@ -8,6 +8,7 @@ import { Command } from "commander";
 import { fromProtoJson } from "../../app/proto-json.ts";
 import { decodeSignerAddress, signerBytes } from "../../app/signers.ts";
 import { equalBytes } from "../../bytes/compare.ts";
+import { currentBinaryName } from "../../config/home.ts";
 import { addressToBech32 } from "../../crypto/index.ts";
 import { type Tx, TxBodySchema, TxSchema } from "../../gen/chain/tx/v1beta1/tx_pb.js";
 import { KeyringError, type KeyringSigner } from "../keyring/index.ts";
@@ -148,7 +149,7 @@ export function txBroadcastCommand(session: ClientSession): Command {
     if (flags.generateOnly) throw new CliError("--generate-only cannot be used with tx broadcast");
     const tx = await readTxDocument(ctx, file);
     if (tx.signatures.length === 0)
-      throw new CliError(`the tx in ${file} has no signatures: sign it with "chaind tx sign" first`);
+      throw new CliError(`the tx in ${file} has no signatures: sign it with "${currentBinaryName()} tx sign" first`);
     ctx.print(await broadcastTxBytes(ctx, flags, rawBytesOf(tx)));
   });
 }

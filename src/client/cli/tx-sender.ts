@@ -16,6 +16,7 @@ import { type CoinError, parseCoins } from "../../app/coins.ts";
 import { DEC_ONE, parseDecCoins } from "../../app/dec-coins.ts";
 import { mempoolRefusal } from "../../app/tx-response.ts";
 import { currentChainIdentity } from "../../config/chain-identity.ts";
+import { currentBinaryName } from "../../config/home.ts";
 import { addressToBech32 } from "../../crypto/index.ts";
 import { BaseAccountSchema, ModuleAccountSchema } from "../../gen/chain/auth/v1beta1/auth_pb.js";
 import { Query as AuthQuery } from "../../gen/chain/auth/v1beta1/query_pb.js";
@@ -63,7 +64,7 @@ export async function runTx(ctx: ClientContext, flags: TxFlags, messages: Any[])
   }
   if (flags.offline) {
     throw new CliError(
-      '--offline cannot broadcast: add --generate-only to print the unsigned tx, then sign it with "chaind tx sign <file> --offline" and send it with "chaind tx broadcast <file>"',
+      `--offline cannot broadcast: add --generate-only to print the unsigned tx, then sign it with "${currentBinaryName()} tx sign <file> --offline" and send it with "${currentBinaryName()} tx broadcast <file>"`,
     );
   }
 
@@ -162,7 +163,7 @@ export async function waitForTx(
         if (Date.now() >= deadline) {
           throw new CliError(
             timeoutText ??
-              `tx ${hash} was not included in a block within ${timeoutMs / 1000}s; it may still be in the mempool: check with "chaind query tx ${hash}"`,
+              `tx ${hash} was not included in a block within ${timeoutMs / 1000}s; it may still be in the mempool: check with "${currentBinaryName()} query tx ${hash}"`,
             { cause: err },
           );
         }

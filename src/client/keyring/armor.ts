@@ -13,6 +13,8 @@
 //
 // The key is derived from the export passphrase with scrypt; the associated data is the fixed string
 // "chaind exported private key v1".
+
+import { currentBinaryName } from "../../config/home.ts";
 import { decryptSecret, encryptSecret, type ScryptParameters } from "./encryption.ts";
 import { KeyringError, WrongPassphraseError } from "./errors.ts";
 
@@ -54,7 +56,7 @@ export async function unarmorPrivateKey(armor: string, passphrase: string): Prom
     throw new KeyringError(
       "armor-unsupported",
       "this key was exported by a Cosmos SDK keyring (TENDERMINT PRIVATE KEY armor, bcrypt + xsalsa20); " +
-        `chaind imports only its own "${BEGIN}" format`,
+        `${currentBinaryName()} imports only its own "${BEGIN}" format`,
     );
   }
   const invalid = (why: string): KeyringError =>

@@ -7,6 +7,7 @@
 import { mkdir, readdir, readFile, unlink } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { writeFileAtomic } from "../../config/atomic-file.ts";
+import { currentBinaryName } from "../../config/home.ts";
 import { accAddressFromPubKey } from "../../crypto/address.ts";
 import { type AddressKind, addressToBech32, decodeBech32 } from "../../crypto/bech32.ts";
 import { generateMnemonic, hdPath as makeHdPath } from "../../crypto/mnemonic.ts";
@@ -55,7 +56,7 @@ export function parseKeyringBackend(name: string): KeyringBackendName {
   if (UPSTREAM_ONLY_BACKENDS.includes(name)) {
     throw new KeyringError(
       "backend-unsupported",
-      `keyring backend "${name}" is not supported by chaind: use test or file`,
+      `keyring backend "${name}" is not supported by ${currentBinaryName()}: use test or file`,
       { backend: name },
     );
   }

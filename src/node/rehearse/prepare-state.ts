@@ -8,6 +8,7 @@
 import { existsSync, mkdirSync } from "node:fs";
 import { cp, mkdir, rename, rm } from "node:fs/promises";
 import { join } from "node:path";
+import { currentBinaryName } from "../../config/home.ts";
 import { homePaths } from "../../config/index.ts";
 import type { ChainDefinition, Release } from "../../runtime/release.ts";
 import { PrunedVersionError } from "../../store/errors.ts";
@@ -89,7 +90,7 @@ export async function stateFromSnapshot(options: {
   const config = homePaths(options.configHome);
   if (!existsSync(config.genesis)) {
     throw new RehearsalError(
-      `--snapshot needs the chain's home for its genesis.json: ${config.genesis} does not exist (give --home of a node of that chain, or \`chaind init\` one with the chain's genesis)`,
+      `--snapshot needs the chain's home for its genesis.json: ${config.genesis} does not exist (give --home of a node of that chain, or \`${currentBinaryName()} init\` one with the chain's genesis)`,
     );
   }
   const work = homePaths(options.workHome);

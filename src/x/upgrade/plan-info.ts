@@ -11,6 +11,7 @@ import { pipeline } from "node:stream/promises";
 import { fileURLToPath } from "node:url";
 import { unzipSync } from "fflate";
 import * as tar from "tar";
+import { currentBinaryName } from "../../config/home.ts";
 import { fetchFailure } from "../../errors/fetch-failure.ts";
 import { UserError } from "../../errors/user-error.ts";
 
@@ -132,7 +133,7 @@ export async function checkBinaryDownloads(
   binaries: Record<string, string>,
   options: ValidatePlanInfoOptions = {},
 ): Promise<void> {
-  const daemonName = options.daemonName ?? "chaind";
+  const daemonName = options.daemonName ?? currentBinaryName();
   const dir = await mkdtemp(join(tmpdir(), "chaind-plan-info-"));
   try {
     for (const key of Object.keys(binaries).sort()) {
@@ -174,7 +175,9 @@ function parseDownloadUrl(text: string, enforceChecksum: boolean, where: string)
   try {
     url = text.startsWith("/") ? new URL(`file://${text}`) : new URL(text);
   } catch {
-    return fail("not an absolute URL; expected e.g. https://example.com/chaind-linux-amd64?checksum=sha256:<hex>");
+    return fail(
+      `not an absolute URL; expected e.g. https://example.com/${currentBinaryName()}-linux-amd64?checksum=sha256:<hex>`,
+    );
   }
   if (!["http:", "https:", "file:"].includes(url.protocol)) {
     fail(`unsupported scheme "${url.protocol.slice(0, -1)}"; expected http, https or file`);
