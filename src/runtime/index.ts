@@ -20,6 +20,7 @@ export type { StandardKeepers } from "./keepers.ts";
 export { isLazyChain, type LazyChain, lazyChain } from "./lazy-chain.ts";
 export {
   type ChainDefinition,
+  ChainDefinitionError,
   type ChainManifest,
   currentRelease,
   DEFAULT_RELEASE_ENV,

@@ -5,6 +5,7 @@
 import type { AppModule } from "../app/module.ts";
 import type { ModuleCliRef } from "../app/module-cli.ts";
 import type { ChainIdentityOptions } from "../config/chain-identity.ts";
+import { reportUncaughtUserErrors } from "../errors/uncaught-user-error.ts";
 import { UserError } from "../errors/user-error.ts";
 import type { Upgrade } from "../x/upgrade/install.ts";
 import type { StandardKeepers } from "./keepers.ts";
@@ -115,6 +116,24 @@ export class ReleaseSelectionError extends UserError {
 }
 
 /**
+ * A chain definition that cannot work (`defineChain`): the chain developer's own mistake, so it prints as one line,
+ * even when it is thrown while the chain's binary imports its definition, before the CLI runner runs.
+ */
+export class ChainDefinitionError extends UserError {
+  constructor(message: string) {
+    super(message);
+    this.name = "ChainDefinitionError";
+  }
+}
+
+// A non-lazy chain's binary imports its definition before it calls runCli, so nothing catches this error yet: the
+// process-wide report makes it one line rather than Node's stack (a test or caller that catches it is unaffected).
+function definitionError(message: string): ChainDefinitionError {
+  reportUncaughtUserErrors();
+  return new ChainDefinitionError(message);
+}
+
+/**
  * Checks a chain definition: at least one release, distinct release names, a default that exists, predecessors
  * (`upgradesFrom`) that name releases of the chain, an `upgrade` on every release that has a predecessor, and
  * distinct upgrade names. Returns the chain for chaining.
@@ -122,21 +141,24 @@ export class ReleaseSelectionError extends UserError {
  * @example export const myChain = defineChain({ name: "mychaind", releases: [v1, v2] });
  */
 export function defineChain(chain: ChainDefinition): ChainDefinition {
-  if (chain.releases.length === 0) throw new Error(`chain "${chain.name}" has no release: expected at least one`);
+  if (chain.releases.length === 0) throw definitionError(`chain "${chain.name}" has no release: expected at least one`);
   const names = new Set<string>();
   for (const release of chain.releases) {
-    if (names.has(release.name)) throw new Error(`chain "${chain.name}": release "${release.name}" is listed twice`);
+    if (names.has(release.name))
+      throw definitionError(`chain "${chain.name}": release "${release.name}" is listed twice`);
     names.add(release.name);
   }
   const upgrades = new Map<string, string>();
   for (const release of chain.releases) {
     for (const from of release.upgradesFrom ?? []) {
       if (!names.has(from)) {
-        throw new Error(`chain "${chain.name}": release "${release.name}" upgrades from unknown release "${from}"`);
+        throw definitionError(
+          `chain "${chain.name}": release "${release.name}" upgrades from unknown release "${from}"`,
+        );
       }
     }
     if ((release.upgradesFrom ?? []).length > 0 && release.upgrade === undefined) {
-      throw new Error(
+      throw definitionError(
         `chain "${chain.name}": release "${release.name}" upgrades from "${release.upgradesFrom?.at(-1)}" but names no \`upgrade\`: expected the upgrade that enters it`,
       );
     }
@@ -144,14 +166,16 @@ export function defineChain(chain: ChainDefinition): ChainDefinition {
     if (upgrade === undefined) continue;
     const other = upgrades.get(upgrade);
     if (other !== undefined) {
-      throw new Error(
+      throw definitionError(
         `chain "${chain.name}": releases "${other}" and "${release.name}" both name upgrade "${upgrade}": a release names only the upgrade it adds`,
       );
     }
     upgrades.set(upgrade, release.name);
   }
   if (chain.defaultRelease !== undefined && !names.has(chain.defaultRelease)) {
-    throw new Error(`chain "${chain.name}": default release "${chain.defaultRelease}" is not one of its releases`);
+    throw definitionError(
+      `chain "${chain.name}": default release "${chain.defaultRelease}" is not one of its releases`,
+    );
   }
   return chain;
 }
