@@ -11,8 +11,9 @@ import { ACCOUNTS_PREFIX } from "./keys.ts";
 
 /** Handlers of `chain.auth.v1beta1.Query`. */
 export function authQueryServer(keeper: AccountKeeper): ServiceHandlers<typeof Query> {
-  const parseAddress = (address: string): Uint8Array => {
-    if (address === "") throw new GrpcStatusError(GrpcCode.InvalidArgument, "Address cannot be empty");
+  // Upstream's Account says "Address cannot be empty", its AccountInfo "address cannot be empty".
+  const parseAddress = (address: string, emptyMessage = "Address cannot be empty"): Uint8Array => {
+    if (address === "") throw new GrpcStatusError(GrpcCode.InvalidArgument, emptyMessage);
     try {
       return accountAddressFromBech32(address);
     } catch (err) {
@@ -74,7 +75,8 @@ export function authQueryServer(keeper: AccountKeeper): ServiceHandlers<typeof Q
     },
     async addressBytesToString(request) {
       if (request.addressBytes.length === 0) {
-        throw new GrpcStatusError(GrpcCode.InvalidArgument, "empty address bytes is not allowed");
+        // Upstream returns a plain error here, which gRPC (and so REST, 500) reports as Unknown.
+        throw new GrpcStatusError(GrpcCode.Unknown, "empty address bytes is not allowed");
       }
       try {
         return { addressString: keeper.addressToString(request.addressBytes) };
@@ -90,7 +92,7 @@ export function authQueryServer(keeper: AccountKeeper): ServiceHandlers<typeof Q
       return { addressBytes: parseAddress(request.addressString) };
     },
     async accountInfo(request, ctx) {
-      const address = parseAddress(request.address);
+      const address = parseAddress(request.address, "address cannot be empty");
       const account = await keeper.getAccount(ctx, address);
       if (account === undefined) throw new GrpcStatusError(GrpcCode.NotFound, `account ${request.address} not found`);
       return { info: toBaseAccount(account) };

@@ -30,7 +30,8 @@ export function bankQueryServer(keeper: BankKeeper): ServiceHandlers<typeof Quer
     return { balances: page.items, pagination: page.pagination };
   };
   const metadataOf = async (denom: string, ctx: Parameters<typeof keeper.getBalance>[0]) => {
-    if (denom === "") throw new GrpcStatusError(GrpcCode.InvalidArgument, "invalid denom");
+    // Upstream checks the denom's shape (an empty one too: "invalid denom: ") before looking it up.
+    checkDenom(denom);
     const metadata = await keeper.getDenomMetadata(ctx, denom);
     if (metadata === undefined) throw new GrpcStatusError(GrpcCode.NotFound, `client metadata for denom ${denom}`);
     return { metadata };
@@ -53,8 +54,9 @@ export function bankQueryServer(keeper: BankKeeper): ServiceHandlers<typeof Quer
   };
   return {
     async balance(request, ctx) {
-      const address = parseAddress(request.address);
+      // The denom first, as upstream's Balance.
       checkDenom(request.denom);
+      const address = parseAddress(request.address);
       return { balance: coinToProto(await keeper.getBalance(ctx, address, request.denom)) };
     },
     allBalances,
@@ -149,7 +151,10 @@ function asciiText(bytes: Uint8Array): string | undefined {
 }
 
 function parseAddress(address: string): Uint8Array {
-  if (address === "") throw new GrpcStatusError(GrpcCode.InvalidArgument, "empty address string is not allowed");
+  // Upstream's handlers prefix every address-codec error, the empty address's too.
+  if (address === "") {
+    throw new GrpcStatusError(GrpcCode.InvalidArgument, "invalid address: empty address string is not allowed");
+  }
   try {
     return accountAddressFromBech32(address);
   } catch (err) {
