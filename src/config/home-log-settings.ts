@@ -1,7 +1,7 @@
 // config.toml's `log_level` and `log_format`: the defaults of the `--log_level` / `--log_format` flags of every
 // command that runs a node, as upstream's server takes them (an explicit flag wins; src/cli/commands/node-logger.ts).
-// Read synchronously and on their own, before the node loads (and checks) the whole file, since the logger exists first.
-import { ConfigError } from "./errors.ts";
+// Read synchronously and on their own, before the node loads (and checks) the whole file, since the logger exists
+// first; a bad value here is left to that check.
 import { homePaths } from "./home.ts";
 import { LOG_LEVEL_EXPECTED, parseLogLevel } from "./log-level.ts";
 import { parseTomlText, TomlFieldReader } from "./toml-reader.ts";
@@ -22,25 +22,23 @@ export function readLogSettings(read: TomlFieldReader): LogSettings {
 }
 
 /**
- * The log settings of `<home>/config/config.toml`; undefined when the home has no config.toml (the node's own
- * loading then says what is missing). Throws {@link ConfigError} naming the file and key for a bad value.
+ * The log settings of `<home>/config/config.toml`, each when it is there and valid; undefined when the file cannot be
+ * read or parsed. Never throws: the node loads (and checks) the whole file right after, and reports every problem
+ * of it at once, these two keys' included (loadNodeConfig), in its usual words.
  * @example homeLogSettings("/var/lib/chaind") // { logLevel: "info", logFormat: "plain" }
  */
-export function homeLogSettings(home: string): LogSettings | undefined {
+export function homeLogSettings(home: string): Partial<LogSettings> | undefined {
   const file = homePaths(home).configToml;
-  let text: string;
+  let read: TomlFieldReader;
   try {
-    text = readFileSync(file, "utf8");
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === "ENOENT" || code === "ENOTDIR") return undefined;
-    throw new ConfigError(
-      { file, reason: `cannot read it for log_level and log_format: ${(error as Error).message}` },
-      { code: "CONFIG_UNREADABLE", cause: error },
-    );
+    read = new TomlFieldReader(file, parseTomlText(readFileSync(file, "utf8"), file));
+  } catch {
+    return undefined;
   }
-  const read = new TomlFieldReader(file, parseTomlText(text, file));
-  const settings = readLogSettings(read);
-  read.finish();
-  return settings;
+  const level = read.raw("log_level");
+  const format = read.raw("log_format");
+  return {
+    logLevel: typeof level === "string" && parseLogLevel(level) !== undefined ? level : undefined,
+    logFormat: format === "plain" || format === "json" ? format : undefined,
+  };
 }
