@@ -90,4 +90,14 @@ describe("coins", () => {
     assert.deepEqual(requiredFees(parseDecCoins("0.0001stake"), 15n), [{ denom: "stake", amount: 1n }]);
     assert.throws(() => parseDecCoins("1stake,2stake"), /duplicate denomination stake/);
   });
+
+  it("takes decimal amounts only in upstream's form: digits, then a point only with digits after it", () => {
+    assert.equal(
+      decCoinsToString(parseDecCoins(" 0.5stake , 1uatom ")),
+      "0.500000000000000000stake,1.000000000000000000uatom",
+    );
+    assert.throws(() => parseDecCoins("0.stake"), /invalid decimal coin expression: 0\.stake/);
+    assert.throws(() => parseDecCoins(".5stake"), /invalid decimal coin expression: \.5stake/);
+    for (const bad of [" 0.5", "0.", ".5", ""]) assert.throws(() => parseDec(bad), /invalid decimal/, bad);
+  });
 });

@@ -13,15 +13,26 @@ export interface DecCoin {
   amount: bigint;
 }
 
-/** Parses a decimal such as `0.025` into a 10^18-scaled bigint; rejects more than 18 decimals. */
+// Upstream's LegacyDec holds at most 256 + 60 bits (maxDecBitLen).
+const MAX_DEC_BITS = 316;
+
+/**
+ * Parses a decimal such as `0.025` into a 10^18-scaled bigint, by upstream's LegacyNewDecFromStr rules: an
+ * optional `-`, digits, then optionally `.` and 1 to 18 digits. Nothing else: no spaces, no bare `.5` or `5.`,
+ * no empty string, and at most 316 bits (its range).
+ */
 export function parseDec(text: string): bigint {
-  const match = /^(-?)([0-9]+)(?:\.([0-9]*))?$/.exec(text.trim());
-  if (match === null) throw new CoinError(`invalid decimal "${text}": expected digits with an optional fraction`);
+  if (text === "") throw new CoinError('invalid decimal "": decimal string cannot be empty');
+  const match = /^(-?)([0-9]+)(?:\.([0-9]+))?$/.exec(text);
+  if (match === null) {
+    throw new CoinError(`invalid decimal "${text}": expected digits with an optional fraction, such as 0.5`);
+  }
   const fraction = match[3] ?? "";
   if (fraction.length > DEC_PRECISION) {
     throw new CoinError(`invalid decimal "${text}": too much precision, at most ${DEC_PRECISION} decimal places`);
   }
   const scaled = BigInt(match[2]) * DEC_ONE + BigInt((fraction + "0".repeat(DEC_PRECISION)).slice(0, DEC_PRECISION));
+  if (scaled.toString(2).length > MAX_DEC_BITS) throw new CoinError(`invalid decimal "${text}": out of range`);
   return match[1] === "-" ? -scaled : scaled;
 }
 
@@ -48,7 +59,8 @@ export function parseDecCoins(text: string): DecCoin[] {
   if (trimmed === "") return [];
   const coins: DecCoin[] = [];
   for (const part of trimmed.split(",")) {
-    const match = /^\s*([0-9]+(?:\.[0-9]*)?)\s*([a-zA-Z][a-zA-Z0-9/:._-]{2,127})\s*$/.exec(part);
+    // Upstream's amount pattern: digits with an optional fraction of at least one digit (`0.stake` is refused).
+    const match = /^\s*([0-9]+(?:\.[0-9]+)?)\s*([a-zA-Z][a-zA-Z0-9/:._-]{2,127})\s*$/.exec(part);
     if (match === null) throw new CoinError(`invalid decimal coin expression: ${part.trim()}`);
     validateDenom(match[2]);
     coins.push({ denom: match[2], amount: parseDec(match[1]) });

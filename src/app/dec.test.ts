@@ -1,7 +1,16 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import fc from "fast-check";
-import { chopPrecisionAndRound, DEC_ONE, formatDecimal, mulDec, parseDecimal, quoDec, truncateDec } from "./dec.ts";
+import {
+  chopPrecisionAndRound,
+  DEC_ONE,
+  formatDecimal,
+  mulDec,
+  parseDecimal,
+  parseDecimalInput,
+  quoDec,
+  truncateDec,
+} from "./dec.ts";
 
 test("chopPrecisionAndRound rounds half to even, symmetric for negatives", () => {
   const half = DEC_ONE / 2n;
@@ -37,4 +46,39 @@ test("property: quo(mul(a, b), b) is within one unit of a for b ≥ 1", () => {
       assert.ok(diff <= 1n, `a=${a} b=${b} back=${back}`);
     }),
   );
+});
+
+test("user input is parsed as upstream's LegacyNewDecFromStr: no spaces, no bare point, no empty text", () => {
+  assert.equal(parseDecimalInput("0.5"), DEC_ONE / 2n);
+  assert.equal(parseDecimalInput("-1"), -DEC_ONE);
+  assert.equal(parseDecimalInput("7"), 7n * DEC_ONE);
+  assert.equal(parseDecimalInput("1.000000000000000000"), DEC_ONE);
+  for (const bad of [
+    " 0.5",
+    "0.5 ",
+    "0.",
+    ".5",
+    "",
+    "-",
+    "1.2.3",
+    "0x1",
+    "1e3",
+    "0.0000000000000000001",
+    `1${"0".repeat(80)}`,
+  ]) {
+    assert.throws(
+      () => parseDecimalInput(bad, "weight"),
+      new RegExp(
+        `^DecimalError: invalid weight ${JSON.stringify(bad).replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}: expected a decimal number`,
+      ),
+      bad,
+    );
+  }
+});
+
+test("values read back from state keep the lenient parse they always had (an unset field is 0)", () => {
+  assert.equal(parseDecimal(""), 0n);
+  assert.equal(parseDecimal(" 0.5"), DEC_ONE / 2n);
+  assert.equal(parseDecimal("5."), 5n * DEC_ONE);
+  assert.throws(() => parseDecimal(".5"), /invalid decimal "\.5"/);
 });

@@ -13,9 +13,11 @@ export class DecimalError extends UserError {
   }
 }
 
-/** Parses decimal text (`0.1`, `1000000.000000000000000000`) into a 10^18-scaled bigint; `""` is 0. */
-export function parseDecimal(text: string, what = "decimal"): bigint {
-  if (text === "") return 0n;
+/**
+ * Parses user input (a CLI flag, a message's field, genesis, a REST/gRPC request) as upstream's LegacyNewDecFromStr
+ * does: `0.5`, `-1`, `1.000000000000000000`; refuses `" 0.5"`, `"0."`, `".5"` and `""` (src/app/dec-coins.ts parseDec).
+ */
+export function parseDecimalInput(text: string, what = "decimal"): bigint {
   try {
     return parseDec(text);
   } catch (err) {
@@ -23,6 +25,21 @@ export function parseDecimal(text: string, what = "decimal"): bigint {
       cause: err,
     });
   }
+}
+
+/**
+ * Parses a decimal read back from state or from a decoded proto message; `""` (an unset field) is 0. Kept lenient
+ * as it always was (surrounding spaces and a trailing `.` accepted) so that no stored value that once parsed stops
+ * parsing, which would change how a chain executes: what users send goes through {@link parseDecimalInput} first.
+ */
+export function parseDecimal(text: string, what = "decimal"): bigint {
+  if (text === "") return 0n;
+  const match = /^(-?)([0-9]+)(?:\.([0-9]{0,18}))?$/.exec(text.trim());
+  if (match === null) {
+    throw new DecimalError(`invalid ${what} "${text}": expected a decimal number with at most 18 decimal places`);
+  }
+  const scaled = BigInt(match[2]) * DEC_ONE + BigInt((match[3] ?? "").padEnd(18, "0"));
+  return match[1] === "-" ? -scaled : scaled;
 }
 
 /** Upstream's LegacyDec text: always 18 decimals. */

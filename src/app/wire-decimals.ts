@@ -18,7 +18,7 @@ import {
   toBinary,
 } from "@bufbuild/protobuf";
 import { legacy_dec } from "../gen/chain/codec/v1/codec_pb.js";
-import { formatDecimal, parseDecimal } from "./dec.ts";
+import { formatDecimal, parseDecimalInput } from "./dec.ts";
 
 /** Binary that carries a LegacyDec field in a form other than upstream's scaled integer. */
 export class WireDecimalError extends Error {
@@ -65,9 +65,12 @@ export function containsLegacyDec(schema: DescMessage): boolean {
   return result;
 }
 
-/** Decimal text → upstream's wire text ("0.1" → "100000000000000000"); "" stays "". */
+/**
+ * Decimal text → upstream's wire text ("0.1" → "100000000000000000"); "" (an unset field) stays "". The text is
+ * checked as upstream's LegacyDec is (what JSON input carries; values the node formats itself always pass).
+ */
 export function decimalToWire(text: string): string {
-  return text === "" ? "" : parseDecimal(text).toString();
+  return text === "" ? "" : parseDecimalInput(text).toString();
 }
 
 /** Upstream's wire text → decimal text ("100000000000000000" → "0.100000000000000000"); "" stays "". */

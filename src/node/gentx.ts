@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { create, type JsonObject, type JsonValue } from "@bufbuild/protobuf";
 import type { Any } from "@bufbuild/protobuf/wkt";
 import { amountOf, type Coin, coinToString } from "../app/coins.ts";
-import { DecimalError, formatDecimal, parseDecimal } from "../app/dec.ts";
+import { DecimalError, formatDecimal, parseDecimalInput } from "../app/dec.ts";
 import { toProtoJson } from "../app/proto-json.ts";
 import { toWireBinary } from "../app/wire-decimals.ts";
 import type { Keyring } from "../client/keyring/index.ts";
@@ -212,7 +212,7 @@ function createValidatorMessage(
 
 function decimalFlag(text: string, flag: string): string {
   try {
-    return formatDecimal(parseDecimal(text, flag));
+    return formatDecimal(parseDecimalInput(text, flag));
   } catch (err) {
     if (err instanceof DecimalError) {
       throw new GenTxBuildError(`invalid ${flag} "${text}": expected a decimal such as 0.1`, { cause: err });

@@ -515,6 +515,11 @@ describe("votes", () => {
     assert.match(dup.result.log, /duplicated vote option: invalid vote option$/);
     const badWeight = await chain.deliver(val1, [weighted([{ option: VoteOption.YES, weight: "abc" }])]);
     assert.equal(`${badWeight.result.codespace}/${badWeight.result.code}`, "gov/7");
+    // Upstream's LegacyNewDecFromStr refuses these forms of a weight too.
+    for (const weight of [" 1", "1.", ".9", ""]) {
+      const odd = await chain.deliver(val1, [weighted([{ option: VoteOption.YES, weight }])]);
+      assert.equal(`${odd.result.codespace}/${odd.result.code}`, "gov/7", JSON.stringify(weight));
+    }
     const none = await chain.deliver(val1, [weighted([])]);
     assert.equal(`${none.result.codespace}/${none.result.code}`, "sdk/18");
 

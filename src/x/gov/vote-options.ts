@@ -1,7 +1,7 @@
 // Vote options: validity (upstream ValidVoteOption / ValidWeightedVoteOption) and the text forms
 // upstream prints in errors and in the proposal_vote event (Go's compact proto text).
 
-import { DEC_ONE, parseDecimal } from "../../app/dec.ts";
+import { DEC_ONE, parseDecimalInput } from "../../app/dec.ts";
 import { VoteOption, VoteOptionSchema, type WeightedVoteOption } from "../../gen/chain/gov/v1/gov_pb.js";
 
 /** `VOTE_OPTION_YES`, or the bare number for a value outside the enum (as Go prints it). */
@@ -24,8 +24,8 @@ export function isValidVoteOption(option: number): boolean {
 export function isValidWeightedOption(option: WeightedVoteOption): boolean {
   let weight: bigint;
   try {
-    if (option.weight === "") return false;
-    weight = parseDecimal(option.weight);
+    // A vote's weight is the sender's text (a plain string field): upstream's strict parse, "" refused.
+    weight = parseDecimalInput(option.weight);
   } catch {
     return false;
   }

@@ -4,7 +4,7 @@
 import { create, type JsonObject, type JsonValue, type Registry } from "@bufbuild/protobuf";
 import { type Coin, coinsToString } from "../../app/coins.ts";
 import type { Context } from "../../app/context.ts";
-import { parseDecimal } from "../../app/dec.ts";
+import { parseDecimalInput } from "../../app/dec.ts";
 import type { ValidatorUpdate } from "../../app/module.ts";
 import { fromProtoJson, toProtoJson } from "../../app/proto-json.ts";
 import { buildTypeRegistry } from "../../app/type-registry.ts";
@@ -123,7 +123,8 @@ export function validateStakingGenesis(genesis: GenesisState): void {
   for (const delegation of genesis.delegations) {
     try {
       valAddressFromBech32(delegation.validatorAddress);
-      parseDecimal(delegation.shares, "delegation shares");
+      // "" is a left-out field (zero shares, as before); any other text is checked as upstream's LegacyDec JSON is.
+      if (delegation.shares !== "") parseDecimalInput(delegation.shares, "delegation shares");
     } catch (err) {
       throw new StakingGenesisError(`invalid delegation in genesis state: ${(err as Error).message}`, { cause: err });
     }

@@ -2,7 +2,7 @@
 import { create } from "@bufbuild/protobuf";
 import { DurationSchema } from "@bufbuild/protobuf/wkt";
 import { isValidDenom } from "../../app/coins.ts";
-import { DEC_ONE, formatDecimal, parseDecimal } from "../../app/dec.ts";
+import { DEC_ONE, formatDecimal, parseDecimalInput } from "../../app/dec.ts";
 import { durationNanos } from "../../app/time.ts";
 import { UserError } from "../../errors/user-error.ts";
 import { type Params, ParamsSchema } from "../../gen/chain/staking/v1beta1/staking_pb.js";
@@ -33,7 +33,9 @@ export function validateStakingParams(params: Params): void {
   if (params.maxEntries === 0) throw new StakingParamsError("max entries must be positive");
   if (params.bondDenom.trim() === "") throw new StakingParamsError("bond denom cannot be blank");
   if (!isValidDenom(params.bondDenom)) throw new StakingParamsError(`invalid denom: ${params.bondDenom}`);
-  const rate = parseDecimal(params.minCommissionRate, "minimum commission rate");
+  // Checked as the sender or the genesis wrote it; "" is an unset LegacyDec (binary-decoded: zero, as upstream's).
+  const rate =
+    params.minCommissionRate === "" ? 0n : parseDecimalInput(params.minCommissionRate, "minimum commission rate");
   if (rate < 0n)
     throw new StakingParamsError(`minimum commission rate cannot be negative: ${params.minCommissionRate}`);
   if (rate > DEC_ONE) {

@@ -1,5 +1,6 @@
 // The upgrade Msg service (docs/CONTRACT.md §2.8). Both messages are signed by the authority (the gov module account), so
 // in practice they arrive inside passed gov proposals.
+import { parseDecimalInput } from "../../app/dec.ts";
 import { ErrInvalidRequest } from "../../app/errors.ts";
 import type { ServiceHandlers } from "../../app/module.ts";
 import type { Msg } from "../../gen/chain/upgrade/v1beta1/tx_pb.js";
@@ -36,7 +37,7 @@ export function upgradeMsgServer(keeper: UpgradeKeeper): ServiceHandlers<typeof 
     async updateParams(msg, ctx) {
       checkAuthority(keeper, msg.authority);
       if (msg.params === undefined) throw ErrInvalidRequest.wrap("params must be set");
-      await setUpgradeParams(ctx, keeper.storeKey, paramsFromProto(msg.params));
+      await setUpgradeParams(ctx, keeper.storeKey, paramsFromProto(msg.params, parseDecimalInput));
       return {};
     },
   };

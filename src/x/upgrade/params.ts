@@ -3,7 +3,7 @@
 // before).
 import { create, fromBinary, type JsonValue, toBinary } from "@bufbuild/protobuf";
 import type { Context } from "../../app/context.ts";
-import { DEC_ONE, formatDecimal, parseDecimal } from "../../app/dec.ts";
+import { DEC_ONE, formatDecimal, parseDecimal, parseDecimalInput } from "../../app/dec.ts";
 import { ErrInvalidRequest } from "../../app/errors.ts";
 import { UserError } from "../../errors/user-error.ts";
 import { type Params, ParamsSchema } from "../../gen/chain/upgrade/v1beta1/upgrade_pb.js";
@@ -48,11 +48,17 @@ export function paramsToProto(params: UpgradeParams): Params {
   });
 }
 
-/** Reads the protobuf form; a threshold that is not LegacyDec text is sdk 18 naming it. */
-export function paramsFromProto(params: Params): UpgradeParams {
+/**
+ * Reads the protobuf form; a threshold that is not LegacyDec text is sdk 18 naming it. Stored params are read with
+ * the lenient parse; a MsgUpdateParams (the sender's text) passes `parseDecimalInput`, upstream's strict one.
+ */
+export function paramsFromProto(
+  params: Params,
+  parse: (text: string, what: string) => bigint = parseDecimal,
+): UpgradeParams {
   let threshold: bigint;
   try {
-    threshold = parseDecimal(params.readinessThreshold, "readiness_threshold");
+    threshold = parse(params.readinessThreshold, "readiness_threshold");
   } catch (error) {
     throw ErrInvalidRequest.wrap(error instanceof Error ? error.message : String(error));
   }
@@ -116,7 +122,7 @@ export function upgradeParamsFromGenesis(genesis: JsonValue): UpgradeParams {
     if (key === "readiness_threshold") {
       if (typeof value !== "string")
         throw new UpgradeGenesisError("upgrade.params.readiness_threshold: expected LegacyDec text");
-      out.readinessThreshold = parseDecimal(value, "upgrade.params.readiness_threshold");
+      out.readinessThreshold = parseDecimalInput(value, "upgrade.params.readiness_threshold");
     } else if (key === "readiness_postpone_blocks") {
       if (!(typeof value === "string" || typeof value === "number") || !/^\d+$/.test(String(value))) {
         throw new UpgradeGenesisError(

@@ -261,6 +261,8 @@ describe("gov and staking CLI commands", () => {
       /cannot read proposal file/,
     );
     assert.throws(() => parseWeightedOptions("yes=0.5,no"), /expected <option>=<weight>/);
+    assert.throws(() => parseWeightedOptions("yes=0.,no=1"), /invalid weight "0\."/);
+    assert.throws(() => parseWeightedOptions("yes= 0.5,no=0.5"), /invalid weight " 0\.5"/);
     assert.deepEqual(parseWeightedOptions("yes=0.5,no=0.5"), [
       { option: 1, weight: "0.500000000000000000" },
       { option: 3, weight: "0.500000000000000000" },

@@ -16,7 +16,7 @@ import {
 import { type Any, AnySchema } from "@bufbuild/protobuf/wkt";
 import { Command } from "commander";
 import { coinsToProto, parseCoins } from "../../../app/coins.ts";
-import { DecimalError, formatDecimal, parseDecimal } from "../../../app/dec.ts";
+import { DecimalError, formatDecimal, parseDecimalInput } from "../../../app/dec.ts";
 import { fromProtoJson } from "../../../app/proto-json.ts";
 import { methodPath } from "../../../app/router.ts";
 import { fromWireBinary, toWireBinary } from "../../../app/wire-decimals.ts";
@@ -336,7 +336,8 @@ export function parseWeightedOptions(text: string): { option: VoteOption; weight
     }
     let value: bigint;
     try {
-      value = parseDecimal(weight.trim(), "weight");
+      // As upstream: the weight exactly as typed (`yes= 0.5` is refused).
+      value = parseDecimalInput(weight, "weight");
     } catch (err) {
       if (err instanceof DecimalError) throw new CliError(err.message, { cause: err });
       throw err;

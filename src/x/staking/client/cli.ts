@@ -13,7 +13,7 @@ import {
 import type { Any } from "@bufbuild/protobuf/wkt";
 import { Command } from "commander";
 import { parseCoin } from "../../../app/coins.ts";
-import { DecimalError, formatDecimal, parseDecimal } from "../../../app/dec.ts";
+import { DecimalError, formatDecimal, parseDecimalInput } from "../../../app/dec.ts";
 
 import { methodPath } from "../../../app/router.ts";
 import { fromWireBinary, toWireBinary } from "../../../app/wire-decimals.ts";
@@ -281,7 +281,7 @@ export function createValidatorFromJson(spec: ValidatorJson, operator: string) {
 function rate(text: string | undefined, field: string): string {
   if (text === undefined) throw new CliError(`validator JSON must have "${field}", e.g. "0.1"`);
   try {
-    return formatDecimal(parseDecimal(text, field));
+    return formatDecimal(parseDecimalInput(text, field));
   } catch (err) {
     if (err instanceof DecimalError) throw new CliError(err.message, { cause: err });
     throw err;
