@@ -16,8 +16,9 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
-import { fileURLToPath } from "node:url";
-import { bundledDependencies } from "./dependency-bundle.ts";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { bundledDependencies, lazyDependencyBundle } from "./dependency-bundle.ts";
+import { WKT, wktFaceKey } from "./lazy-wkt.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const scratch = mkdtempSync(join(tmpdir(), "dependency-bundle-"));
@@ -41,6 +42,7 @@ test("each bundled name exports what the package exports, and a second call reus
   const bundled = withTmpdir(dir, () => bundledDependencies(ROOT));
   assert.ok(bundled !== undefined, "the bundle was built");
   for (const [name, url] of bundled) {
+    if (name.startsWith(`${WKT}#`)) continue; // the one-name faces: next test
     const [fromBundle, fromPackage] = await Promise.all([import(url), import(name)]);
     assert.deepEqual(Object.keys(fromBundle).sort(), Object.keys(fromPackage).sort(), name);
   }
@@ -52,6 +54,41 @@ test("each bundled name exports what the package exports, and a second call reus
     bundled,
   );
   assert.deepEqual(readdirSync(cacheRoot), built);
+});
+
+test("each WKT file descriptor has a face of its own, exporting that one name, the same object as the whole face's", async () => {
+  const bundled = withTmpdir(join(scratch, "fresh"), () => bundledDependencies(ROOT));
+  assert.ok(bundled !== undefined);
+  const whole: Record<string, unknown> = await import(bundled.get(WKT) as string);
+  const names = Object.keys(whole).filter((name) => name.startsWith("file_google_protobuf_"));
+  assert.ok(names.includes("file_google_protobuf_descriptor"));
+  for (const name of names) {
+    const url: string | undefined = bundled.get(wktFaceKey(name));
+    assert.ok(url !== undefined, name);
+    const face: Record<string, unknown> = await import(url);
+    assert.deepEqual(Object.keys(face), [name]);
+    assert.equal(face[name], whole[name], name);
+  }
+});
+
+test("a generated file importing one WKT file descriptor is given its face; any other importer the whole face", () => {
+  const dir = join(scratch, "importers");
+  mkdirSync(dir);
+  const bundled = withTmpdir(join(scratch, "fresh"), () => bundledDependencies(ROOT));
+  const bundle = lazyDependencyBundle(ROOT);
+  const urlFor = (specifier: string, parentUrl: string) =>
+    withTmpdir(join(scratch, "fresh"), () => bundle.urlFor(specifier, parentUrl));
+  const importer = (file: string, text: string): string => {
+    writeFileSync(join(dir, file), text);
+    return pathToFileURL(join(dir, file)).href;
+  };
+  const one = 'import { file_google_protobuf_descriptor } from "@bufbuild/protobuf/wkt";\n';
+  assert.equal(urlFor(WKT, importer("one_pb.js", one)), bundled?.get(wktFaceKey("file_google_protobuf_descriptor")));
+  const two = 'import { file_google_protobuf_any, file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";\n';
+  assert.equal(urlFor(WKT, importer("two_pb.js", two)), bundled?.get(WKT));
+  assert.equal(urlFor(WKT, importer("not-generated.js", one)), bundled?.get(WKT));
+  assert.equal(urlFor(WKT, pathToFileURL(join(dir, "gone_pb.js")).href), bundled?.get(WKT));
+  assert.equal(urlFor("commander", importer("any.ts", "")), bundled?.get("commander"));
 });
 
 test("every import of a bundled package in the sources names one of the bundle's entries", () => {

@@ -20,7 +20,15 @@ import type * as ChildProcess from "node:child_process";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { pathToFileURL } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import {
+  isWktFileDescriptorName,
+  narrowedWktImport,
+  WKT,
+  withLazyWktIndex,
+  wktFaceKey,
+  wktIndexModules,
+} from "./lazy-wkt.ts";
 
 // node:fs is taken with process.getBuiltinModule, here and in the loader, not a value import: an ESM import of it
 // reads every export, and its lazy ones (the streams, `promises`, `Dir`) load a dozen more built-in modules, a few ms
@@ -29,7 +37,7 @@ const { lstatSync, mkdirSync, readdirSync, readFileSync, realpathSync, renameSyn
   process.getBuiltinModule("node:fs");
 
 /** Bumped when what is bundled, or how, changes: a new key, so old bundles are never used. */
-const LAYOUT = 4;
+const LAYOUT = 5;
 
 /**
  * Each bundled import name and the file it becomes. Every name of these packages that the sources import must be
@@ -86,8 +94,11 @@ export default module.exports;
 /** The bundle's import names, known without touching the disk, and its files, looked for only when first asked. */
 export interface LazyBundle {
   names: ReadonlySet<string>;
-  /** {@link bundledDependencies} of the project, computed once. */
-  urls(): ReadonlyMap<string, string> | undefined;
+  /**
+   * The bundled file standing for `specifier` imported by `parentUrl` ({@link bundledDependencies} of the project,
+   * computed once): a generated file's one WKT file descriptor gets that name's own face (lazy-wkt.ts).
+   */
+  urlFor(specifier: string, parentUrl: string): string | undefined;
 }
 
 /**
@@ -98,11 +109,26 @@ export function lazyDependencyBundle(root: string): LazyBundle {
   let urls: ReadonlyMap<string, string> | undefined | null = null;
   return {
     names: new Set(Object.keys(ENTRIES)),
-    urls: () => {
+    urlFor: (specifier, parentUrl) => {
       if (urls === null) urls = bundledDependencies(root);
-      return urls;
+      if (urls === undefined) return undefined;
+      if (specifier === WKT && parentUrl.endsWith("_pb.js") && parentUrl.startsWith("file:")) {
+        const name = narrowedWktImport(readSourceOf(parentUrl));
+        const face = name === undefined ? undefined : urls.get(wktFaceKey(name));
+        if (face !== undefined) return face;
+      }
+      return urls.get(specifier);
     },
   };
+}
+
+/** The text of the module at file URL `url`; "" when it cannot be read (the whole WKT face is then used). */
+function readSourceOf(url: string): string {
+  try {
+    return readFileSync(fileURLToPath(url), "utf8");
+  } catch {
+    return "";
+  }
 }
 
 /**
@@ -123,7 +149,15 @@ export function bundledDependencies(root: string): ReadonlyMap<string, string> |
       rmSync(dir, { recursive: true, force: true });
       return undefined;
     }
-    return new Map(Object.entries(ENTRIES).map(([name, file]) => [name, pathToFileURL(join(dir, `${file}.js`)).href]));
+    const urls = new Map(
+      Object.entries(ENTRIES).map(([name, file]) => [name, pathToFileURL(join(dir, `${file}.js`)).href]),
+    );
+    // The one-name WKT faces, where the bundle has them (lazy-wkt.ts), under wktFaceKey(name).
+    for (const file of bundleFiles(dir)) {
+      const name = /^protobuf-wkt--(\w+)\.js$/.exec(file)?.[1];
+      if (name !== undefined) urls.set(wktFaceKey(name), pathToFileURL(join(dir, file)).href);
+    }
+    return urls;
   } catch {
     return undefined;
   }
@@ -169,6 +203,7 @@ function build(root: string, cacheRoot: string, dir: string): void {
       logLevel: "silent",
       absWorkingDir: root,
     });
+    const lazyWkt = makeWktIndexLazy(root, join(partial, SCRIPT));
     writeFileSync(join(partial, LOADER), LOADER_SOURCE);
     // The ES face of each name: its exported names, read from the script in a process of their own (this one must
     // not load a copy of the packages that the rest of the run would not share).
@@ -183,6 +218,12 @@ function build(root: string, cacheRoot: string, dir: string): void {
     ) as Record<string, string[]>;
     for (const [name, file] of Object.entries(ENTRIES)) {
       writeFileSync(join(partial, `${file}.js`), shimSource(name, exported[name] ?? []));
+    }
+    // With the WKT index lazy, a face of one file descriptor each, for the generated files (lazy-wkt.ts).
+    if (lazyWkt) {
+      for (const name of (exported[WKT] ?? []).filter(isWktFileDescriptorName)) {
+        writeFileSync(join(partial, wktFaceFile(name)), oneNameFaceSource(WKT, name));
+      }
     }
     // Written last: its presence marks a complete bundle (the files' format is "module" through it), and it lists
     // the bundle's files, checked on every start.
@@ -210,12 +251,55 @@ function shimSource(name: string, names: readonly string[]): string {
 
 /** Every file the bundle was built with is still there (one readdir). */
 function isWhole(dir: string): boolean {
-  const { files } = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as { files?: unknown };
-  if (!Array.isArray(files)) return false;
+  const files = bundleFiles(dir);
   const present = new Set(readdirSync(dir));
-  return files.every((file) => present.has(file));
+  return files.length > 0 && files.every((file) => present.has(file));
 }
 
+/** The files the bundle was built with, as its package.json lists them (read once per process). */
+const filesByDir = new Map<string, string[]>();
+function bundleFiles(dir: string): string[] {
+  let files = filesByDir.get(dir);
+  if (files === undefined) {
+    const listed = (JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as { files?: unknown }).files;
+    files = Array.isArray(listed) ? listed.filter((file): file is string => typeof file === "string") : [];
+    filesByDir.set(dir, files);
+  }
+  return files;
+}
+
+/** The face file of WKT file descriptor `name`. */
+function wktFaceFile(name: string): string {
+  return `protobuf-wkt--${name}.js`;
+}
+
+/** An ES module exporting the one name `name` of import name `entry` (read from the script at its evaluation). */
+function oneNameFaceSource(entry: string, name: string): string {
+  return `import dependencies from "./${LOADER}";\nexport const ${name} = dependencies[${JSON.stringify(entry)}].${name};\n`;
+}
+
+/**
+ * Makes the bundled WKT index lazy (lazy-wkt.ts), in place; false (the script left as it is) when the installed index
+ * or the script has another shape. The names each WKT module exports are read in a process of their own, as the
+ * faces' names are.
+ */
+function makeWktIndexLazy(root: string, script: string): boolean {
+  const index = createRequire(join(root, "package.json")).resolve(WKT);
+  const modules = wktIndexModules(readFileSync(index, "utf8"));
+  if (modules === undefined) return false;
+  const { execFileSync } = process.getBuiltinModule("node:child_process") as typeof ChildProcess;
+  const paths = modules.map((path) => join(index, "..", path));
+  const names = JSON.parse(
+    execFileSync(process.execPath, [
+      "-e",
+      `process.stdout.write(JSON.stringify(${JSON.stringify(paths)}.map((p) => Object.keys(require(p)))));`,
+    ]).toString(),
+  ) as string[][];
+  const lazy = withLazyWktIndex(readFileSync(script, "utf8"), names);
+  if (lazy === undefined) return false;
+  writeFileSync(script, lazy);
+  return true;
+}
 /** Code is loaded from here: a directory anyone else could write to (a planted /tmp path) is not used. */
 function ownedByUserAlone(path: string, uid: number): boolean {
   const stats = lstatSync(path);

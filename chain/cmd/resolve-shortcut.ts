@@ -25,7 +25,7 @@ type ResolveResult = { url: string; format?: string | null };
 export function shortcutRelativeResolution(
   /** The project's directory as a file URL ending in "/": bare names imported from its own files are remembered. */
   projectUrl: string,
-  bundle?: { names: ReadonlySet<string>; urls(): ReadonlyMap<string, string> | undefined },
+  bundle?: { names: ReadonlySet<string>; urlFor(specifier: string, parentUrl: string): string | undefined },
 ): void {
   // `dirname/.ext` → the format Node gave a file there; e.g. "file:///repo/src/cli/.ts" → "module-typescript".
   const formatByDirAndExtension = new Map<string, string>();
@@ -41,7 +41,7 @@ export function shortcutRelativeResolution(
       // require() calls (CommonJS, or a package's require condition) are left to Node: its CommonJS loader
       // takes the format from the file itself, and the start-up cost is in the ES imports.
       if (parent?.startsWith("file:") && !context.conditions.includes("require")) {
-        const bundled = bundle?.names.has(specifier) ? bundle.urls()?.get(specifier) : undefined;
+        const bundled = bundle?.names.has(specifier) ? bundle.urlFor(specifier, parent) : undefined;
         if (bundled !== undefined) return { url: bundled, format: "module", shortCircuit: true };
         if (isPlainRelative(specifier)) {
           const url = new URL(specifier, parent).href;
