@@ -7,10 +7,12 @@
 // query needs descriptor.proto alone (its answer's generated files extend it). Two pieces take that off:
 //
 // - in the bundle, the index becomes one getter per exported name, requiring its file at the first read
-//   (lazyIndexSource). A file is still evaluated once per process, so every name keeps its identity;
+//   (withLazyWktIndex, applied to esbuild's output). A file is still evaluated once per process, so every name
+//   keeps its identity;
 // - a generated file (`*_pb.js`) whose only import from `@bufbuild/protobuf/wkt` is one file descriptor
 //   (`import { file_google_protobuf_descriptor } from "@bufbuild/protobuf/wkt";`, protoc-gen-es's own form) is
-//   given a face module of the bundle that exports that one name (narrowedWktFace), not the face of the whole
+//   given a face module of the bundle that exports that one name (narrowedWktImport reads it; dependency-bundle.ts
+//   writes the faces and picks one in LazyBundle.urlFor), not the face of the whole
 //   index, whose ES exports read every name when it is evaluated. Any other form of import gets the whole face.
 //
 // docs/PERFORMANCE.md ("Start-up at the CLI and at the upgrade", session 21) has what it saves.
