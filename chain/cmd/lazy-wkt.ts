@@ -15,7 +15,7 @@
 //   writes the faces and picks one in LazyBundle.urlFor), not the face of the whole
 //   index, whose ES exports read every name when it is evaluated. Any other form of import gets the whole face.
 //
-// docs/PERFORMANCE.md ("Start-up at the CLI and at the upgrade", session 21) has what it saves.
+// docs/PERFORMANCE.md ("Start-up at the CLI and at the upgrade", round 3 session 22) has what it saves.
 
 /** The import name the runtime's well-known types go by. */
 export const WKT = "@bufbuild/protobuf/wkt";
