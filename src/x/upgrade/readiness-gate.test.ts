@@ -56,6 +56,23 @@ const attributes = (response: ResponseFinalizeBlock, type: string) =>
     .filter((e) => e.type === type)
     .map((e) => Object.fromEntries(e.attributes.filter((a) => a.key !== "mode").map((a) => [a.key, a.value])));
 
+/** Turns the gate on at 0.67 through a gov MsgUpdateParams, with the given postponement settings. */
+async function setGateParams(postponeBlocks: bigint, maxPostponements: number): Promise<void> {
+  await pass([
+    packAny(
+      MsgUpdateParamsSchema,
+      create(MsgUpdateParamsSchema, {
+        authority: GOV,
+        params: {
+          readinessThreshold: "0.670000000000000000",
+          readinessPostponeBlocks: postponeBlocks,
+          readinessMaxPostponements: maxPostponements,
+        },
+      }),
+    ),
+  ]);
+}
+
 /** Runs blocks (without extended commits: nobody signals) until the one before `height`. */
 async function blocksUntilBefore(height: bigint): Promise<void> {
   while (node.app.lastBlockHeight() < height - 1n) await node.nextBlock();
@@ -64,19 +81,7 @@ async function blocksUntilBefore(height: bigint): Promise<void> {
 describe("the readiness gate", () => {
   it("is off by default, and set by a gov MsgUpdateParams", async () => {
     assert.equal((await getUpgradeParams(await node.query(), "upgrade")).readinessThreshold, 0n);
-    await pass([
-      packAny(
-        MsgUpdateParamsSchema,
-        create(MsgUpdateParamsSchema, {
-          authority: GOV,
-          params: {
-            readinessThreshold: "0.670000000000000000",
-            readinessPostponeBlocks: 5n,
-            readinessMaxPostponements: 1,
-          },
-        }),
-      ),
-    ]);
+    await setGateParams(5n, 1);
     const params = await getUpgradeParams(await node.query(), "upgrade");
     assert.deepEqual(params, {
       readinessThreshold: 670000000000000000n,
@@ -112,22 +117,8 @@ describe("the readiness gate", () => {
   });
 
   it("keeps a plan postponed past the largest int64 height at that height instead of failing the block", async () => {
-    const setParams = (postponeBlocks: bigint, max: number) =>
-      pass([
-        packAny(
-          MsgUpdateParamsSchema,
-          create(MsgUpdateParamsSchema, {
-            authority: GOV,
-            params: {
-              readinessThreshold: "0.670000000000000000",
-              readinessPostponeBlocks: postponeBlocks,
-              readinessMaxPostponements: max,
-            },
-          }),
-        ),
-      ]);
     const maxInt64 = (1n << 63n) - 1n;
-    await setParams((1n << 64n) - 1n, 0);
+    await setGateParams((1n << 64n) - 1n, 0);
     const h = node.app.lastBlockHeight() + 30n;
     await schedule("v2", h);
     await blocksUntilBefore(h);
@@ -137,7 +128,7 @@ describe("the readiness gate", () => {
     ]);
     assert.equal((await plan())?.height, maxInt64);
     await node.nextBlock();
-    await setParams(5n, 1);
+    await setGateParams(5n, 1);
   });
 
   it("halts a ready network at the height exactly as without the gate", async () => {
