@@ -82,3 +82,33 @@ test("an idle process whose heap grew is reduced without being asked", async () 
     governor.stop();
   }
 });
+
+test("each reduction gives glibc's free memory back after its GC, with the trim it was given", () => {
+  const calls: number[] = [];
+  const seen: Array<boolean | undefined> = [];
+  const governor = governHeap({
+    checkEveryMs: 60_000,
+    trim: () => {
+      calls.push(getHeapStatistics().total_heap_size);
+      return true;
+    },
+    onReduce: (_before, _after, trimmed) => seen.push(trimmed),
+  });
+  try {
+    governor.reduce();
+    governor.reduce();
+    assert.equal(calls.length, 2);
+    assert.deepEqual(seen, [true, true]);
+  } finally {
+    governor.stop();
+  }
+  // Without one (no addon, CHAIND_MALLOC_TRIM=off), a reduction is the GC alone.
+  const untrimmed: Array<boolean | undefined> = [];
+  const bare = governHeap({ checkEveryMs: 60_000, trim: null, onReduce: (_b, _a, trimmed) => untrimmed.push(trimmed) });
+  try {
+    bare.reduce();
+    assert.deepEqual(untrimmed, [undefined]);
+  } finally {
+    bare.stop();
+  }
+});

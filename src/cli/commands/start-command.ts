@@ -5,6 +5,7 @@
 import { Command, Option } from "commander";
 import { CliError } from "../../client/cli/errors.ts";
 import { governHeap } from "../../node/heap-governor.ts";
+import { mallocTrimProblem } from "../../node/malloc-trim.ts";
 import type { NodeOverrides } from "../../node/node-settings.ts";
 import { type NodeEndpoints, type RunningNode, startNode } from "../../node/start-node.ts";
 import { currentChainIdentity } from "../../runtime/current-chain.ts";
@@ -177,6 +178,10 @@ export function startCommand(io: CliIo): Command {
         // Either flag turns the mode on; without one, app.toml decides.
         inPlaceUpgrades: flags.inPlaceUpgrades || flags.replayReleases ? true : undefined,
       });
+      // The heap governor gives glibc's free memory back after its reductions when the addon loads (built by
+      // `npm run build`); without it the node runs the same, holding that memory (src/node/malloc-trim.ts).
+      const trimProblem = mallocTrimProblem();
+      if (trimProblem !== undefined) logger.debug({ reason: trimProblem }, "no malloc_trim after heap reductions");
       await runUntilStopped(node, () =>
         io.stdout.write([startBanner(node, home), ...endpointLines(node.endpoints), ""].join("\n")),
       );
