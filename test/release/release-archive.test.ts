@@ -30,6 +30,7 @@ import {
   executableName,
   sha256File,
 } from "../../scripts/release.ts";
+import { MALLOC_TRIM_ADDON } from "../../src/node/malloc-trim.ts";
 import { projectToPackage } from "../e2e/support/project-build.ts";
 
 const RELEASE = "v2";
@@ -295,6 +296,9 @@ test("the single file runs a dev chain on its bundled LevelDB addon, and `status
   const home = join(work, "dev-home");
   const env = { PATH: `${trapPath}:/usr/bin:/bin`, HOME: work, CHAIND_CACHE_DIR: cache };
   const flags = [
+    // Debug: the node says there why it has no malloc_trim (below).
+    "--log_level",
+    "debug",
     "--rpc.laddr",
     "tcp://127.0.0.1:0",
     "--api.address",
@@ -333,6 +337,13 @@ test("the single file runs a dev chain on its bundled LevelDB addon, and `status
     }
     assert.ok(height >= 2n, `no block 2 seen:\n${stderr}`);
     assert.match(stdout, /Try:\n {2}\S*chaind-v2-linux-amd64 query bank balances/, "the hints name the executable");
+    // The malloc-trim addon, when the framework's build compiled it (a C compiler on glibc), is carried and loads
+    // from the unpacked bundle; otherwise the node says why at debug level and runs without it.
+    if (existsSync(join(project, "dist", MALLOC_TRIM_ADDON))) {
+      assert.doesNotMatch(stderr, /no malloc_trim/, "the bundled malloc-trim addon loads");
+    } else {
+      assert.match(stderr, /no malloc_trim after heap reductions/);
+    }
   } finally {
     child.kill("SIGTERM");
   }

@@ -33,7 +33,7 @@ export function devCommand(io: CliIo): Command {
     // After prepareDevHome: a new home's config.toml exists by now.
     const logger = nodeLogger(cmd, home);
     const node = await startNode({ home, logger, overrides, skipUpgradeHeights });
-    await runUntilStopped(node, () => io.stdout.write(devBanner(dev, node.endpoints, node.chain.release.name)));
+    await runUntilStopped(node, () => io.stdout.write(devBanner(dev, node.endpoints, node.chain.release.name)), logger);
   });
   return command;
 }

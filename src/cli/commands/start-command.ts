@@ -3,6 +3,7 @@
 // status, see `chaind start --help`; 1 on errors). Thin: flags → src/node/start-node.ts.
 
 import { Command, Option } from "commander";
+import type { Logger } from "pino";
 import { CliError } from "../../client/cli/errors.ts";
 import { governHeap } from "../../node/heap-governor.ts";
 import { mallocTrimProblem } from "../../node/malloc-trim.ts";
@@ -99,8 +100,9 @@ export function endpointLines(endpoints: NodeEndpoints): string[] {
  * process the default way), and turns a non-zero exit into a CliError carrying that status.
  * `announce` (the banner) runs once the signal handlers are in place: whoever reads the banner may signal at
  * once (a supervisor, a test), and a signal before the handlers would kill the node the default way.
+ * `logger` hears (at debug level) why the heap governor has no malloc_trim, when it has none.
  */
-export async function runUntilStopped(node: RunningNode, announce?: () => void): Promise<void> {
+export async function runUntilStopped(node: RunningNode, announce?: () => void, logger?: Logger): Promise<void> {
   // The handler stays installed until the node is down: a supervisor that signals the whole
   // process group (Ctrl-C, systemd, chainvisor forwarding) sends the same signal twice, and the
   // second must not kill a node that is closing its stores.
@@ -116,6 +118,10 @@ export async function runUntilStopped(node: RunningNode, announce?: () => void):
   // This process runs the node for its whole life: keep its V8 heap near what the node needs
   // (src/node/heap-governor.ts). CHAIND_HEAP_GOVERNOR=off leaves V8 to itself (for comparisons).
   const governor = process.env.CHAIND_HEAP_GOVERNOR === "off" ? undefined : governHeap();
+  // After its reductions the governor gives glibc's free memory back when the addon loads (built by `npm run
+  // build`); without it the node runs the same, holding that memory (src/node/malloc-trim.ts).
+  const trimProblem = governor === undefined ? undefined : mallocTrimProblem();
+  if (trimProblem !== undefined) logger?.debug({ reason: trimProblem }, "no malloc_trim after heap reductions");
   let exit: Awaited<RunningNode["done"]>;
   try {
     exit = await node.done;
@@ -178,12 +184,10 @@ export function startCommand(io: CliIo): Command {
         // Either flag turns the mode on; without one, app.toml decides.
         inPlaceUpgrades: flags.inPlaceUpgrades || flags.replayReleases ? true : undefined,
       });
-      // The heap governor gives glibc's free memory back after its reductions when the addon loads (built by
-      // `npm run build`); without it the node runs the same, holding that memory (src/node/malloc-trim.ts).
-      const trimProblem = mallocTrimProblem();
-      if (trimProblem !== undefined) logger.debug({ reason: trimProblem }, "no malloc_trim after heap reductions");
-      await runUntilStopped(node, () =>
-        io.stdout.write([startBanner(node, home), ...endpointLines(node.endpoints), ""].join("\n")),
+      await runUntilStopped(
+        node,
+        () => io.stdout.write([startBanner(node, home), ...endpointLines(node.endpoints), ""].join("\n")),
+        logger,
       );
     },
   );

@@ -6,6 +6,8 @@ import { spawn } from "node:child_process";
 import { cp, mkdir, readdir, stat, symlink } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { completeDist } from "../../../scripts/dist-manifest.ts";
+import { buildMallocTrimAddon } from "../../../scripts/malloc-trim-addon.ts";
+import { MALLOC_TRIM_ADDON } from "../../../src/node/malloc-trim.ts";
 
 /** The repository root. */
 export const PROJECT = resolve(import.meta.dirname, "..", "..", "..");
@@ -85,5 +87,7 @@ export async function projectToPackage(workDir: string): Promise<string> {
     throw new Error(`compiling the tree into ${copy} did not produce ${ENTRY}:\n${output}`, { cause });
   }
   completeDist(PROJECT, join(copy, "dist"));
+  // As `npm run build` does: the malloc-trim addon where it can be compiled, so the release carries it.
+  buildMallocTrimAddon(PROJECT, join(copy, "dist", MALLOC_TRIM_ADDON));
   return copy;
 }
