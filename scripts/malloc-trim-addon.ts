@@ -25,7 +25,7 @@ export function nodeApiHeaders(root: string): string | undefined {
 
 /**
  * Compiles the addon to `output` (its folder made as needed). Never throws: a failure is returned with its reason,
- * and any half-written output is removed. `CC` names another compiler.
+ * and any half-written output is removed. `CC` names another compiler (with its flags).
  *
  * @example
  * const result = buildMallocTrimAddon(root, join(root, "dist", MALLOC_TRIM_ADDON));
@@ -35,8 +35,10 @@ export function buildMallocTrimAddon(root: string, output: string): AddonBuild {
     return { built: false, reason: `malloc_trim is glibc's; this is ${process.platform}` };
   const headers = nodeApiHeaders(root);
   if (headers === undefined) return { built: false, reason: "no Node-API headers (node_api.h) found" };
-  const compiler = process.env.CC ?? "cc";
+  // CC as make reads it: a compiler and its own flags (`CC="gcc -m64"`).
+  const [compiler, ...ccFlags] = (process.env.CC?.trim() || "cc").split(/\s+/);
   const args = [
+    ...ccFlags,
     "-shared",
     "-fPIC",
     "-O2",

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { after, before, test } from "node:test";
@@ -54,6 +54,26 @@ test("the trim gives back the free memory a burst of small allocations left insi
   assert.equal(released, true);
   const MIB = 1024 * 1024;
   assert.ok(before - after >= 32 * MIB, `RssAnon ${before / MIB} MiB before the trim, ${after / MIB} MiB after`);
+});
+
+test("without a compiler, or when it fails, the build gives the reason and leaves no file (it never throws)", () => {
+  const saved = process.env.CC;
+  const out = join(work, "failed", "malloc-trim.node");
+  try {
+    process.env.CC = join(work, "no-such-cc");
+    const missing = buildMallocTrimAddon(ROOT, out);
+    assert.equal(missing.built, false);
+    if (skip) return; // another OS, or no headers: refused before the compiler is looked for
+    assert.equal(missing.built ? "" : missing.reason, `no C compiler (${process.env.CC}) on PATH`);
+    process.env.CC = "cc -include /nonexistent/header.h";
+    const failed = buildMallocTrimAddon(ROOT, out);
+    assert.equal(failed.built, false);
+    assert.match(failed.built ? "" : failed.reason, /^cc failed: .*nonexistent/);
+    assert.equal(existsSync(out), false);
+  } finally {
+    if (saved === undefined) delete process.env.CC;
+    else process.env.CC = saved;
+  }
 });
 
 test(`${MALLOC_TRIM_ENV}=off leaves the addon unloaded, with the reason`, () => {
