@@ -123,7 +123,7 @@ export class SwitchingApp<A extends SwitchableApp> implements AbciApp {
         lastCompletedUpgrade: records.lastCompleted?.name ?? null,
         protocolVersion: records.protocolVersion.toString(),
       },
-      `replay mode: running the rules of release ${release.name}, the release active on chain`,
+      `in-place upgrades: running the rules of release ${release.name}, the release active on chain`,
     );
     return new SwitchingApp(options.line, app, index, options.logger);
   }
@@ -293,7 +293,7 @@ export class SwitchingApp<A extends SwitchableApp> implements AbciApp {
     const event: ReleaseSwitch = { from, to: next.name, upgrade: plan.name, height };
     this.logger?.info(
       { from, to: next.name, upgrade: plan.name, height: height.toString() },
-      `replay mode: upgrade "${plan.name}" is due at height ${height}; switching from release ${from} to ${next.name} in process`,
+      `in-place upgrades: upgrade "${plan.name}" is due at height ${height}; switching from release ${from} to ${next.name} in process`,
     );
     for (const listener of this.listeners) listener(event);
   }
