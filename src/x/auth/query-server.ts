@@ -75,8 +75,9 @@ export function authQueryServer(keeper: AccountKeeper): ServiceHandlers<typeof Q
     },
     async addressBytesToString(request) {
       if (request.addressBytes.length === 0) {
-        // Upstream returns a plain error here, which gRPC (and so REST, 500) reports as Unknown.
-        throw new GrpcStatusError(GrpcCode.Unknown, "empty address bytes is not allowed");
+        // Upstream's text; upstream returns it as a plain error (Unknown, a REST 500), ours is an invalid argument
+        // (400 code 3), as docs/CONTRACT.md §7 asks of every bad parameter.
+        throw new GrpcStatusError(GrpcCode.InvalidArgument, "empty address bytes is not allowed");
       }
       try {
         return { addressString: keeper.addressToString(request.addressBytes) };

@@ -135,10 +135,11 @@ export function stakingQueryServer(keeper: StakingKeeper): ServiceHandlers<typeo
 
     redelegations: async (request) => {
       // Upstream reads by source validator only for (no delegator, a source, no destination); every other request
-      // decodes the delegator, and reports an empty one as Internal (500) with the address codec's text.
+      // decodes the delegator and refuses an empty one with the address codec's text. Upstream reports it as
+      // Internal (a REST 500); ours is an invalid argument (400 code 3), as docs/CONTRACT.md §7 asks.
       const bySourceValidator = request.srcValidatorAddr !== "" && request.dstValidatorAddr === "";
       if (request.delegatorAddr === "" && !bySourceValidator) {
-        throw grpcError(GrpcCode.Internal, "empty address string is not allowed");
+        throw grpcError(GrpcCode.InvalidArgument, "empty address string is not allowed");
       }
       if (request.delegatorAddr !== "") requireDelegatorAddress(keeper, request.delegatorAddr);
       return { redelegationResponses: [], pagination: { nextKey: new Uint8Array(), total: 0n } };
