@@ -128,6 +128,21 @@ describe("chaind prints one line for a user mistake", { timeout: 600_000 }, () =
     assert.deepEqual((await readdir(join(dir, "data"))).sort(), before);
   });
 
+  it("dev with a malformed node flag: refused before the home is created", async () => {
+    const dir = await tempDir("chaind-user-errors-");
+    dirs.push(dir);
+    const missing = join(dir.path, "new-home");
+    for (const [flag, value] of [
+      ["--halt-height", "@@"],
+      ["--rpc.laddr", ""],
+      ["--minimum-gas-prices", "@@"],
+    ] as const) {
+      const result = await runChaind(["dev", "--home", missing, ...LOOPBACK_PORT_FLAGS, flag, value]);
+      assertOneLine(result, new RegExp(`^Error: invalid ${flag.replace(".", "\\.")} "${value}": expected`));
+      await assert.rejects(readdir(missing), { code: "ENOENT" }, `${flag} left ${missing} behind`);
+    }
+  });
+
   it("genesis validate of a malformed genesis.json", async () => {
     const dir = await home("bad-genesis");
     await writeFile(join(dir, "config", "genesis.json"), "{ not json");

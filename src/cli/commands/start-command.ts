@@ -7,7 +7,7 @@ import type { Logger } from "pino";
 import { CliError } from "../../client/cli/errors.ts";
 import { governHeap } from "../../node/heap-governor.ts";
 import { mallocTrimProblem } from "../../node/malloc-trim.ts";
-import type { NodeOverrides } from "../../node/node-settings.ts";
+import { checkOverrides, type NodeOverrides } from "../../node/node-settings.ts";
 import { type NodeEndpoints, type RunningNode, startNode } from "../../node/start-node.ts";
 import { currentChainIdentity } from "../../runtime/current-chain.ts";
 import { UPGRADE_EXIT_CODES } from "../../x/upgrade/errors.ts";
@@ -64,18 +64,18 @@ export function addNodeFlags(command: Command): Command {
 /** The overrides and skip heights the node flags give. */
 export function nodeOptionsOf(flags: NodeFlags): { overrides: NodeOverrides; skipUpgradeHeights: bigint[] } {
   // Before anything starts: a malformed value is a one-line error naming the flag and the bad item.
+  // `dev` creates a whole home (keys, genesis) before starting, so the flags are checked here, not at the start.
   const skipUpgradeHeights = parseSkipUpgradeHeights(flags.unsafeSkipUpgrades ?? []);
-  return {
-    overrides: {
-      rpcLaddr: flags["rpc.laddr"],
-      apiAddress: flags["api.address"],
-      grpcAddress: flags["grpc.address"],
-      minimumGasPrices: flags.minimumGasPrices,
-      haltHeight: flags.haltHeight,
-      haltTime: flags.haltTime,
-    },
-    skipUpgradeHeights,
+  const overrides: NodeOverrides = {
+    rpcLaddr: flags["rpc.laddr"],
+    apiAddress: flags["api.address"],
+    grpcAddress: flags["grpc.address"],
+    minimumGasPrices: flags.minimumGasPrices,
+    haltHeight: flags.haltHeight,
+    haltTime: flags.haltTime,
   };
+  checkOverrides(overrides);
+  return { overrides, skipUpgradeHeights };
 }
 
 /** The endpoint lines of the start banner. */
