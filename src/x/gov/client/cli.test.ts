@@ -7,6 +7,7 @@ import type { JsonValue } from "@bufbuild/protobuf";
 import { anyUnpack } from "@bufbuild/protobuf/wkt";
 import { Command } from "commander";
 import { buildTypeRegistry } from "../../../app/type-registry.ts";
+import { CliError } from "../../../client/cli/errors.ts";
 import { addressToBech32, moduleAddress } from "../../../crypto/index.ts";
 import { file_chain_upgrade_v1beta1_tx, type MsgSoftwareUpgrade } from "../../../gen/chain/upgrade/v1beta1/tx_pb.js";
 import type { TestKey } from "../../../testing/app.ts";
@@ -244,6 +245,19 @@ describe("gov and staking CLI commands", () => {
       /'maybe' is not a valid vote option/,
     );
     await assert.rejects(h.run("--from", "val1", "tx", "gov", "vote", "x", "yes"), /proposal-id x not a valid uint/);
+    // Past uint64 is the user's mistake too (upstream's ParseUint), not the encoder's error with a stack.
+    const tooBig = "18446744073709551616";
+    await assert.rejects(
+      h.run("query", "gov", "proposal", tooBig),
+      (err) =>
+        err instanceof CliError &&
+        err.message === `proposal-id ${tooBig} not a valid uint, please input a valid proposal-id`,
+    );
+    await assert.rejects(
+      h.run("query", "gov", "votes", "1", "--limit", tooBig),
+      (err) =>
+        err instanceof CliError && /^invalid --limit "18446744073709551616": expected a whole number/.test(err.message),
+    );
     await assert.rejects(h.run("--from", "val1", "tx", "gov", "deposit", "1", "lots"), /invalid deposit "lots"/);
     await assert.rejects(
       h.run("query", "gov", "proposals", "--status", "open"),

@@ -366,13 +366,21 @@ function proposalStatus(text: string): ProposalStatus {
   return value.number as ProposalStatus;
 }
 
+// Ids, limits and offsets are uint64 on the wire: a larger number is refused here (as upstream's ParseUint), not
+// by the encoder, whose error is not the user's words.
+const MAX_UINT64 = (1n << 64n) - 1n;
+
+function isUint64(text: string): boolean {
+  return /^\d+$/.test(text) && BigInt(text) <= MAX_UINT64;
+}
+
 function proposalId(text: string): bigint {
-  if (!/^\d+$/.test(text)) throw new CliError(`proposal-id ${text} not a valid uint, please input a valid proposal-id`);
+  if (!isUint64(text)) throw new CliError(`proposal-id ${text} not a valid uint, please input a valid proposal-id`);
   return BigInt(text);
 }
 
 function wholeNumber(text: string, flag: string): bigint {
-  if (!/^\d+$/.test(text)) throw new CliError(`invalid ${flag} "${text}": expected a whole number`);
+  if (!isUint64(text)) throw new CliError(`invalid ${flag} "${text}": expected a whole number up to ${MAX_UINT64}`);
   return BigInt(text);
 }
 
