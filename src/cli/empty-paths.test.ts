@@ -2,12 +2,13 @@
 // N15: `replay --from ''` replayed the default home). The cases are read from the command tree itself, so a new
 // path flag is covered; a flag that looks like a path but is not marked as one (its placeholder) fails the last test.
 import assert from "node:assert/strict";
-import { mkdtemp, readdir, rm } from "node:fs/promises";
+import { mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import type { Argument, Command, Option } from "commander";
 import { runChaind as runChaindProcess } from "../../test/support/node/chaind.ts";
+import { DIRECTORY_PLACEHOLDERS, notADirectoryMessage } from "./directory-paths.ts";
 import { emptyPathMessage, optionPlaceholder, takesPath } from "./empty-paths.ts";
 import { runChaind } from "./main.ts";
 import { rootCommand } from "./root.ts";
@@ -109,6 +110,61 @@ test("replay --from '' and --home '' as real processes: one line, nothing done t
     }
     assert.deepEqual(await readdir(user), [], "no default home (or anything else) was created");
   } finally {
+    await rm(user, { recursive: true, force: true });
+  }
+});
+
+test("every directory flag refuses a regular file (or a path under one) with one line, before the command runs", async () => {
+  const user = await mkdtemp(join(tmpdir(), "chaind-directory-paths-"));
+  const file = join(user, "a-file");
+  await writeFile(file, "not a directory\n");
+  const cases: { label: string; args: string[]; flag: string; value: string }[] = [];
+  for (const [path, command] of walk(await rootCommand({ stdout: sink, stderr: sink }))) {
+    const required = command.registeredArguments.filter((a) => a.required).map(() => "x");
+    for (const option of command.options) {
+      const placeholder = optionPlaceholder(option);
+      if (placeholder === undefined || !DIRECTORY_PLACEHOLDERS.has(placeholder)) continue;
+      const flag = option.long as string;
+      for (const value of [file, join(file, "sub")]) {
+        cases.push({ label: [...path, flag, value].join(" "), args: [...path, flag, value, ...required], flag, value });
+      }
+    }
+  }
+  const labels = cases.map((c) => c.label.replace(user, "U"));
+  for (const expected of ["--home U/a-file", "keys --keyring-dir U/a-file/sub", "replay --from U/a-file"]) {
+    assert.ok(labels.includes(expected), `${expected} is among the cases: ${labels.join(", ")}`);
+  }
+  const cwd = process.cwd();
+  const home = process.env.HOME;
+  process.env.HOME = user;
+  process.chdir(user);
+  try {
+    for (const { label, args, flag, value } of cases) {
+      let out = "";
+      let err = "";
+      const code = await runChaind(args, {
+        stdout: { write: (s) => (out += s) },
+        stderr: { write: (s) => (err += s) },
+      });
+      assert.equal(code, 1, `${label}: exit status\n${err}`);
+      assert.equal(err, `Error: ${notADirectoryMessage(flag, value)}\n`, label);
+      assert.equal(out, "", label);
+    }
+    assert.deepEqual(await readdir(user), ["a-file"], "nothing was written");
+    // Subcommands read --home as a global flag: a real process gives the same line (keys, init and a query
+    // printed a raw ENOTDIR or called it an unreadable upgrade-info.json).
+    for (const args of [
+      ["keys", "list"],
+      ["init", "m"],
+      ["query", "bank", "params", "--node", "tcp://127.0.0.1:1"],
+    ]) {
+      const result = await runChaindProcess([...args, "--home", file], { userHome: user });
+      assert.notEqual(result.code, 0, `chaind ${args.join(" ")}`);
+      assert.equal(result.stderr, `Error: ${notADirectoryMessage("--home", file)}\n`, `chaind ${args.join(" ")}`);
+    }
+  } finally {
+    process.chdir(cwd);
+    process.env.HOME = home;
     await rm(user, { recursive: true, force: true });
   }
 });

@@ -4,6 +4,7 @@
 import type { Command } from "commander";
 import { spellBooleanValues } from "./boolean-flag-values.ts";
 import { CHAIND_COMMANDS } from "./command-list.ts";
+import { refuseNonDirectories } from "./directory-paths.ts";
 import { refuseEmptyPaths } from "./empty-paths.ts";
 import type { CliIo } from "./io.ts";
 import { addLazyCommands, type CommandSpec } from "./lazy-command.ts";
@@ -28,6 +29,7 @@ export async function runChaind(
     const program = rootProgram(io);
     await addLazyCommands(program, commands, args, io, ROOT_OPTION_SHAPE);
     showGlobalFlagsInHelp(program);
+    refuseNonDirectories(program);
     refuseEmptyPaths(program);
     exitOverride(program);
     await program.parseAsync(spellBooleanValues(program, args), { from: "user" });

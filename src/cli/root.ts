@@ -7,6 +7,7 @@ import { LOG_LEVEL_NAMES, parseLogLevel } from "../config/log-level.ts";
 import { currentChainManifest } from "../runtime/current-chain.ts";
 
 import { CHAIND_COMMANDS } from "./command-list.ts";
+import { refuseNonDirectories } from "./directory-paths.ts";
 import { refuseEmptyPaths } from "./empty-paths.ts";
 import type { CliIo } from "./io.ts";
 
@@ -51,6 +52,7 @@ export async function rootCommand(io: CliIo = { stdout: process.stdout, stderr: 
   const program = rootProgram(io);
   for (const spec of CHAIND_COMMANDS) program.addCommand(await spec.load(io, []));
   showGlobalFlagsInHelp(program);
+  refuseNonDirectories(program);
   refuseEmptyPaths(program);
   return program;
 }
