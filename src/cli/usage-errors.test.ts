@@ -67,6 +67,18 @@ describe("chaind: a usage mistake is one line, at the root as in subcommands", {
     });
   }
 
+  it("status, parsed before the command tree: a usage mistake is one line too, exit 2", async () => {
+    for (const [args, line] of [
+      [["status", "@@"], `Error: Unexpected argument '@@'; see "chaind status --help"`],
+      [["status", "--nope"], `Error: Unknown option '--nope'; see "chaind status --help"`],
+    ] as const) {
+      const result = await runChaind([...args, "--home", home]);
+      assert.equal(result.code, 2, result.stderr);
+      assert.equal(result.stderr, `${line}\n`);
+      assert.equal(result.stdout, "");
+    }
+  });
+
   it("a mistyped command: the error line and commander's one guess", async () => {
     const result = await runChaind(["qurey"]);
     assert.equal(result.code, 1);

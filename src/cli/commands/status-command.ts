@@ -64,7 +64,10 @@ export async function runStatusCommand(argv: string[], io: StatusIo = process): 
       allowPositionals: false,
     }));
   } catch (error) {
-    io.stderr.write(`Error: ${(error as Error).message}\n${usage()}`);
+    // One line, as every other command's usage error (docs/CONTRACT.md §12): node's parser names the word, and its
+    // second sentence (how to pass a positional starting with '-') does not apply, status taking none.
+    const [what] = (error as Error).message.split(". ");
+    io.stderr.write(`Error: ${what}; see "${currentBinaryName()} status --help"\n`);
     return 2;
   }
   if (values.help) {
