@@ -253,6 +253,19 @@ describe("gov and staking CLI commands", () => {
         err instanceof CliError &&
         err.message === `proposal-id ${tooBig} not a valid uint, please input a valid proposal-id`,
     );
+    // staking's page flags and historical-info height the same (they gave BigInt's SyntaxError or the encoder's stack).
+    for (const [args, pattern] of [
+      [["validators", "--limit", "@@"], /^invalid --limit "@@": expected a non-negative whole number$/],
+      [["validators", "--offset", "-1"], /^invalid --offset "-1": expected a non-negative whole number$/],
+      [["validators", "--limit", tooBig], /^invalid --limit "18446744073709551616": it does not fit an unsigned/],
+      [["historical-info", "9223372036854775808"], /^invalid height "9223372036854775808": it does not fit a signed/],
+    ] as const) {
+      await assert.rejects(
+        h.run("query", "staking", ...args),
+        (err) => err instanceof CliError && pattern.test(err.message),
+        args.join(" "),
+      );
+    }
     await assert.rejects(
       h.run("query", "gov", "votes", "1", "--limit", tooBig),
       (err) =>

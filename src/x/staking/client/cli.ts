@@ -18,6 +18,7 @@ import { DecimalError, formatDecimal, parseDecimalInput } from "../../../app/dec
 import { methodPath } from "../../../app/router.ts";
 import { fromWireBinary, toWireBinary } from "../../../app/wire-decimals.ts";
 import { CliError } from "../../../client/cli/errors.ts";
+import { parseUint64 } from "../../../client/cli/flags.ts";
 import { messageJson } from "../../../client/cli/output.ts";
 import type { ModuleCliClient } from "../../../client/module-cli-client.ts";
 import { addressFromBech32, addressToBech32, fromBase64, pubKeyAlgorithmOfTypeUrl } from "../../../crypto/index.ts";
@@ -94,8 +95,8 @@ export function stakingQueryCommand(getClient: () => ModuleCliClient): Command {
   const page = (command: Command) => {
     const options = command.opts<{ limit?: string; offset?: string; countTotal?: boolean }>();
     return {
-      limit: BigInt(options.limit ?? "0"),
-      offset: BigInt(options.offset ?? "0"),
+      limit: parseUint64(options.limit ?? "0", "--limit", 64),
+      offset: parseUint64(options.offset ?? "0", "--offset", 64),
       countTotal: options.countTotal ?? false,
     };
   };
@@ -183,7 +184,9 @@ export function stakingQueryCommand(getClient: () => ModuleCliClient): Command {
     .argument("<height>")
     .action(async (height: string, _opts: unknown, command: Command) => {
       if (!/^\d+$/.test(height)) throw new CliError(`invalid height "${height}": expected a whole number`);
-      await printQuery(getClient(), command, Query.method.historicalInfo, { height: BigInt(height) });
+      await printQuery(getClient(), command, Query.method.historicalInfo, {
+        height: parseUint64(height, "height", 63),
+      });
     });
 
   staking
