@@ -71,6 +71,7 @@ describe("chaind: a usage mistake is one line, at the root as in subcommands", {
     for (const [args, line] of [
       [["status", "@@"], `Error: Unexpected argument '@@'; see "chaind status --help"`],
       [["status", "--nope"], `Error: Unknown option '--nope'; see "chaind status --help"`],
+      [["status", "--node", "-1"], `Error: Option '--node' argument is ambiguous; see "chaind status --help"`],
     ] as const) {
       const result = await runChaind([...args, "--home", home]);
       assert.equal(result.code, 2, result.stderr);

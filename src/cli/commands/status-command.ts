@@ -65,8 +65,8 @@ export async function runStatusCommand(argv: string[], io: StatusIo = process): 
     }));
   } catch (error) {
     // One line, as every other command's usage error (docs/CONTRACT.md §12): node's parser names the word, and its
-    // second sentence (how to pass a positional starting with '-') does not apply, status taking none.
-    const [what] = (error as Error).message.split(". ");
+    // further sentences (how to pass a value starting with '-') point at forms status has no use for.
+    const [what] = (error as Error).message.split(/\.(?:\s+|$)/);
     io.stderr.write(`Error: ${what}; see "${currentBinaryName()} status --help"\n`);
     return 2;
   }
