@@ -46,7 +46,8 @@ export const HEIGHT_METADATA_KEY = "x-chain-block-height";
  */
 export function grpcTarget(address: string): string {
   const match = /^(?:(?:tcp|http|grpc):\/\/)?([^/:\s]+|\[[^\]]+\]):(\d{1,5})\/?$/.exec(address.trim());
-  if (match === null) {
+  // A port past 65535 is refused here, as --node's: grpc-js would report it as a connection failure.
+  if (match === null || Number(match[2]) > 65535) {
     throw new RpcError(`invalid --grpc-addr "${address}": expected host:port such as localhost:9090`);
   }
   return `${match[1]}:${match[2]}`;

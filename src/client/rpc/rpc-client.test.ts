@@ -52,7 +52,7 @@ test("rpcBaseUrl: tcp://, http://, https:// and bare host:port; anything else na
   assert.equal(rpcBaseUrl("http://127.0.0.1:1/"), "http://127.0.0.1:1");
   assert.equal(rpcBaseUrl("https://rpc.example:443"), "https://rpc.example:443");
   assert.equal(rpcBaseUrl("[::1]:26657"), "http://[::1]:26657");
-  for (const bad of ["localhost", "ftp://x:1", "tcp://host", "tcp://host:port", ""]) {
+  for (const bad of ["localhost", "ftp://x:1", "tcp://host", "tcp://host:port", "tcp://127.0.0.1:99999", ""]) {
     assert.throws(
       () => rpcBaseUrl(bad),
       (err: Error) => err instanceof RpcError && /expected tcp:\/\/host:port or http:\/\/host:port/.test(err.message),
@@ -211,6 +211,10 @@ test("gRPC transport: host:port forms; a server that is not there is an RpcError
   assert.throws(
     () => grpcTarget("localhost"),
     /invalid --grpc-addr "localhost": expected host:port such as localhost:9090/,
+  );
+  assert.throws(
+    () => grpcTarget("127.0.0.1:99999"),
+    /invalid --grpc-addr "127.0.0.1:99999": expected host:port such as localhost:9090/,
   );
   const closed = createServer();
   await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));

@@ -58,7 +58,8 @@ export interface BroadcastResult {
 export function rpcBaseUrl(node: string): string {
   const text = node.trim();
   const match = /^(?:(tcp|http|https):\/\/)?([^/:\s]+|\[[^\]]+\]):(\d{1,5})\/?$/.exec(text);
-  if (match === null) {
+  // A port past 65535 is refused here too: fetch would call the URL invalid and it would read as an unreachable node.
+  if (match === null || Number(match[3]) > 65535) {
     throw new RpcError(`invalid --node address "${node}": expected tcp://host:port or http://host:port`);
   }
   const scheme = match[1] === "https" ? "https" : "http";
