@@ -276,6 +276,11 @@ describe("keys export and import, file backend", () => {
     assert.match(wrong.stderr, /wrong passphrase for the exported key/);
     const missing = await runKeys(home, ["import", "other", join(home, "missing.armor")]);
     assert.match(missing.stderr, /cannot read key file ".*missing\.armor": no such file/);
+    const directory = await runKeys(home, ["import", "other", home]);
+    assert.equal(
+      directory.stderr,
+      `Error: cannot read key file "${home}": it is a directory; expected the file \`keys export\` wrote\n`,
+    );
 
     // Keyring passphrase first (from stdin here), then the export passphrase.
     const fromFile = await runKeys(home, ["export", "copy", "--keyring-backend", "file"], {

@@ -247,7 +247,14 @@ export function keysCommand(io: Partial<CommandIo> = {}): Command {
         try {
           armor = await readFile(keyfile, "utf8");
         } catch (error) {
-          const reason = (error as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : String(error);
+          const code = (error as NodeJS.ErrnoException).code;
+          // The system's words (`Error: EISDIR: illegal operation…`) say less than these, and nest an "Error:".
+          const reason =
+            code === "ENOENT"
+              ? "no such file"
+              : code === "EISDIR"
+                ? "it is a directory; expected the file `keys export` wrote"
+                : (error as Error).message;
           throw new CliError(`cannot read key file "${keyfile}": ${reason}`, { cause: error });
         }
         const passphrase = await exportPassphrase(streams, lines(), "export-decrypt");
