@@ -162,6 +162,12 @@ describe("chaind prints one line for a user mistake", { timeout: 600_000 }, () =
     assertOneLine(result, /^Error: invalid validator: commission cannot be more than the max rate/);
     // Nothing was written: no gentx for collect-gentxs to pick up.
     assert.deepEqual(await readdir(join(dir, "config", "gentx")).catch(() => []), []);
+    // A directory as --output-document is named as the flag's mistake (the rename's error named a temporary file).
+    const toDirectory = await runChaind([
+      ...["genesis", "gentx", "val", "100000000stake", "--chain-id", "errors-1", "--home", dir],
+      ...["--output-document", dir],
+    ]);
+    assertOneLine(toDirectory, /^Error: --output-document .* is a directory: expected the path of the gentx file/);
     // An empty --moniker is config.toml's moniker, as upstream (not an empty description the checks refuse).
     const output = join(dir, "gentx.json");
     const made = await runChaind([

@@ -3,7 +3,7 @@
 // operator's genesis account, signed by that account's keyring key with account number 0 and
 // sequence 0 (SIGN_MODE_DIRECT), written as tx JSON to config/gentx/gentx-<node id>.json.
 
-import { mkdir } from "node:fs/promises";
+import { mkdir, stat } from "node:fs/promises";
 import { networkInterfaces } from "node:os";
 import { join } from "node:path";
 import { create, type JsonObject, type JsonValue } from "@bufbuild/protobuf";
@@ -98,6 +98,13 @@ const DEFAULT_GAS = 200_000n;
  */
 export async function createGenTx(parameters: CreateGenTxParameters): Promise<CreateGenTxResult> {
   const paths = homePaths(parameters.home);
+  // Refused before any work: the atomic write's rename would fail last, in words naming its temporary file.
+  const output = parameters.outputDocument;
+  if (output !== undefined && (await stat(output).catch(() => undefined))?.isDirectory() === true) {
+    throw new GenTxBuildError(
+      `--output-document ${output} is a directory: expected the path of the gentx file to write`,
+    );
+  }
   const genesis = await loadGenesis(paths.genesis);
   if (parameters.chainId !== undefined && parameters.chainId !== "" && parameters.chainId !== genesis.chainId) {
     throw new GenTxBuildError(
