@@ -136,6 +136,7 @@ describe("chaind prints one line for a user mistake", { timeout: 600_000 }, () =
       ["--halt-height", "@@"],
       ["--rpc.laddr", ""],
       ["--minimum-gas-prices", "@@"],
+      ["--halt-time", "18446744073709551616"],
     ] as const) {
       const result = await runChaind(["dev", "--home", missing, ...LOOPBACK_PORT_FLAGS, flag, value]);
       assertOneLine(result, new RegExp(`^Error: invalid ${flag.replace(".", "\\.")} "${value}": expected`));

@@ -60,7 +60,7 @@ export class FlagError extends UserError {
   }
 }
 
-const WHOLE_NUMBER = "a whole number (0 = off)";
+const WHOLE_NUMBER = "a whole number up to 18446744073709551615 (0 = off)";
 
 /** Checks the override flags on their own, so a bad one is reported by its flag name. */
 export function checkOverrides(overrides: NodeOverrides): void {
@@ -77,9 +77,14 @@ export function checkOverrides(overrides: NodeOverrides): void {
   if (minimumGasPrices !== undefined && !Array.isArray(parseDecCoins(minimumGasPrices))) {
     throw new FlagError("--minimum-gas-prices", minimumGasPrices, DEC_COINS_EXPECTED);
   }
-  if (haltHeight !== undefined && !/^[0-9]+$/.test(haltHeight))
-    throw new FlagError("--halt-height", haltHeight, WHOLE_NUMBER);
-  if (haltTime !== undefined && !/^[0-9]+$/.test(haltTime)) throw new FlagError("--halt-time", haltTime, WHOLE_NUMBER);
+  if (haltHeight !== undefined && !isUint64(haltHeight)) throw new FlagError("--halt-height", haltHeight, WHOLE_NUMBER);
+  if (haltTime !== undefined && !isUint64(haltTime)) throw new FlagError("--halt-time", haltTime, WHOLE_NUMBER);
+}
+
+// app.toml's halt-height and halt-time are uint64: a larger flag value is the flag's mistake, reported by its name
+// before `dev` creates a home (app.toml's check would name the file, which the user did not write).
+function isUint64(text: string): boolean {
+  return /^[0-9]+$/.test(text) && BigInt(text) < 1n << 64n;
 }
 
 /**
