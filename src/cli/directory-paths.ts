@@ -15,7 +15,7 @@ export const DIRECTORY_PLACEHOLDERS: ReadonlySet<string> = new Set(["dir", "home
 
 /** The one line a directory flag given a non-directory gets. */
 export function notADirectoryMessage(flag: string, path: string): string {
-  return `${flag} ${path} is not a directory: expected the path of a directory (or of none yet, for a new one)`;
+  return `${flag} ${path} is not a directory: expected the path of a directory`;
 }
 
 /**
