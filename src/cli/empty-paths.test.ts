@@ -48,6 +48,17 @@ function pathCases(root: Command): PathCase[] {
   return cases;
 }
 
+/** Runs chaind in this process with its output captured. */
+async function runCaptured(args: string[]): Promise<{ code: number; out: string; err: string }> {
+  let out = "";
+  let err = "";
+  const code = await runChaind(args, {
+    stdout: { write: (text) => (out += text) },
+    stderr: { write: (text) => (err += text) },
+  });
+  return { code, out, err };
+}
+
 test("every path flag and argument of chaind refuses '' with one line, before the command runs", async () => {
   const cases = pathCases(await rootCommand({ stdout: sink, stderr: sink }));
   const labels = cases.map((c) => c.label);
@@ -76,12 +87,7 @@ test("every path flag and argument of chaind refuses '' with one line, before th
   process.chdir(user);
   try {
     for (const { label, args, what } of cases) {
-      let out = "";
-      let err = "";
-      const code = await runChaind(args, {
-        stdout: { write: (s) => (out += s) },
-        stderr: { write: (s) => (err += s) },
-      });
+      const { code, out, err } = await runCaptured(args);
       assert.equal(code, 1, `${label}: exit status\n${err}`);
       assert.equal(err, `Error: ${emptyPathMessage(what)}\n`, label);
       assert.equal(out, "", label);
@@ -140,12 +146,7 @@ test("every directory flag refuses a regular file (or a path under one) with one
   process.chdir(user);
   try {
     for (const { label, args, flag, value } of cases) {
-      let out = "";
-      let err = "";
-      const code = await runChaind(args, {
-        stdout: { write: (s) => (out += s) },
-        stderr: { write: (s) => (err += s) },
-      });
+      const { code, out, err } = await runCaptured(args);
       assert.equal(code, 1, `${label}: exit status\n${err}`);
       assert.equal(err, `Error: ${notADirectoryMessage(flag, value)}\n`, label);
       assert.equal(out, "", label);
