@@ -378,7 +378,8 @@ test("list, dump, delete and load on a home that is missing, a file, or whose da
   const commands = [["list"], ["dump", "1", "1"], ["delete", "1", "1"], ["load", archive]];
   for (const [home, pattern] of [
     [missing, /^Error: .*no-such-home is not a chaind home \(it has no data\/ folder\); run `chaind init` first\n$/],
-    [file, /^Error: .*a-file-home is not a chaind home \(it has no data\/ folder\); run `chaind init` first\n$/],
+    // Every directory flag refuses a file before the command runs (src/cli/directory-paths.ts).
+    [file, /^Error: --home .*a-file-home is not a directory: expected the path of a directory\n$/],
     [
       snapshotsFile,
       /^Error: .*snapshots-file-home\/data\/snapshots is not a folder; expected the home's snapshots folder \(data\/snapshots\)\n$/,

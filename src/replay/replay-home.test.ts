@@ -24,11 +24,12 @@ test("a file as the target or the source, and a missing source: one line each, n
   for (const [args, pattern] of [
     [
       ["--from", dir.path, "--home", file],
-      /^Error: the target home .*a-file is a file: replay builds a new home; give a path that does not exist or an empty directory\n$/,
+      // Every directory flag refuses a file before the command runs (src/cli/directory-paths.ts).
+      /^Error: --home .*a-file is not a directory: expected the path of a directory\n$/,
     ],
     [
       ["--from", file, "--home", fresh],
-      /^Error: the source home .*a-file is not a directory: expected the home of the node whose blocks to replay\n$/,
+      /^Error: --from .*a-file is not a directory: expected the path of a directory\n$/,
     ],
     [
       ["--from", join(dir.path, "missing"), "--home", fresh],
