@@ -1,5 +1,5 @@
 // The node's logger: pino, with `--log_level` and `--log_format json|plain` (docs/CONTRACT.md §8; config.toml's
-// `log_level` / `log_format` when the flags are not given, src/cli/commands/node-log-settings.ts). JSON lines are
+// `log_level` / `log_format` when the flags are not given, src/cli/commands/node-logger.ts). JSON lines are
 // pino's own; plain lines are a short human form (`12:00:01.234 INF message key=value ...`) written by a
 // tiny formatter, since no pretty-printer package is installed. Logs go to stderr so that stdout stays
 // for what a command prints on purpose (the endpoint banner, JSON output).
