@@ -4,11 +4,15 @@
 // or `init` calling it an unreadable upgrade-info.json. Upstream's client fails on such a home too (it cannot
 // create its config under it). A path that does not exist passes: `init`, `dev` and `keys add` create it, the
 // others report what they miss.
-import { statSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import type { Command, Option } from "commander";
 import { CliError } from "../client/cli/errors.ts";
 import { optionPlaceholder } from "./empty-paths.ts";
+
+// node:fs is taken with process.getBuiltinModule, not an ES import: every command's tree loads this file, and an ES
+// import of node:fs builds its facade, whose lazy exports (the streams, `promises`, `Dir`) load a dozen more built-in
+// modules that a query never uses (docs/PERFORMANCE.md, "Start-up at the CLI and at the upgrade").
+const { statSync } = process.getBuiltinModule("node:fs");
 
 /** The placeholders that name a directory. */
 export const DIRECTORY_PLACEHOLDERS: ReadonlySet<string> = new Set(["dir", "home"]);

@@ -1,7 +1,6 @@
 // A user-facing error nobody catches, reported as the CLI reports one: `Error: <message>` on one line and its exit
 // status, no stack (docs/CONTRACT.md §12). For mistakes found before the CLI runner runs: a chain's binary imports
 // its definition first, and a non-lazy chain's defineChain throws at that import, where no runner's catch is around.
-import { inspect } from "node:util";
 import { isUserFacing, userMessage } from "./user-error.ts";
 
 let installed = false;
@@ -22,7 +21,9 @@ export function reportUncaughtUserErrors(): void {
       const exitCode = (err as { exitCode?: unknown }).exitCode;
       process.exit(typeof exitCode === "number" && exitCode !== 0 ? exitCode : 1);
     }
-    process.stderr.write(`${inspect(err)}\n`);
+    // node:util only here, not an ES import: every command's start loads this file, and node:util's ES facade reads
+    // each of its lazy exports (parseArgs, MIMEType, …), loading their modules for nothing.
+    process.stderr.write(`${process.getBuiltinModule("node:util").inspect(err)}\n`);
     process.exit(1);
   });
 }
