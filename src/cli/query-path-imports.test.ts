@@ -12,8 +12,14 @@ import { fileURLToPath } from "node:url";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 
-/** The files `chaind query bank balances` starts from: the runner, the command tree, `query` and bank's CLI. */
+/**
+ * The files `chaind query bank balances` starts from: the source tree's launcher and what it imports dynamically at
+ * its top, the runner, the command tree, `query` and bank's CLI.
+ */
 const QUERY_ENTRIES = [
+  "chain/cmd/chaind.mjs",
+  "chain/cmd/dependency-bundle.ts",
+  "chain/cmd/resolve-shortcut.ts",
   "chain/cmd/chaind.ts",
   "chain/manifest.ts",
   "src/cli/index.ts",
