@@ -18,12 +18,22 @@ function write(path: string, text: string): void {
 }
 
 write("package.json", '{ "type": "module" }');
-write("main.ts", 'import { a } from "./lib/a.ts";\nimport { b } from "./lib/b.ts";\nimport c from "./cjs/c.js";\n');
+write(
+  "main.ts",
+  'import "./lib/f.js";\nimport { a } from "./lib/a.ts";\nimport { b } from "./lib/b.ts";\nimport c from "./cjs/c.js";\n',
+);
 write("lib/a.ts", 'export const a: string = "a";\n');
-write("lib/b.ts", 'import { a } from "./a.ts";\nimport d from "../cjs/d.js";\nexport const b = a + d;\n');
+// b.ts reaches a directory (cjs/deep) whose own folder has no package.json but whose parent's makes it CommonJS,
+// after f.js taught the hook that a .js file of the top scope is an ES module.
+write(
+  "lib/b.ts",
+  'import { a } from "./a.ts";\nimport d from "../cjs/d.js";\nimport e from "../cjs/deep/e.js";\nexport const b = a + d + e;\n',
+);
+write("lib/f.js", "export const f = 1;\n");
 write("cjs/package.json", '{ "type": "commonjs" }');
 write("cjs/c.js", 'module.exports = require("./d.js") + "c";\n');
 write("cjs/d.js", 'module.exports = "d";\n');
+write("cjs/deep/e.js", 'module.exports = "e";\n');
 write("entry.ts", 'const { a } = await import("./lib/a.ts");\nconst { b } = await import("./lib/b.ts");\n');
 write("missing.ts", 'await import("./lib/a.ts");\nawait import("./lib/nowhere.ts");\n');
 
@@ -52,8 +62,10 @@ test("every file loads in the format of its package scope, as without the shortc
     `${url("cjs/c.js")} commonjs`,
     `${url("cjs/d.js")} commonjs`,
     `${url("cjs/d.js")} undefined`, // c.js's require(): Node's CommonJS loader reads the format itself
+    `${url("cjs/deep/e.js")} commonjs`,
     `${url("lib/a.ts")} module-typescript`,
     `${url("lib/b.ts")} module-typescript`,
+    `${url("lib/f.js")} module`,
     `${url("main.ts")} module-typescript`,
   ]);
   assert.deepEqual(loads, run("main.ts", false).stdout.trim().split("\n"));

@@ -13,7 +13,18 @@
 // files; node_modules, a symlink in a git worktree, is reached through bare names, which Node still resolves).
 // Bare names are remembered per process for importers among the project's own files, which all resolve them alike. Only
 // ES imports take the shortcut; require() is resolved by Node as before.
+//
+// A directory not seen yet, inside the project and outside node_modules, whose walk up to the project's package.json
+// meets no other package.json, is in the project's own package scope: when that package.json names its "type" (so
+// no file's format is detected from its syntax), a file there gets the format Node gave the same extension anywhere
+// else in that scope. A query imports from ~27 such directories, each of which cost Node's resolver 0.1–0.3 ms; the
+// walk costs a stat per directory, once.
 import { registerHooks } from "node:module";
+
+// Looked up, not imported: one ES module job fewer before the shortcut is in place, and node:fs's facade would load a
+// dozen built-in modules.
+const { readFileSync, statSync } = process.getBuiltinModule("node:fs");
+const { fileURLToPath } = process.getBuiltinModule("node:url");
 
 type ResolveResult = { url: string; format?: string | null };
 
@@ -30,9 +41,14 @@ export function shortcutRelativeResolution(
   // `dirname/.ext` → the format Node gave a file there; e.g. "file:///repo/src/cli/.ts" → "module-typescript".
   const formatByDirAndExtension = new Map<string, string>();
   const bareNames = new Map<string, ResolveResult>();
+  const projectScope = new ProjectScope(projectUrl);
+  // ".ts" → the format Node gave a file of the project's own package scope with that extension.
+  const formatInProjectScope = new Map<string, string>();
   const learn = (result: ResolveResult): void => {
     if (typeof result.format === "string" && result.url.startsWith("file:")) {
-      formatByDirAndExtension.set(dirAndExtension(result.url), result.format);
+      const key = dirAndExtension(result.url);
+      formatByDirAndExtension.set(key, result.format);
+      if (projectScope.holds(key)) formatInProjectScope.set(extensionOf(key), result.format);
     }
   };
   registerHooks({
@@ -45,7 +61,12 @@ export function shortcutRelativeResolution(
         if (bundled !== undefined) return { url: bundled, format: "module", shortCircuit: true };
         if (isPlainRelative(specifier)) {
           const url = new URL(specifier, parent).href;
-          const format = formatByDirAndExtension.get(dirAndExtension(url));
+          const key = dirAndExtension(url);
+          let format = formatByDirAndExtension.get(key);
+          if (format === undefined && projectScope.holds(key)) {
+            format = formatInProjectScope.get(extensionOf(key));
+            if (format !== undefined) formatByDirAndExtension.set(key, format);
+          }
           if (format !== undefined) return { url, format, shortCircuit: true };
         } else if (
           !specifier.startsWith("node:") &&
@@ -77,4 +98,65 @@ function dirAndExtension(url: string): string {
   const slash = url.lastIndexOf("/");
   const dot = url.lastIndexOf(".");
   return dot > slash ? url.slice(0, slash + 1) + url.slice(dot) : url;
+}
+
+/** The extension part of a {@link dirAndExtension} key: "file:///a/b/.ts" → ".ts" (the key itself when it has none). */
+function extensionOf(key: string): string {
+  return key.slice(key.lastIndexOf("/") + 1);
+}
+
+/**
+ * Which directories are in the project's own package scope: inside the project, outside node_modules, with no
+ * package.json between them and the project's, whose "type" is named. Each directory is looked at once.
+ */
+class ProjectScope {
+  readonly #root: string;
+  #typed: boolean | undefined;
+  /** Directory URL (ending in "/") → whether it is in the project's scope. */
+  readonly #dirs = new Map<string, boolean>();
+
+  constructor(projectUrl: string) {
+    this.#root = projectUrl;
+  }
+
+  /** Whether the directory of `key` (a {@link dirAndExtension} key or a file URL) is in the project's scope. */
+  holds(key: string): boolean {
+    const dir = key.slice(0, key.lastIndexOf("/") + 1);
+    if (!dir.startsWith(this.#root) || dir.includes("/node_modules/") || !this.#rootTyped()) return false;
+    return this.#inScope(dir);
+  }
+
+  #inScope(dir: string): boolean {
+    if (dir === this.#root) return true;
+    const known = this.#dirs.get(dir);
+    if (known !== undefined) return known;
+    const parent = dir.slice(0, dir.lastIndexOf("/", dir.length - 2) + 1);
+    const inScope = !hasFile(`${dir}package.json`) && this.#inScope(parent);
+    this.#dirs.set(dir, inScope);
+    return inScope;
+  }
+
+  /** The project's package.json names "module" or "commonjs" as its type (else formats may be detected per file). */
+  #rootTyped(): boolean {
+    if (this.#typed === undefined) {
+      try {
+        const { type } = JSON.parse(readFileSync(fileURLToPath(`${this.#root}package.json`), "utf8")) as {
+          type?: unknown;
+        };
+        this.#typed = type === "module" || type === "commonjs";
+      } catch {
+        this.#typed = false;
+      }
+    }
+    return this.#typed;
+  }
+}
+
+/** Whether something is at file URL `url` (a package.json: Node reads it whatever it is). */
+function hasFile(url: string): boolean {
+  try {
+    return statSync(fileURLToPath(url), { throwIfNoEntry: false }) !== undefined;
+  } catch {
+    return true;
+  }
 }
