@@ -144,39 +144,37 @@ export function putImportedRow(batch: KVBatch, sid: number, key: Uint8Array, ver
   putRow(batch, k, o + value.length);
 }
 
-/** One key's change in a version, as the flat rows record it. */
-export interface FlatChange {
-  key: Uint8Array;
-  /** The key as a binary string, when the caller has it (the latest-value cache drops it at the commit). */
-  sk?: string;
-  value: Uint8Array | null;
-  writeNo: number;
-  /** Version of the key's previous write (0 for the first). */
-  prevVersion: number;
-  /** The key had a deleted row (it was deleted before and is set again). */
-  clearsDeleted: boolean;
-  /**
-   * The value of the key's write 1 when this change (write 2) supersedes an imported write 1, which has no history
-   * row yet: it is written here, at write 1's version (`prevVersion`), in the same batch as the new latest or
-   * deleted row. Undefined otherwise (write 1 of a committed key has its history row from its own commit).
-   */
-  firstValue?: Uint8Array;
-}
-
 /**
  * Puts one change's flat rows (latest or deleted, history; an imported write 1's history row when it supersedes one)
  * into the batch and notes it for pruning: the superseded write's history row goes when `v` leaves retention.
+ * `value` null: the change deletes the key. `prevVersion`: the version of the key's previous write (0 for the first).
+ * `clearsDeleted`: the key had a deleted row (it was deleted before and is set again). `firstValue`: the value of the
+ * key's write 1 when this change (write 2) supersedes an imported write 1, which has no history row yet: it is written
+ * here, at write 1's version (`prevVersion`), in the same batch as the new latest or deleted row; undefined otherwise
+ * (write 1 of a committed key has its history row from its own commit). Arguments rather than an object per change:
+ * a staged version keeps its changes as columns (staged-changes.ts).
  */
-export function putChangeRows(batch: KVBatch, sid: number, v: number, c: FlatChange, changelog: ChangelogWriter): void {
-  if (c.value !== null) {
-    putLatestRow(batch, sid, c.key, c.writeNo, v, c.prevVersion, c.value);
-    if (c.clearsDeleted) deleteStoreRow(batch, TABLE.deleted, sid, c.key);
+export function putChangeRows(
+  batch: KVBatch,
+  sid: number,
+  v: number,
+  key: Uint8Array,
+  value: Uint8Array | null,
+  writeNo: number,
+  prevVersion: number,
+  clearsDeleted: boolean,
+  firstValue: Uint8Array | undefined,
+  changelog: ChangelogWriter,
+): void {
+  if (value !== null) {
+    putLatestRow(batch, sid, key, writeNo, v, prevVersion, value);
+    if (clearsDeleted) deleteStoreRow(batch, TABLE.deleted, sid, key);
   } else {
-    deleteStoreRow(batch, TABLE.latest, sid, c.key);
-    putDeletedRow(batch, sid, c.key, c.writeNo, v, c.prevVersion);
-    changelog.tombstone(c.key, c.writeNo);
+    deleteStoreRow(batch, TABLE.latest, sid, key);
+    putDeletedRow(batch, sid, key, writeNo, v, prevVersion);
+    changelog.tombstone(key, writeNo);
   }
-  putHistoryRow(batch, sid, c.key, c.writeNo, v, c.prevVersion, c.value);
-  if (c.firstValue !== undefined) putHistoryRow(batch, sid, c.key, 1, c.prevVersion, 0, c.firstValue);
-  if (c.writeNo > 1) changelog.supersede(c.key, c.writeNo - 1);
+  putHistoryRow(batch, sid, key, writeNo, v, prevVersion, value);
+  if (firstValue !== undefined) putHistoryRow(batch, sid, key, 1, prevVersion, 0, firstValue);
+  if (writeNo > 1) changelog.supersede(key, writeNo - 1);
 }

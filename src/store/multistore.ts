@@ -16,7 +16,6 @@ import {
 import { BackgroundWork } from "./background.ts";
 import { Branch, type BranchOwner } from "./branch.ts";
 import { CacheLayer, keysOf, type PendingWrite } from "./cache-layer.ts";
-import { type FlatChange, putChangeRows } from "./commit-rows.ts";
 import { type CommittedState, readCommittedState } from "./committed-state.ts";
 import {
   DataDirectoryCorruptError,
@@ -54,6 +53,7 @@ import {
   type StoreRegistry,
 } from "./records.ts";
 import { type StagedAhead, sameWrites } from "./staged-ahead.ts";
+import { StagedChanges } from "./staged-changes.ts";
 import { type InnerNode, type LeafNode, sizeOf, type TreeNode } from "./tree-node.ts";
 import type {
   BranchMultiStore,
@@ -128,7 +128,8 @@ interface StagedStore {
   sid: number;
   root: TreeNode | undefined;
   rootHash: Uint8Array;
-  changes: FlatChange[];
+  /** Its writes' changes (their rows are in the staged batch; a retried commit puts them again). */
+  changes: StagedChanges;
   /** The changelog of `changes` (pruning's record), filled at stage with the rows. */
   changelog: ChangelogWriter;
   orphans: number[];
@@ -497,10 +498,11 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
   private stageWrites(ws: WorkingStore, writes: readonly PendingWrite[], version: number, batch: KVBatch): StagedStore {
     const tree = new TreeWriter(ws.root, version, this.nodes.loader(ws.sid));
     const hasher = this.leafHasher;
-    const changes: FlatChange[] = [];
+    const changes = new StagedChanges(writes);
     const changelog = new ChangelogWriter();
     const sid = ws.sid;
-    for (const w of writes) {
+    for (let i = 0; i < writes.length; i++) {
+      const w = writes[i];
       if (w.value !== null) {
         const leaf: LeafNode = { kind: 0, key: w.key, version, writeNo: 0, hash: "" };
         hasher.add(leaf, w.value);
@@ -521,29 +523,23 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
           }
         }
         leaf.writeNo = writeNo;
-        const change: FlatChange = { key: w.key, sk: w.sk, value: w.value, writeNo, prevVersion, clearsDeleted };
+        changes.set(i, writeNo, prevVersion, clearsDeleted);
         if (old !== undefined && old.writeNo === 1 && old.version <= this.importedAt) {
-          change.firstValue = importedFirstValue(this.backend, this.latestCache, sid, w.key, w.sk, old.version);
+          changes.setFirstValue(i, importedFirstValue(this.backend, this.latestCache, sid, w.key, w.sk, old.version));
         }
-        changes.push(change);
         // Rows now, while the value is in the CPU's cache from packing its leaf (and the worker hashes).
-        putChangeRows(batch, sid, version, change, changelog);
+        changes.putRows(i, batch, sid, version, changelog);
       } else {
         const removed = tree.remove(w.key);
         if (removed === undefined) continue;
-        const change: FlatChange = {
-          key: w.key,
-          sk: w.sk,
-          value: null,
-          writeNo: removed.writeNo + 1,
-          prevVersion: removed.version,
-          clearsDeleted: false,
-        };
+        changes.delete(i, removed.writeNo + 1, removed.version);
         if (removed.writeNo === 1 && removed.version <= this.importedAt) {
-          change.firstValue = importedFirstValue(this.backend, this.latestCache, sid, w.key, w.sk, removed.version);
+          changes.setFirstValue(
+            i,
+            importedFirstValue(this.backend, this.latestCache, sid, w.key, w.sk, removed.version),
+          );
         }
-        changes.push(change);
-        putChangeRows(batch, sid, version, change, changelog);
+        changes.putRows(i, batch, sid, version, changelog);
       }
     }
     return {
@@ -593,7 +589,7 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
       let changelog = s.changelog;
       if (rebuild) {
         changelog = new ChangelogWriter();
-        for (const c of s.changes) putChangeRows(batch, s.sid, v, c, changelog);
+        s.changes.putAllRows(batch, s.sid, v, changelog);
       }
       if (!changelog.isEmpty(s.orphans)) batch.put(changelogKey(v, s.sid), changelog.finish(s.orphans));
       const root = committedRoot(s.root, v, s.newNodes);
@@ -673,14 +669,13 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
       if (p.nodes.length > 0) this.nodes.pin(p.sid, v, p.nodes);
     }
     const rootsBySid = new Map(persisted.map((p) => [p.sid, p.root]));
-    for (const ws of this.working.values()) {
-      ws.root = rootsBySid.get(ws.sid);
-      ws.layer.clear();
-    }
+    for (const ws of this.working.values()) ws.root = rootsBySid.get(ws.sid);
     // In memory the record holds the roots themselves (the disk's holds their refs).
     this.lastRecord = { ...record, stores: storeCommits.map((c) => ({ ...c, root: rootsBySid.get(c.sid) })) };
     this.latest = v;
     this.latestCache.commitDone(v, writtenKeys(staged.stores));
+    // After the cache's drop: the staged changes name their keys through the layers' write lists.
+    for (const ws of this.working.values()) ws.layer.clear();
     if (earliest !== this.earliest) {
       this.earliest = earliest;
       this.background.pruneTargetRaised();
@@ -1018,11 +1013,7 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
 
 /** Each store's written keys as binary strings (what the latest-value cache drops at the commit). */
 function* writtenKeys(stores: StagedStore[]): Iterable<[number, Iterable<string>]> {
-  for (const s of stores) yield [s.sid, changedKeys(s.changes)];
-}
-
-function* changedKeys(changes: FlatChange[]): Iterable<string> {
-  for (const c of changes) yield c.sk ?? bytesToBinaryString(c.key);
+  for (const s of stores) yield [s.sid, s.changes.changedKeys()];
 }
 
 /** Opens (or creates) a versioned multistore. */

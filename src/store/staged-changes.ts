@@ -1,0 +1,88 @@
+// One store's changes in a staged version, kept from stage to the commit: for a commit whose write failed (its rows
+// are put again into a fresh batch) and for the latest-value cache, which drops the written keys at the commit.
+//
+// Columns beside the stage's own list of writes, not an object per change: the list (the block's sorted pending
+// writes, which hold each key, its string and its value) lives until the commit anyway, so a change adds only its
+// write number, previous version and kind — 17 bytes in three typed arrays, where an object per change took ~80
+// bytes of V8's heap with its slot in an array: a 1,000,000-key version kept ~76 MiB of them alive through its stage
+// and commit (docs/PERFORMANCE.md, "The one handler's stage and commit, measured").
+import type { PendingWrite } from "./cache-layer.ts";
+import { putChangeRows } from "./commit-rows.ts";
+import type { KVBatch } from "./kv-backend.ts";
+import type { ChangelogWriter } from "./records.ts";
+
+/** What write i did to the store. */
+const SKIPPED = 0; // a delete of a key the tree does not hold: no rows
+const SET = 1;
+const SET_CLEARING_DELETED = 2; // a set of a key whose last write was a delete: its deleted row goes
+const DELETE = 3;
+
+/** The changes of one store's writes at one version, indexed as the writes. */
+export class StagedChanges {
+  private readonly writes: readonly PendingWrite[];
+  private readonly kinds: Uint8Array;
+  private readonly writeNos: Float64Array;
+  private readonly prevVersions: Float64Array;
+  /** Write 1's value where a change supersedes an imported write 1 (commit-rows.ts, putChangeRows). */
+  private firstValues: Map<number, Uint8Array> | undefined;
+
+  /** `writes` must not change until the commit (the working set refuses writes while a version is staged). */
+  constructor(writes: readonly PendingWrite[]) {
+    this.writes = writes;
+    this.kinds = new Uint8Array(writes.length);
+    this.writeNos = new Float64Array(writes.length);
+    this.prevVersions = new Float64Array(writes.length);
+  }
+
+  /** Write i set its key, as write `writeNo` of it; `clearsDeleted`: the key had a deleted row. */
+  set(i: number, writeNo: number, prevVersion: number, clearsDeleted: boolean): void {
+    this.kinds[i] = clearsDeleted ? SET_CLEARING_DELETED : SET;
+    this.writeNos[i] = writeNo;
+    this.prevVersions[i] = prevVersion;
+  }
+
+  /** Write i deleted its key, as write `writeNo` of it. */
+  delete(i: number, writeNo: number, prevVersion: number): void {
+    this.kinds[i] = DELETE;
+    this.writeNos[i] = writeNo;
+    this.prevVersions[i] = prevVersion;
+  }
+
+  /** Write i supersedes an imported write 1 whose value was `value` (undefined: its history row is on disk already). */
+  setFirstValue(i: number, value: Uint8Array | undefined): void {
+    if (value === undefined) return;
+    this.firstValues ??= new Map();
+    this.firstValues.set(i, value);
+  }
+
+  /** Puts change i's rows into `batch` (nothing for a skipped write). */
+  putRows(i: number, batch: KVBatch, sid: number, version: number, changelog: ChangelogWriter): void {
+    const kind = this.kinds[i];
+    if (kind === SKIPPED) return;
+    const w = this.writes[i];
+    putChangeRows(
+      batch,
+      sid,
+      version,
+      w.key,
+      kind === DELETE ? null : w.value,
+      this.writeNos[i],
+      this.prevVersions[i],
+      kind === SET_CLEARING_DELETED,
+      this.firstValues?.get(i),
+      changelog,
+    );
+  }
+
+  /** Puts every change's rows into `batch` (a retried commit's fresh batch). */
+  putAllRows(batch: KVBatch, sid: number, version: number, changelog: ChangelogWriter): void {
+    for (let i = 0; i < this.writes.length; i++) this.putRows(i, batch, sid, version, changelog);
+  }
+
+  /** The changed keys as binary strings (what the latest-value cache drops at the commit). */
+  *changedKeys(): Iterable<string> {
+    const kinds = this.kinds;
+    const writes = this.writes;
+    for (let i = 0; i < writes.length; i++) if (kinds[i] !== SKIPPED) yield writes[i].sk;
+  }
+}
