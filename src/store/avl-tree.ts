@@ -26,6 +26,13 @@ import {
 /** Loads persisted inner nodes (through a cache). */
 export interface NodeLoader {
   load(stub: StubNode): InnerNode;
+  /**
+   * Loads a node the caller is about to replace (copy into a new version): as `load`, but the node is not kept in the
+   * cache, and leaves it if it was read from disk before. Within a version a replaced node is never visited again (its
+   * copy is), so caching it only crowded out nodes still in use: a version that rewrites a large store filled the
+   * cache with them up to its bound (docs/PERFORMANCE.md, "The one handler's stage and commit, measured").
+   */
+  take?(stub: StubNode): InnerNode;
 }
 
 /** Resolves a stub to its loaded node; other nodes are returned as they are. */
@@ -109,7 +116,8 @@ export class TreeWriter {
 
   /** A node this version may modify: new nodes are modified in place, persisted ones copied. */
   private writable(node: TreeNode): InnerNode {
-    const n = resolve(this.loader, node);
+    const loader = this.loader;
+    const n = node.kind !== 2 ? node : loader.take !== undefined ? loader.take(node) : loader.load(node);
     if (n.kind !== 1) throw new Error("internal: expected an inner node");
     if (n.ref < 0) {
       n.hash = undefined;

@@ -80,6 +80,11 @@ class NodeCache {
     return this.loaded.get(ref);
   }
 
+  /** Forgets a node read from disk (one a new version replaced); nodes this process committed stay. */
+  dropLoaded(ref: number): void {
+    if (this.loaded.size !== 0) this.loaded.delete(ref);
+  }
+
   /** A node read from disk. */
   setLoaded(ref: number, node: InnerNode): void {
     this.loaded.set(ref, node);
@@ -168,6 +173,14 @@ export class NodeStore {
           const node = this.read(sid, stub);
           if (this.enabled) cache.setLoaded(stub.ref, node);
           return node;
+        },
+        // A node being replaced: from the cache (and out of its loaded nodes), else from its page, not cached. The
+        // commit drops the replaced nodes this process committed (dropReplaced), as before.
+        take: (stub: StubNode) => {
+          const hit = cache.get(stub.ref);
+          if (hit === undefined) return this.read(sid, stub);
+          cache.dropLoaded(stub.ref);
+          return hit;
         },
       };
       this.loaders.set(sid, loader);
