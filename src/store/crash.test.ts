@@ -77,7 +77,10 @@ describe("crash safety", () => {
     let rebuilt = 0;
     try {
       for (let kill = 0; kill < KILLS; kill++) {
-        const writer = spawn(process.execPath, [child, "writer", dir.path], { stdio: ["ignore", "pipe", "inherit"] });
+        // Every other writer writes each version's pages in small parts (a large version's way), so kills land
+        // between parts too.
+        const args = [child, "writer", dir.path, ...(kill % 2 === 1 ? ["parts"] : [])];
+        const writer = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "inherit"] });
         const reported = await waitForProgress(writer, last);
         // Then a random moment, so kills land anywhere in a commit or a pruning batch.
         await sleep(Math.floor(Math.random() * 60));

@@ -35,6 +35,13 @@ export interface KVBatch {
   write(sync: boolean): Promise<void>;
   /** Drops a batch that will not be written (a discarded staged version), releasing it now. */
   close(): Promise<void>;
+  /**
+   * Writes what was put so far and empties the batch for what comes next, keeping its memory: a large write in parts
+   * through one buffer (a commit's tree pages, multistore.ts). A new batch per part would not do: classic-level frees
+   * a batch's native buffer only when V8 collects its small wrapper, so every part's buffer could stay resident until
+   * the next full collection. Only classic-level's batches have it; `write` ends the batch as before.
+   */
+  writePart?(sync: boolean): Promise<void>;
 }
 
 /** A key range for iteration and clearing; `lt` exclusive. */
@@ -81,11 +88,20 @@ type Level = AbstractLevel<Uint8Array, Uint8Array, Uint8Array>;
 interface NativeBatch {
   _put?: (key: Uint8Array, value: Uint8Array) => void;
   _del?: (key: Uint8Array) => void;
+  /** Writes the native batch as it is (abstract-level's write() ends in it, then closes the batch). */
+  _write?: (options: { sync: boolean }) => Promise<void>;
+  /** Empties the native batch; LevelDB's WriteBatch keeps its buffer's capacity. */
+  _clear?: () => void;
 }
 
 /** Whether the batch has them (a classic-level release without them falls back to the public put/del). */
-function hasNativeOps(batch: NativeBatch): batch is Required<NativeBatch> {
+function hasNativeOps(batch: NativeBatch): batch is NativeBatch & Required<Pick<NativeBatch, "_put" | "_del">> {
   return typeof batch._put === "function" && typeof batch._del === "function";
+}
+
+/** Whether the batch can be written in parts (classic-level's _write and _clear). */
+function hasNativeParts(batch: NativeBatch): batch is Required<NativeBatch> {
+  return hasNativeOps(batch) && typeof batch._write === "function" && typeof batch._clear === "function";
 }
 
 /** Wraps an opened abstract-level database (classic-level or memory-level). */
@@ -147,6 +163,7 @@ class LevelBackend implements KVBackend {
         },
         write: (sync) => this.writeBatch(batch, sync),
         close: () => batch.close(),
+        writePart: hasNativeParts(native) ? (sync) => this.writeBatchPart(native, sync) : undefined,
       };
     }
     return {
@@ -161,6 +178,14 @@ class LevelBackend implements KVBackend {
       write: (sync) => this.writeBatch(batch, sync),
       close: () => batch.close(),
     };
+  }
+
+  // Through the implementation's own _write and _clear (abstract-level's write() would close the batch): the one
+  // public operation put counted keeps the batch's final write() from being skipped as empty.
+  private async writeBatchPart(native: Required<NativeBatch>, sync: boolean): Promise<void> {
+    if (this.closed) throw new StoreUsageError("the state store is closed");
+    await native._write({ sync });
+    native._clear();
   }
 
   // A batch outliving the store is closed, not written.

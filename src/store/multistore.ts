@@ -75,6 +75,15 @@ import { MAX_VERSION } from "./version-limit.ts";
  */
 const PAGES_PER_SLICE = 16;
 
+/**
+ * A version's tree pages past this many bytes are written in parts of about this size, each synced, through one
+ * batch (KVBatch.writePart): LevelDB's memtable (8 MiB for the state store) then flushes as the parts come, and the
+ * batch's buffer stays at one part, where one batch of a 1,000,000-key version's ~100 MB of pages held that much in
+ * the batch and as much again in the memtable it went into (docs/PERFORMANCE.md, "The one handler's stage and
+ * commit, measured"). Every block of an ordinary size writes its pages in one part, as before.
+ */
+export const PAGE_WRITE_PART_BYTES = 8 << 20;
+
 /** Options of openMultiStore. */
 export interface OpenMultiStoreOptions {
   /** LevelDB directory (the default backend). Required unless `backend` is "memory". */
@@ -114,6 +123,8 @@ export interface OpenMultiStoreOptions {
    * latest version is a Map lookup (README "Reads").
    */
   latestCacheBytes?: number;
+  /** The size of the parts a large version's tree pages are written in (default {@link PAGE_WRITE_PART_BYTES}; tests). */
+  pageWritePartBytes?: number;
 }
 
 interface WorkingStore {
@@ -176,6 +187,7 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
   private readonly latestCache: LatestValueCache;
   private readonly pruning: ResolvedPruning;
   private readonly sync: boolean;
+  private readonly pageWritePartBytes: number;
   private firstVersion: number;
   private readonly background: BackgroundWork;
 
@@ -220,6 +232,7 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
     this.latestCache = new LatestValueCache(options.latestCacheBytes ?? DEFAULT_LATEST_CACHE_BYTES);
     this.pruning = resolvePruning(options.pruning);
     this.sync = options.sync ?? true;
+    this.pageWritePartBytes = Math.max(1, options.pageWritePartBytes ?? PAGE_WRITE_PART_BYTES);
     this.leafHasher = new LeafHasher(options.leafHashWorker ?? true);
     this.firstVersion = Math.max(1, Number(options.initialVersion ?? 1n));
     this.latest = state.latest;
@@ -634,12 +647,14 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
       } catch (err) {
         numberError = err;
       }
-      // Then the pages, a slice a turn, for as long as the write lasts (the rest after the commit).
+      // Then the pages, a slice a turn, for as long as the write lasts (the rest after the commit), at most
+      // their first part.
       if (numberError === undefined) {
         pages = new PageBatch(this.backend.batch(), v, persisted);
-        while (!writeOver && !pages.done) {
+        const partLimit = this.pagePartLimit(pages.batch);
+        while (!writeOver && !pages.done && pages.partBytes < partLimit) {
           try {
-            pages.encode(PAGES_PER_SLICE);
+            pages.encode(PAGES_PER_SLICE, partLimit);
           } catch {
             // Left to the encoding after the commit, which keeps the pages pending if it fails too.
             void pages.batch.close();
@@ -726,12 +741,27 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
     }
     const pages = started ?? new PageBatch(this.backend.batch(), pending.version, pending.stores);
     const batch = pages.batch;
-    try {
-      pages.encode(Number.POSITIVE_INFINITY);
-    } catch (err) {
-      void batch.close();
-      pending.error = err;
-      return;
+    const partLimit = this.pagePartLimit(batch);
+    for (;;) {
+      try {
+        pages.encode(Number.POSITIVE_INFINITY, partLimit);
+      } catch (err) {
+        void batch.close();
+        pending.error = err;
+        return;
+      }
+      if (pages.done) break;
+      // A part, synced like the rest, before the next is encoded. Parts go in page order and the root's page is the
+      // last one, so after a crash in between opening finds the root's page missing and rebuilds them all (page-repair.ts;
+      // a rebuilt page is the same bytes); a part that failed leaves them pending, rewritten whole by the retry.
+      try {
+        await (batch.writePart as (sync: boolean) => Promise<void>)(this.sync);
+      } catch (err) {
+        void batch.close();
+        pending.error = err;
+        return;
+      }
+      pages.partWritten();
     }
     try {
       // Synced like the commit: the next version's write starts only after these pages are durable, so
@@ -745,6 +775,11 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
     this.pendingPages = undefined;
     // Pruning held back while they were pending.
     this.background.kick();
+  }
+
+  /** How many bytes of pages a part of `batch` holds: all of them when the batch cannot be written in parts. */
+  private pagePartLimit(batch: KVBatch): number {
+    return batch.writePart === undefined ? Number.POSITIVE_INFINITY : this.pageWritePartBytes;
   }
 
   /** Writes the last commit's pages again if their write failed; throws (`what` failed) if it fails again. */

@@ -68,3 +68,41 @@ test("pages encoded in slices are the pages of one pass, store after store", () 
   assert.ok(pages.done);
   assert.deepEqual(puts, whole, "a start in the wait, the rest at once");
 });
+
+test("pages in parts: each part stops at the first page that reaches the limit, and the parts make one pass", () => {
+  const stores = [
+    { sid: 1, nodes: numberedNodes(3 * PAGE_NODES + 11, 7) },
+    { sid: 3, nodes: numberedNodes(PAGE_NODES + 2, 7) },
+  ];
+  const whole: string[] = [];
+  const sizes: number[] = [];
+  for (const { sid, nodes } of stores) {
+    for (let from = 0; from < nodes.length; from += PAGE_NODES) {
+      const view = encodePageView(nodes, from, Math.min(nodes.length, from + PAGE_NODES));
+      whole.push(`${toHex(nodeKey(sid, 7, from / PAGE_NODES))}=${toHex(view)}`);
+      sizes.push(view.length);
+    }
+  }
+  for (const limit of [1, sizes[0], sizes[0] + 1, 2 * sizes[0] + 1]) {
+    const { batch, puts } = recording();
+    const pages = new PageBatch(batch, 7, stores);
+    const parts: number[] = [];
+    // The commit's wait starts the first part a slice at a time; the rest goes part after part.
+    pages.encode(1, limit);
+    while (!pages.done) {
+      pages.encode(Number.POSITIVE_INFINITY, limit);
+      const before = parts.reduce((a, n) => a + n, 0);
+      const count = puts.length - before;
+      assert.ok(count > 0, `a part holds a page at least (limit ${limit})`);
+      const bytes = sizes.slice(before, before + count).reduce((a, n) => a + n, 0);
+      assert.equal(pages.partBytes, bytes);
+      if (!pages.done) {
+        assert.ok(bytes >= limit, `a part before the last reaches the limit (limit ${limit})`);
+        assert.ok(bytes - sizes[before + count - 1] < limit, `and no page more (limit ${limit})`);
+      }
+      parts.push(count);
+      pages.partWritten();
+    }
+    assert.deepEqual(puts, whole, `parts of ${limit} bytes`);
+  }
+});

@@ -2,7 +2,8 @@
 // changelog, commit info) keeps LevelDB's thread busy for tens of milliseconds while this thread, once the
 // new nodes are numbered, has nothing to do: the pages are encoded in that wait, a slice between two turns
 // of the event loop, and what the wait did not cover is encoded after the commit (multistore.ts). The batch
-// is written only once the commit's own write is durable, as before: the order on disk is unchanged.
+// is written only once the commit's own write is durable, as before: the order on disk is unchanged. A large
+// version's pages are written in parts of a bounded size (`partBytes`, `partWritten`; multistore.ts).
 import { nodeKey } from "./keys.ts";
 import type { KVBatch } from "./kv-backend.ts";
 import { encodePageView, type InnerNode, PAGE_NODES } from "./tree-node.ts";
@@ -20,6 +21,8 @@ export class PageBatch {
   private readonly stores: readonly PagedStore[];
   private store = 0;
   private from = 0;
+  /** Bytes of the pages put since the last part was written. */
+  partBytes = 0;
 
   constructor(batch: KVBatch, version: number, stores: readonly PagedStore[]) {
     this.batch = batch;
@@ -32,10 +35,13 @@ export class PageBatch {
     return this.store >= this.stores.length;
   }
 
-  /** Puts up to `pages` more pages into the batch (all that are left when `pages` is Infinity). */
-  encode(pages: number): void {
+  /**
+   * Puts up to `pages` more pages into the batch (all that are left when `pages` is Infinity), stopping once the part
+   * holds `partLimit` bytes or more.
+   */
+  encode(pages: number, partLimit = Number.POSITIVE_INFINITY): void {
     const stores = this.stores;
-    while (pages > 0 && this.store < stores.length) {
+    while (pages > 0 && this.store < stores.length && this.partBytes < partLimit) {
       const { sid, nodes } = stores[this.store];
       if (this.from >= nodes.length) {
         this.store++;
@@ -43,10 +49,22 @@ export class PageBatch {
         continue;
       }
       const to = Math.min(nodes.length, this.from + PAGE_NODES);
-      this.batch.put(nodeKey(sid, this.version, this.from / PAGE_NODES), encodePageView(nodes, this.from, to));
+      const page = encodePageView(nodes, this.from, to);
+      this.batch.put(nodeKey(sid, this.version, this.from / PAGE_NODES), page);
+      this.partBytes += page.length;
       this.from = to;
       pages--;
     }
+    this.skipFinished();
+  }
+
+  /** The pages put so far were written: the next part starts empty. */
+  partWritten(): void {
+    this.partBytes = 0;
+  }
+
+  private skipFinished(): void {
+    const stores = this.stores;
     // A store whose last page was just put counts as done now, not at the next call.
     while (this.store < stores.length && this.from >= stores[this.store].nodes.length) {
       this.store++;

@@ -7,7 +7,7 @@ import { describe, test } from "node:test";
 import { b, failBatchWrites, KEEP_ALL, s, tempDir } from "../../test/support/store/helpers.ts";
 import { toHex } from "../bytes/hex.ts";
 import { storeKey, TABLE } from "./keys.ts";
-import { openLevelBackend } from "./kv-backend.ts";
+import { type KVBackend, openLevelBackend } from "./kv-backend.ts";
 import { type MultiStore, type OpenMultiStoreOptions, openMultiStore } from "./multistore.ts";
 import { verifyStoreProof } from "./proofs.ts";
 import type { StoreUpgrades } from "./types.ts";
@@ -95,6 +95,81 @@ describe("tree pages written after the commit", () => {
       for (let n = 5; n <= 6; n++) assert.equal(await commit(store, n), await commit(reference, n));
       await checkProofs(store, 4n);
       await checkProofs(store, 6n);
+    } finally {
+      await store.close();
+      await reference.close();
+      await dir.remove();
+    }
+  });
+
+  test("pages written in parts: a part that fails leaves them pending, and a restart after some parts rebuilds them", async () => {
+    const { dir, options, reference } = await uncachedPair();
+    // ~400 writes make a few hundred new nodes, ~6 pages: parts of 512 bytes put one page in each.
+    const partOptions: OpenMultiStoreOptions = { ...options, pageWritePartBytes: 512 };
+    let store = await openMultiStore(partOptions);
+    const backend = (store as unknown as { backend: KVBackend }).backend;
+    const makeBatch = backend.batch.bind(backend);
+    let partsWritten = 0;
+    /** From now on every page write's parts are counted, and with `failSecond` its second part fails (its first reaches LevelDB). */
+    const watchParts = (failSecond: boolean): (() => void) => {
+      backend.batch = () => {
+        const real = makeBatch();
+        let parts = 0;
+        return {
+          ...real,
+          writePart: async (sync: boolean) => {
+            if (++parts === 2 && failSecond) throw new Error("disk full");
+            await (real.writePart as (sync: boolean) => Promise<void>)(sync);
+            partsWritten++;
+          },
+        };
+      };
+      return () => {
+        backend.batch = makeBatch;
+      };
+    };
+    const failSecondPart = () => watchParts(true);
+    try {
+      const unwatch = watchParts(false);
+      for (let n = 1; n <= 2; n++) assert.equal(await commit(store, n), await commit(reference, n));
+      await store.idle();
+      unwatch();
+      assert.ok(partsWritten >= 4, `the versions' pages were written in parts (${partsWritten})`);
+      // In the process: the failed part leaves the pages pending and the nodes pinned; the next commit writes them.
+      await store.idle();
+      let restore = failSecondPart();
+      const hash3 = toHex((await store.stage(writes(store, 3))).appHash);
+      await store.commit();
+      await store.idle();
+      restore();
+      assert.equal(hash3, await commit(reference, 3));
+      await checkProofs(store, 3n);
+      assert.equal(await commit(store, 4), await commit(reference, 4));
+      await store.idle();
+      await checkProofs(store, 3n);
+      await checkProofs(store, 4n);
+
+      // Across a restart: version 5's first page is on disk, its root's page is not; opening rebuilds them all.
+      restore = failSecondPart();
+      const hash5 = toHex((await store.stage(writes(store, 5))).appHash);
+      await store.commit();
+      await store.idle();
+      restore();
+      assert.equal(hash5, await commit(reference, 5));
+      await store.close();
+      store = await openMultiStore(partOptions);
+      assert.equal(store.pagesRebuiltAtOpen.length, 1, "the pages of version 5 were rebuilt");
+      assert.equal(toHex(store.lastCommit().appHash), hash5);
+      await checkProofs(store, 5n);
+      await checkProofs(store, 4n);
+      for (let n = 6; n <= 7; n++) assert.equal(await commit(store, n), await commit(reference, n));
+      await store.idle();
+      await checkProofs(store, 7n);
+      await store.close();
+      // Written whole: the next open finds them.
+      store = await openMultiStore(partOptions);
+      assert.equal(store.pagesRebuiltAtOpen.length, 0);
+      await checkProofs(store, 7n);
     } finally {
       await store.close();
       await reference.close();

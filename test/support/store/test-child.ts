@@ -1,14 +1,15 @@
 // Child process used by the store's tests (not part of the public API).
 //   hold <dir>     open the store, print "ready", keep it open until stdin closes
-//   writer <dir>   commit versions in a loop forever, printing "committed <v>" after each (the crash
-//                  test kills it at random moments once it has seen progress)
+//   writer <dir> [parts]   commit versions in a loop forever, printing "committed <v>" after each (the crash
+//                  test kills it at random moments once it has seen progress); `parts`: every version's tree
+//                  pages written in parts of ~2 KiB (as a large version's are), so kills land between parts
 
 import { setTimeout as sleep } from "node:timers/promises";
 import type { KVBatch } from "../../../src/store/kv-backend.ts";
 import { openMultiStore } from "../../../src/store/multistore.ts";
 import { CRASH_PRUNING, CRASH_STORES, crashWorkload } from "./crash-workload.ts";
 
-const [mode, dir] = process.argv.slice(2);
+const [mode, dir, variant] = process.argv.slice(2);
 
 if (mode === "hold") {
   const store = await openMultiStore({ path: dir, storeNames: ["bank"] });
@@ -23,6 +24,7 @@ if (mode === "hold") {
     storeNames: CRASH_STORES,
     pruning: CRASH_PRUNING,
     backgroundBatchSize: 7,
+    pageWritePartBytes: variant === "parts" ? 2048 : undefined,
   });
   process.stdout.write("ready\n");
   // A slow disk for the commit's second write (its tree pages, started after the synced first one):
@@ -40,6 +42,13 @@ if (mode === "hold") {
         await inner.write(sync);
       },
       close: () => inner.close(),
+      writePart:
+        inner.writePart === undefined
+          ? undefined
+          : async (sync) => {
+              await sleep(Math.floor(Math.random() * 5));
+              await (inner.writePart as (sync: boolean) => Promise<void>)(sync);
+            },
     };
   };
   for (;;) {
