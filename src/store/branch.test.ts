@@ -1,10 +1,28 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { b, entries, KEEP_ALL, s } from "../../test/support/store/helpers.ts";
+import { setCompactAfter } from "./cache-layer.ts";
 import { StoreNotFoundError, StoreUsageError } from "./errors.ts";
 import { type MultiStore, openMultiStore } from "./multistore.ts";
 
-describe("branches", () => {
+// Both forms of a layer's writes: the Map, and the compact form (cache-layer.ts) from the first write.
+for (const [form, compactAfter] of [
+  ["small", undefined],
+  ["compact", 0],
+] as const) {
+  describe(`branches (${form} layers)`, () => {
+    let previous: number | undefined;
+    before(() => {
+      if (compactAfter !== undefined) previous = setCompactAfter(compactAfter);
+    });
+    after(() => {
+      if (previous !== undefined) setCompactAfter(previous);
+    });
+    branchTests();
+  });
+}
+
+function branchTests(): void {
   let store: MultiStore;
 
   before(async () => {
@@ -159,4 +177,4 @@ describe("branches", () => {
     assert.equal(s(await store.branch().store("bank").get(b("late"))), "1");
     store.discardStaged();
   });
-});
+}

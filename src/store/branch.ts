@@ -1,6 +1,6 @@
 // Cache-wrapped branches over the multistore: one CacheLayer per store, created on first use,
 // nested as deep as needed. A top-level branch writes into the multistore's working set.
-import { type CacheLayer, keysOf, type PendingWrite } from "./cache-layer.ts";
+import { type CacheLayer, keysOf, type SortedWrites } from "./cache-layer.ts";
 import type { KVSource } from "./kv-source.ts";
 import type { ReadLog } from "./read-log.ts";
 import type { BranchMultiStore, KVStore } from "./types.ts";
@@ -20,7 +20,7 @@ export interface BranchOwner {
   /** Loads the committed tree nodes on the paths to `keys` of store `name` into memory (optional: reads only). */
   warmTreePaths?(name: string, keys: Iterable<Uint8Array>): void;
   /** Stages the commit of store `name`'s `writes` (key order) ahead of their block (optional: see MultiStore). */
-  stageAhead?(name: string, writes: readonly PendingWrite[]): void;
+  stageAhead?(name: string, writes: SortedWrites): void;
 }
 
 /** A branch: per-store pending writes over a parent (another branch or the working set). */

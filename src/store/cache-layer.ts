@@ -1,9 +1,12 @@
 // One cache-wrapped layer of a store: pending sets and deletes over a parent layer. Reads see the
 // pending writes first; iteration merges the pending writes (kept sorted incrementally) with the
 // parent's scan, in order, hiding deleted keys. `flushInto` hands the writes to the parent as a whole.
+// A layer holds its writes in a Map of write objects while they are few (a transaction's, a block's) and moves
+// them to the compact form of compact-writes.ts once it holds more than `compactAfter` (a migration's million).
 
 import { compareBytes } from "../bytes/compare.ts";
 import { bytesToBinaryString } from "../bytes/text.ts";
+import { CompactSortedWrites, CompactWrites, PairRun, type PendingRun, type WriteView } from "./compact-writes.ts";
 import { sortByBinaryKey } from "./key-sort.ts";
 import {
   assertKey,
@@ -23,13 +26,47 @@ export interface PendingWrite {
   value: Uint8Array | null;
 }
 
+export type { WriteView } from "./compact-writes.ts";
+
+/**
+ * A layer's pending writes in key order, for a walk: the small form's array of write objects, or the compact form's
+ * `CompactSortedWrites`, which makes each write's object (copies of its bytes) as the walk reaches it.
+ */
+export type SortedWrites = readonly PendingWrite[] | CompactSortedWrites;
+
+/**
+ * Pending writes above which a layer moves them to the compact form. A transaction's layer holds a handful and a
+ * block's a few thousand: they keep the Map, whose writes and reads cost less (no copy of a value read back); a
+ * migration's layer holds ~100 bytes a write instead of ~700 from here on.
+ */
+let compactAfter = 4096;
+
+/** Sets the number of writes above which layers go compact (tests run both forms with it); returns the old one. */
+export function setCompactAfter(writes: number): number {
+  const old = compactAfter;
+  compactAfter = writes;
+  return old;
+}
+
+/**
+ * Write `i` of a layer's sorted writes: the small form's object, or the compact form's view made for it (a copy of the
+ * key, the value as a view: CompactSortedWrites.at). For the stage, which numbers its changes by the writes' order.
+ */
+export function writeAt(writes: SortedWrites, i: number): PendingWrite | WriteView {
+  return writes instanceof CompactSortedWrites ? writes.at(i) : writes[i];
+}
+
 /** Something that can absorb a layer's writes. */
 export interface WriteTarget {
   applyWrite(sk: string, key: Uint8Array, value: Uint8Array | null): void;
 }
 
 /** The keys of a run of writes, in their order (what the tree's path warming walks). */
-export function* keysOf(writes: readonly PendingWrite[]): Iterable<Uint8Array> {
+export function* keysOf(writes: SortedWrites): Iterable<Uint8Array> {
+  if (writes instanceof CompactSortedWrites) {
+    yield* writes.keys();
+    return;
+  }
   for (const w of writes) yield w.key;
 }
 
@@ -56,6 +93,8 @@ export class CacheLayer implements KVStore, KVSource, WriteTarget {
   private sorted: PendingWrite[] = [];
   /** Keys added since the last sort; merged into `sorted` on the next scan. */
   private unsorted: PendingWrite[] = [];
+  /** The writes in the compact form, once there were more than `compactAfter` (then `pending` is empty). */
+  private compact: CompactWrites | undefined;
   /** Called before any write; lets the owner refuse writes (e.g. while a version is staged). */
   private readonly guard: (() => void) | undefined;
   /**
@@ -71,7 +110,7 @@ export class CacheLayer implements KVStore, KVSource, WriteTarget {
 
   /** Number of pending writes (sets and deletes). */
   get size(): number {
-    return this.pending.size;
+    return this.compact === undefined ? this.pending.size : this.compact.size;
   }
 
   /**
@@ -87,9 +126,18 @@ export class CacheLayer implements KVStore, KVSource, WriteTarget {
   }
 
   readSync(key: Uint8Array, sk?: string): Uint8Array | undefined {
-    const s = sk ?? bytesToBinaryString(key);
-    const entry = this.pending.get(s);
-    if (entry !== undefined) return entry.value ?? undefined;
+    const compact = this.compact;
+    let s: string;
+    if (compact === undefined) {
+      s = sk ?? bytesToBinaryString(key);
+      const entry = this.pending.get(s);
+      if (entry !== undefined) return entry.value ?? undefined;
+    } else {
+      const e = compact.find(key);
+      if (e >= 0) return compact.valueOf(e) ?? undefined;
+      if (this.reads === undefined) return this.parent.readSync(key, sk);
+      s = sk ?? bytesToBinaryString(key);
+    }
     const reads = this.reads;
     if (reads === undefined) return this.parent.readSync(key, s);
     const cached = reads.get(s);
@@ -116,15 +164,29 @@ export class CacheLayer implements KVStore, KVSource, WriteTarget {
   set(key: Uint8Array, value: Uint8Array): void {
     assertKey(key, "set");
     assertValue(value, "set");
-    this.applyWrite(bytesToBinaryString(key), key, value);
+    if (this.compact !== undefined) this.writeCompact(this.compact, undefined, key, value);
+    else this.applyWrite(bytesToBinaryString(key), key, value);
   }
 
   delete(key: Uint8Array): void {
     assertKey(key, "delete");
-    this.applyWrite(bytesToBinaryString(key), key, null);
+    if (this.compact !== undefined) this.writeCompact(this.compact, undefined, key, null);
+    else this.applyWrite(bytesToBinaryString(key), key, null);
+  }
+
+  /** A write in the compact form: the key's string only when the read cache has something to forget. */
+  private writeCompact(compact: CompactWrites, sk: string | undefined, key: Uint8Array, value: Uint8Array | null) {
+    this.guard?.();
+    const reads = this.reads;
+    if (reads !== undefined && reads.size !== 0) reads.delete(sk ?? bytesToBinaryString(key));
+    compact.put(key, value);
   }
 
   applyWrite(sk: string, key: Uint8Array, value: Uint8Array | null): void {
+    if (this.compact !== undefined) {
+      this.writeCompact(this.compact, sk, key, value);
+      return;
+    }
     this.guard?.();
     // A lookup less per write when nothing was read (a block that only writes).
     const reads = this.reads;
@@ -137,15 +199,31 @@ export class CacheLayer implements KVStore, KVSource, WriteTarget {
     const created: PendingWrite = { sk, key, value };
     this.pending.set(sk, created);
     this.unsorted.push(created);
+    if (this.pending.size > compactAfter) this.toCompact();
+  }
+
+  /** Moves the writes to the compact form (in key order: the compact set then has nothing to sort). */
+  private toCompact(): void {
+    const compact = new CompactWrites();
+    for (const w of this.sortedSmall()) compact.put(w.key, w.value);
+    this.compact = compact;
+    this.pending = new Map();
+    this.sorted = [];
+    this.unsorted = [];
   }
 
   /** The keys of the pending writes (binary strings), in no order. */
   pendingKeys(): IterableIterator<string> {
-    return this.pending.keys();
+    return this.compact === undefined ? this.pending.keys() : this.compact.keyStrings();
   }
 
-  /** Pending writes in key order. */
-  sortedWrites(): PendingWrite[] {
+  /** Pending writes in key order (see SortedWrites). */
+  sortedWrites(): SortedWrites {
+    return this.compact === undefined ? this.sortedSmall() : this.compact.sorted();
+  }
+
+  /** The small form's writes in key order. */
+  private sortedSmall(): PendingWrite[] {
     if (this.unsorted.length > 0) {
       const fresh = sortByBinaryKey(this.unsorted);
       this.unsorted = [];
@@ -169,28 +247,36 @@ export class CacheLayer implements KVStore, KVSource, WriteTarget {
 
   /** Hands every pending write to `target` and empties this layer. */
   flushInto(target: WriteTarget): void {
-    if (target instanceof CacheLayer && target.pending.size === 0 && this.pending.size > 0) {
+    if (target instanceof CacheLayer && target.size === 0 && this.size > 0) {
       // An empty parent (a block's first flush into the working set) takes the writes as they
       // are, sorted part included: no copy per write.
       target.guard?.();
-      if (target.reads !== undefined) for (const sk of this.pending.keys()) target.reads.delete(sk);
+      const reads = target.reads;
+      if (reads !== undefined && reads.size !== 0) for (const sk of this.pendingKeys()) reads.delete(sk);
       target.pending = this.pending;
       target.sorted = this.sorted;
       target.unsorted = this.unsorted;
+      target.compact = this.compact;
       this.pending = new Map();
       this.sorted = [];
       this.unsorted = [];
+      this.compact = undefined;
       return;
     }
-    for (const entry of this.pending.values()) target.applyWrite(entry.sk, entry.key, entry.value);
+    if (this.compact !== undefined) {
+      for (const [sk, key, value] of this.compact.inWriteOrder()) target.applyWrite(sk, key, value);
+    } else {
+      for (const entry of this.pending.values()) target.applyWrite(entry.sk, entry.key, entry.value);
+    }
     this.clear();
   }
 
-  /** Drops every pending write. */
+  /** Drops every pending write (a compact layer goes back to the small form). */
   clear(): void {
     this.pending.clear();
     this.sorted = [];
     this.unsorted = [];
+    this.compact = undefined;
   }
 
   iterate(options?: IterateOptions): AsyncIterable<[Uint8Array, Uint8Array]> {
@@ -201,7 +287,12 @@ export class CacheLayer implements KVStore, KVSource, WriteTarget {
   scan(range: ScanRange): AsyncIterable<[Uint8Array, Uint8Array]> {
     if (isEmptyRange(range)) return emptyScan();
     // Snapshot the pending part now, so writes made while iterating do not disturb the iteration.
-    const writes = this.sortedWrites();
+    if (this.compact !== undefined) {
+      const run = this.compact.snapshot(range.lo, range.hi, range.reverse);
+      if (run.length === 0) return this.parent.scan(range);
+      return mergeScan(this.parent.scan(range), run, range.reverse);
+    }
+    const writes = this.sortedSmall();
     const from = range.lo === undefined ? 0 : lowerBound(writes, bytesToBinaryString(range.lo));
     const to = range.hi === undefined ? writes.length : lowerBound(writes, bytesToBinaryString(range.hi));
     const snapshot: [Uint8Array, Uint8Array | null][] = [];
@@ -211,7 +302,7 @@ export class CacheLayer implements KVStore, KVSource, WriteTarget {
       for (let i = from; i < to; i++) snapshot.push([writes[i].key, writes[i].value]);
     }
     if (snapshot.length === 0) return this.parent.scan(range);
-    return mergeScan(this.parent.scan(range), snapshot, range.reverse);
+    return mergeScan(this.parent.scan(range), new PairRun(snapshot), range.reverse);
   }
 }
 
@@ -223,29 +314,37 @@ async function* emptyScan(): AsyncIterable<[Uint8Array, Uint8Array]> {}
  */
 export async function* mergeScan(
   parent: AsyncIterable<[Uint8Array, Uint8Array]>,
-  pending: [Uint8Array, Uint8Array | null][],
+  pending: PendingRun,
   reverse: boolean,
 ): AsyncIterable<[Uint8Array, Uint8Array]> {
   const dir = reverse ? -1 : 1;
+  const n = pending.length;
   let p = 0;
+  // The next pending key, fetched once (the compact form makes a copy each time it is asked).
+  let key = n > 0 ? pending.key(0) : undefined;
   for await (const entry of parent) {
-    while (p < pending.length) {
-      const c = compareBytes(pending[p][0], entry[0]) * dir;
+    let shadowed = false;
+    while (key !== undefined) {
+      const c = compareBytes(key, entry[0]) * dir;
       if (c > 0) break;
-      const [key, value] = pending[p++];
+      const value = pending.value(p);
+      const current = key;
+      p++;
+      key = p < n ? pending.key(p) : undefined;
+      if (value !== null) yield [current, value];
       if (c === 0) {
-        if (value !== null) yield [key, value];
-        // The parent entry is shadowed.
-        continue;
+        // The parent entry is shadowed (keys are distinct: the next pending key is past it).
+        shadowed = true;
+        break;
       }
-      if (value !== null) yield [key, value];
     }
-    // Emit the parent entry unless a pending write with the same key was just consumed.
-    if (p > 0 && compareBytes(pending[p - 1][0], entry[0]) === 0) continue;
-    yield entry;
+    if (!shadowed) yield entry;
   }
-  for (; p < pending.length; p++) {
-    const [key, value] = pending[p];
-    if (value !== null) yield [key, value];
+  while (key !== undefined) {
+    const value = pending.value(p);
+    const current = key;
+    p++;
+    key = p < n ? pending.key(p) : undefined;
+    if (value !== null) yield [current, value];
   }
 }

@@ -15,7 +15,7 @@ import {
 } from "./avl-tree.ts";
 import { BackgroundWork } from "./background.ts";
 import { Branch, type BranchOwner } from "./branch.ts";
-import { CacheLayer, keysOf, type PendingWrite } from "./cache-layer.ts";
+import { CacheLayer, keysOf, type SortedWrites, writeAt } from "./cache-layer.ts";
 import { type CommittedState, readCommittedState } from "./committed-state.ts";
 import {
   DataDirectoryCorruptError,
@@ -52,7 +52,7 @@ import {
   type StoreCommit,
   type StoreRegistry,
 } from "./records.ts";
-import { type StagedAhead, sameWrites } from "./staged-ahead.ts";
+import { markWrites, type StagedAhead, sameWrites } from "./staged-ahead.ts";
 import { StagedChanges } from "./staged-changes.ts";
 import { type InnerNode, type LeafNode, sizeOf, type TreeNode } from "./tree-node.ts";
 import type {
@@ -391,7 +391,7 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
    * nothing else changed (staged-ahead.ts); else it drops them. Only the loads of the tree nodes, when it cannot
    * stage (a version staged, a background batch running) or staging fails (the block's stage reports that itself).
    */
-  stageAhead(name: string, writes: readonly PendingWrite[]): void {
+  stageAhead(name: string, writes: SortedWrites): void {
     this.assertOpen();
     this.dropStagedAhead();
     const ws = this.working.get(name);
@@ -417,8 +417,8 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
       void batch.close();
       return;
     }
-    const values = writes.map((w) => w.value);
-    this.stagedAhead = { name, sid: ws.sid, version, base: ws.root, rowsMark, writes, values, store, batch };
+    const mark = markWrites(writes);
+    this.stagedAhead = { name, sid: ws.sid, version, base: ws.root, rowsMark, mark, store, batch };
   }
 
   /** The commit staged ahead when it stands for `ws`'s writes at `version` (taken: used once), else undefined. */
@@ -508,14 +508,14 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
   }
 
   /** Applies `writes` (in key order) to `ws`'s tree at `version`, its leaves to the hasher and its rows to `batch`. */
-  private stageWrites(ws: WorkingStore, writes: readonly PendingWrite[], version: number, batch: KVBatch): StagedStore {
+  private stageWrites(ws: WorkingStore, writes: SortedWrites, version: number, batch: KVBatch): StagedStore {
     const tree = new TreeWriter(ws.root, version, this.nodes.loader(ws.sid));
     const hasher = this.leafHasher;
     const changes = new StagedChanges(writes);
     const changelog = new ChangelogWriter();
     const sid = ws.sid;
     for (let i = 0; i < writes.length; i++) {
-      const w = writes[i];
+      const w = writeAt(writes, i);
       if (w.value !== null) {
         const leaf: LeafNode = { kind: 0, key: w.key, version, writeNo: 0, hash: "" };
         hasher.add(leaf, w.value);
@@ -538,7 +538,17 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
         leaf.writeNo = writeNo;
         changes.set(i, writeNo, prevVersion, clearsDeleted);
         if (old !== undefined && old.writeNo === 1 && old.version <= this.importedAt) {
-          changes.setFirstValue(i, importedFirstValue(this.backend, this.latestCache, sid, w.key, w.sk, old.version));
+          changes.setFirstValue(
+            i,
+            importedFirstValue(
+              this.backend,
+              this.latestCache,
+              sid,
+              w.key,
+              w.sk ?? bytesToBinaryString(w.key),
+              old.version,
+            ),
+          );
         }
         // Rows now, while the value is in the CPU's cache from packing its leaf (and the worker hashes).
         changes.putRows(i, batch, sid, version, changelog);
@@ -549,7 +559,14 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
         if (removed.writeNo === 1 && removed.version <= this.importedAt) {
           changes.setFirstValue(
             i,
-            importedFirstValue(this.backend, this.latestCache, sid, w.key, w.sk, removed.version),
+            importedFirstValue(
+              this.backend,
+              this.latestCache,
+              sid,
+              w.key,
+              w.sk ?? bytesToBinaryString(w.key),
+              removed.version,
+            ),
           );
         }
         changes.putRows(i, batch, sid, version, changelog);

@@ -7,6 +7,7 @@ import fc from "fast-check";
 import { KEEP_ALL, tempDir } from "../../test/support/store/helpers.ts";
 import { toHex } from "../bytes/hex.ts";
 import { bytesToBinaryString } from "../bytes/text.ts";
+import { setCompactAfter } from "./cache-layer.ts";
 import { PrunedVersionError } from "./errors.ts";
 import { type MultiStore, openMultiStore } from "./multistore.ts";
 import { verifyStoreProof } from "./proofs.ts";
@@ -166,29 +167,15 @@ const pruningArb: fc.Arbitrary<PruningOptions> = fc.constantFrom<PruningOptions>
 );
 
 describe("store against a Map model", () => {
-  test("in memory", async () => {
-    await fc.assert(
-      fc.asyncProperty(
-        fc.array(blockArb, { minLength: 1, maxLength: 8 }),
-        fc.array(keyArb, { minLength: 1, maxLength: 8 }),
-        pruningArb,
-        fc.integer({ min: 1, max: 4 }),
-        async (blocks, probes, pruning, batch) => {
-          const store = await openMultiStore({
-            backend: "memory",
-            storeNames: STORES,
-            pruning,
-            backgroundBatchSize: batch,
-          });
-          try {
-            await runProgram(store, blocks, probes);
-          } finally {
-            await store.close();
-          }
-        },
-      ),
-      { numRuns: 120 },
-    );
+  test("in memory", () => inMemory(120));
+
+  test("in memory, every layer's writes in the compact form from its first write (cache-layer.ts)", async () => {
+    const previous = setCompactAfter(0);
+    try {
+      await inMemory(60);
+    } finally {
+      setCompactAfter(previous);
+    }
   });
 
   test("on LevelDB, reopening between programs", async () => {
@@ -220,3 +207,28 @@ describe("store against a Map model", () => {
     );
   });
 });
+
+async function inMemory(numRuns: number): Promise<void> {
+  await fc.assert(
+    fc.asyncProperty(
+      fc.array(blockArb, { minLength: 1, maxLength: 8 }),
+      fc.array(keyArb, { minLength: 1, maxLength: 8 }),
+      pruningArb,
+      fc.integer({ min: 1, max: 4 }),
+      async (blocks, probes, pruning, batch) => {
+        const store = await openMultiStore({
+          backend: "memory",
+          storeNames: STORES,
+          pruning,
+          backgroundBatchSize: batch,
+        });
+        try {
+          await runProgram(store, blocks, probes);
+        } finally {
+          await store.close();
+        }
+      },
+    ),
+    { numRuns },
+  );
+}

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
-import { describe, test } from "node:test";
+import { after, before, describe, test } from "node:test";
 import { b, KEEP_ALL } from "../../test/support/store/helpers.ts";
+import { setCompactAfter } from "./cache-layer.ts";
 import { type MultiStore, openMultiStore } from "./multistore.ts";
 import type { BranchMultiStore } from "./types.ts";
 
@@ -70,7 +71,24 @@ async function assertSame(scenario: Scenario, taken: boolean): Promise<void> {
   assert.deepEqual(staged.counts, taken ? { taken: 1, dropped: 0 } : { taken: 0, dropped: 1 });
 }
 
-describe("a store's commit staged ahead of its block", () => {
+// Both forms of a layer's writes: the Map, and the compact form (cache-layer.ts) from the first write.
+for (const [form, compactAfter] of [
+  ["small", undefined],
+  ["compact", 0],
+] as const) {
+  describe(`a store's commit staged ahead of its block (${form} layers)`, () => {
+    let previous: number | undefined;
+    before(() => {
+      if (compactAfter !== undefined) previous = setCompactAfter(compactAfter);
+    });
+    after(() => {
+      if (previous !== undefined) setCompactAfter(previous);
+    });
+    stagedAheadTests();
+  });
+}
+
+function stagedAheadTests(): void {
   test("is taken when the block's writes to the store are the work's: the same app hash and rows", async () => {
     await assertSame({ keys: 300 }, true);
   });
@@ -125,4 +143,4 @@ describe("a store's commit staged ahead of its block", () => {
       await store.close();
     }
   });
-});
+}

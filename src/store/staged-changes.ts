@@ -2,11 +2,13 @@
 // are put again into a fresh batch) and for the latest-value cache, which drops the written keys at the commit.
 //
 // Columns beside the stage's own list of writes, not an object per change: the list (the block's sorted pending
-// writes, which hold each key, its string and its value) lives until the commit anyway, so a change adds only its
+// writes: the small form's objects, or a compact layer's walk, which makes write i again when asked) lives until
+// the commit anyway, so a change adds only its
 // write number, previous version and kind — 17 bytes in three typed arrays, where an object per change took ~80
 // bytes of V8's heap with its slot in an array: a 1,000,000-key version kept ~76 MiB of them alive through its stage
 // and commit (docs/PERFORMANCE.md, "The one handler's stage and commit, measured").
-import type { PendingWrite } from "./cache-layer.ts";
+import { bytesToBinaryString } from "../bytes/text.ts";
+import { type SortedWrites, writeAt } from "./cache-layer.ts";
 import { putChangeRows } from "./commit-rows.ts";
 import type { KVBatch } from "./kv-backend.ts";
 import type { ChangelogWriter } from "./records.ts";
@@ -19,7 +21,7 @@ const DELETE = 3;
 
 /** The changes of one store's writes at one version, indexed as the writes. */
 export class StagedChanges {
-  private readonly writes: readonly PendingWrite[];
+  private readonly writes: SortedWrites;
   private readonly kinds: Uint8Array;
   private readonly writeNos: Float64Array;
   private readonly prevVersions: Float64Array;
@@ -27,7 +29,7 @@ export class StagedChanges {
   private firstValues: Map<number, Uint8Array> | undefined;
 
   /** `writes` must not change until the commit (the working set refuses writes while a version is staged). */
-  constructor(writes: readonly PendingWrite[]) {
+  constructor(writes: SortedWrites) {
     this.writes = writes;
     this.kinds = new Uint8Array(writes.length);
     this.writeNos = new Float64Array(writes.length);
@@ -59,7 +61,7 @@ export class StagedChanges {
   putRows(i: number, batch: KVBatch, sid: number, version: number, changelog: ChangelogWriter): void {
     const kind = this.kinds[i];
     if (kind === SKIPPED) return;
-    const w = this.writes[i];
+    const w = writeAt(this.writes, i);
     putChangeRows(
       batch,
       sid,
@@ -83,6 +85,10 @@ export class StagedChanges {
   *changedKeys(): Iterable<string> {
     const kinds = this.kinds;
     const writes = this.writes;
-    for (let i = 0; i < writes.length; i++) if (kinds[i] !== SKIPPED) yield writes[i].sk;
+    for (let i = 0; i < writes.length; i++) {
+      if (kinds[i] === SKIPPED) continue;
+      const w = writeAt(writes, i);
+      yield w.sk ?? bytesToBinaryString(w.key);
+    }
   }
 }
