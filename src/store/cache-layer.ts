@@ -6,7 +6,7 @@
 
 import { compareBytes } from "../bytes/compare.ts";
 import { bytesToBinaryString } from "../bytes/text.ts";
-import { CompactSortedWrites, CompactWrites, PairRun, type PendingRun, type WriteView } from "./compact-writes.ts";
+import { CompactSortedWrites, CompactWrites, type PendingRun, type WriteView } from "./compact-writes.ts";
 import { sortByBinaryKey } from "./key-sort.ts";
 import {
   assertKey,
@@ -294,7 +294,7 @@ export class CacheLayer implements KVStore, KVSource, WriteTarget {
     if (this.compact !== undefined) {
       const run = this.compact.snapshot(range.lo, range.hi, range.reverse);
       if (run.length === 0) return this.parent.scan(range);
-      return mergeScan(this.parent.scan(range), run, range.reverse);
+      return mergeRunScan(this.parent.scan(range), run, range.reverse);
     }
     const writes = this.sortedSmall();
     const from = range.lo === undefined ? 0 : lowerBound(writes, bytesToBinaryString(range.lo));
@@ -306,7 +306,7 @@ export class CacheLayer implements KVStore, KVSource, WriteTarget {
       for (let i = from; i < to; i++) snapshot.push([writes[i].key, writes[i].value]);
     }
     if (snapshot.length === 0) return this.parent.scan(range);
-    return mergeScan(this.parent.scan(range), new PairRun(snapshot), range.reverse);
+    return mergeScan(this.parent.scan(range), snapshot, range.reverse);
   }
 }
 
@@ -318,13 +318,45 @@ async function* emptyScan(): AsyncIterable<[Uint8Array, Uint8Array]> {}
  */
 export async function* mergeScan(
   parent: AsyncIterable<[Uint8Array, Uint8Array]>,
+  pending: [Uint8Array, Uint8Array | null][],
+  reverse: boolean,
+): AsyncIterable<[Uint8Array, Uint8Array]> {
+  const dir = reverse ? -1 : 1;
+  let p = 0;
+  for await (const entry of parent) {
+    while (p < pending.length) {
+      const c = compareBytes(pending[p][0], entry[0]) * dir;
+      if (c > 0) break;
+      const [key, value] = pending[p++];
+      if (c === 0) {
+        if (value !== null) yield [key, value];
+        // The parent entry is shadowed.
+        continue;
+      }
+      if (value !== null) yield [key, value];
+    }
+    // Emit the parent entry unless a pending write with the same key was just consumed.
+    if (p > 0 && compareBytes(pending[p - 1][0], entry[0]) === 0) continue;
+    yield entry;
+  }
+  for (; p < pending.length; p++) {
+    const [key, value] = pending[p];
+    if (value !== null) yield [key, value];
+  }
+}
+
+/**
+ * mergeScan over a compact layer's snapshot, whose keys and values are copies made when asked for: each pending
+ * key is fetched once. (The small form keeps mergeScan over its pairs: a tx's scans are on the per-tx path.)
+ */
+async function* mergeRunScan(
+  parent: AsyncIterable<[Uint8Array, Uint8Array]>,
   pending: PendingRun,
   reverse: boolean,
 ): AsyncIterable<[Uint8Array, Uint8Array]> {
   const dir = reverse ? -1 : 1;
   const n = pending.length;
   let p = 0;
-  // The next pending key, fetched once (the compact form makes a copy each time it is asked).
   let key = n > 0 ? pending.key(0) : undefined;
   for await (const entry of parent) {
     let shadowed = false;

@@ -528,22 +528,3 @@ function sortSlice(writes: CompactWrites, ids: Int32Array, from: number, to: num
   }
   ids.subarray(from, to).sort((a, b) => writes.compareEntries(a, b));
 }
-
-/** Pending writes of the small form, snapshot as [key, value] pairs in scan order. */
-export class PairRun implements PendingRun {
-  readonly length: number;
-  private readonly pairs: [Uint8Array, Uint8Array | null][];
-
-  constructor(pairs: [Uint8Array, Uint8Array | null][]) {
-    this.pairs = pairs;
-    this.length = pairs.length;
-  }
-
-  key(i: number): Uint8Array {
-    return this.pairs[i][0];
-  }
-
-  value(i: number): Uint8Array | null {
-    return this.pairs[i][1];
-  }
-}
