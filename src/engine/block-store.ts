@@ -20,6 +20,7 @@ import {
   TxResultSchema,
 } from "../gen/tendermint/abci/types_pb.js";
 import { levelDirectoryState, storeLabel } from "../store/level-directory.ts";
+import { openLevelFiles } from "../store/level-files.ts";
 import { type BlockMeta, decodeBlockMeta, encodeBlockMeta, encodeResults, type HeightRecord } from "./block-records.ts";
 import { BASE_KEY, PREFIX, prefixEnd, prefixedKey, STATE_KEY, txPosition, u32, u64 } from "./block-store-keys.ts";
 import { EventPostings, postedPositions } from "./event-postings.ts";
@@ -27,6 +28,7 @@ import { decodeBlock, decodeCommit } from "./hashing/decode.ts";
 import { encodeCommit } from "./hashing/encode.ts";
 import { commitHash, dataHash, evidenceHash, headerHash, lastResultsHash, txHash } from "./hashing/hashes.ts";
 import { lastLengthDelimited } from "./hashing/proto-reader.ts";
+import { levelFilesDb } from "./level-files-db.ts";
 import type { EngineState } from "./state.ts";
 import { type ArrayTexts, fromStoreJson, toStoreJson } from "./store-json.ts";
 import { conditionMatchesValue, type QueryCondition } from "./tx-query.ts";
@@ -137,7 +139,23 @@ export class BlockStore {
     } catch (cause) {
       throw new BlockStoreError(`cannot open the block store at ${path}: ${(cause as Error).message}`, { cause });
     }
-    const store = new BlockStore(db, storeLabel(path));
+    return BlockStore.over(db, storeLabel(path));
+  }
+
+  /**
+   * The store at `path` read from its files where they lie, writing nothing (src/store/level-files.ts): for a
+   * reader of a few records of a store no process holds (`upgrade rehearse` reads blocks H and H+1 of the source's
+   * store), where opening it through LevelDB — which writes on every open — would need a copy of it first. Reads
+   * only: a write or a range read throws. Throws LevelFileError for anything the file reader does not read exactly
+   * as LevelDB would (damage among it): open the store the ordinary way then.
+   */
+  static async readFiles(path: string): Promise<BlockStore> {
+    return BlockStore.over(levelFilesDb(openLevelFiles(path)), storeLabel(path));
+  }
+
+  /** The store over the opened `db`: its engine state and bootstrap base read (and `db` closed if they throw). */
+  private static async over(db: ClassicLevel<Uint8Array, Uint8Array>, label: string): Promise<BlockStore> {
+    const store = new BlockStore(db, label);
     try {
       const raw = await store.get(STATE_KEY, "the engine state");
       store.current =

@@ -156,15 +156,16 @@ export async function rehearseUpgrade(parameters: RehearsalParameters): Promise<
   const temp = mkdtempSync(join(parameters.tempRoot ?? tmpdir(), "chaind-rehearse-"));
   try {
     const workHome = join(temp, "first");
-    // The source's block store is copied and opened while the state is copied and opened: it is first needed
-    // once the upgrade run's open of the state has told H (block H+1 is made from blocks H and H+1). Neither is
-    // what the real upgrade spends (the rehearsal's own cost, issue 33's bench).
+    // The source's block store is opened (read from its files where they lie, or for a store in use from a copy:
+    // source-blocks.ts) before the state is copied and opened: it is first needed once the upgrade run's open of
+    // the state has told H (block H+1 is made from blocks H and H+1). Neither is what the real upgrade spends (the
+    // rehearsal's own cost, issue 33's bench).
     const opening = openSourceBlocks(
       parameters.snapshot === undefined ? homePaths(parameters.home).blocksDb : undefined,
       temp,
     );
     opening.catch(() => undefined); // awaited where the blocks are needed, which reports its failure
-    // Without --follow the source's blocks are done with once block H+1 is made: closed (and their copy removed)
+    // Without --follow the source's blocks are done with once block H+1 is made: closed (and any copy removed)
     // while the upgrade runs, and waited for before the rehearsal returns.
     let closingSource: Promise<void> | undefined;
     try {
