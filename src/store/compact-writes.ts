@@ -17,9 +17,10 @@
 //   made, so a walk that holds one keeps its order.
 //
 // Keys and values leave as fresh exact copies (never views of a chunk: a view kept by the tree or a cache would
-// keep its whole chunk alive), but for the values of the stage's walk (`walkedWrite`). A scan takes a snapshot of its range (the order array and each write's value
-// position then); a value written again is stored over the old bytes only when no scan began since it was written
-// and it fits, else appended, so a scan's snapshot never changes under it.
+// keep its whole chunk alive), but for the values of the stage's walk (`walkedWrite`). A scan takes a snapshot of
+// its range (the order array and each write's value position then); a value written again is stored over the old
+// bytes only when no scan began since it was written and it fits, else appended, so a scan's snapshot never changes
+// under it.
 import { binaryStringAt } from "../bytes/text.ts";
 
 const CHUNK_SHIFT = 18;
