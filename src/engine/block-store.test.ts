@@ -2,14 +2,9 @@ import assert from "node:assert/strict";
 import { after, describe, it } from "node:test";
 import { create, toBinary } from "@bufbuild/protobuf";
 import { ClassicLevel } from "classic-level";
-import { makeTestChain, type TestChain } from "../../test/support/engine/fixtures.ts";
-import {
-  EventSchema,
-  ExecTxResultSchema,
-  ResponseFinalizeBlockSchema,
-  ResponseInitChainSchema,
-} from "../gen/tendermint/abci/types_pb.js";
-import { emptyCommit, genesisState, makeBlock, nextState } from "./block-execution.ts";
+import { makeTestChain, saveTestBlocks, type TestChain } from "../../test/support/engine/fixtures.ts";
+import { EventSchema, ExecTxResultSchema, ResponseFinalizeBlockSchema } from "../gen/tendermint/abci/types_pb.js";
+import { emptyCommit, makeBlock } from "./block-execution.ts";
 import { encodeBlockMeta } from "./block-records.ts";
 import { type BlockStore, BlockStoreError } from "./block-store.ts";
 import { encodeCommit } from "./hashing/encode.ts";
@@ -18,7 +13,6 @@ import { PrivValidator } from "./priv-validator.ts";
 import type { EngineState } from "./state.ts";
 import { fromStoreJson, toStoreJson } from "./store-json.ts";
 import { parseTxQuery, TxQueryError } from "./tx-query.ts";
-import { BlockIdFlag, type Commit } from "./types.ts";
 
 const enc = (s: string) => new TextEncoder().encode(s);
 const hex = (b: Uint8Array) => Buffer.from(b).toString("hex");
@@ -55,46 +49,19 @@ function resultFor(tx: string, height: bigint) {
 }
 
 /** Saves heights 1..blocks.length into the store, each with the given txs, and returns the states. */
-async function fill(store: BlockStore, chain: TestChain, blocks: string[][]): Promise<EngineState> {
-  const pv = PrivValidator.fromSeed(chain.seed);
-  let state = genesisState(chain.genesis, create(ResponseInitChainSchema, {}), 0n);
-  let last: Commit = emptyCommit();
-  for (const txsText of blocks) {
-    const txs = txsText.map(enc);
-    const time = { seconds: state.lastBlockTime.seconds + 1n, nanos: 0 };
-    const { block, blockId, blockBytes } = makeBlock(state, txs, last, time, pv.address);
-    const height = block.header.height;
-    const results = create(ResponseFinalizeBlockSchema, {
-      txResults: txsText.map((t) => resultFor(t, height)),
-      appHash: new Uint8Array(32).fill(Number(height)),
-    });
-    const after = nextState(state, block, blockId, results);
-    const seenCommit: Commit = {
-      height,
-      round: 0,
-      blockId,
-      signatures: [
-        {
-          blockIdFlag: BlockIdFlag.commit,
-          validatorAddress: pv.address,
-          timestamp: time,
-          signature: new Uint8Array(64).fill(9),
-        },
-      ],
-    };
-    await store.saveHeight({
-      block,
-      blockBytes,
-      blockId,
-      seenCommit,
-      results,
-      validators: state.validators,
-      state: after,
-    });
-    state = after;
-    last = seenCommit;
-  }
-  return state;
+function fill(store: BlockStore, chain: TestChain, blocks: string[][]): Promise<EngineState> {
+  const dec = (b: Uint8Array) => new TextDecoder().decode(b);
+  return saveTestBlocks(
+    store,
+    chain,
+    blocks.map((txs) => txs.map(enc)),
+    (txs, height) =>
+      create(ResponseFinalizeBlockSchema, {
+        txResults: txs.map((t) => resultFor(dec(t), height)),
+        appHash: new Uint8Array(32).fill(Number(height)),
+      }),
+    { signatureFill: 9 },
+  );
 }
 
 /**

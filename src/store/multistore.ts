@@ -15,7 +15,7 @@ import {
 } from "./avl-tree.ts";
 import { BackgroundWork } from "./background.ts";
 import { Branch, type BranchOwner } from "./branch.ts";
-import { CacheLayer, keysOf, type SortedWrites, writeAt } from "./cache-layer.ts";
+import { CacheLayer, keysOf, type PendingWrite, type SortedWrites, type WriteView, writeAt } from "./cache-layer.ts";
 import { type CommittedState, readCommittedState } from "./committed-state.ts";
 import {
   DataDirectoryCorruptError,
@@ -507,6 +507,22 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
     return { version: BigInt(version), appHash: hash };
   }
 
+  /**
+   * When write `i` supersedes `old`, an imported key's write 1 (whose history row an import leaves out), gives
+   * `changes` that write's value for the row it now needs (commit-rows.ts, putChangeRows).
+   */
+  private keepImportedFirstValue(
+    changes: StagedChanges,
+    i: number,
+    sid: number,
+    w: PendingWrite | WriteView,
+    old: LeafNode,
+  ): void {
+    if (old.writeNo !== 1 || old.version > this.importedAt) return;
+    const sk = w.sk ?? bytesToBinaryString(w.key);
+    changes.setFirstValue(i, importedFirstValue(this.backend, this.latestCache, sid, w.key, sk, old.version));
+  }
+
   /** Applies `writes` (in key order) to `ws`'s tree at `version`, its leaves to the hasher and its rows to `batch`. */
   private stageWrites(ws: WorkingStore, writes: SortedWrites, version: number, batch: KVBatch): StagedStore {
     const tree = new TreeWriter(ws.root, version, this.nodes.loader(ws.sid));
@@ -537,38 +553,14 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
         }
         leaf.writeNo = writeNo;
         changes.set(i, writeNo, prevVersion, clearsDeleted);
-        if (old !== undefined && old.writeNo === 1 && old.version <= this.importedAt) {
-          changes.setFirstValue(
-            i,
-            importedFirstValue(
-              this.backend,
-              this.latestCache,
-              sid,
-              w.key,
-              w.sk ?? bytesToBinaryString(w.key),
-              old.version,
-            ),
-          );
-        }
+        if (old !== undefined) this.keepImportedFirstValue(changes, i, sid, w, old);
         // Rows now, while the value is in the CPU's cache from packing its leaf (and the worker hashes).
         changes.putRows(i, batch, sid, version, changelog);
       } else {
         const removed = tree.remove(w.key);
         if (removed === undefined) continue;
         changes.delete(i, removed.writeNo + 1, removed.version);
-        if (removed.writeNo === 1 && removed.version <= this.importedAt) {
-          changes.setFirstValue(
-            i,
-            importedFirstValue(
-              this.backend,
-              this.latestCache,
-              sid,
-              w.key,
-              w.sk ?? bytesToBinaryString(w.key),
-              removed.version,
-            ),
-          );
-        }
+        this.keepImportedFirstValue(changes, i, sid, w, removed);
         changes.putRows(i, batch, sid, version, changelog);
       }
     }

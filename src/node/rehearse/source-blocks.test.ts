@@ -5,16 +5,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { create, toBinary } from "@bufbuild/protobuf";
-import { makeTestChain, type TestChain } from "../../../test/support/engine/fixtures.ts";
-import { emptyCommit, genesisState, makeBlock, nextState } from "../../engine/block-execution.ts";
+import { makeTestChain, saveTestBlocks, type TestChain } from "../../../test/support/engine/fixtures.ts";
 import { BlockStore } from "../../engine/block-store.ts";
-import { PrivValidator } from "../../engine/priv-validator.ts";
-import { BlockIdFlag, type Commit } from "../../engine/types.ts";
-import {
-  RequestFinalizeBlockSchema,
-  ResponseFinalizeBlockSchema,
-  ResponseInitChainSchema,
-} from "../../gen/tendermint/abci/types_pb.js";
+import { RequestFinalizeBlockSchema, ResponseFinalizeBlockSchema } from "../../gen/tendermint/abci/types_pb.js";
 import { openSourceBlocks, type SourceBlocks } from "./source-blocks.ts";
 
 const chains: TestChain[] = [];
@@ -29,43 +22,18 @@ async function sourceStore(count: number): Promise<TestChain> {
   const chain = await makeTestChain();
   chains.push(chain);
   const store = await chain.openStore();
-  const pv = PrivValidator.fromSeed(chain.seed);
-  let state = genesisState(chain.genesis, create(ResponseInitChainSchema, {}), 0n);
-  let last: Commit = emptyCommit();
-  for (let i = 0; i < count; i++) {
-    const time = { seconds: state.lastBlockTime.seconds + 1n, nanos: 7 };
-    const { block, blockId, blockBytes } = makeBlock(state, [Buffer.from(`tx${i}`)], last, time, pv.address);
-    const height = block.header.height;
-    const results = create(ResponseFinalizeBlockSchema, {
-      txResults: [{ code: 0 }],
-      appHash: new Uint8Array(32).fill(Number(height)),
-    });
-    const after = nextState(state, block, blockId, results);
-    const seenCommit: Commit = {
-      height,
-      round: 0,
-      blockId,
-      signatures: [
-        {
-          blockIdFlag: BlockIdFlag.commit,
-          validatorAddress: pv.address,
-          timestamp: time,
-          signature: new Uint8Array(64),
-        },
-      ],
-    };
-    await store.saveHeight({
-      block,
-      blockBytes,
-      blockId,
-      seenCommit,
-      results,
-      validators: state.validators,
-      state: after,
-    });
-    state = after;
-    last = seenCommit;
-  }
+  const blocks = Array.from({ length: count }, (_, i) => [Buffer.from(`tx${i}`)]);
+  await saveTestBlocks(
+    store,
+    chain,
+    blocks,
+    (_txs, height) =>
+      create(ResponseFinalizeBlockSchema, {
+        txResults: [{ code: 0 }],
+        appHash: new Uint8Array(32).fill(Number(height)),
+      }),
+    { nanos: 7 },
+  );
   await store.close();
   return chain;
 }

@@ -4,10 +4,15 @@ import { createHash } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { create } from "@bufbuild/protobuf";
+import { emptyCommit, genesisState, makeBlock, nextState } from "../../../src/engine/block-execution.ts";
 import { BlockStore } from "../../../src/engine/block-store.ts";
 import type { Engine } from "../../../src/engine/engine.ts";
 import { type EngineGenesis, parseEngineGenesis } from "../../../src/engine/genesis.ts";
 import { PrivValidator } from "../../../src/engine/priv-validator.ts";
+import type { EngineState } from "../../../src/engine/state.ts";
+import { BlockIdFlag, type Commit } from "../../../src/engine/types.ts";
+import { type ResponseFinalizeBlock, ResponseInitChainSchema } from "../../../src/gen/tendermint/abci/types_pb.js";
 
 /** A deterministic 32-byte seed from a label. */
 export function seedOf(label: string): Uint8Array {
@@ -84,4 +89,60 @@ export function waitForHeight(engine: Engine, height: bigint): Promise<void> {
       }
     });
   });
+}
+
+/** Options of {@link saveTestBlocks}. */
+export interface TestBlocksOptions {
+  /** The nanoseconds of every block's time (each block a second after the last); default 0. */
+  nanos?: number;
+  /** The byte the validator's commit signature is filled with (the store never checks it); default 0. */
+  signatureFill?: number;
+}
+
+/**
+ * Saves heights 1..blocks.length into `store`, block i carrying `blocks[i]` as its txs and `resultsOf` its results,
+ * each committed by the chain's one validator; returns the state after the last.
+ */
+export async function saveTestBlocks(
+  store: BlockStore,
+  chain: TestChain,
+  blocks: readonly Uint8Array[][],
+  resultsOf: (txs: Uint8Array[], height: bigint) => ResponseFinalizeBlock,
+  options: TestBlocksOptions = {},
+): Promise<EngineState> {
+  const pv = PrivValidator.fromSeed(chain.seed);
+  let state = genesisState(chain.genesis, create(ResponseInitChainSchema, {}), 0n);
+  let last: Commit = emptyCommit();
+  for (const txs of blocks) {
+    const time = { seconds: state.lastBlockTime.seconds + 1n, nanos: options.nanos ?? 0 };
+    const { block, blockId, blockBytes } = makeBlock(state, txs, last, time, pv.address);
+    const height = block.header.height;
+    const results = resultsOf(txs, height);
+    const after = nextState(state, block, blockId, results);
+    const seenCommit: Commit = {
+      height,
+      round: 0,
+      blockId,
+      signatures: [
+        {
+          blockIdFlag: BlockIdFlag.commit,
+          validatorAddress: pv.address,
+          timestamp: time,
+          signature: new Uint8Array(64).fill(options.signatureFill ?? 0),
+        },
+      ],
+    };
+    await store.saveHeight({
+      block,
+      blockBytes,
+      blockId,
+      seenCommit,
+      results,
+      validators: state.validators,
+      state: after,
+    });
+    state = after;
+    last = seenCommit;
+  }
+  return state;
 }
