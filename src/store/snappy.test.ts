@@ -26,4 +26,21 @@ describe("snappyUncompress", () => {
       assert.throws(() => snappyUncompress(bad), SnappyError);
     }
   });
+
+  it("refuses a stated length no input of its size can decode to, before allocating it", () => {
+    // 2 GiB stated over four bytes of body: refused by the header check, not by running out of memory or input.
+    const huge = Uint8Array.of(0x80, 0x80, 0x80, 0x80, 0x08, 0x08, 97, 98, 99, 0);
+    assert.throws(() => snappyUncompress(huge), /stated length 2147483648 is more than 5 bytes can hold/);
+    // The densest stream there is, a literal then 3-byte copies of 64 bytes, is still read whole.
+    const copies = 40;
+    const length = 1 + copies * 64;
+    const header = [(length & 0x7f) | 0x80, length >>> 7];
+    const stream = Uint8Array.from([
+      ...header,
+      0x00,
+      97,
+      ...Array.from({ length: copies }, () => [(63 << 2) | 2, 1, 0]).flat(),
+    ]);
+    assert.equal(text(snappyUncompress(stream)), "a".repeat(length));
+  });
 });

@@ -18,6 +18,10 @@ export function snappyUncompress(input: Uint8Array): Uint8Array {
     length += (byte & 0x7f) * 2 ** shift;
     if (byte < 0x80) break;
   }
+  // The densest element is a 3-byte copy of 64 bytes, so the rest of the input decodes to at most 64/3 of its size: a
+  // damaged header stating more is refused before anything is allocated for it.
+  const most = Math.floor(((input.length - pos) * 64) / 3);
+  if (length > most) throw new SnappyError(`stated length ${length} is more than ${input.length - pos} bytes can hold`);
   const out = new Uint8Array(length);
   let op = 0;
   while (pos < input.length) {
