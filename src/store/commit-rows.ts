@@ -6,6 +6,7 @@
 import { putUvarint } from "../bytes/varint.ts";
 import { TABLE } from "./keys.ts";
 import type { KVBatch } from "./kv-backend.ts";
+import type { RowSink } from "./part-writer.ts";
 import type { ChangelogWriter } from "./records.ts";
 
 /**
@@ -31,7 +32,7 @@ function room(keyLength: number, valueLength: number): Uint8Array {
 }
 
 /** Puts the key in [0, keyLength) and the value in [valueAt, valueEnd) of the scratch buffer. */
-function putRow(batch: KVBatch, keyLength: number, valueEnd: number): void {
+function putRow(batch: RowSink, keyLength: number, valueEnd: number): void {
   let key = keyViews[keyLength];
   if (key === undefined) {
     key = scratch.subarray(0, keyLength);
@@ -101,7 +102,7 @@ export function deleteStoreRow(batch: KVBatch, table: number, sid: number, key: 
 
 /** h‖sid‖key‖writeNo(6) → uvarint(version) uvarint(prevVersion) u8(1 set / 0 delete) value. */
 export function putHistoryRow(
-  batch: KVBatch,
+  batch: RowSink,
   sid: number,
   key: Uint8Array,
   writeNo: number,
@@ -151,11 +152,14 @@ export function putImportedRow(batch: KVBatch, sid: number, key: Uint8Array, ver
  * `clearsDeleted`: the key had a deleted row (it was deleted before and is set again). `firstValue`: the value of the
  * key's write 1 when this change (write 2) supersedes an imported write 1, which has no history row yet: it is written
  * here, at write 1's version (`prevVersion`), in the same batch as the new latest or deleted row; undefined otherwise
- * (write 1 of a committed key has its history row from its own commit). Arguments rather than an object per change:
+ * (write 1 of a committed key has its history row from its own commit). `history`: where the history rows go — the
+ * same batch, or for a large version the parts written before its commit point (part-writer.ts; DROPPED_ROWS when a
+ * retried commit puts its rows again and those are on disk already). Arguments rather than an object per change:
  * a staged version keeps its changes as columns (staged-changes.ts).
  */
 export function putChangeRows(
   batch: KVBatch,
+  history: RowSink,
   sid: number,
   v: number,
   key: Uint8Array,
@@ -174,7 +178,7 @@ export function putChangeRows(
     putDeletedRow(batch, sid, key, writeNo, v, prevVersion);
     changelog.tombstone(key, writeNo);
   }
-  putHistoryRow(batch, sid, key, writeNo, v, prevVersion, value);
-  if (firstValue !== undefined) putHistoryRow(batch, sid, key, 1, prevVersion, 0, firstValue);
+  putHistoryRow(history, sid, key, writeNo, v, prevVersion, value);
+  if (firstValue !== undefined) putHistoryRow(history, sid, key, 1, prevVersion, 0, firstValue);
   if (writeNo > 1) changelog.supersede(key, writeNo - 1);
 }

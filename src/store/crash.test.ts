@@ -10,6 +10,7 @@ import { fileURLToPath } from "node:url";
 import { CRASH_PRUNING, CRASH_STORES, crashWorkload } from "../../test/support/store/crash-workload.ts";
 import { tempDir } from "../../test/support/store/helpers.ts";
 import { toHex } from "../bytes/hex.ts";
+import { readU64, TABLE } from "./keys.ts";
 import { type MultiStore, openMultiStore } from "./multistore.ts";
 import { verifyStoreProof } from "./proofs.ts";
 import type { ReadableKVStore } from "./types.ts";
@@ -54,6 +55,14 @@ async function dump(store: ReadableKVStore): Promise<string[]> {
   return out;
 }
 
+/** Tree pages of versions after `latest` (a large version's early pages that never became the latest). */
+async function pagesAfter(store: MultiStore, latest: bigint): Promise<number> {
+  let n = 0;
+  const range = { gte: new Uint8Array([TABLE.node]), lt: new Uint8Array([TABLE.node + 1]) };
+  for await (const [k] of store.backend.iterate(range)) if (readU64(k, 5) > Number(latest)) n++;
+  return n;
+}
+
 async function sameState(actual: MultiStore, replica: MultiStore, version: bigint): Promise<void> {
   const a = await actual.view(version);
   const r = await replica.view(version);
@@ -75,15 +84,19 @@ describe("crash safety", () => {
     let last = 0n;
     let advanced = 0;
     let rebuilt = 0;
+    let lostPages = 0;
     try {
       for (let kill = 0; kill < KILLS; kill++) {
-        // Every other writer writes each version's pages in small parts (a large version's way), so kills land
-        // between parts too.
-        const args = [child, "writer", dir.path, ...(kill % 2 === 1 ? ["parts"] : [])];
+        // One writer in three writes each version's pages in small parts (a large version's way after its commit), one
+        // in three writes history rows and pages in small parts at stage (a large version's early parts), so kills
+        // land between parts too.
+        const variant = [[], ["parts"], ["early"]][kill % 3];
+        const args = [child, "writer", dir.path, ...variant];
         const writer = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "inherit"] });
         const reported = await waitForProgress(writer, last);
         // Then a random moment, so kills land anywhere in a commit or a pruning batch.
-        await sleep(Math.floor(Math.random() * 60));
+        // (Wider for the early writer, whose stages with their synced parts are most of its time.)
+        await sleep(Math.floor(Math.random() * (variant[0] === "early" ? 150 : 60)));
         writer.kill("SIGKILL");
         if (writer.exitCode === null && writer.signalCode === null) await once(writer, "exit");
         assert.equal(writer.signalCode, "SIGKILL", "the writer was killed, it did not stop on its own");
@@ -92,6 +105,9 @@ describe("crash safety", () => {
         try {
           const { version } = store.lastCommit();
           if (store.pagesRebuiltAtOpen.length > 0) rebuilt++;
+          if (store.lostPagesDeletedAtOpen > 0) lostPages++;
+          // Pages of a version that never became the latest are gone (pruning would never free them).
+          assert.equal(await pagesAfter(store, version), 0, `pages after version ${version}`);
           assert.ok(version >= last, `version went back from ${last} to ${version}`);
           // A commit the writer reported was synced before it said so: it survives the kill.
           assert.ok(
@@ -128,6 +144,7 @@ describe("crash safety", () => {
       assert.equal(advanced, KILLS, `the writer made progress between kills (${advanced} of ${KILLS})`);
       // How many kills landed between a commit's two writes (random; the writer's page write is slowed).
       t.diagnostic(`${rebuilt} of ${KILLS} restarts rebuilt the latest version's tree pages`);
+      t.diagnostic(`${lostPages} of ${KILLS} restarts deleted early pages of a version after the latest`);
     } finally {
       await replica.close();
       await dir.remove();

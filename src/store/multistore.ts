@@ -8,6 +8,7 @@ import {
   committedRoot,
   hashNewNodes,
   loadPath,
+  type NodeLoader,
   type PersistedTree,
   persistInOrder,
   rootHash,
@@ -34,10 +35,12 @@ import { type KVBackend, type KVBatch, openLevelBackend, openMemoryBackend } fro
 import type { KVSource } from "./kv-source.ts";
 import { DEFAULT_LATEST_CACHE_BYTES, LatestValueCache } from "./latest-cache.ts";
 import { LeafHasher } from "./leaf-hasher.ts";
+import { deletePagesAfter } from "./lost-pages.ts";
 import { appHash, appHashItems } from "./merkle.ts";
 import { DEFAULT_NODE_CACHE_SIZE, NodeStore } from "./node-store.ts";
 import { PageBatch } from "./page-batch.ts";
 import { repairLatestPages } from "./page-repair.ts";
+import { DROPPED_ROWS, PartWriter, type RowSink } from "./part-writer.ts";
 import { proveMultistore, storeRootOp } from "./proofs.ts";
 import { earliestAfterCommit, type ResolvedPruning, resolvePruning } from "./pruning.ts";
 import { ReadOnlyStore } from "./read-only-store.ts";
@@ -84,6 +87,15 @@ const PAGES_PER_SLICE = 16;
  */
 export const PAGE_WRITE_PART_BYTES = 8 << 20;
 
+/**
+ * A store staging at least this many writes in one version writes its history rows and its tree pages before the
+ * commit point, in parts of `pageWritePartBytes`, each synced (README "A large version's memory", Step A): the
+ * version's batch then holds only its latest and deleted rows, changelog and commit info. Below it, a version is
+ * written as before. A migration's handler rewriting 1,000,000 records takes this way; a block's writes, a
+ * stepped migration's step (45,000) or the big state's blocks (50,000 accounts) do not.
+ */
+export const EARLY_WRITE_THRESHOLD = 100_000;
+
 /** Options of openMultiStore. */
 export interface OpenMultiStoreOptions {
   /** LevelDB directory (the default backend). Required unless `backend` is "memory". */
@@ -125,6 +137,11 @@ export interface OpenMultiStoreOptions {
   latestCacheBytes?: number;
   /** The size of the parts a large version's tree pages are written in (default {@link PAGE_WRITE_PART_BYTES}; tests). */
   pageWritePartBytes?: number;
+  /**
+   * A store's writes in one version from which its history rows and pages are written before the commit point
+   * (default {@link EARLY_WRITE_THRESHOLD}; tests set it small). Never for a store's first version.
+   */
+  earlyWriteThreshold?: number;
 }
 
 interface WorkingStore {
@@ -148,8 +165,10 @@ interface StagedStore {
   newNodes: number;
   /** The new inner nodes children first, as hashNewNodes met them (persistInOrder numbers them in this order). */
   newNodeOrder: InnerNode[];
-  /** The tree's persisted form, made by the first commit attempt (persistInOrder works in place). */
+  /** The tree's persisted form, made by the first commit attempt (persistInOrder works in place), or by stage. */
   persisted?: PersistedTree;
+  /** Its history rows and tree pages are on disk already (written by stage, before the commit point). */
+  writtenEarly?: boolean;
 }
 
 /** One store's part of a commit once its nodes are numbered. */
@@ -158,6 +177,8 @@ interface PersistedStore {
   root: TreeNode | undefined;
   nodes: InnerNode[];
   orphans: number[];
+  /** Its pages were written by stage (they are durable: nothing to write or pin after the commit). */
+  pagesWritten: boolean;
 }
 
 /** A committed version whose tree pages are not durable yet. */
@@ -188,6 +209,7 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
   private readonly pruning: ResolvedPruning;
   private readonly sync: boolean;
   private readonly pageWritePartBytes: number;
+  private readonly earlyWriteThreshold: number;
   private firstVersion: number;
   private readonly background: BackgroundWork;
 
@@ -207,6 +229,13 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
   private readonly working = new Map<string, WorkingStore>();
   private sortedNames: string[] = [];
   private staged: Staged | undefined;
+  /** A stage that writes before the commit point is running (it awaits its parts' writes). */
+  private staging = false;
+  /**
+   * Tree pages of a version after the latest may be on disk (a discarded or failed stage wrote some): the next
+   * commit or early stage deletes them first (lost-pages.ts), if the discard's own deletion has not.
+   */
+  private lostPages = false;
   private closed = false;
   private readonly commitCache = new Map<number, CommitRecord>();
   /** Each store's proof op up to the app hash, per commit record (a record never changes; it goes when the record does). */
@@ -217,6 +246,8 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
   private readonly holds = new Map<number, number>();
   /** Store ids whose latest tree pages opening had to rebuild (a crash between a commit's two writes). */
   pagesRebuiltAtOpen: readonly number[] = [];
+  /** Tree pages of versions after the latest that opening deleted (a crash after a large version's early parts). */
+  lostPagesDeletedAtOpen = 0;
   /** The last commit's tree pages while their write is pending or failed. */
   private pendingPages: PendingPages | undefined;
   /** The last page write started (never rejects). */
@@ -233,6 +264,7 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
     this.pruning = resolvePruning(options.pruning);
     this.sync = options.sync ?? true;
     this.pageWritePartBytes = Math.max(1, options.pageWritePartBytes ?? PAGE_WRITE_PART_BYTES);
+    this.earlyWriteThreshold = Math.max(1, options.earlyWriteThreshold ?? EARLY_WRITE_THRESHOLD);
     this.leafHasher = new LeafHasher(options.leafHashWorker ?? true);
     this.firstVersion = Math.max(1, Number(options.initialVersion ?? 1n));
     this.latest = state.latest;
@@ -278,8 +310,10 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
     try {
       const state = await readCommittedState(backend);
       const store = new MultiStore(backend, options, state);
-      // A crash between a commit's two writes leaves the latest version without its tree pages.
       if (!state.fresh) {
+        // A crash after a large version's early parts leaves pages of a version after the latest.
+        store.lostPagesDeletedAtOpen = await deletePagesAfter(backend, state.latest, store.sync);
+        // A crash between a commit's two writes leaves the latest version without its tree pages.
         store.pagesRebuiltAtOpen = await repairLatestPages(backend, store.nodes, state.record, store.sync);
       }
       const upgrades =
@@ -316,6 +350,8 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
 
   assertWritable(): void {
     this.assertOpen();
+    if (this.staging)
+      throw new StoreUsageError("a version is being staged; wait for stage() before writing more changes");
     if (this.staged !== undefined) {
       throw new StoreUsageError(
         `version ${this.staged.version} is staged; call commit() or discardStaged() before writing more changes`,
@@ -379,7 +415,7 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
   warmTreePaths(name: string, keys: Iterable<Uint8Array>): void {
     this.assertOpen();
     const ws = this.working.get(name);
-    if (ws === undefined || this.staged !== undefined) return;
+    if (ws === undefined || this.staged !== undefined || this.staging) return;
     const loader = this.nodes.loader(ws.sid);
     for (const key of keys) loadPath(loader, ws.root, key);
   }
@@ -393,8 +429,10 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
    */
   stageAhead(name: string, writes: SortedWrites): void {
     this.assertOpen();
-    this.dropStagedAhead();
     const ws = this.working.get(name);
+    // A stage in progress owns the leaf hasher and the working trees.
+    if (this.staging) return;
+    this.dropStagedAhead();
     if (ws === undefined || this.staged !== undefined) return;
     const rowsMark = this.background.rowsMark();
     const version = this.latest + 1;
@@ -407,7 +445,7 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
     try {
       this.leafHasher.begin(writes.length);
       try {
-        store = this.stageWrites(ws, writes, version, batch);
+        store = this.stageWrites(ws, writes, version, batch, batch);
       } finally {
         this.leafHasher.finish();
       }
@@ -454,6 +492,7 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
 
   async stage(writes: BranchMultiStore): Promise<CommitInfo> {
     this.assertOpen();
+    if (this.staging) throw new StoreUsageError("a version is being staged already");
     if (this.staged !== undefined) {
       throw new StoreUsageError(
         `version ${this.staged.version} is already staged; call commit() or discardStaged() first`,
@@ -478,13 +517,32 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
     if (ahead === undefined) this.dropStagedAhead();
     let expected = 0;
     for (const ws of working) if (ws !== aheadWs || ahead === undefined) expected += ws.layer.size;
+    const batch = ahead !== undefined && aheadBatch !== undefined ? aheadBatch : this.backend.batch();
+    // A large store's history rows and pages go before the commit point (never a store's first version: a directory
+    // with rows but no commit is refused at open as not a state store).
+    const early =
+      this.latest === 0
+        ? []
+        : working.filter((ws) => (ws !== aheadWs || ahead === undefined) && ws.layer.size >= this.earlyWriteThreshold);
+    if (early.length > 0) {
+      return this.stageEarly(
+        version,
+        working,
+        early,
+        expected,
+        batch,
+        ahead === undefined ? undefined : aheadWs,
+        ahead,
+      );
+    }
     // Leaves are hashed beside the tree updates (LeafHasher); inner nodes once they are all done.
     this.leafHasher.begin(expected);
-    const batch = ahead !== undefined && aheadBatch !== undefined ? aheadBatch : this.backend.batch();
     let stores: StagedStore[];
     try {
       stores = working.map((ws) =>
-        ahead !== undefined && ws === aheadWs ? ahead : this.stageWrites(ws, ws.layer.sortedWrites(), version, batch),
+        ahead !== undefined && ws === aheadWs
+          ? ahead
+          : this.stageWrites(ws, ws.layer.sortedWrites(), version, batch, batch),
       );
     } catch (err) {
       void batch.close();
@@ -523,14 +581,55 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
     changes.setFirstValue(i, importedFirstValue(this.backend, this.latestCache, sid, w.key, sk, old.version));
   }
 
-  /** Applies `writes` (in key order) to `ws`'s tree at `version`, its leaves to the hasher and its rows to `batch`. */
-  private stageWrites(ws: WorkingStore, writes: SortedWrites, version: number, batch: KVBatch): StagedStore {
-    const tree = new TreeWriter(ws.root, version, this.nodes.loader(ws.sid));
+  /**
+   * Applies `writes` (in key order) to `ws`'s tree at `version`, its leaves to the hasher, its rows to `batch` and its
+   * history rows to `history` (the same batch but for a large version's early parts).
+   */
+  private stageWrites(
+    ws: WorkingStore,
+    writes: SortedWrites,
+    version: number,
+    batch: KVBatch,
+    history: RowSink,
+  ): StagedStore {
+    const stage = new StoreStage(ws, writes, version, this.nodes.loader(ws.sid));
+    this.applyWrites(stage, batch, history, 0, undefined);
+    return stage.staged();
+  }
+
+  /**
+   * stageWrites for a large store: its history rows go into `parts`, and at each full part the walk awaits the older
+   * part's write and starts this one's (at most two parts alive, one a part's bytes apart).
+   */
+  private async stageWritesEarly(
+    ws: WorkingStore,
+    writes: SortedWrites,
+    version: number,
+    batch: KVBatch,
+    parts: PartWriter,
+  ): Promise<StagedStore> {
+    const stage = new StoreStage(ws, writes, version, this.nodes.loader(ws.sid));
+    for (let i = 0; i < writes.length; ) {
+      i = this.applyWrites(stage, batch, parts, i, parts);
+      if (parts.full) await parts.rotate();
+    }
+    const staged = stage.staged();
+    staged.writtenEarly = true;
+    return staged;
+  }
+
+  /** Applies writes from `from` on, until the end or until `parts` is full; returns the next write's index. */
+  private applyWrites(
+    stage: StoreStage,
+    batch: KVBatch,
+    history: RowSink,
+    from: number,
+    parts: PartWriter | undefined,
+  ): number {
+    const { tree, changes, changelog, writes, version } = stage;
     const hasher = this.leafHasher;
-    const changes = new StagedChanges(writes);
-    const changelog = new ChangelogWriter();
-    const sid = ws.sid;
-    for (let i = 0; i < writes.length; i++) {
+    const sid = stage.sid;
+    for (let i = from; i < writes.length; i++) {
       const w = writeAt(writes, i);
       if (w.value !== null) {
         const leaf: LeafNode = { kind: 0, key: w.key, version, writeNo: 0, hash: "" };
@@ -543,7 +642,7 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
           writeNo = old.writeNo + 1;
           prevVersion = old.version;
         } else {
-          const del = this.backend.getSync(storeKey(TABLE.deleted, ws.sid, w.key));
+          const del = this.backend.getSync(storeKey(TABLE.deleted, sid, w.key));
           if (del !== undefined) {
             const row = decodeLatestRow(del, false);
             clearsDeleted = true;
@@ -555,26 +654,102 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
         changes.set(i, writeNo, prevVersion, clearsDeleted);
         if (old !== undefined) this.keepImportedFirstValue(changes, i, sid, w, old);
         // Rows now, while the value is in the CPU's cache from packing its leaf (and the worker hashes).
-        changes.putRows(i, batch, sid, version, changelog);
+        changes.putRows(i, batch, history, sid, version, changelog);
       } else {
         const removed = tree.remove(w.key);
         if (removed === undefined) continue;
         changes.delete(i, removed.writeNo + 1, removed.version);
         this.keepImportedFirstValue(changes, i, sid, w, removed);
-        changes.putRows(i, batch, sid, version, changelog);
+        changes.putRows(i, batch, history, sid, version, changelog);
       }
+      if (parts?.full) return i + 1;
     }
-    return {
-      name: ws.name,
-      sid: ws.sid,
-      root: tree.root,
-      rootHash: EMPTY_HASH, // set by stage() once every leaf is hashed
-      changes,
-      changelog,
-      orphans: tree.orphans,
-      newNodes: 0, // set by stage() with the hashes
-      newNodeOrder: [],
-    };
+    return writes.length;
+  }
+
+  /**
+   * stage() for a version with large stores (`early`): their history rows are written in parts while the walk goes on,
+   * then, once every hash is known, their nodes are numbered and their pages written in parts too; the stage resolves
+   * when all of it is durable. One exclusive step (background.ts): it follows the previous commit's page write and no
+   * pruning batch runs meanwhile (one could delete the deleted rows the walk reads write numbers from).
+   */
+  private async stageEarly(
+    version: number,
+    working: WorkingStore[],
+    early: WorkingStore[],
+    expected: number,
+    batch: KVBatch,
+    aheadWs: WorkingStore | undefined,
+    ahead: StagedStore | undefined,
+  ): Promise<CommitInfo> {
+    this.staging = true;
+    try {
+      return await this.background.exclusive(async () => {
+        const parts = new PartWriter(this.backend, this.pageWritePartBytes, this.sync);
+        try {
+          this.assertOpen();
+          // Pages a discarded stage left: this version numbers its own from 0.
+          await this.deleteLostPages();
+          const stores: StagedStore[] = [];
+          this.leafHasher.begin(expected);
+          try {
+            for (const ws of working) {
+              if (ws === aheadWs && ahead !== undefined) stores.push(ahead);
+              else if (early.includes(ws)) {
+                stores.push(await this.stageWritesEarly(ws, ws.layer.sortedWrites(), version, batch, parts));
+              } else stores.push(this.stageWrites(ws, ws.layer.sortedWrites(), version, batch, batch));
+            }
+          } finally {
+            this.leafHasher.finish();
+          }
+          for (const s of stores) {
+            if (s === ahead) continue;
+            s.newNodes = hashNewNodes(s.root, s.newNodeOrder);
+            s.rootHash = rootHash(s.root, EMPTY_HASH);
+          }
+          // The pages, in parts after the history rows: numbered now (the commit keeps the numbering), written in
+          // page order, a store's root page last.
+          const paged: PersistedStore[] = [];
+          for (const s of stores) {
+            if (s.writtenEarly !== true) continue;
+            s.persisted = persistInOrder(s.root, version, s.newNodeOrder);
+            paged.push({
+              sid: s.sid,
+              root: s.persisted.root,
+              nodes: s.persisted.nodes,
+              orphans: [],
+              pagesWritten: true,
+            });
+          }
+          const pages = new PageBatch(parts, version, paged);
+          // A page at a time: a part ends at the first page that fills it.
+          while (!pages.done) {
+            pages.encode(1);
+            if (parts.full) await parts.rotate();
+          }
+          await parts.finish();
+          const hash = appHash(stores.map((s) => ({ name: s.name, root: s.rootHash })));
+          this.staged = { version, appHash: hash, stores, batch };
+          return { version: BigInt(version), appHash: hash };
+        } catch (err) {
+          await parts.abandon();
+          void batch.close();
+          // What the parts wrote is never read (README "A large version's memory"); its pages must go.
+          this.lostPages = true;
+          await this.deleteLostPages().catch(() => {});
+          throw err;
+        }
+      });
+    } finally {
+      this.staging = false;
+    }
+  }
+
+  /** Deletes tree pages of versions after the latest when a discarded or failed stage may have left some. */
+  private async deleteLostPages(): Promise<void> {
+    if (!this.lostPages) return;
+    await deletePagesAfter(this.backend, this.latest, this.sync);
+    this.lostPages = false;
   }
 
   async commit(): Promise<CommitInfo> {
@@ -601,6 +776,12 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
     const v = staged.version;
     // This version's tree refers to the previous one's pages: they must be on disk before it is.
     await this.retryPendingPages(`failed to write version ${v} to the state store`);
+    // A discarded stage's pages at this height: gone before this version's are written (or it is committed).
+    try {
+      await this.deleteLostPages();
+    } catch (err) {
+      throw new StoreError("STORE_COMMIT_FAILED", `failed to write version ${v} to the state store`, { cause: err });
+    }
     // The batch stage filled, once: a failed write may have consumed it, so a retry starts afresh.
     let batch = staged.batch;
     staged.batch = undefined;
@@ -611,7 +792,8 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
       let changelog = s.changelog;
       if (rebuild) {
         changelog = new ChangelogWriter();
-        s.changes.putAllRows(batch, s.sid, v, changelog);
+        // A large version's history rows are on disk since its stage.
+        s.changes.putAllRows(batch, s.writtenEarly === true ? DROPPED_ROWS : batch, s.sid, v, changelog);
       }
       if (!changelog.isEmpty(s.orphans)) batch.put(changelogKey(v, s.sid), changelog.finish(s.orphans));
       const root = committedRoot(s.root, v, s.newNodes);
@@ -659,7 +841,11 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
       // Then the pages, a slice a turn, for as long as the write lasts (the rest after the commit), at most
       // their first part.
       if (numberError === undefined) {
-        pages = new PageBatch(this.backend.batch(), v, persisted);
+        pages = new PageBatch(
+          this.backend.batch(),
+          v,
+          persisted.filter((p) => !p.pagesWritten),
+        );
         const partLimit = this.pagePartLimit(pages.batch);
         while (!writeOver && !pages.done && pages.partBytes < partLimit) {
           try {
@@ -690,7 +876,7 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
     // From here on everything is synchronous: readers never see a half-switched state.
     for (const p of persisted) {
       this.nodes.insert(p.sid, v, p.nodes);
-      if (p.nodes.length > 0) this.nodes.pin(p.sid, v, p.nodes);
+      if (p.nodes.length > 0 && !p.pagesWritten) this.nodes.pin(p.sid, v, p.nodes);
     }
     const rootsBySid = new Map(persisted.map((p) => [p.sid, p.root]));
     for (const ws of this.working.values()) ws.root = rootsBySid.get(ws.sid);
@@ -712,7 +898,7 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
       this.reclaim = reclaim;
     }
     this.staged = undefined;
-    this.pendingPages = { version: v, stores: persisted.filter((p) => p.nodes.length > 0) };
+    this.pendingPages = { version: v, stores: persisted.filter((p) => p.nodes.length > 0 && !p.pagesWritten) };
     this.pagesWrite = this.writePendingPages(true, pages);
     after(this.pagesWrite);
     return { version: BigInt(v), appHash: staged.appHash };
@@ -724,7 +910,13 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
     const out: PersistedStore[] = [];
     for (const s of staged.stores) {
       s.persisted ??= persistInOrder(s.root, v, s.newNodeOrder);
-      out.push({ sid: s.sid, root: s.persisted.root, nodes: s.persisted.nodes, orphans: s.orphans });
+      out.push({
+        sid: s.sid,
+        root: s.persisted.root,
+        nodes: s.persisted.nodes,
+        orphans: s.orphans,
+        pagesWritten: s.writtenEarly === true,
+      });
     }
     return out;
   }
@@ -824,9 +1016,17 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
 
   discardStaged(): void {
     this.assertOpen();
-    void this.staged?.batch?.close();
+    if (this.staging) throw new StoreUsageError("a version is being staged; wait for stage() before discarding it");
+    const staged = this.staged;
+    void staged?.batch?.close();
     this.staged = undefined;
     for (const ws of this.working.values()) ws.layer.clear();
+    if (staged?.stores.some((s) => s.writtenEarly === true)) {
+      // Its pages are on disk: deleted now, behind whatever exclusive step runs (and by the next commit or early
+      // stage if this fails). Its history rows stay: never read (README "A large version's memory").
+      this.lostPages = true;
+      void this.background.exclusive(() => this.deleteLostPages()).catch(() => {});
+    }
   }
 
   /** The version number a caller asked for, checked against what is retained. */
@@ -1052,6 +1252,41 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
     this.dropStagedAhead();
     await this.leafHasher.close();
     await this.backend.close();
+  }
+}
+
+/** One store's stage in progress: its tree writer, changes and changelog as the walk over its writes fills them. */
+class StoreStage {
+  readonly name: string;
+  readonly sid: number;
+  readonly writes: SortedWrites;
+  readonly version: number;
+  readonly tree: TreeWriter;
+  readonly changes: StagedChanges;
+  readonly changelog = new ChangelogWriter();
+
+  constructor(ws: WorkingStore, writes: SortedWrites, version: number, loader: NodeLoader) {
+    this.name = ws.name;
+    this.sid = ws.sid;
+    this.writes = writes;
+    this.version = version;
+    this.tree = new TreeWriter(ws.root, version, loader);
+    this.changes = new StagedChanges(writes);
+  }
+
+  /** The staged store once every write is applied (its hashes are set by stage()). */
+  staged(): StagedStore {
+    return {
+      name: this.name,
+      sid: this.sid,
+      root: this.tree.root,
+      rootHash: EMPTY_HASH, // set by stage() once every leaf is hashed
+      changes: this.changes,
+      changelog: this.changelog,
+      orphans: this.tree.orphans,
+      newNodes: 0, // set by stage() with the hashes
+      newNodeOrder: [],
+    };
   }
 }
 

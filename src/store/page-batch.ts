@@ -6,6 +6,7 @@
 // version's pages are written in parts of a bounded size (`partBytes`, `partWritten`; multistore.ts).
 import { nodeKey } from "./keys.ts";
 import type { KVBatch } from "./kv-backend.ts";
+import type { RowSink } from "./part-writer.ts";
 import { encodePageView, type InnerNode, PAGE_NODES } from "./tree-node.ts";
 
 /** One store's numbered nodes, whose pages go into the batch. */
@@ -14,9 +15,12 @@ export interface PagedStore {
   nodes: InnerNode[];
 }
 
-/** The pages of one version's stores, encoded into `batch` in store order, page by page. */
-export class PageBatch {
-  readonly batch: KVBatch;
+/**
+ * The pages of one version's stores, encoded into `batch` in store order, page by page. `batch` is a commit's page
+ * batch, or the parts a large version writes at stage (part-writer.ts).
+ */
+export class PageBatch<B extends RowSink = KVBatch> {
+  readonly batch: B;
   readonly version: number;
   private readonly stores: readonly PagedStore[];
   private store = 0;
@@ -24,7 +28,7 @@ export class PageBatch {
   /** Bytes of the pages put since the last part was written. */
   partBytes = 0;
 
-  constructor(batch: KVBatch, version: number, stores: readonly PagedStore[]) {
+  constructor(batch: B, version: number, stores: readonly PagedStore[]) {
     this.batch = batch;
     this.version = version;
     this.stores = stores;

@@ -5,6 +5,7 @@ import { bytesToBinaryString } from "../bytes/text.ts";
 import type { PendingWrite } from "./cache-layer.ts";
 import { putChangeRows } from "./commit-rows.ts";
 import type { KVBatch } from "./kv-backend.ts";
+import { DROPPED_ROWS } from "./part-writer.ts";
 import { ChangelogWriter } from "./records.ts";
 import { StagedChanges } from "./staged-changes.ts";
 
@@ -57,21 +58,51 @@ test("StagedChanges puts each change's rows as putChangeRows does, skips the wri
   ];
   for (const [i, writeNo, prev, clears, firstValue] of direct) {
     const w = writes[i];
-    putChangeRows(expected.batch, 7, 12, w.key, w.value, writeNo, prev, clears, firstValue, expectedLog);
+    putChangeRows(
+      expected.batch,
+      expected.batch,
+      7,
+      12,
+      w.key,
+      w.value,
+      writeNo,
+      prev,
+      clears,
+      firstValue,
+      expectedLog,
+    );
   }
 
   // At stage, one change at a time (a skipped write puts nothing) ...
   const staged = recordingBatch();
   const stagedLog = new ChangelogWriter();
-  for (let i = 0; i < writes.length; i++) changes.putRows(i, staged.batch, 7, 12, stagedLog);
+  for (let i = 0; i < writes.length; i++) changes.putRows(i, staged.batch, staged.batch, 7, 12, stagedLog);
   assert.deepEqual(staged.ops, expected.ops);
   assert.deepEqual(stagedLog.finish([]), expectedLog.finish([]));
   // ... and again, all of them, for a retried commit's fresh batch.
   const retried = recordingBatch();
   const retriedLog = new ChangelogWriter();
-  changes.putAllRows(retried.batch, 7, 12, retriedLog);
+  changes.putAllRows(retried.batch, retried.batch, 7, 12, retriedLog);
   assert.deepEqual(retried.ops, expected.ops);
   assert.deepEqual(retriedLog.finish([]), expectedLog.finish([]));
+
+  // A large version's history rows go elsewhere (the parts written before its commit point): the same rows, split by
+  // table, each in its order; a retry of such a version drops them (they are on disk).
+  const rows = recordingBatch();
+  const history = recordingBatch();
+  const splitLog = new ChangelogWriter();
+  for (let i = 0; i < writes.length; i++) changes.putRows(i, rows.batch, history.batch, 7, 12, splitLog);
+  const isHistory = (op: string) => op.startsWith("put 68");
+  assert.ok(history.ops.length >= 5);
+  assert.deepEqual(history.ops, expected.ops.filter(isHistory));
+  assert.deepEqual(
+    rows.ops,
+    expected.ops.filter((op) => !isHistory(op)),
+  );
+  assert.deepEqual(splitLog.finish([]), expectedLog.finish([]));
+  const retriedRows = recordingBatch();
+  changes.putAllRows(retriedRows.batch, DROPPED_ROWS, 7, 12, new ChangelogWriter());
+  assert.deepEqual(retriedRows.ops, rows.ops);
 
   assert.deepEqual([...changes.changedKeys()], ["a", "b", "c", "e", "f"]);
 });

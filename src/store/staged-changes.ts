@@ -11,6 +11,7 @@ import { bytesToBinaryString } from "../bytes/text.ts";
 import { type SortedWrites, writeAt } from "./cache-layer.ts";
 import { putChangeRows } from "./commit-rows.ts";
 import type { KVBatch } from "./kv-backend.ts";
+import type { RowSink } from "./part-writer.ts";
 import type { ChangelogWriter } from "./records.ts";
 
 /** What write i did to the store. */
@@ -57,13 +58,14 @@ export class StagedChanges {
     this.firstValues.set(i, value);
   }
 
-  /** Puts change i's rows into `batch` (nothing for a skipped write). */
-  putRows(i: number, batch: KVBatch, sid: number, version: number, changelog: ChangelogWriter): void {
+  /** Puts change i's rows into `batch`, its history rows into `history` (nothing for a skipped write). */
+  putRows(i: number, batch: KVBatch, history: RowSink, sid: number, version: number, changelog: ChangelogWriter): void {
     const kind = this.kinds[i];
     if (kind === SKIPPED) return;
     const w = writeAt(this.writes, i);
     putChangeRows(
       batch,
+      history,
       sid,
       version,
       w.key,
@@ -76,9 +78,9 @@ export class StagedChanges {
     );
   }
 
-  /** Puts every change's rows into `batch` (a retried commit's fresh batch). */
-  putAllRows(batch: KVBatch, sid: number, version: number, changelog: ChangelogWriter): void {
-    for (let i = 0; i < this.writes.length; i++) this.putRows(i, batch, sid, version, changelog);
+  /** Puts every change's rows into `batch` and its history rows into `history` (a retried commit's fresh batch). */
+  putAllRows(batch: KVBatch, history: RowSink, sid: number, version: number, changelog: ChangelogWriter): void {
+    for (let i = 0; i < this.writes.length; i++) this.putRows(i, batch, history, sid, version, changelog);
   }
 
   /** The changed keys as binary strings (what the latest-value cache drops at the commit). */

@@ -1,8 +1,10 @@
 // Child process used by the store's tests (not part of the public API).
 //   hold <dir>     open the store, print "ready", keep it open until stdin closes
-//   writer <dir> [parts]   commit versions in a loop forever, printing "committed <v>" after each (the crash
-//                  test kills it at random moments once it has seen progress); `parts`: every version's tree
-//                  pages written in parts of ~2 KiB (as a large version's are), so kills land between parts
+//   writer <dir> [parts|early]   commit versions in a loop forever, printing "committed <v>" after each (the
+//                  crash test kills it at random moments once it has seen progress); `parts`: every version's tree
+//                  pages written in parts of ~2 KiB (as a large version's are), so kills land between parts;
+//                  `early`: every version's "bank" counts as large, its history rows and pages written by stage in
+//                  parts of ~2 KiB before the commit point (README "A large version's memory")
 
 import { setTimeout as sleep } from "node:timers/promises";
 import type { KVBatch } from "../../../src/store/kv-backend.ts";
@@ -24,7 +26,8 @@ if (mode === "hold") {
     storeNames: CRASH_STORES,
     pruning: CRASH_PRUNING,
     backgroundBatchSize: 7,
-    pageWritePartBytes: variant === "parts" ? 2048 : undefined,
+    pageWritePartBytes: variant === "parts" || variant === "early" ? 2048 : undefined,
+    earlyWriteThreshold: variant === "early" ? 100 : undefined,
   });
   process.stdout.write("ready\n");
   // A slow disk for the commit's second write (its tree pages, started after the synced first one):
@@ -55,7 +58,13 @@ if (mode === "hold") {
     const version = Number(store.lastCommit().version) + 1;
     const block = store.branch();
     crashWorkload(version, block);
-    await store.stage(block);
+    // The early parts slowed too (they are written at stage), so kills land between them.
+    if (variant === "early") backend.batch = slowBatch;
+    try {
+      await store.stage(block);
+    } finally {
+      backend.batch = batch;
+    }
     // Only batches made during the commit (the pages'); the one stage made holds the rows.
     if (version % 2 === 0) backend.batch = slowBatch;
     try {
