@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import { ClassicLevel } from "classic-level";
-import { levelLockHeld } from "./level-lock-probe.ts";
+import { levelLockHeld, levelLockHeldAsync } from "./level-lock-probe.ts";
 
 test("levelLockHeld: true exactly while a store is open, as the machine's lock table says", {
   skip: !existsSync("/proc/locks"),
@@ -18,8 +18,10 @@ test("levelLockHeld: true exactly while a store is open, as the machine's lock t
   const db = new ClassicLevel(path);
   await db.open();
   assert.equal(levelLockHeld(path), true, "open");
+  assert.equal(await levelLockHeldAsync(path), true, "open, asked through the thread pool");
   await db.close();
   assert.equal(levelLockHeld(path), false, "closed: its LOCK file stays, unlocked");
+  assert.equal(await levelLockHeldAsync(path), false, "closed, asked through the thread pool");
 });
 
 test("levelLockHeld matches a lock by the LOCK file's inode, whatever device numbers the line gives", async (t) => {
@@ -36,4 +38,25 @@ test("levelLockHeld matches a lock by the LOCK file's inode, whatever device num
   );
   assert.equal(levelLockHeld(root, locks), true);
   assert.equal(levelLockHeld(root, join(root, "no-lock-table")), undefined, "no lock table: cannot tell");
+});
+
+test("levelLockHeldAsync answers as levelLockHeld does, a table longer than one read included", async (t) => {
+  const root = await mkdtemp(join(tmpdir(), "level-lock-probe-"));
+  t.after(() => rm(root, { recursive: true, force: true }));
+  const locks = join(root, "locks");
+  assert.equal(await levelLockHeldAsync(root, locks), false, "no LOCK file: never opened, nobody holds it");
+  await writeFile(join(root, "LOCK"), "");
+  const inode = (await stat(join(root, "LOCK"), { bigint: true })).ino;
+  const others = Array.from(
+    { length: 6000 },
+    (_, i) => `${i + 1}: POSIX  ADVISORY  WRITE 4242 00:2f:${inode + 1n} 0 EOF\n`,
+  );
+  await writeFile(locks, others.join(""));
+  assert.equal(await levelLockHeldAsync(root, locks), false);
+  const mine = `6001: POSIX  ADVISORY  WRITE 4242 00:2f:${inode} 0 EOF\n`;
+  await writeFile(locks, others.join("") + mine);
+  assert.ok((await stat(locks)).size > 256 * 1024, "the held lock's line is past the first read");
+  assert.equal(await levelLockHeldAsync(root, locks), true);
+  assert.equal(levelLockHeld(root, locks), true);
+  assert.equal(await levelLockHeldAsync(root, join(root, "no-lock-table")), undefined, "no lock table: cannot tell");
 });

@@ -94,6 +94,13 @@ test("a copy of a store still open elsewhere is the store at that moment: later 
       await copy.close();
     }
     assert.equal(await db.get("height"), "42", "the source keeps its own writes");
+    // The copy made while the lock table was read (links to the log and manifest too) was replaced by the live
+    // one: no name of the copy shares the log or manifest the node still appends to.
+    for (const name of await readdir(source)) {
+      if (name.endsWith(".log") || name.startsWith("MANIFEST-")) {
+        assert.equal((await stat(join(source, name))).nlink, 1, name);
+      }
+    }
   } finally {
     await db.close();
     await rm(root, { recursive: true, force: true });

@@ -20,7 +20,7 @@
 import { copyFileSync, cpSync, linkSync, mkdirSync, readdirSync, rmSync } from "node:fs";
 import { unlink } from "node:fs/promises";
 import { join } from "node:path";
-import { levelLockHeld } from "../../store/level-lock-probe.ts";
+import { levelLockHeldAsync } from "../../store/level-lock-probe.ts";
 
 /** Files LevelDB only reads once written (see above): shared by hard link. */
 const READ_ONLY = /^(\d+\.(ldb|sst|log)|MANIFEST-\d+)$/;
@@ -29,10 +29,21 @@ const APPENDED = /^(\d+\.log|MANIFEST-\d+)$/;
 
 /** Copies the LevelDB directory `from` to `to` (created), hard-linking the files LevelDB never writes again. */
 export async function copyLevelDb(from: string, to: string): Promise<void> {
-  if (levelLockHeld(from) !== true) {
+  // Whether the source is in use is asked first and answered while the copy at rest is made: the lock table's read
+  // waits milliseconds off the CPU (level-lock-probe.ts), the links take milliseconds on it. A source in use, the
+  // rare case, gets that copy replaced by one made the live way below.
+  const held = levelLockHeldAsync(from);
+  let failed: { error: unknown } | undefined;
+  try {
     copyOnce(from, to, false);
+  } catch (error) {
+    failed = { error }; // thrown as before when the source is at rest; a live source is copied again below
+  }
+  if ((await held) !== true) {
+    if (failed !== undefined) throw failed.error;
     return;
   }
+  rmSync(to, { recursive: true, force: true });
   // A live source's compaction or manifest roll-over may remove a file between the listing and its copy: the
   // copy would then miss what its manifest names, so it is taken again (a compaction is milliseconds).
   for (let attempt = 1; ; attempt++) {

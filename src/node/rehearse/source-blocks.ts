@@ -16,7 +16,7 @@ import {
   RequestFinalizeBlockSchema,
   type ResponseFinalizeBlock,
 } from "../../gen/tendermint/abci/types_pb.js";
-import { levelLockHeld } from "../../store/level-lock-probe.ts";
+import { levelLockHeldAsync } from "../../store/level-lock-probe.ts";
 import { copyLevelDb } from "./level-copy.ts";
 
 /** The source's blocks, or none (a snapshot, or a CometBFT home whose blocks live in CometBFT's own store). */
@@ -42,7 +42,9 @@ const NONE: SourceBlocks = {
 export async function openSourceBlocks(blocksDb: string | undefined, workDir: string): Promise<SourceBlocks> {
   if (blocksDb === undefined || !existsSync(join(blocksDb, "CURRENT"))) return NONE;
   const copied = () => openCopy(blocksDb, workDir);
-  if (levelLockHeld(blocksDb) === true) return sourceOf(await copied());
+  // Asked in the thread pool: the lock table's read waits milliseconds off the CPU, while the rehearsal makes the
+  // state's work copy (level-lock-probe.ts).
+  if ((await levelLockHeldAsync(blocksDb)) === true) return sourceOf(await copied());
   const files = await BlockStore.readFiles(blocksDb).catch(() => undefined);
   return files === undefined ? sourceOf(await copied()) : withFallback(files, copied);
 }
