@@ -107,6 +107,39 @@ test("a copy of a store still open elsewhere is the store at that moment: later 
   }
 });
 
+test("a caller's earlier answer to whether the source is in use is the one the copy follows", async () => {
+  const root = await mkdtemp(join(tmpdir(), "chaind-level-copy-"));
+  try {
+    const source = join(root, "source");
+    const db = new ClassicLevel<string, string>(source);
+    await db.open();
+    await db.batch(Array.from({ length: 2000 }, (_, i) => ({ type: "put", key: `k${i}`, value: `v-${i}` })));
+    await db.compactRange("k", "l");
+    await db.put("height", "41");
+    await db.close();
+    const shared = async (): Promise<string[]> => {
+      const names = await readdir(source);
+      const linked = await Promise.all(
+        names.map(async (name) => ((await stat(join(source, name))).nlink > 1 ? name : "")),
+      );
+      return linked.filter((name) => name.endsWith(".log") || name.startsWith("MANIFEST-"));
+    };
+    // Nobody holds it, but the caller's probe said it was in use: the copy is made the live way.
+    await copyLevelDb(source, join(root, "live"), Promise.resolve(true));
+    assert.deepEqual(await shared(), [], "log and manifest copied, not linked");
+    await rm(join(root, "live"), { recursive: true, force: true });
+    // At rest by the caller's answer: everything linked, as without one.
+    await copyLevelDb(source, join(root, "rest"), Promise.resolve(false));
+    assert.equal((await shared()).length, 2, "log and manifest linked");
+    const copy = new ClassicLevel<string, string>(join(root, "rest"));
+    await copy.open();
+    assert.equal(await copy.get("height"), "41");
+    await copy.close();
+  } finally {
+    await rm(root, { recursive: true, force: true });
+  }
+});
+
 test("removing a work folder takes its level copies and everything else, and only the copies' names of shared files", async () => {
   const root = await mkdtemp(join(tmpdir(), "chaind-level-copy-"));
   try {

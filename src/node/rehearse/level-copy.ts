@@ -27,12 +27,18 @@ const READ_ONLY = /^(\d+\.(ldb|sst|log)|MANIFEST-\d+)$/;
 /** The ones an open LevelDB still appends to (the newest of them). */
 const APPENDED = /^(\d+\.log|MANIFEST-\d+)$/;
 
-/** Copies the LevelDB directory `from` to `to` (created), hard-linking the files LevelDB never writes again. */
-export async function copyLevelDb(from: string, to: string): Promise<void> {
-  // Whether the source is in use is asked first and answered while the copy at rest is made: the lock table's read
-  // waits milliseconds off the CPU (level-lock-probe.ts), the links take milliseconds on it. A source in use, the
-  // rare case, gets that copy replaced by one made the live way below.
-  const held = levelLockHeldAsync(from);
+/**
+ * Copies the LevelDB directory `from` to `to` (created), hard-linking the files LevelDB never writes again. `held`
+ * is `levelLockHeldAsync(from)` when the caller asked it earlier (so that its wait runs beside the caller's work too).
+ */
+export async function copyLevelDb(
+  from: string,
+  to: string,
+  held: Promise<boolean | undefined> = levelLockHeldAsync(from),
+): Promise<void> {
+  // Whether the source is in use is answered while the copy at rest is made: the lock table's read waits
+  // milliseconds off the CPU (level-lock-probe.ts), the links take milliseconds on it. A source in use, the rare
+  // case, gets that copy replaced by one made the live way below.
   let failed: { error: unknown } | undefined;
   try {
     copyOnce(from, to, false);

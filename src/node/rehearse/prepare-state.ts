@@ -28,7 +28,13 @@ import { copyLevelDb } from "./level-copy.ts";
  * latest committed version. Its height and whether it has the upgrade applied already are read later, through the
  * upgrade run's own open of it (upgrade-run.ts): each open of a large store costs tens of milliseconds.
  */
-export async function stateFromHome(sourceHome: string, workHome: string, height?: bigint): Promise<void> {
+export async function stateFromHome(
+  sourceHome: string,
+  workHome: string,
+  height?: bigint,
+  /** Whether a process holds the source's state, when the caller asked already (`levelLockHeldAsync`). */
+  sourceHeld?: Promise<boolean | undefined>,
+): Promise<void> {
   const source = homePaths(sourceHome);
   // Synchronous, like the copy below: on a busy machine each awaited call waits for a core to come back to.
   if (!existsSync(source.applicationDb)) {
@@ -41,11 +47,11 @@ export async function stateFromHome(sourceHome: string, workHome: string, height
   // Everything is read from a copy: opening LevelDB, even to read one record, takes its lock and writes its log.
   // Its files are shared by hard link where LevelDB never writes them again (level-copy.ts).
   if (height === undefined) {
-    await copyLevelDb(source.applicationDb, work.applicationDb);
+    await copyLevelDb(source.applicationDb, work.applicationDb, sourceHeld);
     return;
   }
   const copy = join(workHome, "source-application.db");
-  await copyLevelDb(source.applicationDb, copy);
+  await copyLevelDb(source.applicationDb, copy, sourceHeld);
   const latest = await readLastCommittedVersion(copy);
   if (latest === 0n) throw new RehearsalError(`${source.applicationDb} holds no committed state yet`);
   if (height > latest) {

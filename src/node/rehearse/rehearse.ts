@@ -16,6 +16,7 @@ import { currentChain } from "../../runtime/current-chain.ts";
 import type { ChainDefinition, Release } from "../../runtime/release.ts";
 import { upgradeHistory } from "../../runtime/release-history.ts";
 import { openMultiStore, readCommittedStoreNames } from "../../store/index.ts";
+import { levelLockHeldAsync } from "../../store/level-lock-probe.ts";
 import type { StoreUpgrades } from "../../store/types.ts";
 import { closeVerifyPool } from "../../x/auth/verify-pool.ts";
 import type { DrainedMigration } from "../../x/upgrade/migration-runner.ts";
@@ -147,6 +148,10 @@ export async function rehearseUpgrade(parameters: RehearsalParameters): Promise<
   ) {
     throw new RehearsalError("--block gives block H+1 whole: it excludes --follow, --block-time and --proposer");
   }
+  // Whether a node holds the source's state is asked first: reading the lock table waits milliseconds off the CPU
+  // (src/store/level-lock-probe.ts), and genesis.json's read and the work copy's links run beside that wait.
+  const sourceHeld =
+    parameters.snapshot === undefined ? levelLockHeldAsync(homePaths(parameters.home).applicationDb) : undefined;
   const genesisFile = homePaths(parameters.home).genesis;
   const genesis = await loadGenesis(genesisFile).catch((err: unknown) => {
     throw new RehearsalError(`cannot read ${genesisFile}: ${(err as Error).message}`, { cause: err });
@@ -172,8 +177,9 @@ export async function rehearseUpgrade(parameters: RehearsalParameters): Promise<
       const determinism = parameters.determinism ?? true;
       const secondHome = join(temp, "second");
       const blockFile = join(temp, "block.bin");
-      if (parameters.snapshot === undefined) await stateFromHome(parameters.home, workHome, parameters.height);
-      else {
+      if (parameters.snapshot === undefined) {
+        await stateFromHome(parameters.home, workHome, parameters.height, sourceHeld);
+      } else {
         await stateFromSnapshot({
           archive: parameters.snapshot,
           configHome: parameters.home,
