@@ -60,3 +60,21 @@ test("levelLockHeldAsync answers as levelLockHeld does, a table longer than one 
   assert.equal(levelLockHeld(root, locks), true);
   assert.equal(await levelLockHeldAsync(root, join(root, "no-lock-table")), undefined, "no lock table: cannot tell");
 });
+
+test("levelLockHeldAsync finds a store's lock past the first page of the machine's lock table", {
+  skip: !existsSync("/proc/locks"),
+}, async (t) => {
+  // The kernel gives /proc/locks out a page (~60 locks) a read: with 150 stores open, most of their lines are past
+  // the first read, wherever the kernel lists them.
+  const root = await mkdtemp(join(tmpdir(), "level-lock-probe-"));
+  const stores = Array.from({ length: 150 }, (_, i) => new ClassicLevel(join(root, `store-${i}.db`)));
+  t.after(async () => {
+    await Promise.all(stores.map((db) => db.close()));
+    await rm(root, { recursive: true, force: true });
+  });
+  for (const db of stores) await db.open();
+  const answers = await Promise.all(stores.map((db) => levelLockHeldAsync(db.location)));
+  const missed = stores.filter((_, i) => answers[i] !== true).map((db) => db.location);
+  assert.deepEqual(missed, [], "every open store's lock is found");
+  assert.equal(levelLockHeld(stores[149]!.location), true);
+});

@@ -47,11 +47,12 @@ export async function levelLockHeldAsync(dir: string, locksFile = "/proc/locks")
 }
 
 /**
- * `file`'s text, read with as few trips through the thread pool as it takes: one for the lock table. `readFile`
- * takes four (open, stat, read, close), and each next one starts only once the event loop gets back to it, which
- * the caller's synchronous work delays: the wait then came after that work instead of beside it. A second read of
- * the table a few milliseconds later waits for a grace period again, so a read shorter than asked for is taken as
- * the end, which it is for a kernel table (and a regular file).
+ * `file`'s text, read with as few trips through the thread pool as it takes. `readFile` takes four (open, stat, read,
+ * close), and each next one starts only once the event loop gets back to it, which the caller's synchronous work
+ * delays: the wait then came after that work instead of beside it. The kernel hands its lock table out at most a
+ * page (4 KiB, ~60 locks) a read whatever is asked for, so the reads go on until one returns nothing: a machine with
+ * more locks than a page holds lists the store's lock anywhere in the table (level-lock-probe.test.ts holds 150).
+ * Only the first read waits for the grace period; the next ones follow it within microseconds.
  */
 async function readWhole(file: string): Promise<string> {
   const fd = openSync(file, "r");
@@ -62,8 +63,8 @@ async function readWhole(file: string): Promise<string> {
       const bytes = await new Promise<number>((resolve, reject) =>
         read(fd, chunk, 0, chunk.length, null, (err, n) => (err === null ? resolve(n) : reject(err))),
       );
+      if (bytes === 0) return Buffer.concat(chunks).toString("utf8");
       chunks.push(chunk.subarray(0, bytes));
-      if (bytes < chunk.length) return Buffer.concat(chunks).toString("utf8");
     }
   } finally {
     closeSync(fd);
