@@ -10,6 +10,15 @@ import { test } from "node:test";
 import { ClassicLevel } from "classic-level";
 import { copyLevelDb, removeWithLevelCopies } from "./level-copy.ts";
 
+/** Opens a store at `dir` holding 2,000 keys in a table (compacted) besides whatever goes to its log next. */
+async function storeWithTable(dir: string): Promise<ClassicLevel<string, string>> {
+  const db = new ClassicLevel<string, string>(dir);
+  await db.open();
+  await db.batch(Array.from({ length: 2000 }, (_, i) => ({ type: "put", key: `k${i}`, value: `v-${i}` })));
+  await db.compactRange("k", "l"); // a table, as well as the log
+  return db;
+}
+
 async function fileHashes(dir: string): Promise<Record<string, string>> {
   const out: Record<string, string> = {};
   for (const name of (await readdir(dir)).sort()) {
@@ -72,11 +81,8 @@ test("a work copy shares the table files, and nothing it does reaches the source
 test("a copy of a store still open elsewhere is the store at that moment: later writes to its log do not reach it", async () => {
   const root = await mkdtemp(join(tmpdir(), "chaind-level-copy-"));
   const source = join(root, "source");
-  const db = new ClassicLevel<string, string>(source);
+  const db = await storeWithTable(source);
   try {
-    await db.open();
-    await db.batch(Array.from({ length: 2000 }, (_, i) => ({ type: "put", key: `k${i}`, value: `v-${i}` })));
-    await db.compactRange("k", "l"); // a table, as well as the log
     await db.put("height", "41");
     const work = join(root, "work");
     await copyLevelDb(source, work); // as a rehearsal of a node that was not stopped does
@@ -111,10 +117,7 @@ test("a caller's earlier answer to whether the source is in use is the one the c
   const root = await mkdtemp(join(tmpdir(), "chaind-level-copy-"));
   try {
     const source = join(root, "source");
-    const db = new ClassicLevel<string, string>(source);
-    await db.open();
-    await db.batch(Array.from({ length: 2000 }, (_, i) => ({ type: "put", key: `k${i}`, value: `v-${i}` })));
-    await db.compactRange("k", "l");
+    const db = await storeWithTable(source);
     await db.put("height", "41");
     await db.close();
     const shared = async (): Promise<string[]> => {
@@ -144,11 +147,7 @@ test("removing a work folder takes its level copies and everything else, and onl
   const root = await mkdtemp(join(tmpdir(), "chaind-level-copy-"));
   try {
     const source = join(root, "source");
-    const db = new ClassicLevel<string, string>(source);
-    await db.open();
-    await db.batch(Array.from({ length: 2000 }, (_, i) => ({ type: "put", key: `k${i}`, value: `v-${i}` })));
-    await db.compactRange("k", "l");
-    await db.close();
+    await (await storeWithTable(source)).close();
     const before = await fileHashes(source);
 
     const folder = join(root, "work");
