@@ -1,6 +1,7 @@
 // The chain of the stepped-migration bench: a `records` module whose genesis writes N records, and the three
 // releases the bench runs: v1 (schedules nothing itself, halts at the plan), v2 as one upgrade handler that rewrites
-// every record in the block at H (today's way), and v2 as a stepped migration (one bounded step a block after H).
+// every record in the block at H (today's way; collecting the records first, as an SDK migration must, or writing
+// each as it reads it, as a chaind handler may), and v2 as a stepped migration (one bounded step a block after H).
 import type { AppModule } from "../../src/app/module.ts";
 import type { TestRelease } from "../../src/testing/test-node.ts";
 import { prefixMigrationStep } from "../../src/x/upgrade/prefix-migration.ts";
@@ -60,6 +61,25 @@ export function oneHandler(count: number): TestRelease {
         const all: [Uint8Array, Uint8Array][] = [];
         for await (const entry of store.iterate({ prefix: PREFIX })) all.push(entry);
         for (const [key, value] of all) store.set(key, rewrite(value));
+        return fromVM;
+      },
+    },
+  };
+}
+
+/**
+ * v2 as one handler that writes each record as it reads it (docs/UPGRADING.md's advice for a chaind handler: the
+ * branch's iterator is not disturbed by writes made while it runs). An SDK migration must collect first (upstream's
+ * KVStore contract forbids writing under an open iterator); this one holds no copy of the records.
+ */
+export function oneHandlerIterating(count: number): TestRelease {
+  return {
+    modules: () => [recordsModule(count)],
+    upgrade: {
+      name: "v2",
+      handler: async (ctx, _plan, fromVM) => {
+        const store = ctx.kvStore(STORE);
+        for await (const [key, value] of store.iterate({ prefix: PREFIX })) store.set(key, rewrite(value));
         return fromVM;
       },
     },

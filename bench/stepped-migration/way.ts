@@ -2,6 +2,8 @@
 //   node bench/stepped-migration/way.ts prepare <home> <records>           v1 home with the records, the plan at H,
 //                                                                            run to the halt
 //   node bench/stepped-migration/way.ts one <home> <records> <clock>        v2 as one handler: block H
+//   node bench/stepped-migration/way.ts one-iterating <home> <records> <clock>
+//                                                                            the same, writing while it iterates
 //   node bench/stepped-migration/way.ts stepped <home> <records> <clock> <budget>
 //                                                                            v2 stepped: block H and every step's block
 // Prints one JSON line (WayResult) on stdout. <clock> is the prepared chain's last block time (ms), so the restarted
@@ -14,11 +16,11 @@ import { MsgSoftwareUpgradeSchema } from "../../src/gen/chain/upgrade/v1beta1/tx
 import { governHeap } from "../../src/node/heap-governor.ts";
 import { peakRssBytes } from "../../src/node/peak-rss.ts";
 import { packAny } from "../../src/testing/app.ts";
-import { startTestNode, type TestNode } from "../../src/testing/test-node.ts";
+import { startTestNode, type TestNode, type TestRelease } from "../../src/testing/test-node.ts";
 import { closeVerifyPool } from "../../src/x/auth/verify-pool.ts";
 import { defaultUpgradeAuthority } from "../../src/x/upgrade/keeper.ts";
 import { newPlan } from "../../src/x/upgrade/plan.ts";
-import { oneHandler, stepped, TIMEOUT_COMMIT_MS, v1 } from "./records-chain.ts";
+import { oneHandler, oneHandlerIterating, stepped, TIMEOUT_COMMIT_MS, v1 } from "./records-chain.ts";
 
 /** The height of the plan: far enough after the proposal that 20 quiet blocks come before it. */
 export const UPGRADE_HEIGHT = 30n;
@@ -94,13 +96,13 @@ async function settleDatabase(path: string): Promise<void> {
   await db.close();
 }
 
-async function upgrade(home: string, records: number, clock: number, budget?: number): Promise<WayResult> {
-  const release = budget === undefined ? oneHandler(records) : stepped(records, budget);
+/** Block H on `release`; with `untilMigrated`, then one block a step until its stepped migration is done. */
+async function upgrade(home: string, release: TestRelease, clock: number, untilMigrated = false): Promise<WayResult> {
   const node = await startTestNode({ home, release });
   // This process's kit clock starts over: the first block steps past the prepared chain's last time.
   const behind: number[] = [];
   const blocks = [await timed(node, behind, clock - KIT_CLOCK_START + 1000)];
-  if (budget !== undefined) {
+  if (untilMigrated) {
     for (;;) {
       const [migration] = await node.keeper.getMigrations(await node.query());
       if (migration === undefined) throw new Error("the upgrade's block started no stepped migration");
@@ -126,9 +128,10 @@ const count = Number(records);
 const governor = governHeap();
 let result: WayResult;
 if (way === "prepare") result = await prepare(home, count);
-else if (way === "one") result = await upgrade(home, count, Number(clock));
-else if (way === "stepped") result = await upgrade(home, count, Number(clock), Number(budget));
-else throw new Error(`way "${way}": expected prepare, one or stepped`);
+else if (way === "one") result = await upgrade(home, oneHandler(count), Number(clock));
+else if (way === "one-iterating") result = await upgrade(home, oneHandlerIterating(count), Number(clock));
+else if (way === "stepped") result = await upgrade(home, stepped(count, Number(budget)), Number(clock), true);
+else throw new Error(`way "${way}": expected prepare, one, one-iterating or stepped`);
 await closeVerifyPool();
 governor.stop();
 process.stdout.write(`${JSON.stringify(result)}\n`);
