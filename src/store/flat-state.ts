@@ -28,6 +28,7 @@ import type { KeyRange, KVBackend } from "./kv-backend.ts";
 import type { KVSource, ScanRange } from "./kv-source.ts";
 import { ABSENT_ROW, type CachedRow, type LatestValueCache } from "./latest-cache.ts";
 import { MAX_RANGE_BYTES, MAX_RANGE_ENTRIES } from "./latest-range-cache.ts";
+import { LongScanCopies } from "./long-scan-copies.ts";
 
 /** A parsed latest or deleted row. */
 export interface LatestRow {
@@ -389,8 +390,9 @@ export class LatestSource implements KVSource {
     const version = cache.accepting ? cache.version : -1;
     let read: [Uint8Array, Uint8Array][] | undefined = version < 0 ? undefined : [];
     let bytes = 0;
+    const copies = new LongScanCopies();
     for await (const [k, row] of this.backend.iterate(scanBounds(TABLE.latest, this.sid, range))) {
-      const entry: [Uint8Array, Uint8Array] = [tail(k, 5), latestValue(row)];
+      const entry = copies.entry(tail(k, 5), latestValue(row));
       if (read !== undefined) {
         read.push(entry);
         bytes += entry[0].length + entry[1].length;
@@ -512,7 +514,10 @@ export class VersionSource implements KVSource {
     return new LazyEntries(() => {
       this.check();
       if (!this.isExactLatest()) return this.scanHistory(range);
-      return this.backend.iterate(scanBounds(TABLE.latest, this.sid, range), latestEntry);
+      const copies = new LongScanCopies();
+      return this.backend.iterate(scanBounds(TABLE.latest, this.sid, range), (entry) =>
+        copies.entry(tail(entry[0], 5), latestValue(entry[1])),
+      );
     });
   }
 
