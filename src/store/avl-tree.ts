@@ -52,6 +52,18 @@ export function loadPath(loader: NodeLoader, root: TreeNode | undefined, key: Ui
   }
 }
 
+/**
+ * Thrown by a TreeWriter set to {@link TreeWriter.updatesOnly} when a write would insert or remove a key, before the
+ * tree changes shape (a streamed stage then redoes the store the ordinary way: tree-stream.ts).
+ */
+export class NotAnUpdateError extends Error {
+  readonly key: Uint8Array;
+  constructor(key: Uint8Array) {
+    super("internal: a write that is not an update of a key the tree holds");
+    this.key = key;
+  }
+}
+
 /** Applies the writes of one version to one store's tree. */
 export class TreeWriter {
   readonly version: number;
@@ -61,6 +73,11 @@ export class TreeWriter {
   root: TreeNode | undefined;
   /** The leaf the current set() replaced (a field rather than a tuple: set() is the hot path). */
   private replaced: LeafNode | undefined;
+  /**
+   * Refuse (NotAnUpdateError) a set of a key the tree does not hold and a removal of one it holds, before anything
+   * rotates: a tree streamed at stage (tree-stream.ts) holds stubs of subtrees whose pages are not on disk yet.
+   */
+  updatesOnly = false;
 
   constructor(root: TreeNode | undefined, version: number, loader: NodeLoader) {
     this.root = root;
@@ -86,6 +103,7 @@ export class TreeWriter {
    */
   setLeaf(leaf: LeafNode): LeafNode | undefined {
     this.replaced = undefined;
+    if (this.root === undefined && this.updatesOnly) throw new NotAnUpdateError(leaf.key);
     this.root = this.root === undefined ? leaf : this.setIn(this.root, leaf, keyPrefix(leaf.key));
     return this.replaced;
   }
@@ -150,6 +168,7 @@ export class TreeWriter {
         (leaf as { key: Uint8Array }).key = node.key;
         return leaf;
       }
+      if (this.updatesOnly) throw new NotAnUpdateError(leaf.key);
       if (c < 0) return this.newInner(node.key, leaf, node);
       return this.newInner(leaf.key, node, leaf);
     }
@@ -169,7 +188,9 @@ export class TreeWriter {
     key: Uint8Array,
   ): { node: TreeNode | undefined; newKey: Uint8Array | undefined; removed: LeafNode } | undefined {
     if (node.kind === 0) {
-      return equalBytes(node.key, key) ? { node: undefined, newKey: undefined, removed: node } : undefined;
+      if (!equalBytes(node.key, key)) return undefined;
+      if (this.updatesOnly) throw new NotAnUpdateError(key);
+      return { node: undefined, newKey: undefined, removed: node };
     }
     const current = resolve(this.loader, node) as InnerNode;
     if (compareBytes(key, current.key) < 0) {

@@ -312,3 +312,219 @@ describe("a large version's history rows and pages written before its commit poi
     }
   });
 });
+
+/** Sets of `count` bank keys of the 900 the first version sets (updates only, no delete), and "auth"'s height. */
+function updates(
+  store: MultiStore,
+  seed: number,
+  count: number,
+  last?: (bank: ReturnType<MultiStore["branch"]>) => void,
+) {
+  const branch = store.branch();
+  const bank = branch.store("bank");
+  for (let i = 0; i < count; i++) bank.set(b(`key-${(i * 7 + seed * 31) % 900}`), b(`updated-${seed}-${i}`));
+  branch.store("auth").set(b("height"), b(`${seed}`));
+  last?.(branch);
+  return branch;
+}
+
+async function commitBranch(store: MultiStore, branch: ReturnType<MultiStore["branch"]>): Promise<string> {
+  const info = await store.stage(branch);
+  await store.commit();
+  return toHex(info.appHash);
+}
+
+describe("Step C: a large version that only updates keys has its tree streamed at stage", () => {
+  test("its pages and every other row are the ordinary way's, byte for byte; reads and proofs at it", async () => {
+    const { dir, options, store, reference } = await pair();
+    let reopened: MultiStore | undefined;
+    try {
+      // Version 1 sets every key (a store's first version: never early).
+      for (const st of [store, reference]) {
+        const branch = st.branch();
+        for (let i = 0; i < 900; i++) branch.store("bank").set(b(`key-${i}`), b(`first-${i}`));
+        branch.store("auth").set(b("height"), b("1"));
+        await commitBranch(st, branch);
+      }
+      // Updates of 400, 900 and 60 keys: streamed, as many part rotations apart as the 512-byte parts make.
+      for (const [n, count] of [
+        [2, 400],
+        [3, 900],
+        [4, 60],
+      ]) {
+        assert.equal(
+          await commitBranch(store, updates(store, n, count)),
+          await commitBranch(reference, updates(reference, n, count)),
+        );
+        await store.idle();
+      }
+      assert.equal(store.streamCounts.streamed, 3);
+      assert.equal(store.streamCounts.redone, 0);
+      // Written out while the walk went on, not only at its end.
+      assert.ok(
+        store.streamCounts.pagesDuringWalk > 10,
+        `pages during the walk: ${store.streamCounts.pagesDuringWalk}`,
+      );
+      // An ordinary version between them, then another streamed one.
+      assert.equal(
+        await commitBranch(store, updates(store, 5, 20)),
+        await commitBranch(reference, updates(reference, 5, 20)),
+      );
+      assert.equal(
+        await commitBranch(store, updates(store, 6, 700)),
+        await commitBranch(reference, updates(reference, 6, 700)),
+      );
+      assert.equal(store.streamCounts.streamed, 4);
+      await store.idle();
+      assert.equal(await sameRows(store, reference), 0);
+      for (const v of [2n, 3n, 4n, 6n]) {
+        await checkProofs(store, v);
+        const [a, r] = [await store.view(v), await reference.view(v)];
+        for (let i = 0; i < 900; i += 37) {
+          assert.equal(s(await a.store("bank").get(b(`key-${i}`))), s(await r.store("bank").get(b(`key-${i}`))));
+        }
+        assert.equal(a.keyCount?.("bank"), 900);
+      }
+      // Iteration at the streamed version.
+      const seen: string[] = [];
+      for await (const [k, v] of (await store.view(6n)).store("bank").iterate()) seen.push(`${s(k)}=${s(v)}`);
+      const expected: string[] = [];
+      for await (const [k, v] of (await reference.view(6n)).store("bank").iterate()) expected.push(`${s(k)}=${s(v)}`);
+      assert.deepEqual(seen, expected);
+      // The next version's writes go down a streamed tree (its root a stub, read from pages).
+      assert.equal(await commit(store, 7), await commit(reference, 7));
+      await store.idle();
+      assert.equal(await sameRows(store, reference), 0);
+      await store.close();
+      reopened = await openMultiStore(options);
+      assert.equal(reopened.pagesRebuiltAtOpen.length, 0);
+      assert.equal(reopened.lostPagesDeletedAtOpen, 0);
+      await checkProofs(reopened, 3n);
+      await checkProofs(reopened, 6n);
+      assert.equal(
+        await commitBranch(reopened, updates(reopened, 8, 500)),
+        await commitBranch(reference, updates(reference, 8, 500)),
+      );
+      assert.equal(reopened.streamCounts.streamed, 1);
+      await reopened.idle();
+      assert.equal(await sameRows(reopened, reference), 0);
+      await checkProofs(reopened, 8n);
+    } finally {
+      await (reopened ?? store).close();
+      await reference.close();
+      await dir.remove();
+    }
+  });
+
+  for (const change of [
+    {
+      what: "an insert late in the walk",
+      last: (br: ReturnType<MultiStore["branch"]>) => br.store("bank").set(b("key-zz"), b("new")),
+    },
+    {
+      what: "an insert early in the walk",
+      last: (br: ReturnType<MultiStore["branch"]>) => br.store("bank").set(b("key-!"), b("new")),
+    },
+    {
+      what: "a delete late in the walk",
+      last: (br: ReturnType<MultiStore["branch"]>) => br.store("bank").delete(b("key-99")),
+    },
+    {
+      what: "a delete of a key the tree does not hold (still streamed)",
+      last: (br: ReturnType<MultiStore["branch"]>) => br.store("bank").delete(b("key-zz")),
+      streamed: true,
+    },
+  ]) {
+    test(`a version with ${change.what} is written the ordinary way, byte for byte`, async () => {
+      const { dir, store, reference } = await pair();
+      try {
+        for (const st of [store, reference]) {
+          const branch = st.branch();
+          for (let i = 0; i < 900; i++) branch.store("bank").set(b(`key-${i}`), b(`first-${i}`));
+          await commitBranch(st, branch);
+        }
+        for (const n of [2, 3]) {
+          assert.equal(
+            await commitBranch(store, updates(store, n, 600, change.last)),
+            await commitBranch(reference, updates(reference, n, 600, change.last)),
+          );
+          await store.idle();
+        }
+        const { streamed, redone } = store.streamCounts;
+        assert.deepEqual(
+          { streamed, redone },
+          change.streamed ? { streamed: 2, redone: 0 } : { streamed: 1, redone: 1 },
+        );
+        assert.equal(await sameRows(store, reference), 0);
+        await checkProofs(store, 2n);
+        await checkProofs(store, 3n);
+      } finally {
+        await store.close();
+        await reference.close();
+        await dir.remove();
+      }
+    });
+  }
+});
+
+test("Step C with the leaf hasher's worker: the walk writes its tree out at each full job, byte for byte", async () => {
+  // 34,000 updates: more than a job of the worker (32,768 leaves), one part of 8 MiB (only a full job ends a stretch).
+  const dir = await tempDir();
+  const store = await openMultiStore({
+    path: dir.path,
+    storeNames: ["bank"],
+    pruning: KEEP_ALL,
+    earlyWriteThreshold: 50,
+  });
+  const reference = await openMultiStore({ backend: "memory", storeNames: ["bank"], pruning: KEEP_ALL });
+  try {
+    for (const [n, count] of [
+      [1, 34_000],
+      [2, 34_000],
+    ]) {
+      const hashes: string[] = [];
+      for (const st of [store, reference]) {
+        const branch = st.branch();
+        for (let i = 0; i < count; i++) branch.store("bank").set(b(`k-${(i * 7919) % 34_000}`), b(`v-${n}-${i}`));
+        hashes.push(await commitBranch(st, branch));
+      }
+      assert.equal(hashes[0], hashes[1], `version ${n}`);
+    }
+    assert.equal(store.streamCounts.streamed, 1);
+    assert.ok(store.streamCounts.pagesDuringWalk > 0, "pages written before the walk's end");
+    await store.idle();
+    assert.equal(await sameRows(store, reference), 0);
+    const appHash = (await store.view(2n)).appHash as Uint8Array;
+    for (const key of ["k-0", "k-20000", "k-33999"]) {
+      assert.ok(verifyStoreProof(await store.prove("bank", b(key), 2n), appHash), key);
+    }
+  } finally {
+    await store.close();
+    await reference.close();
+    await dir.remove();
+  }
+});
+
+test("beforeEarlyStage is called before a stage that takes the early way, and only then", async () => {
+  const dir = await tempDir();
+  let calls = 0;
+  const store = await openMultiStore({
+    path: dir.path,
+    storeNames: ["auth", "bank"],
+    pruning: KEEP_ALL,
+    earlyWriteThreshold: 50,
+    beforeEarlyStage: () => {
+      calls++;
+    },
+  });
+  try {
+    await commit(store, 1); // the store's first version: never early
+    await commit(store, 2, 20); // ordinary
+    assert.equal(calls, 0);
+    await commit(store, 3, 400);
+    assert.equal(calls, 1);
+  } finally {
+    await store.close();
+    await dir.remove();
+  }
+});

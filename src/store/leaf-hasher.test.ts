@@ -77,6 +77,35 @@ test("a job larger than the shared buffers hashes the rest on this thread", asyn
   }
 });
 
+test("a full job says so, and a job begun after it is not full (a streamed stage ends the job there)", async () => {
+  const hasher = new LeafHasher(true);
+  try {
+    const job = writes(MIN_PARALLEL_LEAVES + 100, 4, () => 2_500);
+    hasher.begin(job.length * 2);
+    let fullAt = -1;
+    for (let i = 0; i < job.length; i++) {
+      hasher.add(job[i].leaf, job[i].value);
+      if (fullAt < 0 && hasher.full) fullAt = i;
+    }
+    // 8 MiB of record space hold ~3,340 such records: the first one past them is hashed here and the job is full.
+    assert.ok(fullAt > 3000 && fullAt < job.length, `full at ${fullAt}`);
+    assert.equal(job[fullAt].leaf.hash, leafHashOfValue(job[fullAt].leaf.key, job[fullAt].value, 4));
+    hasher.finish();
+    for (const w of job) assert.equal(w.leaf.hash, leafHashOfValue(w.leaf.key, w.value, 4));
+    hasher.begin(job.length);
+    assert.equal(hasher.full, false);
+    hasher.finish();
+    // A job on this thread alone (below the worker's size) is never full.
+    const small = writes(100, 5);
+    hasher.begin(small.length);
+    for (const w of small) hasher.add(w.leaf, w.value);
+    assert.equal(hasher.full, false);
+    hasher.finish();
+  } finally {
+    await hasher.close();
+  }
+});
+
 test("without a worker (and after close) the same hashes come from this thread alone", async () => {
   const alone = new LeafHasher(false);
   hashAndCheck(alone, writes(3000, 9));

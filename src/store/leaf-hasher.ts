@@ -53,6 +53,8 @@ export class LeafHasher {
   private readonly leaves: LeafNode[] = [];
   private used = 0;
   private published = 0;
+  /** A leaf of this job was hashed here because the job was full (a streamed stage then ends the job: `full`). */
+  private overflowed = false;
   /** Chunks the worker has hashed so far (a diagnostic: tests check the worker took part). */
   workerChunks = 0;
 
@@ -70,6 +72,7 @@ export class LeafHasher {
     this.leaves.length = 0;
     this.used = 0;
     this.published = 0;
+    this.overflowed = false;
     this.parallel = expected >= MIN_PARALLEL_LEAVES;
     if (!this.parallel) return;
     if (this.buffers === undefined) this.allocate();
@@ -87,6 +90,7 @@ export class LeafHasher {
     const key = leaf.key;
     const recordBytes = key.length + value.length + 64;
     if (!this.parallel || this.leaves.length >= MAX_RECORDS || this.used + recordBytes > MAX_BYTES) {
+      if (this.parallel) this.overflowed = true;
       leaf.hash = leafHashOfValue(key, value, leaf.version);
       return;
     }
@@ -122,6 +126,14 @@ export class LeafHasher {
     Atomics.store(control, END, base + Math.ceil(count / CHUNK));
     if (this.published === 0) this.worker?.postMessage({ run: true });
     this.published = count;
+  }
+
+  /**
+   * Whether the job is full: leaves are hashed on this thread as they come from here on. A stage that streams its tree
+   * (tree-stream.ts) then finishes the job and begins the next, so the worker goes on taking half the hashing.
+   */
+  get full(): boolean {
+    return this.overflowed;
   }
 
   /** Hashes what is left (here and on the worker), waits for the worker's chunks, sets every leaf's hash. */

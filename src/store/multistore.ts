@@ -1,6 +1,7 @@
 // The versioned multistore: named module stores over one KV backend, with per-version
 // commitments, historical reads, proofs, pruning and store upgrades. README.md explains the design.
 
+import { compareBytes } from "../bytes/compare.ts";
 import { bytesToBinaryString, utf8 } from "../bytes/text.ts";
 import { merklePath } from "../crypto/merkle.ts";
 import { AheadBranch } from "./ahead-branch.ts";
@@ -9,6 +10,7 @@ import {
   hashNewNodes,
   loadPath,
   type NodeLoader,
+  NotAnUpdateError,
   type PersistedTree,
   persistInOrder,
   rootHash,
@@ -57,7 +59,8 @@ import {
 } from "./records.ts";
 import { markWrites, type StagedAhead, sameWrites } from "./staged-ahead.ts";
 import { StagedChanges } from "./staged-changes.ts";
-import { type InnerNode, type LeafNode, sizeOf, type TreeNode } from "./tree-node.ts";
+import { type InnerNode, type LeafNode, PAGE_NODES, sizeOf, type TreeNode } from "./tree-node.ts";
+import { TreeStream } from "./tree-stream.ts";
 import type {
   BranchMultiStore,
   CommitInfo,
@@ -142,6 +145,14 @@ export interface OpenMultiStoreOptions {
    * (default {@link EARLY_WRITE_THRESHOLD}; tests set it small). Never for a store's first version.
    */
   earlyWriteThreshold?: number;
+  /**
+   * Called (synchronously) when a stage takes the early way, before its walk: the node asks V8 for a full, memory-
+   * reducing collection there (src/runtime/build-app.ts). A stage that streams its tree keeps little of V8's heap, but
+   * V8 grows the heap over the garbage a large block left (an upgrade handler's records) until its next collection,
+   * and keeps those pages: collected first, the stage runs in pages the garbage held (README "A large version's
+   * memory", Step C).
+   */
+  beforeEarlyStage?: () => void;
 }
 
 interface WorkingStore {
@@ -169,6 +180,10 @@ interface StagedStore {
   persisted?: PersistedTree;
   /** Its history rows and tree pages are on disk already (written by stage, before the commit point). */
   writtenEarly?: boolean;
+  /** Its tree is being written out by the walk (Step C: the version only updates keys); gone once it is all out. */
+  stream?: TreeStream;
+  /** Pages a stream put before the walk met an insert or delete (the ordinary way's pages overwrite them all). */
+  stalePages?: number;
 }
 
 /** One store's part of a commit once its nodes are numbered. */
@@ -210,6 +225,7 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
   private readonly sync: boolean;
   private readonly pageWritePartBytes: number;
   private readonly earlyWriteThreshold: number;
+  private readonly beforeEarlyStage: (() => void) | undefined;
   private firstVersion: number;
   private readonly background: BackgroundWork;
 
@@ -256,6 +272,11 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
   private stagedAhead: StagedAhead<StagedStore> | undefined;
   /** Commits staged ahead that a stage took, and those it dropped (the block's writes were not the same). */
   readonly stagedAheadCounts = { taken: 0, dropped: 0 };
+  /**
+   * Large stores whose tree stage streamed (their version only updated keys: Step C), streams redone the ordinary way
+   * (the walk met an insert or a delete), and the pages streams wrote while their walk went on (diagnostics, for tests).
+   */
+  readonly streamCounts = { streamed: 0, redone: 0, pagesDuringWalk: 0 };
 
   private constructor(backend: KVBackend, options: OpenMultiStoreOptions, state: Omit<CommittedState, "fresh">) {
     this.backend = backend;
@@ -265,6 +286,7 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
     this.sync = options.sync ?? true;
     this.pageWritePartBytes = Math.max(1, options.pageWritePartBytes ?? PAGE_WRITE_PART_BYTES);
     this.earlyWriteThreshold = Math.max(1, options.earlyWriteThreshold ?? EARLY_WRITE_THRESHOLD);
+    this.beforeEarlyStage = options.beforeEarlyStage;
     this.leafHasher = new LeafHasher(options.leafHashWorker ?? true);
     this.firstVersion = Math.max(1, Number(options.initialVersion ?? 1n));
     this.latest = state.latest;
@@ -525,6 +547,7 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
         ? []
         : working.filter((ws) => (ws !== aheadWs || ahead === undefined) && ws.layer.size >= this.earlyWriteThreshold);
     if (early.length > 0) {
+      this.beforeEarlyStage?.();
       return this.stageEarly(
         version,
         working,
@@ -609,22 +632,67 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
     parts: PartWriter,
   ): Promise<StagedStore> {
     const stage = new StoreStage(ws, writes, version, this.nodes.loader(ws.sid));
+    // Optimistic: streamed until a write turns out to insert or delete, then redone the ordinary way (Step A).
+    let stream: TreeStream | undefined = new TreeStream(ws.sid, version, parts);
+    let stalePages = 0;
+    stage.tree.updatesOnly = true;
+    const hasher = this.leafHasher;
     for (let i = 0; i < writes.length; ) {
-      i = this.applyWrites(stage, batch, parts, i, parts);
+      try {
+        i = this.applyWrites(stage, batch, parts, i, parts, stream);
+      } catch (err) {
+        if (!(err instanceof NotAnUpdateError) || stream === undefined) throw err;
+        stalePages = stream.pagesPut;
+        stream = undefined;
+        this.streamCounts.redone++;
+        i = indexOfKey(writes, err.key);
+        this.replayUpdates(stage, i);
+        continue;
+      }
+      if (stream !== undefined && i < writes.length && (parts.full || hasher.full)) {
+        // Every leaf so far hashed (a new job for the rest), then what the walk is past written out.
+        hasher.finish();
+        hasher.begin(writes.length - i);
+        stream.writeBefore(stage.tree.root, writeAt(writes, i).key);
+      }
       if (parts.full) await parts.rotate();
     }
     const staged = stage.staged();
     staged.writtenEarly = true;
+    staged.stream = stream;
+    if (stalePages > 0) staged.stalePages = stalePages;
     return staged;
   }
 
-  /** Applies writes from `from` on, until the end or until `parts` is full; returns the next write's index. */
+  /**
+   * A streamed store's walk met a write that is not an update (write `to`): its tree is rebuilt from the committed
+   * one with the updates before it, whose rows and changelog entries are in already (they are the same either way).
+   */
+  private replayUpdates(stage: StoreStage, to: number): void {
+    const tree = new TreeWriter(stage.base, stage.version, stage.loader);
+    const { writes, changes, version } = stage;
+    for (let j = 0; j < to; j++) {
+      const writeNo = changes.setWriteNo(j);
+      if (writeNo === 0) continue;
+      const w = writeAt(writes, j);
+      const leaf: LeafNode = { kind: 0, key: w.key, version, writeNo, hash: "" };
+      this.leafHasher.add(leaf, w.value as Uint8Array);
+      tree.setLeaf(leaf);
+    }
+    stage.tree = tree;
+  }
+
+  /**
+   * Applies writes from `from` on, until the end or until `parts` is full (or, with `stream`, the leaf hasher's job);
+   * returns the next write's index.
+   */
   private applyWrites(
     stage: StoreStage,
     batch: KVBatch,
     history: RowSink,
     from: number,
     parts: PartWriter | undefined,
+    stream?: TreeStream,
   ): number {
     const { tree, changes, changelog, writes, version } = stage;
     const hasher = this.leafHasher;
@@ -662,7 +730,7 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
         this.keepImportedFirstValue(changes, i, sid, w, removed);
         changes.putRows(i, batch, history, sid, version, changelog);
       }
-      if (parts?.full) return i + 1;
+      if (parts !== undefined && (parts.full || (stream !== undefined && hasher.full))) return i + 1;
     }
     return writes.length;
   }
@@ -704,14 +772,24 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
           }
           for (const s of stores) {
             if (s === ahead) continue;
-            s.newNodes = hashNewNodes(s.root, s.newNodeOrder);
+            const stream = s.stream;
+            if (stream !== undefined) {
+              this.streamCounts.pagesDuringWalk += stream.pagesPut;
+              // What the walk did not write out, its root last; the commit keeps the root as a stub, nothing else.
+              s.root = stream.finish(s.root);
+              s.newNodes = stream.count;
+              s.persisted = { nodes: [], root: s.root };
+              s.stream = undefined;
+              this.streamCounts.streamed++;
+              if (parts.full) await parts.rotate();
+            } else s.newNodes = hashNewNodes(s.root, s.newNodeOrder);
             s.rootHash = rootHash(s.root, EMPTY_HASH);
           }
-          // The pages, in parts after the history rows: numbered now (the commit keeps the numbering), written in
-          // page order, a store's root page last.
+          // The other large stores' pages, in parts after the history rows: numbered now (the commit keeps the
+          // numbering), written in page order, a store's root page last.
           const paged: PersistedStore[] = [];
           for (const s of stores) {
-            if (s.writtenEarly !== true) continue;
+            if (s.writtenEarly !== true || s.persisted !== undefined) continue;
             s.persisted = persistInOrder(s.root, version, s.newNodeOrder);
             paged.push({
               sid: s.sid,
@@ -726,6 +804,15 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
           while (!pages.done) {
             pages.encode(1);
             if (parts.full) await parts.rotate();
+          }
+          // A redone stream's pages are all overwritten by the ordinary way's, in later parts: every node it numbered
+          // (in a subtree left of where the walk was) is a new node of the final tree too, as a later insert or delete
+          // removes only nodes on its own path and copies more. Checked, since a page left over would never be pruned.
+          for (const s of stores) {
+            if ((s.stalePages ?? 0) > Math.ceil(s.newNodes / PAGE_NODES)) {
+              throw new Error(`internal: store ${s.sid}'s redone stream wrote pages past its own`);
+            }
+            s.stalePages = undefined;
           }
           await parts.finish();
           const hash = appHash(stores.map((s) => ({ name: s.name, root: s.rootHash })));
@@ -1261,7 +1348,11 @@ class StoreStage {
   readonly sid: number;
   readonly writes: SortedWrites;
   readonly version: number;
-  readonly tree: TreeWriter;
+  /** The committed tree the writes apply to, and its loader. */
+  readonly base: TreeNode | undefined;
+  readonly loader: NodeLoader;
+  /** Replaced when a streamed walk is redone the ordinary way (replayUpdates). */
+  tree: TreeWriter;
   readonly changes: StagedChanges;
   readonly changelog = new ChangelogWriter();
 
@@ -1270,6 +1361,8 @@ class StoreStage {
     this.sid = ws.sid;
     this.writes = writes;
     this.version = version;
+    this.base = ws.root;
+    this.loader = loader;
     this.tree = new TreeWriter(ws.root, version, loader);
     this.changes = new StagedChanges(writes);
   }
@@ -1288,6 +1381,18 @@ class StoreStage {
       newNodeOrder: [],
     };
   }
+}
+
+/** The index of `key` among `writes` (sorted by key; the key is one of them). */
+function indexOfKey(writes: SortedWrites, key: Uint8Array): number {
+  let lo = 0;
+  let hi = writes.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (compareBytes(writeAt(writes, mid).key, key) < 0) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
 
 /** Each store's written keys as binary strings (what the latest-value cache drops at the commit). */

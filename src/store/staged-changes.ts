@@ -51,6 +51,12 @@ export class StagedChanges {
     this.prevVersions[i] = prevVersion;
   }
 
+  /** Write i's write number when it set its key (0 when it deleted or did nothing). */
+  setWriteNo(i: number): number {
+    const kind = this.kinds[i];
+    return kind === SET || kind === SET_CLEARING_DELETED ? this.writeNos[i] : 0;
+  }
+
   /** Write i supersedes an imported write 1 whose value was `value` (undefined: its history row is on disk already). */
   setFirstValue(i: number, value: Uint8Array | undefined): void {
     if (value === undefined) return;

@@ -4,7 +4,8 @@
 //                  crash test kills it at random moments once it has seen progress); `parts`: every version's tree
 //                  pages written in parts of ~2 KiB (as a large version's are), so kills land between parts;
 //                  `early`: every version's "bank" counts as large, its history rows and pages written by stage in
-//                  parts of ~2 KiB before the commit point (README "A large version's memory")
+//                  parts of ~2 KiB before the commit point (README "A large version's memory"; its versions that only
+//                  update keys, one in four, have their tree streamed in those parts: Step C)
 
 import { setTimeout as sleep } from "node:timers/promises";
 import type { KVBatch } from "../../../src/store/kv-backend.ts";
