@@ -38,6 +38,15 @@ export interface HeapControl {
   collect(): void;
 }
 
+/**
+ * A full collection now that compacts the heap and gives the freed pages back to the OS (V8's `last-resort` flavour):
+ * before a block's stage rewrites a large store (src/store/README.md, "A large version's memory", Step C), whose
+ * walk would otherwise grow the heap over the garbage the block's handler left.
+ */
+export function reduceHeapNow(): void {
+  v8Gc()({ type: "major", execution: "sync", flavor: "last-resort" });
+}
+
 /** V8's `gc()`; with options such as `{ type: "major", execution: "sync", flavor: "last-resort" }`. */
 export type V8Gc = (options?: object) => void;
 
