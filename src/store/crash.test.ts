@@ -24,7 +24,11 @@ const encoder = new TextEncoder();
  * "committed <v>" after each commit), so every kill lands after real progress however slow the
  * machine is. Returns a getter for the last version it reported.
  */
-async function waitForProgress(proc: ChildProcess, above: bigint): Promise<() => bigint> {
+async function waitForProgress(
+  proc: ChildProcess,
+  above: bigint,
+  onStreamed: (count: number) => void = () => {},
+): Promise<() => bigint> {
   let reported = 0n;
   let pending = "";
   let resolveProgress: () => void = () => {};
@@ -41,6 +45,8 @@ async function waitForProgress(proc: ChildProcess, above: bigint): Promise<() =>
     for (const line of lines) {
       const match = /^committed (\d+)$/.exec(line);
       if (match !== null) reported = BigInt(match[1]);
+      const streamed = /^streamed (\d+)$/.exec(line);
+      if (streamed !== null) onStreamed(Number(streamed[1]));
     }
     if (reported > above) resolveProgress();
   });
@@ -85,6 +91,7 @@ describe("crash safety", () => {
     let advanced = 0;
     let rebuilt = 0;
     let lostPages = 0;
+    let streamed = 0;
     try {
       for (let kill = 0; kill < KILLS; kill++) {
         // One writer in three writes each version's pages in small parts (a large version's way after its commit), one
@@ -93,13 +100,17 @@ describe("crash safety", () => {
         const variant = [[], ["parts"], ["early"]][kill % 3];
         const args = [child, "writer", dir.path, ...variant];
         const writer = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "inherit"] });
-        const reported = await waitForProgress(writer, last);
+        let streamedHere = 0;
+        const reported = await waitForProgress(writer, last, (count) => {
+          streamedHere = count;
+        });
         // Then a random moment, so kills land anywhere in a commit or a pruning batch.
         // (Wider for the early writer, whose stages with their synced parts are most of its time.)
         await sleep(Math.floor(Math.random() * (variant[0] === "early" ? 150 : 60)));
         writer.kill("SIGKILL");
         if (writer.exitCode === null && writer.signalCode === null) await once(writer, "exit");
         assert.equal(writer.signalCode, "SIGKILL", "the writer was killed, it did not stop on its own");
+        streamed += streamedHere;
 
         const store = await openMultiStore({ path: dir.path, storeNames: CRASH_STORES, pruning: CRASH_PRUNING });
         try {
@@ -145,6 +156,9 @@ describe("crash safety", () => {
       // How many kills landed between a commit's two writes (random; the writer's page write is slowed).
       t.diagnostic(`${rebuilt} of ${KILLS} restarts rebuilt the latest version's tree pages`);
       t.diagnostic(`${lostPages} of ${KILLS} restarts deleted early pages of a version after the latest`);
+      t.diagnostic(
+        `${streamed} versions the early writer committed with their tree streamed (Step C); kills land in such stages too`,
+      );
     } finally {
       await replica.close();
       await dir.remove();

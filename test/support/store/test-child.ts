@@ -74,6 +74,8 @@ if (mode === "hold") {
       backend.batch = batch;
     }
     process.stdout.write(`committed ${version}\n`);
+    // The versions whose tree stage streamed (Step C), for the crash test's diagnostics.
+    if (store.streamCounts.streamed > 0) process.stdout.write(`streamed ${store.streamCounts.streamed}\n`);
   }
 } else {
   process.stderr.write(`unknown mode ${mode}\n`);
