@@ -155,7 +155,7 @@ export async function buildChainApp(options: ChainAppOptions): Promise<ChainApp>
           pruning: options.pruning,
           sync: options.syncCommits,
           // A block that rewrites a large store: the garbage it left goes before its stage (src/store/README.md,
-          // "A large version's memory", Step C; one handler's 1M-record migration: peak RSS 1.41 → 1.09 GiB).
+          // "A large version's memory", Step C; the one handler's 1M-record migration peaks at 1.09 GiB, 1.46 before).
           beforeEarlyStage: reduceHeapNow,
         });
   const migrationGuard: MigrationGuardOptions = {
