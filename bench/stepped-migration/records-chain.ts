@@ -3,6 +3,7 @@
 // every record in the block at H (today's way; collecting the records first, as an SDK migration must, or writing
 // each as it reads it, as a chaind handler may), and v2 as a stepped migration (one bounded step a block after H).
 import type { AppModule } from "../../src/app/module.ts";
+import type { KVStore } from "../../src/store/types.ts";
 import type { TestRelease } from "../../src/testing/test-node.ts";
 import { prefixMigrationStep } from "../../src/x/upgrade/prefix-migration.ts";
 
@@ -50,21 +51,27 @@ export function v1(count: number): TestRelease {
   return { modules: () => [recordsModule(count)] };
 }
 
-/** v2 the way an SDK chain does it today: the upgrade handler rewrites every record in the block at H. */
-export function oneHandler(count: number): TestRelease {
+/** v2 with `rewriteAll` as its upgrade handler, run on the records' store in the block at H. */
+function oneHandlerRelease(count: number, rewriteAll: (store: KVStore) => Promise<void>): TestRelease {
   return {
     modules: () => [recordsModule(count)],
     upgrade: {
       name: "v2",
       handler: async (ctx, _plan, fromVM) => {
-        const store = ctx.kvStore(STORE);
-        const all: [Uint8Array, Uint8Array][] = [];
-        for await (const entry of store.iterate({ prefix: PREFIX })) all.push(entry);
-        for (const [key, value] of all) store.set(key, rewrite(value));
+        await rewriteAll(ctx.kvStore(STORE));
         return fromVM;
       },
     },
   };
+}
+
+/** v2 the way an SDK chain does it today: the upgrade handler collects every record, then rewrites each. */
+export function oneHandler(count: number): TestRelease {
+  return oneHandlerRelease(count, async (store) => {
+    const all: [Uint8Array, Uint8Array][] = [];
+    for await (const entry of store.iterate({ prefix: PREFIX })) all.push(entry);
+    for (const [key, value] of all) store.set(key, rewrite(value));
+  });
 }
 
 /**
@@ -73,17 +80,9 @@ export function oneHandler(count: number): TestRelease {
  * KVStore contract forbids writing under an open iterator); this one holds no copy of the records.
  */
 export function oneHandlerIterating(count: number): TestRelease {
-  return {
-    modules: () => [recordsModule(count)],
-    upgrade: {
-      name: "v2",
-      handler: async (ctx, _plan, fromVM) => {
-        const store = ctx.kvStore(STORE);
-        for await (const [key, value] of store.iterate({ prefix: PREFIX })) store.set(key, rewrite(value));
-        return fromVM;
-      },
-    },
-  };
+  return oneHandlerRelease(count, async (store) => {
+    for await (const [key, value] of store.iterate({ prefix: PREFIX })) store.set(key, rewrite(value));
+  });
 }
 
 /** v2 as a stepped migration: the block at H starts it, then one step of `budget` records a block until done. */
