@@ -468,7 +468,8 @@ describe("Step C: a large version that only updates keys has its tree streamed a
 });
 
 test("Step C with the leaf hasher's worker: the walk writes its tree out at each full job, byte for byte", async () => {
-  // 34,000 updates: more than a job of the worker (32,768 leaves), one part of 8 MiB (only a full job ends a stretch).
+  // 34,000 updates: more than a job of the worker (32,768 leaves), one part of the default size (only a full job ends
+  // a stretch).
   const dir = await tempDir();
   const store = await openMultiStore({
     path: dir.path,

@@ -86,9 +86,12 @@ const PAGES_PER_SLICE = 16;
  * batch (KVBatch.writePart): LevelDB's memtable (8 MiB for the state store) then flushes as the parts come, and the
  * batch's buffer stays at one part, where one batch of a 1,000,000-key version's ~100 MB of pages held that much in
  * the batch and as much again in the memtable it went into (docs/PERFORMANCE.md, "The one handler's stage and
- * commit, measured"). Every block of an ordinary size writes its pages in one part, as before.
+ * commit, measured"). Every block of an ordinary size writes its pages in one part, as before. 4 MiB, half the
+ * memtable, since round 3 session 25: a 1M-record one handler's early parts (history rows, pages) peaked 35–65 MiB
+ * lower than with 8 MiB parts, in the same block time; 2 MiB saved nothing more (docs/PERFORMANCE.md, "Early parts of
+ * 4 MiB").
  */
-export const PAGE_WRITE_PART_BYTES = 8 << 20;
+export const PAGE_WRITE_PART_BYTES = 4 << 20;
 
 /**
  * A store staging at least this many writes in one version writes its history rows and its tree pages before the
