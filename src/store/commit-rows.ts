@@ -60,7 +60,7 @@ function putStoreKey(buf: Uint8Array, table: number, sid: number, key: Uint8Arra
 
 /** l‖sid‖key → uvarint(writeNo) uvarint(version) uvarint(prevVersion) value. */
 export function putLatestRow(
-  batch: KVBatch,
+  batch: RowSink,
   sid: number,
   key: Uint8Array,
   writeNo: number,
@@ -154,8 +154,10 @@ export function putImportedRow(batch: KVBatch, sid: number, key: Uint8Array, ver
  * here, at write 1's version (`prevVersion`), in the same batch as the new latest or deleted row; undefined otherwise
  * (write 1 of a committed key has its history row from its own commit). `history`: where the history rows go — the
  * same batch, or for a large version the parts written before its commit point (part-writer.ts; DROPPED_ROWS when a
- * retried commit puts its rows again and those are on disk already). Arguments rather than an object per change:
- * a staged version keeps its changes as columns (staged-changes.ts).
+ * retried commit puts its rows again and those are on disk already). `updates`: where an update's latest row goes (a
+ * set of a key whose latest row it replaces: write ≥ 2, no deleted row cleared) — the batch, or for a large version
+ * the early parts beside its history rows (lost-latest-rows.ts says why that is safe and how it is undone). Arguments
+ * rather than an object per change: a staged version keeps its changes as columns (staged-changes.ts).
  */
 export function putChangeRows(
   batch: KVBatch,
@@ -169,9 +171,10 @@ export function putChangeRows(
   clearsDeleted: boolean,
   firstValue: Uint8Array | undefined,
   changelog: ChangelogWriter,
+  updates: RowSink,
 ): void {
   if (value !== null) {
-    putLatestRow(batch, sid, key, writeNo, v, prevVersion, value);
+    putLatestRow(!clearsDeleted && writeNo > 1 ? updates : batch, sid, key, writeNo, v, prevVersion, value);
     if (clearsDeleted) deleteStoreRow(batch, TABLE.deleted, sid, key);
   } else {
     deleteStoreRow(batch, TABLE.latest, sid, key);

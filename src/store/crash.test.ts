@@ -11,6 +11,7 @@ import { CRASH_PRUNING, CRASH_STORES, crashWorkload } from "../../test/support/s
 import { tempDir } from "../../test/support/store/helpers.ts";
 import { toHex } from "../bytes/hex.ts";
 import { readU64, TABLE } from "./keys.ts";
+import { partialVersionKey } from "./lost-latest-rows.ts";
 import { type MultiStore, openMultiStore } from "./multistore.ts";
 import { verifyStoreProof } from "./proofs.ts";
 import type { ReadableKVStore } from "./types.ts";
@@ -91,6 +92,7 @@ describe("crash safety", () => {
     let advanced = 0;
     let rebuilt = 0;
     let lostPages = 0;
+    let undoneRows = 0;
     let streamed = 0;
     try {
       for (let kill = 0; kill < KILLS; kill++) {
@@ -117,6 +119,9 @@ describe("crash safety", () => {
           const { version } = store.lastCommit();
           if (store.pagesRebuiltAtOpen.length > 0) rebuilt++;
           if (store.lostPagesDeletedAtOpen > 0) lostPages++;
+          if (store.latestRowsUndoneAtOpen > 0) undoneRows++;
+          // Updates' latest rows of a version that never became the latest are put back (Step B), the marker gone.
+          assert.equal(store.backend.getSync(partialVersionKey()), undefined, "the partial version's marker is left");
           // Pages of a version that never became the latest are gone (pruning would never free them).
           assert.equal(await pagesAfter(store, version), 0, `pages after version ${version}`);
           assert.ok(version >= last, `version went back from ${last} to ${version}`);
@@ -156,6 +161,7 @@ describe("crash safety", () => {
       // How many kills landed between a commit's two writes (random; the writer's page write is slowed).
       t.diagnostic(`${rebuilt} of ${KILLS} restarts rebuilt the latest version's tree pages`);
       t.diagnostic(`${lostPages} of ${KILLS} restarts deleted early pages of a version after the latest`);
+      t.diagnostic(`${undoneRows} of ${KILLS} restarts put back early latest rows of a version after the latest`);
       t.diagnostic(
         `${streamed} versions the early writer committed with their tree streamed (Step C); kills land in such stages too`,
       );

@@ -227,13 +227,15 @@ export function importedFirstValue(
   throw new HistoryMissingError(sid, 1);
 }
 
-interface HistoryRow {
+/** A history row: the write's version, the key's previous write's version, its value (undefined: a delete). */
+export interface HistoryRow {
   version: number;
   prevVersion: number;
   value: Uint8Array | undefined;
 }
 
-function parseHistory(row: Uint8Array): HistoryRow {
+/** Decodes a history row (h‖sid‖key‖writeNo's value). */
+export function parseHistory(row: Uint8Array): HistoryRow {
   const r = new ByteReader(row);
   const version = r.uvarint();
   const prevVersion = r.uvarint();
@@ -358,14 +360,33 @@ export class LatestSource implements KVSource {
   private readonly backend: KVBackend;
   private readonly sid: number;
   private readonly cache: LatestValueCache;
+  /**
+   * True while latest rows of a version that will not be committed may be on disk (a discarded or failed large stage
+   * whose undo has not run yet: lost-latest-rows.ts): reads then check each row's version, as at an older version.
+   */
+  private readonly rowsAfterLatest: () => boolean;
 
-  constructor(backend: KVBackend, sid: number, cache: LatestValueCache) {
+  constructor(backend: KVBackend, sid: number, cache: LatestValueCache, rowsAfterLatest: () => boolean = () => false) {
     this.backend = backend;
     this.sid = sid;
     this.cache = cache;
+    this.rowsAfterLatest = rowsAfterLatest;
+  }
+
+  /** The latest version read row by row with version checks (while rows after it may be on disk). */
+  private checked(): VersionSource {
+    return new VersionSource(
+      this.backend,
+      this.sid,
+      this.cache.version,
+      () => false,
+      () => {},
+      this.cache,
+    );
   }
 
   readSync(key: Uint8Array): Uint8Array | undefined {
+    if (this.rowsAfterLatest()) return this.checked().readSync(key);
     return latestRow(this.backend, this.cache, this.sid, key).value;
   }
 
@@ -374,6 +395,10 @@ export class LatestSource implements KVSource {
    * blockers scan the same few ranges every block, and the commits in between seldom write inside them.
    */
   async *scan(range: ScanRange): AsyncIterable<[Uint8Array, Uint8Array]> {
+    if (this.rowsAfterLatest()) {
+      yield* this.checked().scan(range);
+      return;
+    }
     const cache = this.cache;
     const bounds = {
       lo: range.lo === undefined ? undefined : bytesToBinaryString(range.lo),
@@ -406,6 +431,7 @@ export class LatestSource implements KVSource {
 
   /** At most `limit` entries of the range in one engine read (see KVBackend.readRange). */
   readRange(range: ScanRange, limit: number): Promise<[Uint8Array, Uint8Array][]> {
+    if (this.rowsAfterLatest()) return this.checked().readRange(range, limit);
     return this.backend.readRange(latestBounds(this.sid, range, limit), latestEntry);
   }
 }

@@ -38,6 +38,11 @@ export const META = {
    * 1 at or before it has no history row 1 — the commit that supersedes that write writes it (README.md, "Key layout").
    */
   importedAt: "imported-at",
+  /**
+   * u64 version + store id list, present only while a large version's update rows are on disk ahead of its commit
+   * (lost-latest-rows.ts; README "A large version's memory", Step B): the version whose rows an open must undo.
+   */
+  partial: "partial",
 } as const;
 
 /** Identifies this layout; bumped on incompatible changes. */

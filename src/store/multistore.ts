@@ -37,6 +37,7 @@ import { type KVBackend, type KVBatch, openLevelBackend, openMemoryBackend } fro
 import type { KVSource } from "./kv-source.ts";
 import { DEFAULT_LATEST_CACHE_BYTES, LatestValueCache } from "./latest-cache.ts";
 import { LeafHasher } from "./leaf-hasher.ts";
+import { encodePartialVersion, partialVersionKey, undoLatestRowsAfter } from "./lost-latest-rows.ts";
 import { deletePagesAfter } from "./lost-pages.ts";
 import { appHash, appHashItems } from "./merkle.ts";
 import { DEFAULT_NODE_CACHE_SIZE, NodeStore } from "./node-store.ts";
@@ -255,6 +256,12 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
    * commit or early stage deletes them first (lost-pages.ts), if the discard's own deletion has not.
    */
   private lostPages = false;
+  /**
+   * Latest rows of a version after the latest may be on disk (a discarded or failed large stage wrote its updates'
+   * rows early): undone (lost-latest-rows.ts) before the lost pages go and before anything else is written; until
+   * then the working set reads the latest version row by row with version checks.
+   */
+  private lostRows = false;
   private closed = false;
   private readonly commitCache = new Map<number, CommitRecord>();
   /** Each store's proof op up to the app hash, per commit record (a record never changes; it goes when the record does). */
@@ -267,6 +274,8 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
   pagesRebuiltAtOpen: readonly number[] = [];
   /** Tree pages of versions after the latest that opening deleted (a crash after a large version's early parts). */
   lostPagesDeletedAtOpen = 0;
+  /** Latest rows of a version after the latest that opening put back (a crash after a large version's early parts). */
+  latestRowsUndoneAtOpen = 0;
   /** The last commit's tree pages while their write is pending or failed. */
   private pendingPages: PendingPages | undefined;
   /** The last page write started (never rejects). */
@@ -336,7 +345,9 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
       const state = await readCommittedState(backend);
       const store = new MultiStore(backend, options, state);
       if (!state.fresh) {
-        // A crash after a large version's early parts leaves pages of a version after the latest.
+        // A crash after a large version's early parts leaves its updates' latest rows (undone first: page repair
+        // reads the latest version's rows) and pages of a version after the latest.
+        store.latestRowsUndoneAtOpen = await undoLatestRowsAfter(backend, state.latest, store.sync);
         store.lostPagesDeletedAtOpen = await deletePagesAfter(backend, state.latest, store.sync);
         // A crash between a commit's two writes leaves the latest version without its tree pages.
         store.pagesRebuiltAtOpen = await repairLatestPages(backend, store.nodes, state.record, store.sync);
@@ -357,7 +368,9 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
     const plan = planStores(this.registry, declared, upgrades, nextVersion, fresh);
     const roots = new Map(this.lastRecord.stores.map((s) => [s.sid, s.root]));
     for (const { name, sid } of plan.registry.mounted) {
-      const layer = new CacheLayer(new LatestSource(this.backend, sid, this.latestCache), () => this.assertWritable());
+      const layer = new CacheLayer(new LatestSource(this.backend, sid, this.latestCache, () => this.lostRows), () =>
+        this.assertWritable(),
+      );
       this.working.set(name, { name, sid, root: roots.get(sid), layer });
     }
     this.sortedNames = plan.registry.mounted.map((m) => m.name);
@@ -619,7 +632,7 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
     history: RowSink,
   ): StagedStore {
     const stage = new StoreStage(ws, writes, version, this.nodes.loader(ws.sid));
-    this.applyWrites(stage, batch, history, 0, undefined);
+    this.applyWrites(stage, batch, history, batch, 0, undefined);
     return stage.staged();
   }
 
@@ -642,7 +655,7 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
     const hasher = this.leafHasher;
     for (let i = 0; i < writes.length; ) {
       try {
-        i = this.applyWrites(stage, batch, parts, i, parts, stream);
+        i = this.applyWrites(stage, batch, parts, parts, i, parts, stream);
       } catch (err) {
         if (!(err instanceof NotAnUpdateError) || stream === undefined) throw err;
         stalePages = stream.pagesPut;
@@ -687,12 +700,14 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
 
   /**
    * Applies writes from `from` on, until the end or until `parts` is full (or, with `stream`, the leaf hasher's job);
-   * returns the next write's index.
+   * returns the next write's index. Rows go into `batch`, history rows into `history`, updates' latest rows into
+   * `updates` (a large version's parts: Step B).
    */
   private applyWrites(
     stage: StoreStage,
     batch: KVBatch,
     history: RowSink,
+    updates: RowSink,
     from: number,
     parts: PartWriter | undefined,
     stream?: TreeStream,
@@ -725,13 +740,13 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
         changes.set(i, writeNo, prevVersion, clearsDeleted);
         if (old !== undefined) this.keepImportedFirstValue(changes, i, sid, w, old);
         // Rows now, while the value is in the CPU's cache from packing its leaf (and the worker hashes).
-        changes.putRows(i, batch, history, sid, version, changelog);
+        changes.putRows(i, batch, history, sid, version, changelog, updates);
       } else {
         const removed = tree.remove(w.key);
         if (removed === undefined) continue;
         changes.delete(i, removed.writeNo + 1, removed.version);
         this.keepImportedFirstValue(changes, i, sid, w, removed);
-        changes.putRows(i, batch, history, sid, version, changelog);
+        changes.putRows(i, batch, history, sid, version, changelog, updates);
       }
       if (parts !== undefined && (parts.full || (stream !== undefined && hasher.full))) return i + 1;
     }
@@ -759,8 +774,12 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
         const parts = new PartWriter(this.backend, this.pageWritePartBytes, this.sync);
         try {
           this.assertOpen();
-          // Pages a discarded stage left: this version numbers its own from 0.
-          await this.deleteLostPages();
+          // Rows and pages a discarded stage left: this version numbers its pages from 0.
+          await this.clearLostVersion();
+          // Its updates' latest rows go early (Step B): the marker first, in the first part, so that an open after
+          // a crash undoes them; from now until the commit (or the undo) no reader takes a latest row on trust.
+          parts.put(partialVersionKey(), encodePartialVersion({ version, sids: early.map((ws) => ws.sid) }));
+          this.latestCache.commitStarted();
           const stores: StagedStore[] = [];
           this.leafHasher.begin(expected);
           try {
@@ -824,9 +843,11 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
         } catch (err) {
           await parts.abandon();
           void batch.close();
-          // What the parts wrote is never read (README "A large version's memory"); its pages must go.
+          // Its updates' latest rows are undone and its pages deleted (README "A large version's memory").
+          this.latestCache.commitFailed();
+          this.lostRows = true;
           this.lostPages = true;
-          await this.deleteLostPages().catch(() => {});
+          await this.clearLostVersion().catch(() => {});
           throw err;
         }
       });
@@ -835,8 +856,15 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
     }
   }
 
-  /** Deletes tree pages of versions after the latest when a discarded or failed stage may have left some. */
-  private async deleteLostPages(): Promise<void> {
+  /**
+   * Undoes latest rows and deletes tree pages of a version after the latest when a discarded or failed stage may have
+   * left some.
+   */
+  private async clearLostVersion(): Promise<void> {
+    if (this.lostRows) {
+      await undoLatestRowsAfter(this.backend, this.latest, this.sync);
+      this.lostRows = false;
+    }
     if (!this.lostPages) return;
     await deletePagesAfter(this.backend, this.latest, this.sync);
     this.lostPages = false;
@@ -866,9 +894,9 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
     const v = staged.version;
     // This version's tree refers to the previous one's pages: they must be on disk before it is.
     await this.retryPendingPages(`failed to write version ${v} to the state store`);
-    // A discarded stage's pages at this height: gone before this version's are written (or it is committed).
+    // A discarded stage's rows and pages at this height: gone before this version's are written (or it is committed).
     try {
-      await this.deleteLostPages();
+      await this.clearLostVersion();
     } catch (err) {
       throw new StoreError("STORE_COMMIT_FAILED", `failed to write version ${v} to the state store`, { cause: err });
     }
@@ -889,6 +917,8 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
       const root = committedRoot(s.root, v, s.newNodes);
       storeCommits.push({ name: s.name, sid: s.sid, root, rootHash: s.rootHash });
     }
+    // Its updates' latest rows are on disk since its stage: from now on they are the latest version's.
+    if (staged.stores.some((s) => s.writtenEarly === true)) batch.del(partialVersionKey());
     const record: CommitRecord = { version: v, appHash: staged.appHash, stores: storeCommits };
     batch.put(commitKey(v), encodeCommit(record));
     batch.put(metaKey(META.latest), encodeVersion(v));
@@ -1112,10 +1142,13 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
     this.staged = undefined;
     for (const ws of this.working.values()) ws.layer.clear();
     if (staged?.stores.some((s) => s.writtenEarly === true)) {
-      // Its pages are on disk: deleted now, behind whatever exclusive step runs (and by the next commit or early
-      // stage if this fails). Its history rows stay: never read (README "A large version's memory").
+      // Its updates' latest rows and its pages are on disk: undone and deleted now, behind whatever exclusive step
+      // runs (and by the next commit or early stage if this fails); until then the working set checks each row's
+      // version. Its history rows stay: never read (README "A large version's memory").
+      this.latestCache.commitFailed();
+      this.lostRows = true;
       this.lostPages = true;
-      void this.background.exclusive(() => this.deleteLostPages()).catch(() => {});
+      void this.background.exclusive(() => this.clearLostVersion()).catch(() => {});
     }
   }
 

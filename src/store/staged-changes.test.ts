@@ -70,6 +70,7 @@ test("StagedChanges puts each change's rows as putChangeRows does, skips the wri
       clears,
       firstValue,
       expectedLog,
+      expected.batch,
     );
   }
 
@@ -103,6 +104,42 @@ test("StagedChanges puts each change's rows as putChangeRows does, skips the wri
   const retriedRows = recordingBatch();
   changes.putAllRows(retriedRows.batch, DROPPED_ROWS, 7, 12, new ChangelogWriter());
   assert.deepEqual(retriedRows.ops, rows.ops);
+
+  // Step B: an update's latest row goes with the history rows too (a set over a set: writes 0 and 4 here), in the
+  // change's order; inserts, deletes and a set clearing a deleted row keep theirs in the batch.
+  const early = recordingBatch();
+  const kept = recordingBatch();
+  for (let i = 0; i < writes.length; i++)
+    changes.putRows(i, kept.batch, early.batch, 7, 12, new ChangelogWriter(), early.batch);
+  const expectedEarly = recordingBatch();
+  const expectedKept = recordingBatch();
+  for (const [i, writeNo, prev, clears, firstValue] of direct) {
+    const w = writes[i];
+    const sinks = [expectedKept.batch, expectedEarly.batch] as const;
+    putChangeRows(
+      sinks[0],
+      sinks[1],
+      7,
+      12,
+      w.key,
+      w.value,
+      writeNo,
+      prev,
+      clears,
+      firstValue,
+      new ChangelogWriter(),
+      sinks[1],
+    );
+  }
+  assert.deepEqual(early.ops, expectedEarly.ops);
+  assert.deepEqual(kept.ops, expectedKept.ops);
+  const isLatest = (op: string) => op.startsWith("put 6c");
+  assert.equal(early.ops.filter(isLatest).length, 2, "the two updates' latest rows");
+  assert.equal(kept.ops.filter(isLatest).length, 1, "the set clearing a deleted row keeps its latest row in the batch");
+  assert.deepEqual(
+    [...early.ops.filter(isLatest), ...kept.ops.filter(isLatest)].sort(),
+    expected.ops.filter(isLatest).sort(),
+  );
 
   assert.deepEqual([...changes.changedKeys()], ["a", "b", "c", "e", "f"]);
 });

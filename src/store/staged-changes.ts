@@ -64,8 +64,19 @@ export class StagedChanges {
     this.firstValues.set(i, value);
   }
 
-  /** Puts change i's rows into `batch`, its history rows into `history` (nothing for a skipped write). */
-  putRows(i: number, batch: KVBatch, history: RowSink, sid: number, version: number, changelog: ChangelogWriter): void {
+  /**
+   * Puts change i's rows into `batch`, its history rows into `history` (nothing for a skipped write); an update's
+   * latest row into `updates` (commit-rows.ts, putChangeRows).
+   */
+  putRows(
+    i: number,
+    batch: KVBatch,
+    history: RowSink,
+    sid: number,
+    version: number,
+    changelog: ChangelogWriter,
+    updates: RowSink = batch,
+  ): void {
     const kind = this.kinds[i];
     if (kind === SKIPPED) return;
     const w = writeAt(this.writes, i);
@@ -81,6 +92,7 @@ export class StagedChanges {
       kind === SET_CLEARING_DELETED,
       this.firstValues?.get(i),
       changelog,
+      updates,
     );
   }
 
