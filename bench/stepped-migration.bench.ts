@@ -21,10 +21,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { NODE_MALLOC_ARENA_MAX, NODE_MALLOC_MMAP_THRESHOLD } from "../src/cli/node-relaunch.ts";
+import { TIMEOUT_COMMIT_MS } from "../test/support/records-chain/chain.ts";
 import type { BenchRow } from "./harness.ts";
 import { quickMode } from "./harness.ts";
 import { buildIavlProgram, type IavlRewriteResult, runIavlProgram } from "./iavl-program.ts";
-import { TIMEOUT_COMMIT_MS } from "./stepped-migration/records-chain.ts";
 import type { WayResult } from "./stepped-migration/way.ts";
 
 const RECORDS = quickMode() ? 100_000 : 1_000_000;

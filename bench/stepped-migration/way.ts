@@ -8,24 +8,12 @@
 //                                                                            v2 stepped: block H and every step's block
 // Prints one JSON line (WayResult) on stdout. <clock> is the prepared chain's last block time (ms), so the restarted
 // node's blocks keep a monotonic clock. A block's time is its work beside the engine's wait (`timed`).
-import { join } from "node:path";
-import { create } from "@bufbuild/protobuf";
-import { timestampMs } from "@bufbuild/protobuf/wkt";
-import { ClassicLevel } from "classic-level";
-import { MsgSoftwareUpgradeSchema } from "../../src/gen/chain/upgrade/v1beta1/tx_pb.js";
 import { governHeap } from "../../src/node/heap-governor.ts";
 import { peakRssBytes } from "../../src/node/peak-rss.ts";
-import { packAny } from "../../src/testing/app.ts";
 import { startTestNode, type TestNode, type TestRelease } from "../../src/testing/test-node.ts";
 import { closeVerifyPool } from "../../src/x/auth/verify-pool.ts";
-import { defaultUpgradeAuthority } from "../../src/x/upgrade/keeper.ts";
-import { newPlan } from "../../src/x/upgrade/plan.ts";
-import { oneHandler, oneHandlerIterating, stepped, TIMEOUT_COMMIT_MS, v1 } from "./records-chain.ts";
-
-/** The height of the plan: far enough after the proposal that 20 quiet blocks come before it. */
-export const UPGRADE_HEIGHT = 30n;
-/** The kit's first block time, which a restarted process starts from again. */
-const KIT_CLOCK_START = 1_700_000_000_000;
+import { oneHandler, oneHandlerIterating, stepped, TIMEOUT_COMMIT_MS } from "../../test/support/records-chain/chain.ts";
+import { KIT_CLOCK_START, prepareRecordsHome } from "../../test/support/records-chain/prepare.ts";
 
 /** What a way prints. */
 export interface WayResult {
@@ -57,43 +45,10 @@ async function timed(node: TestNode, behind: number[], advanceMs?: number): Prom
 }
 
 async function prepare(home: string, records: number): Promise<WayResult> {
-  const node = await startTestNode({ home, release: v1(records) });
-  await node.nextBlock();
-  await node.passProposal([
-    packAny(
-      MsgSoftwareUpgradeSchema,
-      create(MsgSoftwareUpgradeSchema, {
-        authority: defaultUpgradeAuthority(),
-        plan: newPlan({ name: "v2", height: UPGRADE_HEIGHT }),
-      }),
-    ),
-  ]);
   const blocks: number[] = [];
   const behind: number[] = [];
-  while (node.app.lastBlockHeight() < UPGRADE_HEIGHT - 1n) blocks.push(await timed(node, behind));
-  const halted = await node.nextBlock().then(
-    () => false,
-    () => true,
-  );
-  if (!halted) throw new Error("v1 did not halt at the plan");
-  const clock = timestampMs((await node.query()).blockTime);
-  await node.close();
-  await settleDatabase(join(home, "data", "application.db"));
+  const clock = await prepareRecordsHome(home, records, async (node) => blocks.push(await timed(node, behind)));
   return { blocks, behind, clock, maxRssMiB: maxRssMiB() };
-}
-
-/**
- * Settles the home's LevelDB as a node that has run for a while finds it: opening it replays the genesis commit's
- * write-ahead log (~90 MB at 1M records: the whole state in one batch) into table files, and a full compaction moves
- * them out of level 0. Left as genesis wrote it, the way's process would replay the log when it opens the home (a
- * memtable of the whole genesis, ~170 MiB of RSS) and compact level 0 beside its first blocks: the bench's setup,
- * counted in the figure.
- */
-async function settleDatabase(path: string): Promise<void> {
-  const db = new ClassicLevel<Uint8Array, Uint8Array>(path, { keyEncoding: "view", valueEncoding: "view" });
-  await db.open();
-  await db.compactRange(new Uint8Array([0]), new Uint8Array(64).fill(0xff));
-  await db.close();
 }
 
 /** Block H on `release`; with `untilMigrated`, then one block a step until its stepped migration is done. */

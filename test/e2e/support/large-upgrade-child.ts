@@ -1,18 +1,29 @@
-// Child process for test/e2e/large-upgrade-kill.test.ts: opens a home the stepped-migration bench prepared (v1 halted
-// at the plan) as the bench's v2, whose upgrade handler rewrites every record, and runs the upgrade's block through the
-// ABCI calls the engine makes. `hold` stops after FinalizeBlock — the version is staged, its early parts (history
-// rows and tree pages, written before the commit point: src/store/README.md, "A large version's memory") are on
-// disk — and waits for the parent's SIGKILL; `commit` commits it and exits. Prints one JSON line per step.
+// Child process for test/e2e/large-upgrade-kill.test.ts, on a home of the records chain (test/support/records-chain/):
+// `prepare` makes the home (v1 halted at the plan) and prints the last block's time; `hold` and `commit` open it as
+// v2, whose upgrade handler rewrites every record, and run the upgrade's block through the ABCI calls the engine
+// makes. `hold` stops after FinalizeBlock — the version is staged, its early parts (history rows, updates' latest rows
+// and tree pages, written before the commit point: src/store/README.md, "A large version's memory") are on disk — and
+// waits for the parent's SIGKILL; `commit` commits it and exits. Prints one JSON line per step.
 import { create } from "@bufbuild/protobuf";
 import { timestampFromMs } from "@bufbuild/protobuf/wkt";
-import { oneHandler } from "../../../bench/stepped-migration/records-chain.ts";
 import { RequestFinalizeBlockSchema } from "../../../src/gen/tendermint/abci/types_pb.js";
 import { startTestNode } from "../../../src/testing/test-node.ts";
 import { closeVerifyPool } from "../../../src/x/auth/verify-pool.ts";
+import { oneHandler } from "../../support/records-chain/chain.ts";
+import { prepareRecordsHome } from "../../support/records-chain/prepare.ts";
 
-const [home, records, clock, mode] = process.argv.slice(2);
+const [home, records, clockOrPrepare, mode] = process.argv.slice(2);
+if (home !== undefined && records !== undefined && clockOrPrepare === "prepare") {
+  const clock = await prepareRecordsHome(home, Number(records));
+  await closeVerifyPool();
+  process.stdout.write(`${JSON.stringify({ clock })}\n`);
+  process.exit(0);
+}
+const clock = clockOrPrepare;
 if (home === undefined || records === undefined || clock === undefined || (mode !== "hold" && mode !== "commit")) {
-  process.stderr.write("usage: large-upgrade-child.ts <home> <records> <last block time, ms> hold|commit\n");
+  process.stderr.write(
+    "usage: large-upgrade-child.ts <home> <records> prepare | <home> <records> <last block time, ms> hold|commit\n",
+  );
   process.exit(2);
 }
 const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString("hex").toUpperCase();

@@ -1,11 +1,11 @@
-// The chain of the stepped-migration bench: a `records` module whose genesis writes N records, and the three
-// releases the bench runs: v1 (schedules nothing itself, halts at the plan), v2 as one upgrade handler that rewrites
+// The records chain of the stepped-migration bench (bench/stepped-migration/) and the large upgrade's kill test
+// (test/e2e/large-upgrade-kill.test.ts): a `records` module whose genesis writes N records, and the releases they run: v1 (schedules nothing itself, halts at the plan), v2 as one upgrade handler that rewrites
 // every record in the block at H (today's way; collecting the records first, as an SDK migration must, or writing
 // each as it reads it, as a chaind handler may), and v2 as a stepped migration (one bounded step a block after H).
-import type { AppModule } from "../../src/app/module.ts";
-import type { KVStore } from "../../src/store/types.ts";
-import type { TestRelease } from "../../src/testing/test-node.ts";
-import { prefixMigrationStep } from "../../src/x/upgrade/prefix-migration.ts";
+import type { AppModule } from "../../../src/app/module.ts";
+import type { KVStore } from "../../../src/store/types.ts";
+import type { TestRelease } from "../../../src/testing/test-node.ts";
+import { prefixMigrationStep } from "../../../src/x/upgrade/prefix-migration.ts";
 
 /** CometBFT's default timeout_commit: the wait after each commit, during which a block's tree pages are written. */
 export const TIMEOUT_COMMIT_MS = 1000;
