@@ -16,24 +16,6 @@ const KEYS = 300;
 /** The "bank" store's id: the first registered store after "auth" (names in registration order). */
 const BANK = 2;
 
-async function setup(): Promise<{
-  dir: { path: string; remove: () => Promise<void> };
-  options: OpenMultiStoreOptions;
-}> {
-  const dir = await tempDir();
-  return {
-    dir,
-    options: {
-      path: dir.path,
-      storeNames: ["auth", "bank"],
-      pruning: KEEP_ALL,
-      earlyWriteThreshold: 50,
-      pageWritePartBytes: 512,
-      nodeCacheSize: 0,
-    },
-  };
-}
-
 /** Versions 1–3: every key set, then two rounds of updates of some (so keys stand at writes 1 to 3). */
 async function history(store: MultiStore): Promise<void> {
   for (let v = 1; v <= 3; v++) {
@@ -53,6 +35,27 @@ function updateAll(store: MultiStore) {
   for (let i = 0; i < KEYS; i++) branch.store("bank").set(b(`key-${i}`), b(`v4-${i}`));
   branch.store("auth").set(b("height"), b("4"));
   return branch;
+}
+
+/**
+ * A LevelDB store whose "bank" versions of 50 writes or more take the early way (parts of 512 bytes), with versions
+ * 1–3 committed and version 4 (every key updated) staged; `before`: its bank latest rows before the stage.
+ */
+async function stagedUpdates() {
+  const dir = await tempDir();
+  const options: OpenMultiStoreOptions = {
+    path: dir.path,
+    storeNames: ["auth", "bank"],
+    pruning: KEEP_ALL,
+    earlyWriteThreshold: 50,
+    pageWritePartBytes: 512,
+    nodeCacheSize: 0,
+  };
+  const store = await openMultiStore(options);
+  await history(store);
+  const before = await latestRows(store.backend);
+  await store.stage(updateAll(store));
+  return { dir, options, store, before };
 }
 
 /** The bank store's latest rows, hex key → hex row. */
@@ -77,12 +80,8 @@ function version3(i: number): string {
 }
 
 test("Step B: updates' latest rows are on disk before the commit, and every reader still sees the latest version", async () => {
-  const { dir, options } = await setup();
-  const store = await openMultiStore(options);
+  const { dir, store, before } = await stagedUpdates();
   try {
-    await history(store);
-    const before = await latestRows(store.backend);
-    await store.stage(updateAll(store));
     assert.equal(await rowsAt(store.backend, 4), KEYS, "every update's latest row is on disk at stage");
     assert.ok(store.backend.getSync(partialVersionKey()) !== undefined, "the marker is on disk");
     assert.equal(store.lastCommit().version, 3n);
@@ -104,12 +103,8 @@ test("Step B: updates' latest rows are on disk before the commit, and every read
 });
 
 test("Step B: a discarded stage's rows are undone; the working set reads the latest version at once", async () => {
-  const { dir, options } = await setup();
-  const store = await openMultiStore(options);
+  const { dir, store, before } = await stagedUpdates();
   try {
-    await history(store);
-    const before = await latestRows(store.backend);
-    await store.stage(updateAll(store));
     store.discardStaged();
     // Before the undo behind the discard has run: the next block's reads and scans are version 3's.
     const next = store.branch().store("bank");
@@ -133,12 +128,10 @@ test("Step B: a discarded stage's rows are undone; the working set reads the lat
 });
 
 test("Step B: a crash in the window, then a crash inside the undo: each open puts the rest back", async () => {
-  const { dir, options } = await setup();
-  let store = await openMultiStore(options);
+  const staged = await stagedUpdates();
+  const { dir, options, before } = staged;
+  let store = staged.store;
   try {
-    await history(store);
-    const before = await latestRows(store.backend);
-    await store.stage(updateAll(store));
     // The process stops here: its rows are on disk, its commit never written.
     await store.close();
     // The first open's undo fails after two batches of 40 rows.
@@ -177,11 +170,8 @@ test("Step B: a crash in the window, then a crash inside the undo: each open put
 });
 
 test("Step B: a row that cannot be undone (its history row gone) is refused at open as a damaged store", async () => {
-  const { dir, options } = await setup();
-  const store = await openMultiStore(options);
+  const { dir, options, store } = await stagedUpdates();
   try {
-    await history(store);
-    await store.stage(updateAll(store));
     await store.close();
     const backend = await openLevelBackend(options.path as string);
     // key-6 stands at write 3 (versions 1, 2 and 3 set it): version 4's row is write 4, undone from history row 3.

@@ -56,23 +56,14 @@ test("StagedChanges puts each change's rows as putChangeRows does, skips the wri
     [4, 2, 1, false, first],
     [5, 2, 1, false, first],
   ];
-  for (const [i, writeNo, prev, clears, firstValue] of direct) {
-    const w = writes[i];
-    putChangeRows(
-      expected.batch,
-      expected.batch,
-      7,
-      12,
-      w.key,
-      w.value,
-      writeNo,
-      prev,
-      clears,
-      firstValue,
-      expectedLog,
-      expected.batch,
-    );
-  }
+  /** What putChangeRows puts for every change of `direct`: rows into `rows`, history and updates into their sinks. */
+  const putDirect = (rows: KVBatch, history: KVBatch, updates: KVBatch, log: ChangelogWriter) => {
+    for (const [i, writeNo, prev, clears, firstValue] of direct) {
+      const w = writes[i];
+      putChangeRows(rows, history, 7, 12, w.key, w.value, writeNo, prev, clears, firstValue, log, updates);
+    }
+  };
+  putDirect(expected.batch, expected.batch, expected.batch, expectedLog);
 
   // At stage, one change at a time (a skipped write puts nothing) ...
   const staged = recordingBatch();
@@ -113,24 +104,7 @@ test("StagedChanges puts each change's rows as putChangeRows does, skips the wri
     changes.putRows(i, kept.batch, early.batch, 7, 12, new ChangelogWriter(), early.batch);
   const expectedEarly = recordingBatch();
   const expectedKept = recordingBatch();
-  for (const [i, writeNo, prev, clears, firstValue] of direct) {
-    const w = writes[i];
-    const sinks = [expectedKept.batch, expectedEarly.batch] as const;
-    putChangeRows(
-      sinks[0],
-      sinks[1],
-      7,
-      12,
-      w.key,
-      w.value,
-      writeNo,
-      prev,
-      clears,
-      firstValue,
-      new ChangelogWriter(),
-      sinks[1],
-    );
-  }
+  putDirect(expectedKept.batch, expectedEarly.batch, expectedEarly.batch, new ChangelogWriter());
   assert.deepEqual(early.ops, expectedEarly.ops);
   assert.deepEqual(kept.ops, expectedKept.ops);
   const isLatest = (op: string) => op.startsWith("put 6c");
