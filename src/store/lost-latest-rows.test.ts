@@ -9,7 +9,7 @@ import { toHex } from "../bytes/hex.ts";
 import { decodeLatestRow } from "./flat-state.ts";
 import { historyKey, storePrefix, TABLE } from "./keys.ts";
 import { type KVBackend, openLevelBackend } from "./kv-backend.ts";
-import { partialVersionKey, undoLatestRowsAfter } from "./lost-latest-rows.ts";
+import { encodePartialVersion, partialVersionKey, undoLatestRowsAfter } from "./lost-latest-rows.ts";
 import { type MultiStore, type OpenMultiStoreOptions, openMultiStore } from "./multistore.ts";
 
 const KEYS = 300;
@@ -185,6 +185,47 @@ test("Step B: a row that cannot be undone (its history row gone) is refused at o
       );
       return true;
     });
+  } finally {
+    await store.close();
+    await dir.remove();
+  }
+});
+
+test("Step B: a damaged marker, or one naming a version other than the next, is refused at open with nothing undone", async () => {
+  const { dir, options, store } = await stagedUpdates();
+  try {
+    await store.close();
+    const reader = await openLevelBackend(options.path as string);
+    const good = reader.getSync(partialVersionKey());
+    await reader.close();
+    const cases: [Uint8Array, RegExp][] = [
+      [new Uint8Array([0, 0, 0]), /marker .* is damaged \(unexpected end of record\); expected a version \(8 bytes\)/],
+      [
+        encodePartialVersion({ version: 9, sids: [BANK] }),
+        /marker names version 9 .* latest version is 3: only version 4/,
+      ],
+      [encodePartialVersion({ version: 3, sids: [BANK] }), /marker names version 3 .* only version 4 can be/],
+    ];
+    for (const [marker, message] of cases) {
+      let backend = await openLevelBackend(options.path as string);
+      await backend.write([{ key: partialVersionKey(), value: marker }], true);
+      await backend.close();
+      await assert.rejects(openMultiStore(options), (err: Error & { code?: string }) => {
+        assert.equal(err.code, "STORE_DIR_CORRUPT");
+        assert.match(err.message, message);
+        return true;
+      });
+      backend = await openLevelBackend(options.path as string);
+      assert.equal(await rowsAt(backend, 4), KEYS, "no row was undone");
+      await backend.close();
+    }
+    // The marker as the stage wrote it opens and undoes.
+    const backend = await openLevelBackend(options.path as string);
+    await backend.write([{ key: partialVersionKey(), value: good }], true);
+    await backend.close();
+    const reopened = await openMultiStore(options);
+    assert.equal(reopened.latestRowsUndoneAtOpen, KEYS);
+    await reopened.close();
   } finally {
     await store.close();
     await dir.remove();

@@ -13,7 +13,7 @@
 // wrote). The undo is idempotent (a restored row is at or before the latest), so it goes in bounded batches, the
 // marker deleted with the last: a crash inside it repeats it. Opening a store undoes what a crash left; a discarded or
 // failed stage undoes its own before anything else is written.
-import { ByteReader, ByteWriter } from "./byte-records.ts";
+import { ByteReader, ByteWriter, DecodeError } from "./byte-records.ts";
 import { putLatestRow } from "./commit-rows.ts";
 import { DataDirectoryCorruptError } from "./errors.ts";
 import { decodeLatestRow, parseHistory } from "./flat-state.ts";
@@ -33,13 +33,41 @@ export function encodePartialVersion(partial: PartialVersion): Uint8Array {
   return w.finish();
 }
 
-/** Decodes a marker written by encodePartialVersion. */
+/** Decodes a marker written by encodePartialVersion; throws DecodeError on a short or over-long record. */
 export function decodePartialVersion(bytes: Uint8Array): PartialVersion {
   const r = new ByteReader(bytes);
   const version = r.u64be();
   const sids: number[] = [];
   for (let n = r.uvarint(); n > 0; n--) sids.push(r.uvarint());
+  if (!r.done) throw new DecodeError(`${bytes.length - r.offset} bytes after the last store id`);
   return { version, sids };
+}
+
+/**
+ * The marker read at an undo: refused as a corrupt store when it does not decode, or names a version other than the
+ * one after the latest (the only version whose rows can be on disk ahead of their commit: the commit that makes a
+ * version the latest deletes its marker in the same batch).
+ */
+function readMarker(backend: KVBackend, marker: Uint8Array, latest: number): PartialVersion {
+  let partial: PartialVersion;
+  try {
+    partial = decodePartialVersion(marker);
+  } catch (err) {
+    throw new DataDirectoryCorruptError(
+      backend.location,
+      `its marker of a version written ahead of its commit is damaged (${(err as Error).message}); expected a ` +
+        "version (8 bytes), a count and that many store ids (varints)",
+      { cause: err },
+    );
+  }
+  if (partial.version !== latest + 1) {
+    throw new DataDirectoryCorruptError(
+      backend.location,
+      `its marker names version ${partial.version} as written ahead of its commit, but the latest version is ` +
+        `${latest}: only version ${latest + 1} can be`,
+    );
+  }
+  return partial;
 }
 
 /** The marker's key. */
@@ -62,7 +90,7 @@ export async function undoLatestRowsAfter(
 ): Promise<number> {
   const marker = backend.getSync(partialVersionKey());
   if (marker === undefined) return 0;
-  const { sids } = decodePartialVersion(marker);
+  const { sids } = readMarker(backend, marker, latest);
   let restored = 0;
   let batch: KVBatch = backend.batch();
   let pending = 0;
