@@ -36,6 +36,12 @@ export interface BackgroundHost {
    * rebuilding those pages after a crash needs the previous version's tree, which pruning may free.
    */
   pagesPending(): boolean;
+  /**
+   * Whether the version being staged, or staged and not yet committed or discarded, writes `key` of store `sid`.
+   * Such a key's deleted row stays: the stage numbered a set over it after that row, and the commit then needs the
+   * history row below it (pruned first, the committed write would be numbered after a history row that is gone).
+   */
+  stagedWrites(sid: number, key: Uint8Array): boolean;
 }
 
 const RECLAIM_TABLES = [TABLE.latest, TABLE.deleted, TABLE.history, TABLE.node, TABLE.pageDead];
@@ -54,6 +60,8 @@ export class BackgroundWork {
   /** Batches begun, and whether one is running ({@link rowsMark}). */
   private stepsStarted = 0;
   private stepRunning = false;
+  /** Resolves when the running batch ends (undefined between batches). */
+  private stepEnd: Promise<void> | undefined;
   private decoded: { rowKey: string; changelog: Changelog } | undefined;
 
   constructor(backend: KVBackend, batchSize: number, host: BackgroundHost) {
@@ -158,15 +166,26 @@ export class BackgroundWork {
     return !this.stepRunning && this.stepsStarted === mark;
   }
 
+  /** Waits for the batch running now, if one is: a stage about to read rows waits for it (see stagedWrites). */
+  async batchEnded(): Promise<void> {
+    await this.stepEnd;
+  }
+
   /** One bounded batch. Returns false when there was nothing to do. */
   private async step(): Promise<boolean> {
     if (this.stopped || this.host.pagesPending()) return false;
     this.stepsStarted++;
     this.stepRunning = true;
+    let ended = (): void => {};
+    this.stepEnd = new Promise<void>((resolve) => {
+      ended = resolve;
+    });
     try {
       return await this.rowStep();
     } finally {
       this.stepRunning = false;
+      this.stepEnd = undefined;
+      ended();
     }
   }
 
@@ -225,10 +244,12 @@ export class BackgroundWork {
         ops.push({ key: historyKey(sid, s.key, s.writeNo), value: undefined });
       } else if (i < nSup + nTomb) {
         const t = log.tombstones[i - nSup];
-        // The key may have been set again since; then its deleted row and tombstone are still needed.
+        // The key may have been set again since (or be set by the staged version); then its deleted row and
+        // tombstone are still needed. (A staged version that is discarded leaves them: harmless, a deleted row
+        // below the earliest version reads as absent at every retained one.)
         const delKey = storeKey(TABLE.deleted, sid, t.key);
         const del = this.backend.getSync(delKey);
-        if (del !== undefined) {
+        if (del !== undefined && !this.host.stagedWrites(sid, t.key)) {
           const parsed = decodeLatestRow(del, false);
           if (parsed.writeNo === t.writeNo && parsed.version === version) {
             ops.push({ key: delKey, value: undefined });

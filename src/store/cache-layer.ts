@@ -216,6 +216,11 @@ export class CacheLayer implements KVStore, KVSource, WriteTarget {
     this.unsorted = [];
   }
 
+  /** Whether `key` has a pending write (a set or a delete). */
+  hasWrite(key: Uint8Array): boolean {
+    return this.compact === undefined ? this.pending.has(bytesToBinaryString(key)) : this.compact.find(key) >= 0;
+  }
+
   /** The keys of the pending writes (binary strings), in no order. */
   pendingKeys(): IterableIterator<string> {
     return this.compact === undefined ? this.pending.keys() : this.compact.keyStrings();

@@ -164,8 +164,9 @@ export class LatestValueCache {
 
   /**
    * History row `writeNo` of key `sk`, if cached. History rows are kept by writes' numbers, which a later
-   * commit never reuses for another write; pruning deletes rows no retained version's search can end on
-   * (a cached one only repeats what the row said), and a failed commit clears everything.
+   * commit reuses for another write only once pruning removed the key's whole past (it starts again at write 1),
+   * and every commit that writes the key drops its rows (commitDone); pruning deletes rows no retained version's
+   * search can end on (a cached one only repeats what the row said), and a failed commit clears everything.
    */
   lookupHistory(sid: number, sk: string, writeNo: number): CachedHistoryRow | undefined {
     const gens = this.stores.get(sid);
@@ -248,11 +249,15 @@ export class LatestValueCache {
   /**
    * The commit of `version` is the latest now: its written keys (per store, as binary strings) leave
    * the cache, and fills resume. Called in the same synchronous step that switches the latest version.
+   * A written key's history rows leave too: a key whose deleted row and history pruning removed starts again at
+   * write 1, so a history row kept under its old life's write number would answer for the new one.
    */
   commitDone(version: number, written: Iterable<[number, Iterable<string>]>): void {
     for (const [sid, keys] of written) {
       const gens = this.stores.get(sid);
-      const hasRows = gens !== undefined && (gens.young.size > 0 || gens.old.size > 0);
+      const hasRows =
+        gens !== undefined &&
+        (gens.young.size > 0 || gens.old.size > 0 || gens.youngHistory.size > 0 || gens.oldHistory.size > 0);
       const hasRanges = this.ranges.has(sid);
       if (!hasRows && !hasRanges) continue;
       // The keys come once (a generator): listed when both need them.
@@ -262,6 +267,8 @@ export class LatestValueCache {
         for (const sk of list) {
           gens.young.deleteString(sk);
           gens.old.deleteString(sk);
+          gens.youngHistory.delete(sk);
+          gens.oldHistory.delete(sk);
           promises.delete(sk);
         }
       }

@@ -40,6 +40,7 @@ import {
   ChangelogWriter,
   type CommitRecord,
   decodeCommit,
+  decodeVersion,
   encodeCommit,
   encodeRegistry,
   encodeSidList,
@@ -201,8 +202,16 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
   private readonly working = new Map<string, WorkingStore>();
   private sortedNames: string[] = [];
   private staged: Staged | undefined;
-  /** A stage that writes before the commit point is running (it awaits its parts' writes). */
+  /**
+   * A stage is running: from its branch's writes into the working stores until it resolves (it awaits a running
+   * pruning batch first, and an early stage its parts' writes).
+   */
   private staging = false;
+  /**
+   * The staged version whose commit's batch write failed (undefined once a commit succeeds): the write may have
+   * been applied all the same, and then that version can be committed again but not discarded (discardStaged).
+   */
+  private commitWriteFailed: number | undefined;
   /**
    * Tree pages of a version after the latest may be on disk (a discarded or failed stage wrote some): the next
    * commit or early stage deletes them first (lost-pages.ts), if the discard's own deletion has not.
@@ -276,6 +285,7 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
         this.reclaim = sids;
       },
       pagesPending: () => this.pendingPages !== undefined,
+      stagedWrites: (sid, key) => this.stagedWrites(sid, key),
     });
   }
 
@@ -506,6 +516,26 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
     // Past the limit `latest + 1` would round back onto `latest`: refuse before anything is written.
     if (BigInt(this.latest) >= MAX_VERSION) throw new VersionLimitError(BigInt(this.latest), MAX_VERSION);
     writes.write();
+    // From here until the commit or a discard pruning keeps the deleted rows of the keys this version writes
+    // (BackgroundHost.stagedWrites); a batch running now may be deleting rows the walk reads, so it ends first.
+    this.staging = true;
+    try {
+      await this.background.batchEnded();
+      return await this.stageWritten();
+    } finally {
+      this.staging = false;
+    }
+  }
+
+  /** Whether the version being staged or staged writes `key` of store `sid` (for pruning: BackgroundHost). */
+  private stagedWrites(sid: number, key: Uint8Array): boolean {
+    if (!this.staging && this.staged === undefined) return false;
+    for (const ws of this.working.values()) if (ws.sid === sid) return ws.layer.hasWrite(key);
+    return false;
+  }
+
+  /** stage() once the branch's writes are in the working stores. */
+  private async stageWritten(): Promise<CommitInfo> {
     const version = this.latest === 0 ? this.firstVersion : this.latest + 1;
     const working = this.sortedNames.map((name) => this.working.get(name) as WorkingStore);
     // A store staged ahead of this block, when it stands: its rows are in its batch, which becomes the version's.
@@ -525,7 +555,7 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
         : working.filter((ws) => (ws !== aheadWs || ahead === undefined) && ws.layer.size >= this.earlyWriteThreshold);
     if (early.length > 0) {
       this.beforeEarlyStage?.();
-      return this.stageEarly(
+      return await this.stageEarly(
         version,
         working,
         early,
@@ -580,92 +610,87 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
     aheadWs: WorkingStore | undefined,
     ahead: StagedStore | undefined,
   ): Promise<CommitInfo> {
-    this.staging = true;
-    try {
-      return await this.background.exclusive(async () => {
-        const parts = new PartWriter(this.backend, this.pageWritePartBytes, this.sync);
+    return await this.background.exclusive(async () => {
+      const parts = new PartWriter(this.backend, this.pageWritePartBytes, this.sync);
+      try {
+        this.assertOpen();
+        // Rows and pages a discarded stage left: this version numbers its pages from 0.
+        await this.clearLostVersion();
+        // Its updates' latest rows go early (Step B): the marker first, in the first part, so that an open after
+        // a crash undoes them; from now until the commit (or the undo) no reader takes a latest row on trust.
+        parts.put(partialVersionKey(), encodePartialVersion({ version, sids: early.map((ws) => ws.sid) }));
+        this.latestCache.commitStarted();
+        const stores: StagedStore[] = [];
+        this.leafHasher.begin(expected);
         try {
-          this.assertOpen();
-          // Rows and pages a discarded stage left: this version numbers its pages from 0.
-          await this.clearLostVersion();
-          // Its updates' latest rows go early (Step B): the marker first, in the first part, so that an open after
-          // a crash undoes them; from now until the commit (or the undo) no reader takes a latest row on trust.
-          parts.put(partialVersionKey(), encodePartialVersion({ version, sids: early.map((ws) => ws.sid) }));
-          this.latestCache.commitStarted();
-          const stores: StagedStore[] = [];
-          this.leafHasher.begin(expected);
-          try {
-            for (const ws of working) {
-              if (ws === aheadWs && ahead !== undefined) stores.push(ahead);
-              else if (early.includes(ws)) {
-                stores.push(await this.walker.stageWritesEarly(ws, ws.layer.sortedWrites(), version, batch, parts));
-              } else stores.push(this.walker.stageWrites(ws, ws.layer.sortedWrites(), version, batch, batch));
-            }
-          } finally {
-            this.leafHasher.finish();
+          for (const ws of working) {
+            if (ws === aheadWs && ahead !== undefined) stores.push(ahead);
+            else if (early.includes(ws)) {
+              stores.push(await this.walker.stageWritesEarly(ws, ws.layer.sortedWrites(), version, batch, parts));
+            } else stores.push(this.walker.stageWrites(ws, ws.layer.sortedWrites(), version, batch, batch));
           }
-          for (const s of stores) {
-            if (s === ahead) continue;
-            const stream = s.stream;
-            if (stream !== undefined) {
-              this.streamCounts.pagesDuringWalk += stream.pagesPut;
-              // What the walk did not write out, its root last; the commit keeps the root as a stub, nothing else.
-              s.root = stream.finish(s.root);
-              s.newNodes = stream.count;
-              s.persisted = { nodes: [], root: s.root };
-              s.stream = undefined;
-              this.streamCounts.streamed++;
-              if (parts.full) await parts.rotate();
-            } else s.newNodes = hashNewNodes(s.root, s.newNodeOrder);
-            s.rootHash = rootHash(s.root, EMPTY_HASH);
-          }
-          // The other large stores' pages, in parts after the history rows: numbered now (the commit keeps the
-          // numbering), written in page order, a store's root page last.
-          const paged: PersistedStore[] = [];
-          for (const s of stores) {
-            if (s.writtenEarly !== true || s.persisted !== undefined) continue;
-            s.persisted = persistInOrder(s.root, version, s.newNodeOrder);
-            paged.push({
-              sid: s.sid,
-              root: s.persisted.root,
-              nodes: s.persisted.nodes,
-              orphans: [],
-              pagesWritten: true,
-            });
-          }
-          const pages = new PageBatch(parts, version, paged);
-          // A page at a time: a part ends at the first page that fills it.
-          while (!pages.done) {
-            pages.encode(1);
-            if (parts.full) await parts.rotate();
-          }
-          // A redone stream's pages are all overwritten by the ordinary way's, in later parts: every node it numbered
-          // (in a subtree left of where the walk was) is a new node of the final tree too, as a later insert or delete
-          // removes only nodes on its own path and copies more. Checked, since a page left over would never be pruned.
-          for (const s of stores) {
-            if ((s.stalePages ?? 0) > Math.ceil(s.newNodes / PAGE_NODES)) {
-              throw new Error(`internal: store ${s.sid}'s redone stream wrote pages past its own`);
-            }
-            s.stalePages = undefined;
-          }
-          await parts.finish();
-          const hash = appHash(stores.map((s) => ({ name: s.name, root: s.rootHash })));
-          this.staged = { version, appHash: hash, stores, batch };
-          return { version: BigInt(version), appHash: hash };
-        } catch (err) {
-          await parts.abandon();
-          void batch.close();
-          // Its updates' latest rows are undone and its pages deleted (README "A large version's memory").
-          this.latestCache.commitFailed();
-          this.lostRows = true;
-          this.lostPages = true;
-          await this.clearLostVersion().catch(() => {});
-          throw err;
+        } finally {
+          this.leafHasher.finish();
         }
-      });
-    } finally {
-      this.staging = false;
-    }
+        for (const s of stores) {
+          if (s === ahead) continue;
+          const stream = s.stream;
+          if (stream !== undefined) {
+            this.streamCounts.pagesDuringWalk += stream.pagesPut;
+            // What the walk did not write out, its root last; the commit keeps the root as a stub, nothing else.
+            s.root = stream.finish(s.root);
+            s.newNodes = stream.count;
+            s.persisted = { nodes: [], root: s.root };
+            s.stream = undefined;
+            this.streamCounts.streamed++;
+            if (parts.full) await parts.rotate();
+          } else s.newNodes = hashNewNodes(s.root, s.newNodeOrder);
+          s.rootHash = rootHash(s.root, EMPTY_HASH);
+        }
+        // The other large stores' pages, in parts after the history rows: numbered now (the commit keeps the
+        // numbering), written in page order, a store's root page last.
+        const paged: PersistedStore[] = [];
+        for (const s of stores) {
+          if (s.writtenEarly !== true || s.persisted !== undefined) continue;
+          s.persisted = persistInOrder(s.root, version, s.newNodeOrder);
+          paged.push({
+            sid: s.sid,
+            root: s.persisted.root,
+            nodes: s.persisted.nodes,
+            orphans: [],
+            pagesWritten: true,
+          });
+        }
+        const pages = new PageBatch(parts, version, paged);
+        // A page at a time: a part ends at the first page that fills it.
+        while (!pages.done) {
+          pages.encode(1);
+          if (parts.full) await parts.rotate();
+        }
+        // A redone stream's pages are all overwritten by the ordinary way's, in later parts: every node it numbered
+        // (in a subtree left of where the walk was) is a new node of the final tree too, as a later insert or delete
+        // removes only nodes on its own path and copies more. Checked, since a page left over would never be pruned.
+        for (const s of stores) {
+          if ((s.stalePages ?? 0) > Math.ceil(s.newNodes / PAGE_NODES)) {
+            throw new Error(`internal: store ${s.sid}'s redone stream wrote pages past its own`);
+          }
+          s.stalePages = undefined;
+        }
+        await parts.finish();
+        const hash = appHash(stores.map((s) => ({ name: s.name, root: s.rootHash })));
+        this.staged = { version, appHash: hash, stores, batch };
+        return { version: BigInt(version), appHash: hash };
+      } catch (err) {
+        await parts.abandon();
+        void batch.close();
+        // Its updates' latest rows are undone and its pages deleted (README "A large version's memory").
+        this.latestCache.commitFailed();
+        this.lostRows = true;
+        this.lostPages = true;
+        await this.clearLostVersion().catch(() => {});
+        throw err;
+      }
+    });
   }
 
   /**
@@ -794,10 +819,12 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
       await written;
     } catch (err) {
       this.latestCache.commitFailed();
+      this.commitWriteFailed = v;
       if (pages !== undefined) void pages.batch.close();
       throw new StoreError("STORE_COMMIT_FAILED", `failed to write version ${v} to the state store`, { cause: err });
     }
     if (numberError !== undefined) {
+      this.commitWriteFailed = v;
       // The version is on disk without its pages (as after a crash between the two writes): a retry
       // writes it again whole, and a restart would rebuild the pages.
       this.latestCache.commitFailed();
@@ -815,6 +842,7 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
     // In memory the record holds the roots themselves (the disk's holds their refs).
     this.lastRecord = { ...record, stores: storeCommits.map((c) => ({ ...c, root: rootsBySid.get(c.sid) })) };
     this.latest = v;
+    this.commitWriteFailed = undefined;
     this.latestCache.commitDone(v, writtenKeys(staged.stores));
     // After the cache's drop: the staged changes name their keys through the layers' write lists.
     for (const ws of this.working.values()) ws.layer.clear();
@@ -950,6 +978,13 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
     this.assertOpen();
     if (this.staging) throw new StoreUsageError("a version is being staged; wait for stage() before discarding it");
     const staged = this.staged;
+    if (staged !== undefined && this.commitWriteFailed === staged.version && this.latestOnDisk() >= staged.version) {
+      throw new StoreError(
+        "STORE_COMMIT_FAILED",
+        `version ${staged.version} cannot be discarded: its commit's write reported a failure but reached the ` +
+          "state store all the same; retry commit(), or restart: the store then opens at that version",
+      );
+    }
     void staged?.batch?.close();
     this.staged = undefined;
     for (const ws of this.working.values()) ws.layer.clear();
@@ -962,6 +997,16 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
       this.lostPages = true;
       void this.background.exclusive(() => this.clearLostVersion()).catch(() => {});
     }
+  }
+
+  /**
+   * The latest version LevelDB holds (0 before the first commit). A commit whose write reported a failure may have
+   * been applied all the same: then this says its version. (When LevelDB did not apply it, a failed sync makes it
+   * refuse every later write, and a failed append leaves at most a torn log record, which its recovery drops.)
+   */
+  private latestOnDisk(): number {
+    const bytes = this.backend.getSync(metaKey(META.latest));
+    return bytes === undefined ? 0 : decodeVersion(bytes);
   }
 
   /** The version number a caller asked for, checked against what is retained. */

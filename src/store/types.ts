@@ -136,7 +136,10 @@ export interface CommitMultiStore {
   stage(writes: BranchMultiStore): Promise<CommitInfo>;
   /** Atomically persists the staged version (and any pending store upgrades). */
   commit(): Promise<CommitInfo>;
-  /** Forgets the staged version (e.g. a block that must not be committed). */
+  /**
+   * Forgets the staged version (e.g. a block that must not be committed). Refused (STORE_COMMIT_FAILED) for a version
+   * whose commit reported a failure but reached the store all the same: retry commit(), or restart.
+   */
   discardStaged(): void;
   /**
    * A branch of the latest committed state for work done ahead of the next block (src/store/ahead-branch.ts):
