@@ -597,16 +597,24 @@ export class VersionSource implements KVSource {
   }
 
   private async *scanHistory(range: ScanRange): AsyncIterable<[Uint8Array, Uint8Array]> {
-    // Keys that existed at this version are live now (latest rows) or deleted since (deleted rows).
-    const live = this.backend.iterate(scanBounds(TABLE.latest, this.sid, range));
-    const gone = this.backend.iterate(scanBounds(TABLE.deleted, this.sid, range));
-    for await (const [key, row, isLive] of mergeByKey(live, gone, range.reverse)) {
-      this.check();
-      const top = decodeLatestRow(row, isLive);
-      let value: Uint8Array | undefined;
-      if (top.version <= this.version) value = top.value;
-      else value = searchHistory(this.backend, this.sid, key, this.version, top);
-      if (value !== undefined) yield [key, value];
+    // Keys that existed at this version are live now (latest rows) or deleted since (deleted rows). Both tables are
+    // read from one snapshot: a commit landing between two iterators' openings would move a key from one table to
+    // the other (a delete: listed twice; a set over a deleted row: missed). History rows are read as they are now:
+    // a retained version's never change, and a pruned version is refused by the check.
+    const snapshot = this.backend.snapshot();
+    try {
+      const live = snapshot.iterate(scanBounds(TABLE.latest, this.sid, range));
+      const gone = snapshot.iterate(scanBounds(TABLE.deleted, this.sid, range));
+      for await (const [key, row, isLive] of mergeByKey(live, gone, range.reverse)) {
+        this.check();
+        const top = decodeLatestRow(row, isLive);
+        let value: Uint8Array | undefined;
+        if (top.version <= this.version) value = top.value;
+        else value = searchHistory(this.backend, this.sid, key, this.version, top);
+        if (value !== undefined) yield [key, value];
+      }
+    } finally {
+      await snapshot.close();
     }
   }
 }

@@ -52,6 +52,14 @@ export interface KeyRange {
   limit?: number;
 }
 
+/** Reads of one moment of the database (KVBackend.snapshot). */
+export interface KVSnapshot {
+  /** As KVBackend.iterate, at the snapshot's moment. */
+  iterate(range: KeyRange): AsyncIterable<[Uint8Array, Uint8Array]>;
+  /** Releases the snapshot (LevelDB keeps what it sees until then). */
+  close(): Promise<void>;
+}
+
 /** The engine contract the multistore is written against. */
 export interface KVBackend {
   /** Where the data lives ("memory" for the in-memory backend). */
@@ -75,6 +83,11 @@ export interface KVBackend {
     range: KeyRange & { limit: number },
     map?: (entry: [Uint8Array, Uint8Array]) => [Uint8Array, Uint8Array],
   ): Promise<[Uint8Array, Uint8Array][]>;
+  /**
+   * A snapshot of the database as it is now, for scans that must agree with each other (two tables read side by
+   * side): every iterate() of it sees the same state, whatever is written meanwhile. Close it when done.
+   */
+  snapshot(): KVSnapshot;
   /** Deletes up to `limit` keys in the range (not atomic with anything else). */
   clear(range: { gte: Uint8Array; lt: Uint8Array; limit: number }): Promise<void>;
   /** Compacts the whole keyspace (reclaims space after large deletions; no-op in memory). */
@@ -204,6 +217,14 @@ class LevelBackend implements KVBackend {
     const options = levelRange(range);
     // Opened at the first next(), closed at the end, on return() or on an error.
     return new LevelEntries(() => this.db.iterator(options), map);
+  }
+
+  snapshot(): KVSnapshot {
+    const snapshot = this.db.snapshot();
+    return {
+      iterate: (range) => new LevelEntries(() => this.db.iterator({ ...levelRange(range), snapshot })),
+      close: () => snapshot.close(),
+    };
   }
 
   async readRange(

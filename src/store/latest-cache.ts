@@ -85,6 +85,8 @@ export class LatestValueCache {
   private youngBytes = 0;
   /** False while a commit is being written and after a failed one: the rows on disk may not be `version`'s. */
   private filling = true;
+  /** Stores a store upgrade deleted (ids are never reused): nothing of theirs is kept again, whatever still reads. */
+  private readonly dropped = new Set<number>();
   /** Short ranges of `version` read whole (lookups go straight to it; fills through fillRange). */
   readonly ranges = new LatestRangeCache();
 
@@ -150,14 +152,14 @@ export class LatestValueCache {
 
   /** Adds the latest row just read from LevelDB (ignored when not `accepting` or when it is newer than `version`). */
   fill(sid: number, sk: string, row: CachedRow): void {
-    if (!this.accepting || row.version > this.version) return;
+    if (!this.accepting || row.version > this.version || this.dropped.has(sid)) return;
     const gens = this.generations(sid);
     if (this.reserve(sk.length + (row.value?.length ?? 0))) gens.young.setString(sk, row);
   }
 
   /** fill by the key's bytes. */
   fillKey(sid: number, key: Uint8Array, row: CachedRow): void {
-    if (!this.accepting || row.version > this.version) return;
+    if (!this.accepting || row.version > this.version || this.dropped.has(sid)) return;
     const gens = this.generations(sid);
     if (this.reserve(key.length + (row.value?.length ?? 0))) gens.young.set(key, row);
   }
@@ -180,7 +182,7 @@ export class LatestValueCache {
 
   /** Adds a history row just read from LevelDB (when `accepting`). */
   fillHistory(sid: number, sk: string, writeNo: number, row: CachedHistoryRow): void {
-    if (!this.accepting || row.version > this.version) return;
+    if (!this.accepting || row.version > this.version || this.dropped.has(sid)) return;
     this.addHistory(this.generations(sid), sk, writeNo, row);
   }
 
@@ -195,7 +197,7 @@ export class LatestValueCache {
     contentBytes: number,
     version: number,
   ): void {
-    if (!this.accepting || version !== this.version) return;
+    if (!this.accepting || version !== this.version || this.dropped.has(sid)) return;
     this.ranges.add(sid, bounds.lo, bounds.hi, bounds.reverse, entries, contentBytes);
   }
 
@@ -286,6 +288,7 @@ export class LatestValueCache {
 
   /** Forgets a store's entries (a store deleted by an upgrade). */
   dropStore(sid: number): void {
+    this.dropped.add(sid);
     this.ranges.dropStore(sid);
     const gens = this.stores.get(sid);
     if (gens === undefined) return;

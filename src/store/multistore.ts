@@ -846,6 +846,9 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
     this.latestCache.commitDone(v, writtenKeys(staged.stores));
     // After the cache's drop: the staged changes name their keys through the layers' write lists.
     for (const ws of this.working.values()) ws.layer.clear();
+    // A hold taken while the write was in flight (a snapshot export) keeps its version: the earliest in memory stays
+    // at it. The disk's may be above it, which matters only after a restart, where no hold survives.
+    for (const held of this.holds.keys()) if (held < earliest) earliest = Math.max(held, this.earliest);
     if (earliest !== this.earliest) {
       this.earliest = earliest;
       this.background.pruneTargetRaised();
@@ -1062,7 +1065,15 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
         `store "${name}" not found at version ${record.version}; the stores at that version are: ${record.stores.map((s) => s.name).join(", ") || "(none)"}`,
       );
     }
-    const gone = this.registry.deleted.find((d) => d.sid === entry.sid);
+    this.assertStoreKept(record, name, entry.sid);
+    return entry;
+  }
+
+  /** Refuses a store a store upgrade deleted: its history goes from that commit on (reclamation removes its rows). */
+  private assertStoreKept(record: CommitRecord, name: string, sid: number): void {
+    const deleted = this.registry.deleted;
+    if (deleted.length === 0) return;
+    const gone = deleted.find((d) => d.sid === sid);
     if (gone !== undefined) {
       throw new StoreNotFoundError(
         name,
@@ -1070,7 +1081,6 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
         `store "${name}" was deleted by a store upgrade at version ${gone.version}; its history is no longer kept`,
       );
     }
-    return entry;
   }
 
   private plannedSid(name: string): { sid: number } | undefined {
@@ -1095,7 +1105,11 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
           v,
           // A failed commit may have left its rows in LevelDB: the latest rows are then not all `latest`'s.
           () => v === this.latest && this.latestCache.settled,
-          () => this.checkRetained(v),
+          // Each read: the version may be pruned, or the store deleted by an upgrade, since the view was taken.
+          () => {
+            this.checkRetained(v);
+            this.assertStoreKept(record, name, entry.sid);
+          },
           this.latestCache,
         );
         return new ReadOnlyStore(source);
@@ -1208,6 +1222,9 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
    */
   retainVersion(version: bigint): () => void {
     const v = this.resolveVersion(version);
+    // Nothing committed yet (version 0 is the empty state): nothing to keep, and a hold of 0 would write 0 as the
+    // earliest version at the first commit.
+    if (v === 0) return () => {};
     this.holds.set(v, (this.holds.get(v) ?? 0) + 1);
     let released = false;
     return () => {
