@@ -9,81 +9,18 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import { b, cacheOf, entries, failBatchWrites, KEEP_ALL, s, tempDir } from "../../test/support/store/helpers.ts";
+import { assertSameReads, both, branchOf, commitOps, type Op } from "../../test/support/store/ops.ts";
 import { toHex } from "../bytes/hex.ts";
 import { decodeLatestRow } from "./flat-state.ts";
 import { storeKey, TABLE } from "./keys.ts";
 import { type KVBackend, openLevelBackend } from "./kv-backend.ts";
 import { partialVersionKey, undoLatestRowsAfter } from "./lost-latest-rows.ts";
 import { type MultiStore, type OpenMultiStoreOptions, openMultiStore } from "./multistore.ts";
-import { verifyStoreProof } from "./proofs.ts";
 import { exportState } from "./state-export.ts";
 import { importState } from "./state-import.ts";
 import type { PruningOptions, StoreUpgrades } from "./types.ts";
 
-/** One write: store, key, value (null deletes). */
-type Op = [string, string, string | null];
-
-function branchOf(store: MultiStore, ops: Op[]) {
-  const branch = store.branch();
-  for (const [name, key, value] of ops) {
-    if (value === null) branch.store(name).delete(b(key));
-    else branch.store(name).set(b(key), b(value));
-  }
-  return branch;
-}
-
-async function commitOps(store: MultiStore, ops: Op[]): Promise<string> {
-  const info = await store.stage(branchOf(store, ops));
-  await store.commit();
-  return toHex(info.appHash);
-}
-
-/** Commits `ops` on both stores (pruning done on both after it, so write numbers agree); asserts the same app hash. */
-async function both(got: MultiStore, want: MultiStore, ops: Op[]): Promise<void> {
-  assert.equal(await commitOps(got, ops), await commitOps(want, ops), "app hash");
-  await got.idle();
-  await want.idle();
-}
-
 const KEYS = Array.from({ length: 120 }, (_, i) => `k${String(i).padStart(3, "0")}`);
-
-/** Every key of `names` at every version both stores retain: point reads, scans, proofs. */
-async function assertSameReads(
-  got: MultiStore,
-  want: MultiStore,
-  names: string[],
-  keys: string[],
-  label: string,
-): Promise<void> {
-  const latest = want.lastCommit().version;
-  assert.equal(got.lastCommit().version, latest, `${label}: latest`);
-  assert.equal(toHex(got.lastCommit().appHash), toHex(want.lastCommit().appHash), `${label}: app hash`);
-  const [gotFrom, wantFrom] = [got.earliestVersion(), want.earliestVersion()];
-  // biome-ignore lint/complexity/useMathMinMax: Math.max does not take bigints
-  const from = gotFrom > wantFrom ? gotFrom : wantFrom;
-  for (let v = from; v <= latest; v++) {
-    const [g, w] = [await got.view(v), await want.view(v)];
-    assert.deepEqual(g.storeNames(), w.storeNames(), `${label}: stores@${v}`);
-    for (const name of names.filter((n) => w.storeNames().includes(n))) {
-      assert.deepEqual(
-        await entries(g.store(name).iterate()),
-        await entries(w.store(name).iterate()),
-        `${label}: scan of ${name}@${v}`,
-      );
-      for (const key of keys) {
-        assert.equal(
-          s(await g.store(name).get(b(key))),
-          s(await w.store(name).get(b(key))),
-          `${label}: ${name}/${key}@${v}`,
-        );
-      }
-      for (const key of [keys[0], keys[7], keys[keys.length - 1], "absent"]) {
-        const proof = await got.prove(name, b(key), v);
-        assert.ok(verifyStoreProof(proof, g.appHash as Uint8Array), `${label}: proof of ${name}/${key}@${v}`);
-      }
-    }
-  }
-}
 
 /** The working set of the next block (a fresh top-level branch) against the reference's latest view. */
 async function assertWorkingSet(
@@ -146,6 +83,20 @@ async function rowsAfter(backend: KVBackend, latest: number): Promise<number> {
     if (decodeLatestRow(row, true).version > latest) n++;
   }
   return n;
+}
+
+/** Versions 1 (every key of "bank" set) and 2 (every third updated), on both stores. */
+async function twoVersions(store: MultiStore, reference: MultiStore): Promise<void> {
+  await both(
+    store,
+    reference,
+    KEYS.map((k): Op => ["bank", k, `v1-${k}`]),
+  );
+  await both(
+    store,
+    reference,
+    KEYS.filter((_, i) => i % 3 === 0).map((k): Op => ["bank", k, `v2-${k}`]),
+  );
 }
 
 function earlyOptions(path: string, storeNames: string[], pruning: PruningOptions = KEEP_ALL): OpenMultiStoreOptions {
@@ -359,16 +310,7 @@ describe("a lost version's early latest rows", () => {
     const store = await openMultiStore(earlyOptions(dir.path, names));
     const reference = await openMultiStore({ backend: "memory", storeNames: names, pruning: KEEP_ALL });
     try {
-      await both(
-        store,
-        reference,
-        KEYS.map((k): Op => ["bank", k, `v1-${k}`]),
-      );
-      await both(
-        store,
-        reference,
-        KEYS.filter((_, i) => i % 3 === 0).map((k): Op => ["bank", k, `v2-${k}`]),
-      );
+      await twoVersions(store, reference);
       const warm = async () => {
         const view = await store.view();
         for (const k of KEYS) await view.store("bank").get(b(k));
@@ -402,16 +344,7 @@ describe("a lost version's early latest rows", () => {
     const store = await openMultiStore(earlyOptions(dir.path, names));
     const reference = await openMultiStore({ backend: "memory", storeNames: names, pruning: KEEP_ALL });
     try {
-      await both(
-        store,
-        reference,
-        KEYS.map((k): Op => ["bank", k, `v1-${k}`]),
-      );
-      await both(
-        store,
-        reference,
-        KEYS.filter((_, i) => i % 3 === 0).map((k): Op => ["bank", k, `v2-${k}`]),
-      );
+      await twoVersions(store, reference);
       // A part fails after some early latest rows are on disk.
       const backend = store.backend;
       const makeBatch = backend.batch.bind(backend);

@@ -8,38 +8,13 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import { b, entries, failBatchWrites, KEEP_ALL, s, tempDir } from "../../test/support/store/helpers.ts";
+import { assertSameReads, both, branchOf, commitOps, type Op } from "../../test/support/store/ops.ts";
 import { toHex } from "../bytes/hex.ts";
 import { TABLE } from "./keys.ts";
 import type { KeyRange, KVBatch } from "./kv-backend.ts";
 import { type MultiStore, type OpenMultiStoreOptions, openMultiStore } from "./multistore.ts";
-import { verifyStoreProof } from "./proofs.ts";
 import type { ReadOnlyStore } from "./read-only-store.ts";
-import type { BranchMultiStore, PruningOptions, StoreUpgrades } from "./types.ts";
-
-/** One write: store, key, value (null deletes). */
-type Op = [string, string, string | null];
-
-function branchOf(store: MultiStore, ops: Op[]): BranchMultiStore {
-  const branch = store.branch();
-  for (const [name, key, value] of ops) {
-    if (value === null) branch.store(name).delete(b(key));
-    else branch.store(name).set(b(key), b(value));
-  }
-  return branch;
-}
-
-async function commitOps(store: MultiStore, ops: Op[]): Promise<string> {
-  const info = await store.stage(branchOf(store, ops));
-  await store.commit();
-  return toHex(info.appHash);
-}
-
-/** Commits `ops` on both stores (background work done on both after it); asserts the same app hash. */
-async function both(got: MultiStore, want: MultiStore, ops: Op[]): Promise<void> {
-  assert.equal(await commitOps(got, ops), await commitOps(want, ops), "app hash");
-  await got.idle();
-  await want.idle();
-}
+import type { PruningOptions, StoreUpgrades } from "./types.ts";
 
 const KEYS = Array.from({ length: 30 }, (_, i) => `k${String(i).padStart(2, "0")}`);
 
@@ -83,38 +58,12 @@ async function readsOf(
   return out;
 }
 
-/** Every store of `names` at every version both retain: point reads, scans, readRange, proofs. */
-async function assertSameReads(
-  got: MultiStore,
-  want: MultiStore,
-  names: string[],
-  keys: string[],
-  label: string,
-): Promise<void> {
-  const latest = want.lastCommit().version;
-  assert.equal(got.lastCommit().version, latest, `${label}: latest`);
-  assert.equal(toHex(got.lastCommit().appHash), toHex(want.lastCommit().appHash), `${label}: app hash`);
-  const [gotFrom, wantFrom] = [got.earliestVersion(), want.earliestVersion()];
-  // biome-ignore lint/complexity/useMathMinMax: Math.max does not take bigints
-  const from = gotFrom > wantFrom ? gotFrom : wantFrom;
-  for (let v = from; v <= latest; v++) {
-    const [g, w] = [await got.view(v), await want.view(v)];
-    assert.deepEqual(g.storeNames(), w.storeNames(), `${label}: stores@${v}`);
-    // Twice: the second time the caches answer what the first filled.
-    for (let round = 0; round < 2; round++) {
-      for (const name of names.filter((n) => w.storeNames().includes(n))) {
-        assert.deepEqual(
-          await readsOf(g.store(name) as ReadOnlyStore, keys),
-          await readsOf(w.store(name) as ReadOnlyStore, keys),
-          `${label}: ${name}@${v} (round ${round})`,
-        );
-        for (const key of [keys[0], keys[7] ?? keys[keys.length - 1], "absent"]) {
-          const proof = await got.prove(name, b(key), v);
-          assert.ok(verifyStoreProof(proof, g.appHash as Uint8Array), `${label}: proof of ${name}/${key}@${v}`);
-        }
-      }
-    }
-  }
+/** assertSameReads with every read form, twice (the second round reads what the caches kept). */
+function assertSameReadsTwice(got: MultiStore, want: MultiStore, names: string[], keys: string[], label: string) {
+  return assertSameReads(got, want, names, keys, label, {
+    reads: (store, keys) => readsOf(store as ReadOnlyStore, keys),
+    rounds: 2,
+  });
 }
 
 /** The next block's working set (a fresh branch: the latest-value and range caches) against the reference's. */
@@ -275,7 +224,7 @@ describe("1. the latest-value and range caches", () => {
       await both(stores.got, stores.want, [...fill("v1", 1), ["auth", "h", "1"]]);
       await both(stores.got, stores.want, [...fill("v2", 3), ["bank", "k07", null], ["bank", "k08", null]]);
       await warm(stores.got, before, KEYS);
-      await assertSameReads(stores.got, stores.want, before, KEYS, "before the upgrade");
+      await assertSameReadsTwice(stores.got, stores.want, before, KEYS, "before the upgrade");
       stores = await reopen(dir.path, stores, after, { upgrades });
       // The upgrade is planned: the working set and the views read the renamed store under its new name.
       await warm(stores.got, after, KEYS);
@@ -287,7 +236,7 @@ describe("1. the latest-value and range caches", () => {
         ["mint", "k05", "m3"],
         ["mint", "k12", "m3"],
       ]);
-      await assertSameReads(stores.got, stores.want, [...after, "bank"], KEYS, "after the upgrade");
+      await assertSameReadsTwice(stores.got, stores.want, [...after, "bank"], KEYS, "after the upgrade");
       await assertSameWorkingSet(stores.got, stores.want, after, KEYS, "after the upgrade");
       await warm(stores.got, after, KEYS);
       await both(stores.got, stores.want, [
@@ -296,7 +245,7 @@ describe("1. the latest-value and range caches", () => {
         ["mint", "k05", null],
         ["mint", "k06", "m4"],
       ]);
-      await assertSameReads(stores.got, stores.want, [...after, "bank"], KEYS, "v4");
+      await assertSameReadsTwice(stores.got, stores.want, [...after, "bank"], KEYS, "v4");
       await assertSameWorkingSet(stores.got, stores.want, after, KEYS, "v4");
     } finally {
       await stores.got.close();
@@ -334,7 +283,7 @@ describe("1. the latest-value and range caches", () => {
         await assert.rejects(got.commit(), { code: "STORE_COMMIT_FAILED" });
         restore();
         // Between the failure and what follows: the latest version is still 2 (rows of 3 may be on disk).
-        await assertSameReads(got, want, names, [...KEYS, "k215"], "after the failed commit");
+        await assertSameReadsTwice(got, want, names, [...KEYS, "k215"], "after the failed commit");
         if (applied) {
           await got.commit();
           assert.equal(toHex(gotInfo.appHash), await commitOps(want, ops));
@@ -351,14 +300,14 @@ describe("1. the latest-value and range caches", () => {
           await readsOf((await want.view(2n)).store("bank") as ReadOnlyStore, [...KEYS, "k215"]),
           "a view of version 2 opened before the failure",
         );
-        await assertSameReads(got, want, names, [...KEYS, "k215"], "after");
+        await assertSameReadsTwice(got, want, names, [...KEYS, "k215"], "after");
         await assertSameWorkingSet(got, want, names, [...KEYS, "k215"], "after");
         await warm(got, names, KEYS);
         await both(got, want, [
           ["bank", "k05", "v4"],
           ["bank", "k06", null],
         ]);
-        await assertSameReads(got, want, names, [...KEYS, "k215"], "v4");
+        await assertSameReadsTwice(got, want, names, [...KEYS, "k215"], "v4");
         await assertSameWorkingSet(got, want, names, [...KEYS, "k215"], "v4");
       } finally {
         await got.close();
@@ -399,7 +348,7 @@ describe("1. the latest-value and range caches", () => {
             `v${v}: view of ${held.version} opened before the commit`,
           );
         }
-        await assertSameReads(got, want, names, KEYS, `v${v}`);
+        await assertSameReadsTwice(got, want, names, KEYS, `v${v}`);
         await assertSameWorkingSet(got, want, names, KEYS, `v${v}`);
       }
     } finally {
@@ -449,7 +398,7 @@ describe("1. the latest-value and range caches", () => {
         "the working set's scan",
       );
       await assertSameWorkingSet(got, want, names, [...KEYS, "k30"], "after");
-      await assertSameReads(got, want, names, [...KEYS, "k30"], "after");
+      await assertSameReadsTwice(got, want, names, [...KEYS, "k30"], "after");
     } finally {
       await got.close();
       await want.close();
@@ -708,7 +657,7 @@ describe("2. stageAhead and the block's stage", () => {
       await got.idle();
       await want.idle();
       assert.deepEqual(await flatRows(got), await flatRows(want));
-      await assertSameReads(got, want, names, ["x", "y", "z"], "after");
+      await assertSameReadsTwice(got, want, names, ["x", "y", "z"], "after");
       await assertSameWorkingSet(got, want, names, ["x", "y", "z"], "after");
     } finally {
       await got.close();
@@ -743,7 +692,7 @@ describe("2. stageAhead and the block's stage", () => {
       block.store("auth").set(b("h"), b("3"));
       await got.stage(block);
       assert.deepEqual(got.stagedAheadCounts, { taken: 1, dropped: 0 });
-      await assertSameReads(got, want, names, [...KEYS, "new"], "staged");
+      await assertSameReadsTwice(got, want, names, [...KEYS, "new"], "staged");
       // The block is discarded (the engine replays the height), and run again with the work done ahead again.
       got.discardStaged();
       await assertSameWorkingSet(got, want, names, [...KEYS, "new"], "discarded");
@@ -758,7 +707,7 @@ describe("2. stageAhead and the block's stage", () => {
       await got.idle();
       await want.idle();
       assert.deepEqual(await flatRows(got), await flatRows(want));
-      await assertSameReads(got, want, names, [...KEYS, "new"], "after");
+      await assertSameReadsTwice(got, want, names, [...KEYS, "new"], "after");
       await assertSameWorkingSet(got, want, names, [...KEYS, "new"], "after");
     } finally {
       await got.close();
@@ -797,7 +746,7 @@ describe("2. stageAhead and the block's stage", () => {
       await got.idle();
       await want.idle();
       assert.deepEqual(await flatRows(got), await flatRows(want));
-      await assertSameReads(got, want, ["auth", "mint", "vault", "bank"], KEYS, "after");
+      await assertSameReadsTwice(got, want, ["auth", "mint", "vault", "bank"], KEYS, "after");
       await assertSameWorkingSet(got, want, ["auth", "mint", "vault"], KEYS, "after");
     } finally {
       await stores.got.close();
@@ -846,7 +795,7 @@ describe("4. exact-latest reads while rows of another version may be on disk", (
       assert.deepEqual(await reads, expected, "version 2 read across its successor's commit");
       await commitOps(want, ops);
       await got.idle();
-      await assertSameReads(got, want, names, [...KEYS, "new", "absent"], "after");
+      await assertSameReadsTwice(got, want, names, [...KEYS, "new", "absent"], "after");
       await assertSameWorkingSet(got, want, names, [...KEYS, "new", "absent"], "after");
     } finally {
       await got.close();
