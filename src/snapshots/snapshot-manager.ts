@@ -71,8 +71,14 @@ export class SnapshotManager {
           "snapshot created",
         );
         this.options.onSnapshot?.("ok", (performance.now() - started) / 1000);
-        const pruned = await this.snapshots.prune(this.options.keepRecent);
-        for (const p of pruned) logger.info({ height: p.height.toString(), format: p.format }, "old snapshot deleted");
+        // The snapshot stands whatever happens here: a failure to delete old ones is reported as that.
+        try {
+          const pruned = await this.snapshots.prune(this.options.keepRecent);
+          for (const p of pruned)
+            logger.info({ height: p.height.toString(), format: p.format }, "old snapshot deleted");
+        } catch (err) {
+          logger.error({ err, keepRecent: this.options.keepRecent }, "failed to delete old snapshots");
+        }
         return info;
       })
       .catch((err: unknown) => {

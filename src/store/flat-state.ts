@@ -135,30 +135,38 @@ export function readAt(
   version: number,
   latestIsExact: boolean,
 ): Uint8Array | undefined {
-  const row = backend.getSync(storeKey(TABLE.latest, sid, key));
-  let top: LatestRow;
-  if (row !== undefined) {
-    // Fast path without allocating a reader: skip the write number, read the version.
-    let i = skipVarint(row, 0);
-    let rowVersion = 0;
-    let scale = 1;
-    for (;;) {
-      const byte = row[i++];
-      rowVersion += (byte & 0x7f) * scale;
-      if (byte < 0x80) break;
-      scale *= 128;
-    }
-    if (rowVersion <= version) return tail(row, skipVarint(row, i));
-    top = decodeLatestRow(row, true);
-  } else {
-    // At the latest version a missing latest row means absent; older versions may have had it.
-    if (latestIsExact) return undefined;
+  let row = backend.getSync(storeKey(TABLE.latest, sid, key));
+  // At the latest version a missing latest row means absent; older versions may have had it.
+  if (row === undefined && !latestIsExact) {
     const del = backend.getSync(storeKey(TABLE.deleted, sid, key));
-    if (del === undefined) return undefined;
-    top = decodeLatestRow(del, false);
-    if (top.version <= version) return undefined;
+    if (del !== undefined) {
+      const gone = decodeLatestRow(del, false);
+      return gone.version <= version ? undefined : searchHistory(backend, sid, key, version, gone);
+    }
+    row = latestAfterMiss(backend, sid, key);
   }
-  return searchHistory(backend, sid, key, version, top);
+  if (row === undefined) return undefined;
+  // Fast path without allocating a reader: skip the write number, read the version.
+  let i = skipVarint(row, 0);
+  let rowVersion = 0;
+  let scale = 1;
+  for (;;) {
+    const byte = row[i++];
+    rowVersion += (byte & 0x7f) * scale;
+    if (byte < 0x80) break;
+    scale *= 128;
+  }
+  if (rowVersion <= version) return tail(row, skipVarint(row, i));
+  return searchHistory(backend, sid, key, version, decodeLatestRow(row, true));
+}
+
+/**
+ * The latest row of a key that had neither a latest nor a deleted row when read one after the other: absent, unless
+ * a commit set the key again over its deleted row between the two reads (LevelDB applies a batch on another thread,
+ * and that commit removes the deleted row and adds the latest one at once); then its latest row is there now.
+ */
+function latestAfterMiss(backend: KVBackend, sid: number, key: Uint8Array): Uint8Array | undefined {
+  return backend.getSync(storeKey(TABLE.latest, sid, key));
 }
 
 /**
@@ -196,7 +204,13 @@ export function readCached(
   }
   if (latestIsExact || (version === cache.version && cache.lookupKey(sid, key) === top)) return undefined;
   const del = backend.getSync(storeKey(TABLE.deleted, sid, key));
-  if (del === undefined) return undefined;
+  if (del === undefined) {
+    const again = latestAfterMiss(backend, sid, key);
+    if (again === undefined) return undefined;
+    const now = decodeLatestRow(again, true);
+    if (now.version <= version) return now.value;
+    return searchHistory(backend, sid, key, version, now, { cache, sk: sk ?? bytesToBinaryString(key) });
+  }
   const gone = decodeLatestRow(del, false);
   if (gone.version <= version) return undefined;
   return searchHistory(backend, sid, key, version, gone, { cache, sk: sk ?? bytesToBinaryString(key) });

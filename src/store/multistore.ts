@@ -1204,6 +1204,9 @@ export class MultiStore implements CommitMultiStore, BranchOwner {
 
   /** Resolves once background pruning and reclamation have nothing left to do. */
   async idle(): Promise<void> {
+    // The last commit's page write first: background work waits for it (BackgroundWork.hasWork), so without this an
+    // idle() right after a commit returned before the pruning or reclamation that commit started.
+    await this.background.settled();
     await this.background.idle();
     await this.background.settled();
   }

@@ -57,6 +57,10 @@ export async function* exportState(
     const batchSize = Math.max(1, options.batchSize ?? 1000);
     let batch: ExportItem[] = [];
     for (const entry of [...record.stores].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+      // A store a store upgrade deleted after this version is refused (StoreNotFoundError), here and after every
+      // pause below: its rows and pages are reclaimed from the deleting commit on, in background batches.
+      const kept = () => view.store(entry.name);
+      kept();
       batch.push({ kind: "store", name: entry.name });
       if (entry.root === undefined) continue;
       const loader = nodes.loader(entry.sid);
@@ -78,6 +82,7 @@ export async function* exportState(
           yield batch;
           batch = [];
           await yieldToLoop();
+          kept();
         }
       }
     }
