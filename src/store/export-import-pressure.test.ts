@@ -52,6 +52,27 @@ function hexItems(items: ExportItem[]): string[] {
   );
 }
 
+/**
+ * A home at `path` with versions 1–5 (`govKeys` keys of "gov" rewritten each version), reopened with the store upgrade
+ * that deletes "gov" at version 6 planned (`backgroundBatchSize` rows a reclamation batch, when given).
+ */
+async function homeDeletingGovAt6(path: string, govKeys: number, backgroundBatchSize?: number): Promise<MultiStore> {
+  const before = await openMultiStore({ path, storeNames: NAMES, pruning: KEEP_ALL });
+  for (let v = 1; v <= 5; v++) {
+    const ops: Op[] = [["acc", `a${v}`, "1"]];
+    for (let i = 0; i < govKeys; i++) ops.push(["gov", govKeys === 1 ? "g" : `g${i}`, `${v}`]);
+    await commitOps(before, ops);
+  }
+  await before.close();
+  return openMultiStore({
+    path,
+    storeNames: ["acc", "bank"],
+    pruning: KEEP_ALL,
+    backgroundBatchSize,
+    upgrades: (last) => (last === 5n ? { added: [], renamed: [], deleted: ["gov"] } : undefined),
+  });
+}
+
 function sidOf(store: MultiStore, version: number, name: string): number {
   const record = decodeCommit(store.backend.getSync(commitKey(version)) as Uint8Array);
   const entry = record.stores.find((s) => s.name === name);
@@ -110,20 +131,7 @@ describe("export while commits continue", () => {
     const dir = await tempDir("chaind-review-delete-");
     const path = join(dir.path, "a");
     try {
-      let store = await openMultiStore({ path, storeNames: NAMES, pruning: KEEP_ALL });
-      for (let v = 1; v <= 5; v++) {
-        const ops: Op[] = [["acc", `a${v}`, "1"]];
-        for (let i = 0; i < 40; i++) ops.push(["gov", `g${i}`, `${v}`]);
-        await commitOps(store, ops);
-      }
-      await store.close();
-      store = await openMultiStore({
-        path,
-        storeNames: ["acc", "bank"],
-        pruning: KEEP_ALL,
-        backgroundBatchSize: 10,
-        upgrades: (last) => (last === 5n ? { added: [], renamed: [], deleted: ["gov"] } : undefined),
-      });
+      const store = await homeDeletingGovAt6(path, 40, 10);
       try {
         const it = exportState(store, 5n, { batchSize: 2 })[Symbol.asyncIterator]();
         assert.equal((await it.next()).done, false);
@@ -156,19 +164,7 @@ describe("export while commits continue", () => {
     const dir = await tempDir("chaind-review-delete2-");
     const path = join(dir.path, "a");
     try {
-      let store = await openMultiStore({ path, storeNames: NAMES, pruning: KEEP_ALL });
-      for (let v = 1; v <= 5; v++) {
-        const ops: Op[] = [["acc", `a${v}`, "1"]];
-        for (let i = 0; i < 40; i++) ops.push(["gov", `g${i}`, `${v}`]);
-        await commitOps(store, ops);
-      }
-      await store.close();
-      store = await openMultiStore({
-        path,
-        storeNames: ["acc", "bank"],
-        pruning: KEEP_ALL,
-        upgrades: (last) => (last === 5n ? { added: [], renamed: [], deleted: ["gov"] } : undefined),
-      });
+      const store = await homeDeletingGovAt6(path, 40);
       const outcome = async () => {
         try {
           const items = await collectExport(exportState(store, 5n));
@@ -203,19 +199,7 @@ describe("export while commits continue", () => {
     const dir = await tempDir("chaind-review-idle-");
     const path = join(dir.path, "a");
     try {
-      let store = await openMultiStore({ path, storeNames: NAMES, pruning: KEEP_ALL });
-      for (let v = 1; v <= 5; v++)
-        await commitOps(store, [
-          ["acc", `a${v}`, "1"],
-          ["gov", "g", `${v}`],
-        ]);
-      await store.close();
-      store = await openMultiStore({
-        path,
-        storeNames: ["acc", "bank"],
-        pruning: KEEP_ALL,
-        upgrades: (last) => (last === 5n ? { added: [], renamed: [], deleted: ["gov"] } : undefined),
-      });
+      const store = await homeDeletingGovAt6(path, 1);
       try {
         await commitOps(store, [["acc", "x", "1"]]);
         await store.idle(); // "Resolves once background pruning and reclamation have nothing left to do."
